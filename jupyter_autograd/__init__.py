@@ -1,0 +1,122 @@
+"""jupyter_autograd: learn, see and debug automatic differentiation in a notebook.
+
+``import jupyter_autograd as torch`` gives a NumPy autograd engine with PyTorch's API and
+behaviour; ``%load_ext jupyter_autograd`` adds the graph magics in IPython/Jupyter.
+
+Example:
+    >>> import jupyter_autograd as torch
+    >>> w = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> loss = (w * w).sum()
+    >>> loss.backward()
+    >>> w.grad
+    tensor([2., 4.])
+"""
+
+from __future__ import annotations
+
+from . import _dtype
+from ._dtype import (  # noqa: F401
+    bool,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from ._printing import get_printoptions, set_printoptions  # noqa: F401
+from .backend import device  # noqa: F401
+from .grad_mode import (  # noqa: F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .tensor import Size, Tensor  # noqa: F401
+
+from . import ops  # noqa: E402,F401 - registers every op
+from . import _tensor_methods  # noqa: E402,F401 - wires Tensor methods to the ops
+from .factories import (  # noqa: E402,F401
+    Generator,
+    arange,
+    as_tensor,
+    asarray,
+    default_generator,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    initial_seed,
+    linspace,
+    logspace,
+    manual_seed,
+    normal,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    range,
+    seed,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .ops.api import *  # noqa: E402,F401,F403
+from .ops.api import linalg  # noqa: E402,F401
+from . import autograd  # noqa: E402,F401
+from . import nn  # noqa: E402,F401
+
+__version__ = "0.1.0"
+
+is_tensor = lambda obj: isinstance(obj, Tensor)  # noqa: E731
+
+
+def numel(input: Tensor):
+    return input.numel()
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def _jupyter_labextension_paths():
+    """Where JupyterLab finds the prebuilt graph renderer shipped in this package."""
+    return [{"src": "labextension", "dest": "jupyter-autograd"}]
+
+
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext jupyter_autograd``: register the magics (the Jupyter layer is imported here,
+    never at package import)."""
+    from .jupyter import load_ipython_extension as _load  # noqa: PLC0415
+
+    return _load(ipython)
+
+
+def unload_ipython_extension(ipython) -> None:
+    from .jupyter import unload_ipython_extension as _unload  # noqa: PLC0415
+
+    return _unload(ipython)

@@ -1,0 +1,168 @@
+"""torch-style dtype objects (``jupyter_autograd.float32`` ...) mapped onto NumPy dtypes."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+
+class dtype:  # noqa: N801 - torch's name
+    """A tensor element type; prints as ``torch.float32`` like PyTorch.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.float64, torch.float64.is_floating_point
+        (torch.float64, True)
+    """
+
+    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize", "_legacy")
+
+    def __init__(self, name: str, np_dtype, legacy: str) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = self.np.kind == "f"
+        self.is_complex = self.np.kind == "c"
+        self.is_signed = self.np.kind in "fic"
+        self.itemsize = self.np.itemsize
+        self._legacy = legacy
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+    def to_real(self) -> "dtype":
+        return self
+
+
+float16 = half = dtype("float16", np.float16, "HalfTensor")
+float32 = float = dtype("float32", np.float32, "FloatTensor")
+float64 = double = dtype("float64", np.float64, "DoubleTensor")
+complex64 = cfloat = dtype("complex64", np.complex64, "ComplexFloatTensor")
+complex128 = cdouble = dtype("complex128", np.complex128, "ComplexDoubleTensor")
+uint8 = dtype("uint8", np.uint8, "ByteTensor")
+int8 = dtype("int8", np.int8, "CharTensor")
+int16 = short = dtype("int16", np.int16, "ShortTensor")
+int32 = int = dtype("int32", np.int32, "IntTensor")
+int64 = long = dtype("int64", np.int64, "LongTensor")
+bool = dtype("bool", np.bool_, "BoolTensor")  # noqa: A001 - torch's name
+
+ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool)
+_FROM_NP = {d.np: d for d in ALL}
+_BY_NAME = {d.name: d for d in ALL}
+
+
+def _by_name(name: str) -> dtype:
+    return _BY_NAME[name]
+
+
+def from_numpy_dtype(np_dtype) -> dtype:
+    """Our dtype for a NumPy dtype; raises TypeError for unsupported ones."""
+    try:
+        return _FROM_NP[np_dtype]
+    except KeyError:
+        try:
+            return _FROM_NP[np.dtype(np_dtype)]
+        except (KeyError, TypeError):
+            raise TypeError(
+                f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types "
+                "are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
+                "int8, uint8, and bool."
+            ) from None
+
+
+def to_numpy_dtype(d) -> np.dtype:
+    """NumPy dtype for one of ours (or anything NumPy understands)."""
+    if isinstance(d, dtype):
+        return d.np
+    return np.dtype(d)
+
+
+_default = float32
+
+
+def get_default_dtype() -> dtype:
+    """The default floating point dtype (float32 unless changed).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.get_default_dtype()
+        torch.float32
+    """
+    return _default
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating point dtype, as ``torch.set_default_dtype``.
+
+    Raises:
+        TypeError: if ``d`` is not float32 or float64 (or float16).
+    """
+    global _default
+    d = d if isinstance(d, dtype) else from_numpy_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _default = d
+
+
+# torch's result_type categories: bool < integer < floating < complex.
+def _category(d: np.dtype) -> int:
+    k = d.kind
+    return 0 if k == "b" else 1 if k in "iu" else 2 if k == "f" else 3
+
+
+def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
+    """torch.promote_types on NumPy dtypes (same lattice for the dtypes we support)."""
+    if a == b:
+        return a
+    return np.promote_types(a, b)
+
+
+def _scalar_category(s) -> int:
+    if isinstance(s, builtins.bool):
+        return 0
+    if isinstance(s, builtins.complex):
+        return 3
+    if isinstance(s, builtins.float):
+        return 2
+    return 1
+
+
+def result_type(dims_and_dtypes, scalars=()) -> np.dtype:
+    """torch's type promotion on NumPy dtypes.
+
+    Tensors with dim > 0 win over 0-d tensors, which win over Python scalars, unless the
+    lower-priority operand is of a higher category (bool < int < float < complex); a Python
+    float meeting integer tensors gives the default dtype. ``dims_and_dtypes`` is a list of
+    ``(ndim, np.dtype)``; ``scalars`` the Python numbers.
+    """
+    dim_t = zero_t = None
+    for nd, d in dims_and_dtypes:
+        if nd > 0:
+            dim_t = d if dim_t is None else promote_types(dim_t, d)
+        else:
+            zero_t = d if zero_t is None else promote_types(zero_t, d)
+    res = dim_t
+    if zero_t is not None:
+        if res is None:
+            res = zero_t
+        elif _category(zero_t) > _category(res):
+            res = zero_t
+    s_cat = max((_scalar_category(s) for s in scalars), default=-1)
+    if res is None:
+        if s_cat == -1:
+            return _default.np
+        res_cat = -1
+    else:
+        res_cat = _category(res)
+    if s_cat > res_cat:
+        if s_cat == 3:
+            return np.dtype(np.complex128 if _default is float64 else np.complex64)
+        if s_cat == 2:
+            return _default.np
+        if s_cat == 1:
+            return np.dtype(np.int64)
+        return np.dtype(np.bool_)
+    return res

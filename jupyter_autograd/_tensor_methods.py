@@ -1,0 +1,420 @@
+"""Tensor methods and operators: one-line aliases onto the op functions, plus indexing and the
+in-place forms (``add_``, ``x[i] = v``...)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtype
+from .backend import canonical_device
+from .grad_mode import STATE, no_grad
+from .ops import api as F
+from .ops import elementwise as EW
+from .ops import shape as SH
+from .ops.dispatch import apply, apply1, apply2
+from .tensor import Tensor, _to_device
+
+ADD, SUB, MUL, DIV = EW.ADD, EW.SUB, EW.MUL, EW.DIV
+
+
+# ---------------------------------------------------------------- operators (hot path)
+def _add(self, other):
+    return apply2(ADD, self, other)
+
+
+def _sub(self, other):
+    return apply2(SUB, self, other)
+
+
+def _mul(self, other):
+    return apply2(MUL, self, other)
+
+
+Tensor.__add__ = Tensor.__radd__ = _add
+Tensor.__sub__ = _sub
+Tensor.__rsub__ = lambda self, other: F.rsub(self, other)
+Tensor.__mul__ = Tensor.__rmul__ = _mul
+Tensor.__truediv__ = lambda self, other: F.div(self, other)
+Tensor.__rtruediv__ = lambda self, other: F.mul(F.reciprocal(self), other) if not isinstance(other, Tensor) else F.div(other, self)
+Tensor.__floordiv__ = lambda self, other: F.div(self, other, rounding_mode="floor")
+Tensor.__rfloordiv__ = lambda self, other: F.div(F._t(other, self), self, rounding_mode="floor")
+Tensor.__mod__ = lambda self, other: Tensor._wrap(np.asarray(np.mod(self._data, other._data if isinstance(other, Tensor) else other)))
+Tensor.__neg__ = lambda self: apply1(EW.NEG, self)
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = lambda self: F.abs(self)
+Tensor.__pow__ = lambda self, exponent: F.pow(self, exponent)
+Tensor.__rpow__ = lambda self, base: F.pow(base, self)
+Tensor.__matmul__ = lambda self, other: F.matmul(self, other)
+Tensor.__rmatmul__ = lambda self, other: F.matmul(F._t(other, self), self)
+Tensor.__eq__ = lambda self, other: F.eq(self, other)
+Tensor.__ne__ = lambda self, other: F.ne(self, other)
+Tensor.__lt__ = lambda self, other: F.lt(self, other)
+Tensor.__le__ = lambda self, other: F.le(self, other)
+Tensor.__gt__ = lambda self, other: F.gt(self, other)
+Tensor.__ge__ = lambda self, other: F.ge(self, other)
+Tensor.__and__ = lambda self, other: F.logical_and(self, other) if self._data.dtype.kind == "b" else Tensor._wrap(self._data & (other._data if isinstance(other, Tensor) else other))
+Tensor.__or__ = lambda self, other: F.logical_or(self, other) if self._data.dtype.kind == "b" else Tensor._wrap(self._data | (other._data if isinstance(other, Tensor) else other))
+Tensor.__xor__ = lambda self, other: F.logical_xor(self, other)
+Tensor.__invert__ = lambda self: Tensor._wrap(~self._data)
+Tensor.__hash__ = lambda self: id(self)
+
+# ---------------------------------------------------------------- method aliases
+_METHODS = [
+    "add", "sub", "mul", "div", "true_divide", "divide", "multiply", "subtract", "pow", "neg",
+    "negative", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "abs", "absolute",
+    "sign", "sin", "cos", "tan", "tanh", "sigmoid", "relu", "floor", "ceil", "round", "clamp",
+    "clip", "clamp_min", "clamp_max", "maximum", "minimum", "square", "eq", "ne", "lt", "le",
+    "gt", "ge", "logical_and", "logical_or", "logical_not", "logical_xor", "isnan", "isinf",
+    "isfinite", "equal", "allclose", "isclose", "all", "any", "sum", "mean", "prod", "max", "min",
+    "amax", "amin", "argmax", "argmin", "var", "std", "logsumexp", "norm", "softmax",
+    "log_softmax", "matmul", "mm", "mv", "dot", "bmm", "outer", "ger", "addmm", "reshape",
+    "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims", "t", "permute",
+    "squeeze", "unsqueeze", "expand", "expand_as", "repeat", "flip", "clone", "split", "chunk",
+    "unbind", "narrow", "select", "gather", "masked_fill", "index_select", "trace", "diag",
+    "where", "float_power", "broadcast_to",
+]
+for _name in _METHODS:
+    setattr(Tensor, _name, getattr(F, _name))
+Tensor.greater = F.gt
+Tensor.less = F.lt
+
+
+def _where_method(self, condition, other):
+    return F.where(condition, self, other)
+
+
+Tensor.where = _where_method
+
+
+def _view(self, *shape):
+    if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
+        return Tensor._wrap(self._data.view(shape[0].np))
+    return F.reshape(self, *shape)
+
+
+Tensor.view = _view
+Tensor.view_as = lambda self, other: F.reshape(self, other.shape)
+Tensor.reshape_as = lambda self, other: F.reshape(self, other.shape)
+Tensor.type_as = lambda self, other: self.to(other.dtype)
+
+
+def _T(self):
+    nd = self._data.ndim
+    if nd < 2:
+        return self
+    return F.permute(self, tuple(range(nd - 1, -1, -1)))
+
+
+Tensor.T = property(_T)
+Tensor.mT = property(lambda self: F.transpose(self, -2, -1))
+Tensor.H = property(_T)
+
+
+def _contiguous(self, memory_format=None):
+    return self if self._data.flags.c_contiguous else F.clone(self)
+
+
+Tensor.contiguous = _contiguous
+
+
+# ---------------------------------------------------------------- conversions
+def _to(self, *args, **kwargs):
+    """``to(dtype)``, ``to(device)``, ``to(other)``, ``to(device, dtype)`` (ToCopyBackward0)."""
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    for a in args:
+        if isinstance(a, _dtype.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif a is not None:
+            device = a
+    res = self
+    if device is not None and res.device != canonical_device(device):
+        arr = _to_device(res, device)
+        out = Tensor._wrap(arr, False)
+        if res._requires_grad and STATE.grad_enabled:
+            from .autograd.engine import record  # noqa: PLC0415
+
+            record(SH.TO_COPY, (res,), arr, {"dtype": arr.dtype}, (out,))
+            out._requires_grad = True
+        res = out
+    if dtype is not None and res._data.dtype != _dtype.to_numpy_dtype(dtype):
+        res = apply1(SH.TO_COPY, res, {"dtype": _dtype.to_numpy_dtype(dtype)})
+    if copy and res is self:
+        res = F.clone(self)
+    return res
+
+
+Tensor.to = _to
+Tensor.float = lambda self: _to(self, _dtype.float32)
+Tensor.double = lambda self: _to(self, _dtype.float64)
+Tensor.half = lambda self: _to(self, _dtype.float16)
+Tensor.long = lambda self: _to(self, _dtype.int64)
+Tensor.int = lambda self: _to(self, _dtype.int32)
+Tensor.bool = lambda self: _to(self, _dtype.bool)
+Tensor.cpu = lambda self: _to(self, "cpu")
+Tensor.cuda = lambda self, device=None: _to(self, device if device is not None else "cuda")
+
+
+def _type(self, dtype=None):
+    if dtype is None:
+        dev = self.device
+        return ("torch." if dev.type == "cpu" else f"torch.{dev.type}.") + self.dtype._legacy
+    return _to(self, dtype)
+
+
+Tensor.type = _type
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    from .factories import tensor  # noqa: PLC0415
+
+    return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+Tensor.new_tensor = _new_tensor
+Tensor.new_zeros = lambda self, *size, dtype=None, device=None, requires_grad=False: __import__("jupyter_autograd").zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+Tensor.new_ones = lambda self, *size, dtype=None, device=None, requires_grad=False: __import__("jupyter_autograd").ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+Tensor.new_full = lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: __import__("jupyter_autograd").full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+Tensor.new_empty = Tensor.new_zeros
+
+
+# ---------------------------------------------------------------- indexing
+def _is_basic(k):
+    return k is None or k is Ellipsis or isinstance(k, (int, slice)) and not isinstance(k, bool)
+
+
+def _norm_key(key):
+    if isinstance(key, Tensor):
+        key = key._data
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    for k in key:
+        if isinstance(k, Tensor):
+            k = k._data if k._data.ndim else (k.item() if k._data.dtype.kind in "iu" else k._data)
+        elif isinstance(k, list):
+            k = np.asarray([x.item() if isinstance(x, Tensor) else x for x in k])
+        elif isinstance(k, np.integer):
+            k = int(k)
+        out.append(k)
+    return tuple(out)
+
+
+def _getitem(self, key):
+    """Indexing as torch records it: SelectBackward0 (int), SliceBackward0 (slice),
+    UnsqueezeBackward0 (None), IndexBackward0 (integer arrays, masks)."""
+    key = _norm_key(key)
+    if not all(_is_basic(k) for k in key):
+        try:
+            probe = self._data[key]
+        except IndexError as e:
+            raise IndexError(str(e)) from None
+        return apply1(SH.INDEX, self, {"key": key, "indices": [k for k in key], "self_sym_sizes": self._data.shape}) if probe is not None else None
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    nd = self._data.ndim
+    if n_real > nd:
+        raise IndexError(f"too many indices for tensor of dimension {nd}")
+    if key.count(Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    expanded = []
+    for k in key:
+        if k is Ellipsis:
+            expanded.extend([slice(None)] * (nd - n_real))
+        else:
+            expanded.append(k)
+    r = self
+    dim = 0
+    changed = False
+    for k in expanded:
+        if k is None:
+            r = F.unsqueeze(r, dim)
+            dim += 1
+            changed = True
+        elif isinstance(k, int):
+            size = r._data.shape[dim]
+            if not -size <= k < size:
+                raise IndexError(
+                    f"index {k} is out of bounds for dimension {dim} with size {size}"
+                )
+            r = apply1(SH.SELECT, r, {"dim": dim, "index": k % size, "self_sym_sizes": r._data.shape})
+            changed = True
+        else:
+            size = r._data.shape[dim]
+            start, stop, step = k.indices(size)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            if not (start == 0 and stop >= size and step == 1):
+                stop = max(stop, start)
+                r = apply1(SH.SLICE, r, {"dim": dim, "start": start, "end": stop, "step": step, "self_sym_sizes": r._data.shape})
+                changed = True
+            dim += 1
+    if not changed:
+        return apply1(SH.ALIAS, self)
+    return r
+
+
+Tensor.__getitem__ = _getitem
+
+
+def _setitem(self, key, value):
+    """``x[key] = value`` in place (CopySlices on tensors that require grad)."""
+    key = _norm_key(key)
+    self._check_inplace()
+    if isinstance(value, Tensor):
+        v = value
+        if v._data.dtype != self._data.dtype:
+            v = v.to(self.dtype)
+    else:
+        v = Tensor._wrap(np.asarray(value, dtype=self._data.dtype))
+    rg = (self._requires_grad or v._requires_grad) and STATE.grad_enabled
+    if rg:
+        old = _snapshot(self)
+        res = apply(SH.INDEX_PUT, (old, v), {"key": key, "shape": self._data.shape})
+        _commit_inplace(self, res)
+    else:
+        try:
+            self._data[key] = v._data
+        except ValueError as e:
+            raise RuntimeError(str(e)) from None
+        self._bump_version()
+
+
+Tensor.__setitem__ = _setitem
+
+
+# ---------------------------------------------------------------- in-place ops
+def _snapshot(t: Tensor) -> Tensor:
+    """The value of ``t`` before an in-place op, with t's autograd identity (for the record)."""
+    s = Tensor._wrap(t._data.copy(), t._requires_grad)
+    s.grad_fn = t.grad_fn
+    s._output_nr = t._output_nr
+    return s
+
+
+def _commit_inplace(self: Tensor, res: Tensor) -> None:
+    if res._data.shape != self._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape {list(res._data.shape)}"
+        )
+    self._data[...] = res._data
+    self.grad_fn = res.grad_fn
+    self._output_nr = res._output_nr
+    self._requires_grad = res._requires_grad
+    self._bump_version()
+
+
+def _inplace(fn):
+    """Make ``x.op_(...)`` from ``op(x, ...)``: same node names as the out-of-place op."""
+
+    def method(self, *args, **kwargs):
+        self._check_inplace()
+        others_rg = any(isinstance(a, Tensor) and a._requires_grad for a in args)
+        if STATE.grad_enabled and (self._requires_grad or others_rg):
+            res = fn(_snapshot(self), *args, **kwargs)
+            if res._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"result type {res.dtype.name.capitalize()} can't be cast to the desired output type {self.dtype.name.capitalize()}"
+                )
+            _commit_inplace(self, res)
+            return self
+        with no_grad():
+            res = fn(self.detach(), *args, **kwargs)
+        if res._data.dtype != self._data.dtype:
+            if res._data.dtype.kind in "fc" and self._data.dtype.kind in "iub":
+                raise RuntimeError(
+                    f"result type {res.dtype.name.capitalize()} can't be cast to the desired output type {_legacy_name(self)}"
+                )
+            res = Tensor._wrap(res._data.astype(self._data.dtype))
+        try:
+            self._data[...] = res._data
+        except ValueError:
+            raise RuntimeError(
+                f"output with shape {list(self._data.shape)} doesn't match the broadcast shape {list(res._data.shape)}"
+            ) from None
+        self._bump_version()
+        return self
+
+    return method
+
+
+def _legacy_name(t):
+    return {"int64": "Long", "int32": "Int", "bool": "Bool", "int16": "Short", "uint8": "Byte", "int8": "Char"}.get(t.dtype.name, t.dtype.name)
+
+
+for _name in ["add", "sub", "mul", "div", "pow", "neg", "exp", "log", "log1p", "expm1", "sqrt",
+              "rsqrt", "reciprocal", "abs", "sign", "sin", "cos", "tan", "tanh", "sigmoid", "relu",
+              "floor", "ceil", "round", "clamp", "clip", "clamp_min", "clamp_max", "square",
+              "masked_fill", "true_divide", "multiply", "subtract", "divide"]:
+    setattr(Tensor, _name + "_", _inplace(getattr(F, _name)))
+
+Tensor.__iadd__ = Tensor.add_
+Tensor.__isub__ = Tensor.sub_
+Tensor.__imul__ = Tensor.mul_
+Tensor.__itruediv__ = Tensor.div_
+Tensor.__ipow__ = Tensor.pow_
+
+
+def _zero_(self):
+    """Fill with zeros in place (allowed on a leaf's ``.grad``)."""
+    return _fill_(self, 0)
+
+
+def _fill_(self, value):
+    self._check_inplace()
+    if isinstance(value, Tensor):
+        value = value.item()
+    if STATE.grad_enabled and self._requires_grad:
+        res = F.mul(_snapshot(self), 0) + value
+        _commit_inplace(self, res.to(self.dtype))
+        return self
+    self._data[...] = value
+    self._bump_version()
+    return self
+
+
+def _copy_(self, src, non_blocking=False):
+    """Copy ``src`` into self (broadcasting), recorded when either requires grad."""
+    self._check_inplace()
+    if not isinstance(src, Tensor):
+        src = F._t(src)
+    if STATE.grad_enabled and (self._requires_grad or src._requires_grad):
+        s = src.to(self.dtype) if src._data.dtype != self._data.dtype else src
+        res = apply(SH.INDEX_PUT, (_snapshot(self), s), {"key": (Ellipsis,), "shape": self._data.shape})
+        _commit_inplace(self, res)
+        return self
+    data = src._data
+    if data.__class__ is not self._data.__class__:
+        data = _to_device(src, self.device)
+    self._data[...] = data
+    self._bump_version()
+    return self
+
+
+def _uniform_(self, a=0.0, b=1.0, generator=None):
+    from .factories import _rng  # noqa: PLC0415
+
+    self._check_inplace()
+    self._data[...] = _rng(generator).uniform(a, b, self._data.shape)
+    self._bump_version()
+    return self
+
+
+def _normal_(self, mean=0.0, std=1.0, generator=None):
+    from .factories import _rng  # noqa: PLC0415
+
+    self._check_inplace()
+    self._data[...] = _rng(generator).normal(mean, std, self._data.shape)
+    self._bump_version()
+    return self
+
+
+Tensor.zero_ = _zero_
+Tensor.fill_ = _fill_
+Tensor.copy_ = _copy_
+Tensor.uniform_ = _uniform_
+Tensor.normal_ = _normal_
+Tensor.trunc = lambda self: Tensor._wrap(np.trunc(self._data))

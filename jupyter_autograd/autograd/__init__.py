@@ -1,0 +1,212 @@
+"""``jupyter_autograd.autograd``: backward, grad and the graph node types (torch.autograd)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import _errors as E
+from ..grad_mode import (  # noqa: F401 - re-exported as in torch.autograd
+    enable_grad,
+    inference_mode,
+    no_grad,
+    set_grad_enabled,
+)
+from .engine import execute
+from .node import AccumulateGrad, Node
+
+__all__ = ["backward", "grad", "Node", "AccumulateGrad"]
+
+
+def _tensors(x):
+    from ..tensor import Tensor  # noqa: PLC0415
+
+    if isinstance(x, Tensor):
+        return (x,)
+    if x is None:
+        return ()
+    return tuple(x)
+
+
+def _make_grads(outputs, grads, create_graph, is_grads_batched=False):
+    """Check or create the seed gradients (torch's _make_grads)."""
+    from ..tensor import Tensor  # noqa: PLC0415
+
+    out = []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if o._requires_grad:
+                if o._data.size != 1:
+                    raise RuntimeError(E.ERR_SCALAR_ONLY)
+                if o._data.dtype.kind not in "fc":
+                    raise RuntimeError(
+                        f"grad can be implicitly created only for real scalar outputs but got {o.dtype!r}"
+                    )
+                arr = np.ones(o._data.shape, o._data.dtype) if o._data.__class__ is np.ndarray else o._data * 0 + 1
+                out.append(Tensor._wrap(arr) if create_graph else arr)
+            else:
+                out.append(None)
+            continue
+        if not isinstance(g, Tensor):
+            g = Tensor._wrap(np.asarray(g, dtype=o._data.dtype))
+        if g._data.shape != o._data.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {E.size_str(g._data.shape)} and "
+                f"output[{i}] has a shape of {E.size_str(o._data.shape)}."
+            )
+        if o._data.dtype.kind in "fc" and g._data.dtype.kind not in "fc":
+            raise RuntimeError(
+                f"For complex Tensors, both grad_output and output are required to have the same "
+                f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype!r} and "
+                f"output[{i}] has a dtype of {o.dtype!r}."
+            )
+        if g._data.__class__ is not o._data.__class__:
+            from .engine import device_mismatch  # noqa: PLC0415
+
+            raise device_mismatch([o, g])
+        if create_graph:
+            out.append(g)
+        else:
+            d = g._data
+            if d.dtype != o._data.dtype:
+                d = d.astype(o._data.dtype)
+            out.append(d)
+    return out
+
+
+def _roots(outputs, grads):
+    roots, seeds = [], []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if not o._requires_grad:
+            raise RuntimeError(E.ERR_NO_GRAD_FN.format(i=i))
+        if g is None:
+            continue
+        fn = o.grad_fn
+        if fn is None:
+            roots.append((o._grad_accumulator(), 0))
+        else:
+            roots.append((fn, o._output_nr))
+        seeds.append(g)
+    return roots, seeds
+
+
+def _input_edges(inputs):
+    edges = []
+    for t in inputs:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        fn = t.grad_fn
+        edges.append((fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0))
+    return edges
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None) -> None:
+    """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (torch.autograd.backward).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> x = torch.tensor([1., 2.], requires_grad=True)
+        >>> torch.autograd.backward((x * 3).sum())
+        >>> x.grad
+        tensor([3., 3.])
+    """
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    outputs = _tensors(tensors)
+    if grad_tensors is None:
+        grads = [None] * len(outputs)
+    else:
+        grads = list(_tensors(grad_tensors)) if not isinstance(grad_tensors, (list, tuple)) else list(grad_tensors)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(grads)} gradients for {len(outputs)} outputs")
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph:
+        warnings.warn(E.WARN_CREATE_GRAPH, UserWarning, stacklevel=3)
+    for i, o in enumerate(outputs):
+        if not o._requires_grad:
+            raise RuntimeError(E.ERR_NO_GRAD_FN.format(i=i))
+    seeds = _make_grads(outputs, grads, create_graph)
+    roots, seeds = _roots(outputs, seeds)
+    if inputs is not None:
+        ins = _tensors(inputs)
+        if len(ins) == 0:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        edges = _input_edges(ins)
+        from ..grad_mode import set_grad_enabled as _sge  # noqa: PLC0415
+
+        with _sge(create_graph):
+            execute(roots, seeds, retain_graph, create_graph, inputs=edges, accumulate=True)
+        return
+    from ..grad_mode import set_grad_enabled as _sge  # noqa: PLC0415
+
+    with _sge(create_graph):
+        execute(roots, seeds, retain_graph, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> x = torch.tensor([1., 2., 3.], requires_grad=True)
+        >>> (g,) = torch.autograd.grad((x ** 3).sum(), x, create_graph=True)
+        >>> g
+        tensor([ 3., 12., 27.], grad_fn=<MulBackward0>)
+    """
+    from ..tensor import Tensor  # noqa: PLC0415
+
+    outs = _tensors(outputs)
+    single_input = isinstance(inputs, Tensor)
+    ins = _tensors(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False."
+        )
+    if grad_outputs is None:
+        gos = [None] * len(outs)
+    else:
+        gos = list(_tensors(grad_outputs)) if not isinstance(grad_outputs, (list, tuple)) else list(grad_outputs)
+    if len(gos) != len(outs):
+        raise RuntimeError(
+            f"grad requires one grad_output for each output: got {len(gos)} grad_outputs and {len(outs)} outputs"
+        )
+    if retain_graph is None:
+        retain_graph = create_graph
+    for i, o in enumerate(outs):
+        if not o._requires_grad:
+            raise RuntimeError(E.ERR_NO_GRAD_FN.format(i=i))
+    seeds = _make_grads(outs, gos, create_graph)
+    roots, seeds = _roots(outs, seeds)
+    edges = _input_edges(ins)
+    from ..grad_mode import set_grad_enabled as _sge  # noqa: PLC0415
+
+    with _sge(create_graph):
+        res = execute(roots, seeds, retain_graph, create_graph, inputs=edges, accumulate=False)
+    final = []
+    for i, (t, g) in enumerate(zip(ins, res)):
+        if g is None:
+            if materialize_grads:
+                from ..factories import zeros_like  # noqa: PLC0415
+
+                final.append(zeros_like(t))
+                continue
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior."
+                    if len(ins) > 1 else
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+            final.append(None)
+            continue
+        if isinstance(g, Tensor):
+            final.append(g)
+        else:
+            final.append(Tensor._wrap(g.copy() if any(g is r for r in seeds) else g))
+    return tuple(final)

@@ -1,0 +1,441 @@
+"""Recording ops into the graph, and the iterative backward engine."""
+
+from __future__ import annotations
+
+import heapq
+import threading
+import warnings
+
+import numpy as np
+
+from .. import _errors as E
+from ..grad_mode import STATE
+from ..ops.xp import NPX, namespace_for
+from .node import SEQ, AccumulateGrad, Node
+
+_ndarray = np.ndarray
+NONE_EDGE = (None, 0)
+# Accumulating into a shared leaf from several threads must not lose updates (test plan D3).
+_ACC_LOCK = threading.RLock()
+
+
+class _Flags:
+    """Process-wide debug flags (anomaly mode is global in torch, not per thread)."""
+
+    anomaly = False
+    anomaly_check_nan = True
+    forward_ad_levels: list = []  # active dual levels, innermost last
+    inference_tensors = False  # set once any inference tensor exists
+
+
+FLAGS = _Flags()
+
+
+def device_mismatch(tensors) -> RuntimeError:
+    devs = []
+    for t in tensors:
+        d = getattr(t, "device", None)
+        if d is not None and str(d) not in devs:
+            devs.append(str(d))
+    devs.sort(key=lambda s: s == "cpu")
+    return RuntimeError(
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        f"{devs[0]} and {devs[1] if len(devs) > 1 else devs[0]}!"
+    )
+
+
+def xp_of(arr):
+    """The rule namespace for the array module that owns ``arr`` (NPX for ndarrays)."""
+    if arr.__class__ is _ndarray:
+        return NPX
+    from ..backend import _BACKENDS  # noqa: PLC0415
+
+    for name, be in _BACKENDS.items():
+        if name != "cpu" and be.owns(arr):
+            return namespace_for(be.xp())
+    return NPX
+
+
+# ------------------------------------------------------------------------ recording
+def record(op, inputs, outs, p, results) -> Node:
+    """Create the node for one op application and attach it to the result tensors."""
+    cls = op.node_cls
+    node = cls.__new__(cls)
+    nf = []
+    metas = []
+    for t, diff in zip(inputs, op.differentiable):
+        rg = getattr(t, "_requires_grad", False)
+        if diff and rg:
+            fn = t.grad_fn
+            nf.append((fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0))
+            d = t._data
+            metas.append((d.shape, d.dtype))
+        else:
+            nf.append(NONE_EDGE)
+            metas.append(None)
+    node.next_functions = tuple(nf)
+    node._shapes = tuple(metas)
+    node._p = p
+    node._n_out = op.n_out
+    if op.save_inputs or op.save_result:
+        ins = [None] * len(inputs)
+        vers = []
+        for i in op.save_inputs:
+            t = inputs[i]
+            ins[i] = t
+            if t.__class__ is not float and t.__class__ is not int and t is not None and hasattr(t, "_data"):
+                if t._inf:
+                    raise RuntimeError(E.ERR_INFERENCE_SAVE)
+                vc = t._vc
+                if vc is None:
+                    vc = t._vc = [0]
+                vers.append((vc, vc[0], i))
+        out = None
+        if op.save_result:
+            out = outs
+            r = results[0]
+            vc = r._vc = [0]
+            vers.append((vc, 0, -1))
+        node._saved = (tuple(ins), out)
+        node._vers = tuple(vers)
+    else:
+        node._saved = ()
+        node._vers = ()
+    node._seq = next(SEQ)
+    for i, r in enumerate(results):
+        r.grad_fn = node
+        r._output_nr = i
+    if FLAGS.anomaly:
+        from .anomaly_mode import record_traceback  # noqa: PLC0415
+
+        record_traceback(node)
+    return node
+
+
+def _legacy_type(t) -> str:
+    d = t._data
+    dt = t.dtype._legacy
+    dev = t.device
+    prefix = "torch." if dev.type == "cpu" else f"torch.{dev.type}."
+    return f"{prefix}{dt} " + E.list_str(d.shape)
+
+
+def check_versions(node: Node) -> None:
+    for vc, v, i in node._vers:
+        if vc[0] != v:
+            saved = node._saved
+            if i >= 0:
+                t = saved[0][i]
+                fn, nr = node.next_functions[i]
+                if isinstance(fn, AccumulateGrad):
+                    fn = None
+            else:
+                from ..tensor import Tensor  # noqa: PLC0415
+
+                t = Tensor._wrap(saved[1])
+                fn, nr = node, 0
+            where = ""
+            if fn is not None:
+                opname = fn.name()
+                base = opname.split("Backward")[0] if "Backward" in opname else opname
+                where = f", which is output {nr} of {base},"
+            hint = E.HINT_ANOMALY_ON if FLAGS.anomaly else E.HINT_ANOMALY
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{_legacy_type(t)}]{where} is at version {vc[0]}; expected "
+                f"version {v} instead.{hint}"
+            )
+
+
+# ------------------------------------------------------------------------ node execution
+def _sum_to(xp, g, shape):
+    """Reduce a broadcast gradient back to ``shape`` (the inverse of broadcasting)."""
+    gs = g.shape
+    if len(gs) != len(shape):
+        lead = len(gs) - len(shape)
+        g = xp.sum(g, axis=tuple(range(lead))) if lead > 0 else xp.reshape(g, shape)
+        gs = g.shape
+    axes = tuple(i for i, (a, b) in enumerate(zip(gs, shape)) if a != b)
+    if axes:
+        g = xp.sum(g, axis=axes, keepdims=True)
+    if g.shape != tuple(shape):
+        g = xp.reshape(g, shape)
+    return g
+
+
+def _not_implemented(node: Node, i: int):
+    op = type(node)._op
+    raise NotImplementedError(
+        f"the derivative for '{op.name}' is not implemented. (input {i}: "
+        f"'{op.inputs[i]}', node {node.name()})"
+    )
+
+
+def run_node(node: Node, grads, create_graph: bool):
+    """Compute the gradients a registry node sends to each of its inputs."""
+    op = type(node)._op
+    saved = node._saved
+    if saved is None:
+        raise RuntimeError(E.ERR_BACKWARD_TWICE)
+    if node._vers:
+        check_versions(node)
+    if op.n_out == 1:
+        g = grads[0]
+    else:
+        g = tuple(grads)
+    from ..ops.registry import NO_GRAD, NOT_IMPLEMENTED  # noqa: PLC0415
+
+    if create_graph:
+        from ..ops.txp import TXP, as_graph_tensor  # noqa: PLC0415
+        from ..tensor import Tensor  # noqa: PLC0415
+
+        xp = TXP
+        if saved:
+            ins, out = saved
+            if out is not None:
+                out = Tensor._wrap(out, True)
+                out.grad_fn = node
+        else:
+            ins, out = (None,) * len(op.inputs), None
+        if op.n_out == 1:
+            g = as_graph_tensor(g)
+        else:
+            g = tuple(as_graph_tensor(x) for x in g)
+    else:
+        if saved:
+            ins, out = saved
+            ins = tuple(t._data if hasattr(t, "_data") else t for t in ins)
+        else:
+            ins, out = (None,) * len(op.inputs), None
+        first = g if op.n_out == 1 else g[0]
+        xp = NPX if first.__class__ is _ndarray else xp_of(first)
+    p = node._p
+    res = []
+    rules = op.vjp if not op.variadic else (op.vjp[0],) * len(node.next_functions)
+    for i, (edge, rule) in enumerate(zip(node.next_functions, rules)):
+        if edge[0] is None:
+            res.append(None)
+            continue
+        if rule is NOT_IMPLEMENTED:
+            _not_implemented(node, i)
+        if rule is NO_GRAD:
+            res.append(None)
+            continue
+        gi = rule(xp, g, *ins, out, p) if not op.variadic else rule(xp, g, i, node._shapes, p)
+        shape, dt = node._shapes[i]
+        if gi.shape != shape:
+            gi = _sum_to(xp, gi, shape)
+        if create_graph:
+            if gi._data.dtype != dt:
+                gi = gi.to(dt)
+        elif gi.dtype != dt:
+            gi = gi.astype(dt)
+        res.append(gi)
+    return res
+
+
+# ------------------------------------------------------------------------ the engine
+def _as_tensor(g):
+    from ..tensor import Tensor  # noqa: PLC0415
+
+    return g if g is None or isinstance(g, Tensor) else Tensor._wrap(g)
+
+
+def _unwrap(g, create_graph):
+    if g is None or create_graph:
+        return g
+    return g._data
+
+
+def _call_prehooks(node: Node, grads: list, create_graph: bool) -> None:
+    """Tensor hooks of the node's outputs, retain_grad, then the node's own prehooks."""
+    tph = node._tensor_prehooks
+    if tph:
+        for nr, hooks in tph.items():
+            if grads[nr] is None or not hooks:
+                continue
+            g = _as_tensor(grads[nr])
+            for h in list(hooks.values()):
+                r = h(g)
+                if r is not None:
+                    g = r
+            grads[nr] = _unwrap(g, create_graph)
+    retain = node._retain
+    if retain:
+        for nr, ref in retain.items():
+            t = ref()
+            if t is not None and grads[nr] is not None:
+                g = _as_tensor(grads[nr])
+                if t._grad is None:
+                    t._grad = g if create_graph else _as_tensor(g._data.copy())
+                else:
+                    t._grad = t._grad + g
+    pre = node._prehooks
+    if pre:
+        gt = tuple(_as_tensor(g) for g in grads)
+        for h in list(pre.values()):
+            r = h(gt)
+            if r is not None:
+                gt = tuple(r)
+        grads[:] = [_unwrap(g, create_graph) for g in gt]
+
+
+def _accumulate(acc: AccumulateGrad, g, create_graph: bool) -> None:
+    from ..tensor import Tensor  # noqa: PLC0415
+
+    var = acc.variable
+    if var._hooks:
+        gt = _as_tensor(g)
+        for h in list(var._hooks.values()):
+            r = h(gt)
+            if r is not None:
+                gt = r
+        g = _unwrap(gt, create_graph)
+    with _ACC_LOCK:
+        cur = var._grad
+        if create_graph:
+            g = g if isinstance(g, Tensor) else Tensor._wrap(g)
+            var._grad = g if cur is None else cur + g
+        elif cur is None:
+            var._grad = Tensor._wrap(g.copy())
+        elif cur._requires_grad or cur._data.shape != g.shape:
+            var._grad = cur + Tensor._wrap(g)
+        else:
+            cur._data += g
+    if var._post_acc_hooks:
+        for h in list(var._post_acc_hooks.values()):
+            h(var)
+
+
+def execute(roots, grads, keep_graph: bool, create_graph: bool, inputs=None, accumulate=True):
+    """Run backward from ``roots`` (a list of ``(node, output_nr)``) seeded with ``grads``.
+
+    Nodes run in dependency order, highest sequence number first among the ready ones (as
+    torch does), without recursion. With ``inputs`` (a list of ``(node, output_nr)`` edges), the
+    gradients flowing into those edges are returned, and nodes that lead to none of them are
+    skipped.
+    """
+    from ..tensor import Tensor  # noqa: PLC0415
+
+    # 1. dependency counts over the reachable graph
+    deps: dict = {}
+    seen = set()
+    stack = []
+    for fn, _ in roots:
+        if fn not in seen:
+            seen.add(fn)
+            stack.append(fn)
+    while stack:
+        fn = stack.pop()
+        for nxt, _ in fn.next_functions:
+            if nxt is not None:
+                if nxt in deps:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+
+    # 2. with inputs: which nodes lead to a captured edge (the others are skipped)
+    capture = None
+    needed = None
+    if inputs is not None:
+        capture = {}
+        targets = set()
+        for k, (fn, nr) in enumerate(inputs):
+            capture.setdefault((fn, nr), []).append(k)
+            targets.add(fn)
+        needed = set()
+        for fn in sorted(seen, key=lambda n: n._seq):
+            if isinstance(fn, AccumulateGrad):
+                if fn in targets:
+                    needed.add(fn)
+                continue
+            for nxt, _ in fn.next_functions:
+                if nxt is not None and (nxt in needed or nxt in targets):
+                    needed.add(fn)
+                    break
+        results = [None] * len(inputs)
+
+    # 3. seed the roots
+    buffers: dict = {}
+    heap = []
+    for (fn, nr), g in zip(roots, grads):
+        buf = buffers.get(fn)
+        if buf is None:
+            buf = buffers[fn] = [None] * fn._n_out
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    for fn in buffers:
+        if fn not in deps:
+            heap.append((-fn._seq, fn))
+    heapq.heapify(heap)
+
+    anomaly = FLAGS.anomaly
+    pop, push = heapq.heappop, heapq.heappush
+    # 4. run
+    while heap:
+        _, fn = pop(heap)
+        gs = buffers.pop(fn)
+        if fn._tensor_prehooks or fn._retain or fn._prehooks:
+            _call_prehooks(fn, gs, create_graph)
+        if capture is not None:
+            for nr in range(len(gs)):
+                ks = capture.get((fn, nr))
+                if ks:
+                    for k in ks:
+                        results[k] = gs[nr]
+            if fn not in needed:
+                continue
+        if fn.__class__ is AccumulateGrad:
+            if gs[0] is not None and (accumulate and (capture is None or fn in needed)):
+                _accumulate(fn, gs[0], create_graph)
+            continue
+        if all(g is None for g in gs):
+            outs = [None] * len(fn.next_functions)
+        else:
+            if fn._n_out > 1:
+                gs = [g if g is not None else _zeros_for(fn, i, create_graph) for i, g in enumerate(gs)]
+            if anomaly:
+                from .anomaly_mode import run_with_anomaly  # noqa: PLC0415
+
+                outs = run_with_anomaly(fn, gs, create_graph)
+            else:
+                outs = run_node(fn, gs, create_graph) if fn._op is not None else fn._apply(gs, create_graph)
+            hooks = fn._hooks
+            if hooks:
+                gi = tuple(_as_tensor(g) for g in outs)
+                go = tuple(_as_tensor(g) for g in gs)
+                for h in list(hooks.values()):
+                    r = h(gi, go)
+                    if r is not None:
+                        gi = tuple(r)
+                outs = [_unwrap(g, create_graph) for g in gi]
+        if not keep_graph and fn._saved:
+            fn._saved = None
+        for (nxt, nr), g in zip(fn.next_functions, outs):
+            if nxt is None:
+                continue
+            buf = buffers.get(nxt)
+            if buf is None:
+                buf = buffers[nxt] = [None] * nxt._n_out
+            if g is not None:
+                old = buf[nr]
+                buf[nr] = g if old is None else old + g
+            d = deps[nxt] - 1
+            deps[nxt] = d
+            if d == 0:
+                push(heap, (-nxt._seq, nxt))
+    if capture is not None:
+        return results
+    return None
+
+
+def _zeros_for(fn: Node, i: int, create_graph: bool):
+    shape, dt = fn._out_meta[i]
+    z = np.zeros(shape, dt)
+    if create_graph:
+        from ..tensor import Tensor  # noqa: PLC0415
+
+        return Tensor._wrap(z)
+    return z

@@ -1,0 +1,207 @@
+"""Backward graph nodes: one class per torch node name (``AddBackward0``...), plus AccumulateGrad."""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+
+from .._errors import ERR_BACKWARD_TWICE
+
+# Creation order of nodes; the engine runs ready nodes highest-first, as torch does.
+SEQ = itertools.count()
+# AccumulateGrad runs as soon as it is ready (torch gives it the largest sequence number).
+ACCUMULATE_PRIORITY = 1 << 62
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    __slots__ = ("_ref", "_key", "id")
+    _ids = itertools.count()
+
+    def __init__(self, hooks_dict: dict) -> None:
+        self._ref = weakref.ref(hooks_dict) if hooks_dict is not None else None
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self) -> None:
+        d = self._ref() if self._ref is not None else None
+        if d is not None:
+            d.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+class _HookDict(dict):
+    """A dict keyed by handle id (a subclass so that RemovableHandle can weakref it)."""
+
+    __slots__ = ("__weakref__",)
+
+
+def add_hook(holder_dict: _HookDict, fn) -> RemovableHandle:
+    h = RemovableHandle(holder_dict)
+    holder_dict[h.id] = fn
+    return h
+
+
+class Node:
+    """A function in the backward graph (torch's ``grad_fn`` objects).
+
+    Each registry op gets its own subclass named as torch names it (``MulBackward0``), so
+    ``type(y.grad_fn).__name__`` and ``y.grad_fn.name()`` match PyTorch.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> y = x * 2
+        >>> y.grad_fn.name()
+        'MulBackward0'
+        >>> y.grad_fn.next_functions[0][0].name()
+        'torch::autograd::AccumulateGrad'
+    """
+
+    # Optional state lives in class-level defaults, so recording an op writes only what it has.
+    _saved = ()
+    _vers = ()
+    _p = None
+    _shapes = ()
+    _n_out = 1
+    _out_meta = None
+    _hooks = None
+    _prehooks = None
+    _tensor_prehooks = None
+    _retain = None
+    _metadata = None
+    # Set on subclasses made by the registry.
+    _op = None
+    _saved_names: tuple = ()
+
+    def name(self) -> str:
+        """The node's torch name, e.g. ``'MulBackward0'``."""
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def metadata(self) -> dict:
+        """A free dict for user data (and the anomaly-mode forward traceback)."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    @property
+    def requires_grad(self) -> bool:
+        return True
+
+    @property
+    def _sequence_nr(self) -> int:
+        return self._seq
+
+    def _set_sequence_nr(self, n: int) -> None:
+        self._seq = n
+
+    @property
+    def _input_metadata(self):
+        return self._shapes
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; it may return new grad_inputs."""
+        d = self._hooks
+        if d is None:
+            d = self._hooks = _HookDict()
+        return add_hook(d, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; it may return new grad_outputs."""
+        d = self._prehooks
+        if d is None:
+            d = self._prehooks = _HookDict()
+        return add_hook(d, fn)
+
+    @property
+    def _register_hook_dict(self):
+        return self._hooks
+
+    def _tensor_hooks_for(self, nr: int) -> _HookDict:
+        hooks = self._tensor_prehooks
+        if hooks is None:
+            hooks = self._tensor_prehooks = {}
+        d = hooks.get(nr)
+        if d is None:
+            d = hooks[nr] = _HookDict()
+        return d
+
+    # saved values, read the torch way: node._saved_self, node._saved_result, node._saved_dim ...
+    def __getattr__(self, name: str):
+        if name.startswith("_raw_saved_"):
+            name = name[4:]
+        if name.startswith("_saved_"):
+            key = name[7:]
+            names = type(self)._saved_names
+            if key in names:
+                return _read_saved(self, key)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        base = set(object.__dir__(self))
+        base.update("_saved_" + n for n in type(self)._saved_names)
+        return sorted(base)
+
+
+def _read_saved(node: Node, key: str):
+    """Value of ``_saved_<key>`` as torch shows it (tensors, ints, tuples, None)."""
+    op = type(node)._op
+    saved = node._saved
+    spec = op.saved_spec[key]
+    kind, idx = spec
+    if kind in ("input", "result"):
+        if saved is None:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        ins, out = saved
+        if kind == "input":
+            t = ins[idx]
+            return t
+        from ..tensor import Tensor  # noqa: PLC0415 - node.py sits below tensor.py
+
+        return Tensor._wrap(out, False)
+    if kind == "param":
+        p = node._p
+        if p is not None and idx in p:
+            return p[idx]
+        return op.defaults.get(idx)
+    if kind == "sizes":
+        meta = node._shapes[idx]
+        return tuple(meta[0]) if meta is not None else None
+    if kind == "const":
+        return idx
+    raise AttributeError(key)
+
+
+def make_node_class(name: str, op, saved_names: tuple) -> type:
+    """A Node subclass with torch's name; its module is ``builtins`` as in torch."""
+    cls = type(name, (Node,), {"_op": op, "_saved_names": saved_names})
+    cls.__module__ = "builtins"
+    cls.__qualname__ = name
+    return cls
+
+
+class AccumulateGrad(Node):
+    """The node that writes a leaf's ``.grad``; ``.variable`` is the leaf."""
+
+    def __init__(self, variable) -> None:
+        self.variable = variable
+        self.next_functions = ()
+        self._seq = ACCUMULATE_PRIORITY + next(SEQ)
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def __getattr__(self, name: str):
+        raise AttributeError(f"'AccumulateGrad' object has no attribute '{name}'")
+
+
+AccumulateGrad.__module__ = "builtins"

@@ -1,0 +1,433 @@
+"""Tensor factories: tensor, zeros, ones, full, eye, arange, range, linspace, rand..."""
+
+from __future__ import annotations
+
+import builtins
+import math
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from .backend import _BACKENDS, canonical_device
+from .tensor import Tensor
+
+_ndarray = np.ndarray
+
+
+def _np_dtype(dtype, default=None):
+    if dtype is None:
+        return default
+    return _dtype.to_numpy_dtype(dtype)
+
+
+def _finish(arr, dtype_np, device, requires_grad, copy=False) -> Tensor:
+    if dtype_np is not None and arr.dtype != dtype_np:
+        arr = arr.astype(dtype_np)
+    elif copy:
+        arr = arr.copy()
+    if device is not None:
+        dev = canonical_device(device)
+        if dev.type != "cpu":
+            arr = _BACKENDS[dev.type].asarray(arr)
+    t = Tensor._wrap(arr)
+    if requires_grad:
+        if arr.dtype.kind not in "fc":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t._requires_grad = True
+    return t
+
+
+def _infer(data):
+    """NumPy array for nested Python data with torch's dtype inference (floats -> default)."""
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, np.ndarray):
+        return data
+    if isinstance(data, (list, tuple)) and data and builtins.any(isinstance(x, Tensor) for x in _flat(data)):
+        data = _tensors_to_lists(data)
+    arr = np.array(data)
+    if arr.dtype == object:
+        raise TypeError(f"Could not infer dtype of {type(_first_bad(data)).__name__}")
+    if arr.dtype.kind == "f":
+        if not _has_np_float(data):
+            arr = arr.astype(_dtype.get_default_dtype().np)
+    elif arr.dtype.kind == "c":
+        arr = arr.astype(np.complex64 if _dtype.get_default_dtype() is _dtype.float32 else np.complex128)
+    elif arr.dtype.kind in "iu":
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind in "US":
+        raise TypeError(f"new(): invalid data type '{arr.dtype.kind == 'U' and 'str'}'")
+    return arr
+
+
+def _flat(data):
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        else:
+            yield x
+
+
+def _first_bad(data):
+    for x in _flat(data):
+        if not isinstance(x, (int, float, bool, complex, np.generic)):
+            return x
+    return data
+
+
+def _has_np_float(data):
+    if isinstance(data, np.floating):
+        return True
+    return False
+
+
+def _tensors_to_lists(data):
+    if isinstance(data, Tensor):
+        return data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_tensors_to_lists(x) for x in data]
+    return data
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    """A new tensor copying ``data``; floats give the default dtype, ints int64.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.tensor([1, 2])
+        tensor([1, 2])
+        >>> torch.tensor([1., 2.], requires_grad=True)
+        tensor([1., 2.], requires_grad=True)
+    """
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+            "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+        arr = data._data
+        if arr.__class__ is not _ndarray:
+            arr = _BACKENDS[data.device.type].to_host(arr)
+        dev = device if device is not None else data.device
+        return _finish(arr.copy(), _np_dtype(dtype), dev, requires_grad)
+    if isinstance(data, np.ndarray):
+        arr = np.array(data)
+    else:
+        arr = _infer(data)
+        if arr is data:
+            arr = np.array(arr)
+    return _finish(arr, _np_dtype(dtype), device, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Like ``tensor`` but shares memory with a NumPy array (or returns a Tensor as is)."""
+    if isinstance(data, Tensor):
+        if (dtype is None or data.dtype is dtype) and (device is None or data.device == canonical_device(device)):
+            return data
+        return data.to(device=device, dtype=dtype)
+    if isinstance(data, np.ndarray):
+        _dtype.from_numpy_dtype(data.dtype)
+        return _finish(data, _np_dtype(dtype), device, False)
+    return _finish(_infer(data), _np_dtype(dtype), device, False)
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor sharing memory with ``ndarray``.
+
+    Example:
+        >>> import numpy as np, jupyter_autograd as torch
+        >>> torch.from_numpy(np.arange(3))
+        tensor([0, 1, 2])
+    """
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    _dtype.from_numpy_dtype(ndarray.dtype)
+    return Tensor._wrap(ndarray)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = int(s.item())
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(
+                f"zeros(): argument 'size' (position 1) must be tuple of ints, but found element of type {type(s).__name__} at pos 0"
+            )
+        if s < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(size)}"
+            )
+        out.append(int(s))
+    return tuple(out)
+
+
+def _filled(size, value, dtype, device, requires_grad, default=None):
+    dt = _np_dtype(dtype, default or _dtype.get_default_dtype().np)
+    if device is not None and canonical_device(device).type != "cpu":
+        xp = _BACKENDS[canonical_device(device).type].xp()
+        arr = xp.full(size, value, dtype=dt)
+        t = Tensor._wrap(arr)
+        if requires_grad:
+            t.requires_grad_()
+        return t
+    return _finish(np.full(size, value, dtype=dt), None, None, requires_grad)
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    """A tensor of zeros (default dtype float32)."""
+    return _filled(_size(size), 0, dtype, device, requires_grad)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    """A tensor of ones.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.ones(2, 2)
+        tensor([[1., 1.],
+                [1., 1.]])
+    """
+    return _filled(_size(size), 1, dtype, device, requires_grad)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+    return _filled(_size(size), 0, dtype, device, requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    """A tensor filled with ``fill_value``; its dtype follows the value (bool, int64, float)."""
+    if dtype is None:
+        if isinstance(fill_value, bool):
+            dtype = _dtype.bool
+        elif isinstance(fill_value, int):
+            dtype = _dtype.int64
+        elif isinstance(fill_value, complex):
+            dtype = _dtype.complex64
+    return _filled(_size((size,) if isinstance(size, int) else (tuple(size),)), fill_value, dtype, device, requires_grad)
+
+
+def _like(input, dtype, device):
+    return (dtype if dtype is not None else input.dtype), (device if device is not None else input.device)
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+    dt, dev = _like(input, dtype, device)
+    return zeros(input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+    """Ones with the shape, dtype and device of ``input``."""
+    dt, dev = _like(input, dtype, device)
+    return ones(input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+    dt, dev = _like(input, dtype, device)
+    return full(input.shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    """The identity matrix (n x m)."""
+    arr = np.eye(n, m if m is not None else n, dtype=_np_dtype(dtype, _dtype.get_default_dtype().np))
+    return _finish(arr, None, device, requires_grad)
+
+
+def _is_int(*vals):
+    return builtins.all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals)
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    """Values in [start, end) by ``step``; int64 for integer arguments.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.arange(0, 5)
+        tensor([0, 1, 2, 3, 4])
+    """
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) / step < 0:
+        raise RuntimeError(
+            "upper bound and larger bound inconsistent with step sign"
+        )
+    default = np.dtype(np.int64) if _is_int(start, end, step) else _dtype.get_default_dtype().np
+    dt = _np_dtype(dtype, default)
+    n = builtins.max(0, math.ceil((end - start) / step))
+    arr = (start + step * np.arange(n, dtype=np.float64)).astype(dt) if dt.kind == "f" else np.arange(start, end, step, dtype=dt)
+    return _finish(arr, None, device, requires_grad)
+
+
+_RANGE_WARNING = (
+    "torch.range is deprecated and will be removed in a future release because its behavior is "
+    "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+    "[start, end)."
+)
+
+
+def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:  # noqa: A001
+    """Deprecated torch.range: values in [start, end] **inclusive**, default float dtype.
+
+    Example:
+        >>> import warnings, jupyter_autograd as torch
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     torch.range(0, 5)
+        tensor([0., 1., 2., 3., 4., 5.])
+    """
+    if end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    warnings.warn(_RANGE_WARNING, UserWarning, stacklevel=2)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    n = int(math.floor((end - start) / step)) + 1
+    if n < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    dt = _np_dtype(dtype, _dtype.get_default_dtype().np)
+    arr = (start + step * np.arange(n, dtype=np.float64)).astype(dt)
+    return _finish(arr, None, device, requires_grad)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    arr = np.linspace(start, end, steps, dtype=np.float64).astype(_np_dtype(dtype, _dtype.get_default_dtype().np))
+    return _finish(arr, None, device, requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    arr = np.logspace(start, end, steps, base=base).astype(_np_dtype(dtype, _dtype.get_default_dtype().np))
+    return _finish(arr, None, device, requires_grad)
+
+
+# ---------------------------------------------------------------- random
+class Generator:
+    """A random number generator (``torch.Generator``) backed by NumPy's PCG64."""
+
+    def __init__(self, device="cpu") -> None:
+        self._rng = np.random.default_rng(0)
+        self._seed = 0
+        self.device = canonical_device(device)
+
+    def manual_seed(self, seed: int) -> "Generator":
+        self._seed = int(seed)
+        self._rng = np.random.default_rng(int(seed))
+        return self
+
+    def seed(self) -> int:
+        s = int(np.random.SeedSequence().entropy % (2**63))
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self):
+        from .factories import tensor as _tensor  # noqa: PLC0415
+
+        return self._rng.bit_generator.state
+
+    def set_state(self, state) -> None:
+        self._rng.bit_generator.state = state
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed the default generator (values differ from torch's; the sequence is reproducible)."""
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def _rng(generator):
+    return (generator or default_generator)._rng
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    """Uniform samples in [0, 1)."""
+    dt = _np_dtype(dtype, _dtype.get_default_dtype().np)
+    return _finish(_rng(generator).random(_size(size)).astype(dt), None, device, requires_grad)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    """Standard normal samples."""
+    dt = _np_dtype(dtype, _dtype.get_default_dtype().np)
+    return _finish(_rng(generator).standard_normal(_size(size)).astype(dt), None, device, requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Integers in [low, high)."""
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    arr = _rng(generator).integers(low, high, size=tuple(size)).astype(_np_dtype(dtype, np.dtype(np.int64)))
+    return _finish(arr, None, device, requires_grad)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    arr = _rng(generator).permutation(n).astype(_np_dtype(dtype, np.dtype(np.int64)))
+    return _finish(arr, None, device, requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        m = mean._data if isinstance(mean, Tensor) else mean
+        s = std._data if isinstance(std, Tensor) else std
+        return Tensor._wrap(_rng(generator).normal(m, s).astype(_dtype.get_default_dtype().np))
+    dt = _np_dtype(dtype, _dtype.get_default_dtype().np)
+    return _finish(_rng(generator).normal(mean, std, size=tuple(size)).astype(dt), None, device, requires_grad)
+
+
+def _rand_like_factory(fn):
+    def like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+        dt, dev = _like(input, dtype, device)
+        return fn(*input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+    like.__name__ = fn.__name__ + "_like"
+    return like
+
+
+rand_like = _rand_like_factory(rand)
+randn_like = _rand_like_factory(randn)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    dt, dev = _like(input, dtype, device)
+    return randint(low, high, tuple(input.shape), dtype=dt, device=dev)
+
+
+def _legacy_tensor_init(self, *args, **kwargs):
+    """``torch.Tensor(data)`` / ``torch.Tensor(2, 3)``: the legacy constructor (default dtype)."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        arr = np.array(args[0], dtype=_dtype.get_default_dtype().np)
+    else:
+        arr = np.zeros(_size(args), dtype=_dtype.get_default_dtype().np)
+    self._data = arr
+    self._requires_grad = False

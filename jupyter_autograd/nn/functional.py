@@ -1,0 +1,200 @@
+"""``jupyter_autograd.nn.functional``: activations and losses with torch's signatures."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ops import api as _api
+from ..ops import linalg as LA
+from ..ops import loss as LS
+from ..ops.dispatch import apply, promote2
+from ..tensor import Tensor
+
+relu = _api.relu
+sigmoid = _api.sigmoid
+tanh = _api.tanh
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Softmax along ``dim`` (SoftmaxBackward0)."""
+    return _api.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Log-softmax along ``dim`` (LogSoftmaxBackward0), stable at large logits."""
+    return _api.log_softmax(input, dim, dtype)
+
+
+def _reduction(reduction, size_average=None, reduce=None):
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = "none" if not reduce else ("mean" if size_average else "sum")
+    if reduction not in LS.REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return LS.REDUCTIONS[reduction]
+
+
+def _check_same_size(input, target, name):
+    if input._data.shape != target._data.shape:
+        raise ValueError(
+            f"Target size ({_size(target)}) must be the same as input size ({_size(input)})"
+        )
+
+
+def _size(t):
+    return "torch.Size([" + ", ".join(str(s) for s in t._data.shape) + "])"
+
+
+def _opt(t):
+    return None if t is None else (t._data if isinstance(t, Tensor) else np.asarray(t))
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """BCE on logits, computed stably: max(x,0) - x*y + log1p(exp(-|x|)).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> z = torch.tensor([40.0], requires_grad=True)
+        >>> torch.nn.functional.binary_cross_entropy_with_logits(z, torch.tensor([0.0]))
+        tensor(40., grad_fn=<BinaryCrossEntropyWithLogitsBackward0>)
+    """
+    r = _reduction(reduction, size_average, reduce)
+    _check_same_size(input, target, "bce_logits")
+    input, target = promote2(input, target)
+    p = {"reduction": r, "weight": _opt(weight), "pos_weight": _opt(pos_weight)}
+    return apply(LS.BCE_LOGITS, (input, target), p)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """BCE on probabilities; each log is clamped at -100 as torch does."""
+    r = _reduction(reduction, size_average, reduce)
+    if input._data.shape != target._data.shape:
+        raise ValueError(
+            f"Using a target size ({_size(target)}) that is different to the input size "
+            f"({_size(input)}) is deprecated. Please ensure they have the same size."
+        )
+    d = input._data
+    if d.size and (np.any(d < 0) or np.any(d > 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    input, target = promote2(input, target)
+    return apply(LS.BCE, (input, target), {"reduction": r, "weight": _opt(weight)})
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error (MseLossBackward0)."""
+    r = _reduction(reduction, size_average, reduce)
+    if input._data.shape != target._data.shape:
+        import warnings  # noqa: PLC0415
+
+        warnings.warn(
+            f"Using a target size ({_size(target)}) that is different to the input size ({_size(input)}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have "
+            "the same size.",
+            UserWarning,
+            stacklevel=2,
+        )
+        input, target = _api.broadcast_tensors(input, target)
+    input, target = promote2(input, target)
+    return apply(LS.MSE, (input, target), {"reduction": r, "shape": input._data.shape})
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean absolute error, composed as torch does: (input - target).abs().mean()."""
+    r = _reduction(reduction, size_average, reduce)
+    d = (input - target).abs()
+    return d.mean() if r == 1 else d.sum() if r == 2 else d
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log-likelihood of class indices (NllLossBackward0)."""
+    r = _reduction(reduction, size_average, reduce)
+    x = input._data
+    t = target._data if isinstance(target, Tensor) else np.asarray(target)
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(
+            f"expected scalar type Long but found {target.dtype.name.capitalize() if isinstance(target, Tensor) else t.dtype}"
+        )
+    if x.ndim < 1:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    if x.ndim > 1 and x.shape[0] != t.shape[0]:
+        raise ValueError(
+            f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({t.shape[0]})."
+        )
+    n_classes = x.shape[1] if x.ndim > 1 else x.shape[0]
+    valid = t != ignore_index
+    bad = valid & ((t < 0) | (t >= n_classes))
+    if np.any(bad):
+        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    st = np.where(valid, t, 0)
+    w = _opt(weight)
+    ww = (w[st] if w is not None else np.ones(t.shape, x.dtype)) * valid
+    total = ww.sum()
+    coef = -ww
+    if r == 1:
+        coef = coef / total
+    p = {
+        "reduction": r, "ignore_index": ignore_index, "weight": w, "st": st,
+        "coef": coef.astype(x.dtype), "total_weight": float(total), "self_sym_sizes": x.shape,
+    }
+    return apply(LS.NLL, (input, target if isinstance(target, Tensor) else Tensor._wrap(t)), p)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """log_softmax + nll_loss for class indices; -(p * log_softmax).sum(1) for probabilities.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> logits = torch.tensor([[2.0, 0.0]], requires_grad=True)
+        >>> torch.nn.functional.cross_entropy(logits, torch.tensor([0])).grad_fn
+        <NllLossBackward0 object at 0x...>
+    """
+    cdim = 1 if input._data.ndim > 1 else 0
+    logp = log_softmax(input, cdim)
+    if isinstance(target, Tensor) and target._data.dtype.kind in "fc":
+        if target._data.shape != input._data.shape:
+            raise RuntimeError(
+                f"Expected target size {list(input._data.shape)}, got {list(target._data.shape)}"
+            )
+        r = _reduction(reduction, size_average, reduce)
+        if label_smoothing:
+            n = input._data.shape[cdim]
+            target = target * (1 - label_smoothing) + label_smoothing / n
+        terms = logp * target
+        if weight is not None:
+            shape = [1] * input._data.ndim
+            shape[cdim] = -1
+            terms = terms * weight.reshape(shape)
+        per = -terms.sum(cdim)
+        if r == 1:
+            return per.sum() / (input._data.shape[0] if input._data.ndim > 1 else 1)
+        return per.sum() if r == 2 else per
+    if label_smoothing:
+        n = input._data.shape[cdim]
+        nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+        smooth = -logp.mean(cdim)
+        r = _reduction(reduction, size_average, reduce)
+        smooth = smooth.mean() if r == 1 else smooth.sum() if r == 2 else smooth
+        return nll * (1 - label_smoothing) + smooth * label_smoothing
+    return nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``: AddmmBackward0 for 2-D input with bias, as torch.
+
+    Raises:
+        RuntimeError: when the input's last dimension differs from ``weight.shape[1]``.
+    """
+    if input._data.shape[-1] != weight._data.shape[-1] if weight._data.ndim else False:
+        rows = int(np.prod(input._data.shape[:-1])) if input._data.ndim > 1 else 1
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input._data.shape[-1]} and "
+            f"{weight._data.shape[-1]}x{weight._data.shape[0]})"
+        )
+    if input._data.ndim == 2 and bias is not None:
+        return apply(LA.ADDMM, (bias, input, weight.t()), None)
+    out = _api.matmul(input, weight.t())
+    return out + bias if bias is not None else out

@@ -1,0 +1,1003 @@
+"""The public op functions (``jupyter_autograd.exp``, ``.matmul``...): argument handling in
+torch's signatures, then one registry row (or a composition of rows) each."""
+
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+
+import numpy as np
+
+from .. import _dtype
+from ..grad_mode import STATE
+from ..tensor import Tensor, _wrap_dim
+from . import elementwise as EW
+from . import linalg as LA
+from . import loss as LS
+from . import reduction as RD
+from . import shape as SH
+from .dispatch import apply, apply1, apply2, as_operand
+
+_SCALARS = (int, float, bool, complex)
+
+
+def _t(x, like=None) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    if like is not None:
+        return as_operand(x, like) if not isinstance(x, _SCALARS) else _scalar_tensor(x, like)
+    from ..factories import tensor  # noqa: PLC0415
+
+    return tensor(x)
+
+
+def _scalar_tensor(v, like: Tensor) -> Tensor:
+    from ..factories import tensor  # noqa: PLC0415
+
+    return tensor(v, device=like.device)
+
+
+def _dims(dim, ndim: int):
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        return tuple(sorted(_wrap_dim(d, ndim) for d in dim))
+    return (_wrap_dim(dim, ndim),)
+
+
+# ---------------------------------------------------------------- arithmetic
+def add(input, other, *, alpha=1, out=None) -> Tensor:
+    """``input + alpha * other`` with broadcasting (AddBackward0).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.add(torch.tensor([1., 2.]), 1)
+        tensor([2., 3.])
+    """
+    if not isinstance(input, Tensor):
+        return add(_t(other), input, alpha=1) if alpha == 1 else add(_t(input, other), other, alpha=alpha)
+    return apply2(EW.ADD, input, other, None if alpha == 1 else {"alpha": alpha})
+
+
+def sub(input, other, *, alpha=1, out=None) -> Tensor:
+    """``input - alpha * other`` (SubBackward0)."""
+    if not isinstance(input, Tensor):
+        return rsub(other, input, alpha=alpha)
+    if input._data.dtype.kind == "b" and isinstance(other, Tensor) and other._data.dtype.kind == "b":
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+            "`logical_xor()` operator instead."
+        )
+    return apply2(EW.SUB, input, other, None if alpha == 1 else {"alpha": alpha})
+
+
+def rsub(input, other, *, alpha=1) -> Tensor:
+    """``other - alpha * input`` (RsubBackward1 when other is a number)."""
+    if isinstance(other, Tensor):
+        return sub(other, input, alpha=alpha)
+    a, _ = _promote_scalar(input, other)
+    p = {"other": other}
+    if alpha != 1:
+        p["alpha"] = alpha
+    return apply1(EW.RSUB, a, p)
+
+
+def _promote_scalar(t: Tensor, s):
+    from .dispatch import promote2  # noqa: PLC0415
+
+    return promote2(t, s)
+
+
+def mul(input, other, *, out=None) -> Tensor:
+    """Elementwise product (MulBackward0)."""
+    if not isinstance(input, Tensor):
+        return apply2(EW.MUL, other, input)
+    return apply2(EW.MUL, input, other)
+
+
+def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
+    """True division (DivBackward0); ``rounding_mode='floor'|'trunc'`` gives no gradient."""
+    if not isinstance(input, Tensor):
+        input = _t(input, other)
+    if rounding_mode is not None:
+        r = true_divide(input, other).detach()
+        return floor(r) if rounding_mode == "floor" else r.trunc()
+    if input._data.dtype.kind in "iub" and (not isinstance(other, Tensor) or other._data.dtype.kind in "iub") and not isinstance(other, float):
+        input = input.to(_dtype.get_default_dtype())
+    return apply2(EW.DIV, input, other)
+
+
+true_divide = divide = div
+multiply = mul
+subtract = sub
+
+
+def reciprocal(input) -> Tensor:
+    return apply1(EW.RECIPROCAL, _float(input))
+
+
+def neg(input) -> Tensor:
+    return apply1(EW.NEG, input)
+
+
+negative = neg
+
+
+def pow(input, exponent) -> Tensor:  # noqa: A001 - torch's name
+    """``input ** exponent``: PowBackward0 (scalar exponent), PowBackward1 (tensor), PowBackward2
+    (scalar base).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> x = torch.tensor([1., 2.], requires_grad=True)
+        >>> x.pow(2)
+        tensor([1., 4.], grad_fn=<PowBackward0>)
+    """
+    if not isinstance(input, Tensor):
+        e = _t(exponent)
+        if e._data.dtype.kind in "iub" and isinstance(input, float):
+            e = e.to(_dtype.get_default_dtype())
+        return apply1(EW.POW_ST, e, {"self": input})
+    if isinstance(exponent, Tensor):
+        return apply2(EW.POW_TT, input, exponent)
+    if isinstance(exponent, np.generic):
+        exponent = exponent.item()
+    a = input
+    if isinstance(exponent, float) and a._data.dtype.kind in "iub":
+        a = a.to(_dtype.get_default_dtype())
+    return apply1(EW.POW, a, {"exponent": exponent})
+
+
+def square(input) -> Tensor:
+    return pow(input, 2)
+
+
+def float_power(input, exponent) -> Tensor:
+    return pow(_t(input).double(), exponent)
+
+
+def _float(x: Tensor) -> Tensor:
+    """Integer inputs of float functions (exp, sqrt...) are promoted to the default dtype."""
+    if x._data.dtype.kind in "iub":
+        return x.to(_dtype.get_default_dtype())
+    return x
+
+
+def _unary_fn(op, name):
+    def fn(input, *, out=None) -> Tensor:
+        return apply1(op, _float(input))
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` ({op.node_name}), as ``torch.{name}``."
+    return fn
+
+
+exp = _unary_fn(EW.EXP, "exp")
+log = _unary_fn(EW.LOG, "log")
+log1p = _unary_fn(EW.LOG1P, "log1p")
+expm1 = _unary_fn(EW.EXPM1, "expm1")
+sqrt = _unary_fn(EW.SQRT, "sqrt")
+rsqrt = _unary_fn(EW.RSQRT, "rsqrt")
+sin = _unary_fn(EW.SIN, "sin")
+cos = _unary_fn(EW.COS, "cos")
+tan = _unary_fn(EW.TAN, "tan")
+tanh = _unary_fn(EW.TANH, "tanh")
+sigmoid = _unary_fn(EW.SIGMOID, "sigmoid")
+
+
+def abs(input) -> Tensor:  # noqa: A001
+    return apply1(EW.ABS, input)
+
+
+absolute = abs
+
+
+def sign(input) -> Tensor:
+    return apply1(EW.SIGN, input)
+
+
+def relu(input) -> Tensor:
+    """max(x, 0) (ReluBackward0)."""
+    return apply1(EW.RELU, input)
+
+
+def floor(input) -> Tensor:
+    return apply1(EW.FLOOR, input) if input._data.dtype.kind in "fc" else input.clone()
+
+
+def ceil(input) -> Tensor:
+    return apply1(EW.CEIL, input) if input._data.dtype.kind in "fc" else input.clone()
+
+
+def round(input, *, decimals=0) -> Tensor:  # noqa: A001
+    return apply1(EW.ROUND, input) if input._data.dtype.kind in "fc" else input.clone()
+
+
+def clamp(input, min=None, max=None) -> Tensor:  # noqa: A002
+    """Clip to [min, max] (ClampBackward1); the gradient passes inside the range."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        r = input
+        if min is not None:
+            r = maximum(r, _t(min, input))
+        if max is not None:
+            r = minimum(r, _t(max, input))
+        return r
+    a = input
+    if (isinstance(min, float) or isinstance(max, float)) and a._data.dtype.kind in "iub":
+        a = a.to(_dtype.get_default_dtype())
+    return apply1(EW.CLAMP, a, {"min": min, "max": max})
+
+
+clip = clamp
+
+
+def clamp_min(input, min):  # noqa: A002
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max):  # noqa: A002
+    return clamp(input, max=max)
+
+
+def maximum(input, other) -> Tensor:
+    return apply2(EW.MAXIMUM, input, _t(other, input))
+
+
+def minimum(input, other) -> Tensor:
+    return apply2(EW.MINIMUM, input, _t(other, input))
+
+
+def where(condition, input=None, other=None) -> Tensor:
+    """``input`` where ``condition`` else ``other`` (WhereBackward0); one argument gives
+    ``condition.nonzero(as_tuple=True)``."""
+    condition = _t(condition)
+    if input is None and other is None:
+        return tuple(Tensor._wrap(i) for i in np.nonzero(condition._data))
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        input = _t(input)
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and input._data.dtype != other._data.dtype:
+        from .dispatch import promote2  # noqa: PLC0415
+
+        input, other = promote2(input, other)
+    elif isinstance(input, Tensor) and not isinstance(other, Tensor):
+        input, other = _promote_scalar(input, other)
+    elif isinstance(other, Tensor) and not isinstance(input, Tensor):
+        other, input = _promote_scalar(other, input)
+    if condition._data.dtype.kind != "b":
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype.name.capitalize()}"
+        )
+    return apply(EW.WHERE, (condition, input, other))
+
+
+# ---------------------------------------------------------------- comparisons (no grad)
+def _cmp(f, name):
+    def fn(input, other, *, out=None) -> Tensor:
+        a = input._data if isinstance(input, Tensor) else np.asarray(input)
+        if isinstance(other, Tensor):
+            b = other._data
+        elif isinstance(other, _SCALARS):
+            b = other
+        else:
+            b = np.asarray(other)
+        try:
+            r = f(a, b)
+        except ValueError:
+            _broadcast_error(a.shape, np.shape(b))
+        return Tensor._wrap(np.asarray(r) if not hasattr(r, "shape") or r.__class__ is np.bool_ else r)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` comparison; returns a bool tensor (no gradient)."
+    return fn
+
+
+eq = _cmp(np.equal, "eq")
+ne = _cmp(np.not_equal, "ne")
+lt = _cmp(np.less, "lt")
+le = _cmp(np.less_equal, "le")
+gt = _cmp(np.greater, "gt")
+ge = _cmp(np.greater_equal, "ge")
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+logical_and = _cmp(np.logical_and, "logical_and")
+logical_or = _cmp(np.logical_or, "logical_or")
+logical_xor = _cmp(np.logical_xor, "logical_xor")
+
+
+def logical_not(input) -> Tensor:
+    return Tensor._wrap(np.logical_not(input._data))
+
+
+def isnan(input) -> Tensor:
+    return Tensor._wrap(np.isnan(input._data))
+
+
+def isinf(input) -> Tensor:
+    return Tensor._wrap(np.isinf(input._data))
+
+
+def isfinite(input) -> Tensor:
+    return Tensor._wrap(np.isfinite(input._data))
+
+
+def equal(input, other) -> bool:
+    return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    return bool(np.allclose(input._data, _t(other)._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
+    return Tensor._wrap(np.isclose(input._data, _t(other)._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def all(input, dim=None, keepdim=False) -> Tensor:  # noqa: A001
+    return Tensor._wrap(np.asarray(np.all(input._data, axis=dim, keepdims=keepdim)))
+
+
+def any(input, dim=None, keepdim=False) -> Tensor:  # noqa: A001
+    return Tensor._wrap(np.asarray(np.any(input._data, axis=dim, keepdims=keepdim)))
+
+
+def _broadcast_error(s1, s2):
+    n = builtins.max(len(s1), len(s2))
+    a = (1,) * (n - len(s1)) + tuple(s1)
+    b = (1,) * (n - len(s2)) + tuple(s2)
+    for i in range(n - 1, -1, -1):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
+                f"non-singleton dimension {i}"
+            )
+    raise RuntimeError(f"shapes {list(s1)} and {list(s2)} are not broadcastable")
+
+
+# ---------------------------------------------------------------- reductions
+def _check_float_reduce(input, name):
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError(
+            f"{name}(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {input.dtype._legacy[:-6]}"
+        )
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:  # noqa: A001
+    """Sum of all elements (SumBackward0) or over ``dim`` (SumBackward1).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.ones(2, 3).sum(0)
+        tensor([2., 2., 2.])
+    """
+    if dtype is not None:
+        input = input.to(dtype)
+    elif input._data.dtype.kind in "ib" or input._data.dtype.kind == "u":
+        input = input.to(_dtype.int64) if input._data.dtype != np.int64 else input
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0 and False):
+        return apply1(RD.SUM, input, {"shape": input._data.shape})
+    dims = _dims(dim, input._data.ndim)
+    return apply1(RD.SUM_DIM, input, {"dim": dims, "keepdim": keepdim, "shape": input._data.shape})
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:
+    """Mean of all elements (MeanBackward0) or over ``dim`` (MeanBackward1)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    _check_float_reduce(input, "mean")
+    if dim is None:
+        return apply1(RD.MEAN, input, {"shape": input._data.shape, "numel": input._data.size})
+    return apply1(RD.MEAN_DIM, input, {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim, "shape": input._data.shape})
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        return apply1(RD.PROD, input, {"shape": input._data.shape})
+    return apply1(RD.PROD_DIM, input, {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim, "shape": input._data.shape})
+
+
+_MinMax = namedtuple("return_types", ["values", "indices"])
+
+
+class _ReturnTypes:
+    max = namedtuple("max", ["values", "indices"])
+    min = namedtuple("min", ["values", "indices"])
+
+
+def _minmax_dim(input, dim, keepdim, op, argf, kind):
+    d = _wrap_dim(dim, input._data.ndim)
+    if input._data.ndim == 0:
+        idx = np.zeros((), np.int64)
+        return getattr(_ReturnTypes, kind)(input.clone() if False else apply1(SH.ALIAS, input), Tensor._wrap(idx))
+    if input._data.shape[d] == 0:
+        raise IndexError(
+            f"{kind}(): Expected reduction dim {d} to have non-zero size."
+        )
+    idx = argf(input._data, axis=d, keepdims=True)
+    out_shape = tuple(s for i, s in enumerate(input._data.shape) if i != d) if not keepdim else idx.shape
+    idx_k = idx if keepdim else idx.reshape(out_shape)
+    vals = apply1(op, input, {"dim": d, "keepdim": keepdim, "indices": idx_k, "out_shape": out_shape, "shape": input._data.shape})
+    return getattr(_ReturnTypes, kind)(vals, Tensor._wrap(idx_k.astype(np.int64)))
+
+
+def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
+    """Max of all elements (MaxBackward1); with ``dim`` a (values, indices) pair (MaxBackward0);
+    with a tensor ``dim`` the elementwise maximum."""
+    if isinstance(dim, Tensor):
+        return maximum(input, dim)
+    if dim is None:
+        return apply1(RD.MAX, input)
+    return _minmax_dim(input, dim, keepdim, RD.MAX_DIM, np.argmax, "max")
+
+
+def min(input, dim=None, keepdim=False):  # noqa: A001
+    if isinstance(dim, Tensor):
+        return minimum(input, dim)
+    if dim is None:
+        return apply1(RD.MIN, input)
+    return _minmax_dim(input, dim, keepdim, RD.MIN_DIM, np.argmin, "min")
+
+
+def amax(input, dim=(), keepdim=False) -> Tensor:
+    dims = _dims(dim, input._data.ndim) if dim not in ((), []) else tuple(range(input._data.ndim))
+    return apply1(RD.AMAX, input, {"dim": dims, "keepdim": keepdim})
+
+
+def amin(input, dim=(), keepdim=False) -> Tensor:
+    dims = _dims(dim, input._data.ndim) if dim not in ((), []) else tuple(range(input._data.ndim))
+    return apply1(RD.AMIN, input, {"dim": dims, "keepdim": keepdim})
+
+
+def argmax(input, dim=None, keepdim=False) -> Tensor:
+    if dim is None:
+        return Tensor._wrap(np.asarray(np.argmax(input._data), dtype=np.int64))
+    return Tensor._wrap(np.argmax(input._data, axis=_wrap_dim(dim, input._data.ndim), keepdims=keepdim).astype(np.int64))
+
+
+def argmin(input, dim=None, keepdim=False) -> Tensor:
+    if dim is None:
+        return Tensor._wrap(np.asarray(np.argmin(input._data), dtype=np.int64))
+    return Tensor._wrap(np.argmin(input._data, axis=_wrap_dim(dim, input._data.ndim), keepdims=keepdim).astype(np.int64))
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    if unbiased is None:
+        return 1
+    return 1 if unbiased else 0
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None) -> Tensor:
+    """Variance with Bessel's correction by default (VarBackward0)."""
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    _check_float_reduce(input, "var")
+    return apply1(RD.VAR, input, {"dim": _dims(dim, input._data.ndim), "correction": _correction(unbiased, correction), "keepdim": keepdim})
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None) -> Tensor:
+    """Standard deviation (StdBackward0)."""
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    _check_float_reduce(input, "std")
+    return apply1(RD.STD, input, {"dim": _dims(dim, input._data.ndim), "correction": _correction(unbiased, correction), "keepdim": keepdim})
+
+
+def logsumexp(input, dim, keepdim=False) -> Tensor:
+    """log(sum(exp(x))) over ``dim``, stable for large inputs (LogsumexpBackward0)."""
+    return apply1(RD.LOGSUMEXP, _float(input), {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim})
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None) -> Tensor:
+    """Vector p-norm (LinalgVectorNormBackward0); ``'fro'`` is the 2-norm of all elements."""
+    if p == "fro" or p is None:
+        p = 2
+    if p == "nuc":
+        raise NotImplementedError("norm(p='nuc') is not supported")
+    return apply1(RD.NORM, input, {"ord": float(p) if p not in (1, 2) else p, "dim": _dims(dim, input._data.ndim), "keepdim": keepdim})
+
+
+class _Linalg:
+    """``jupyter_autograd.linalg``: the vector norm."""
+
+    @staticmethod
+    def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+        return apply1(RD.NORM, x, {"ord": ord, "dim": _dims(dim, x._data.ndim), "keepdim": keepdim})
+
+    @staticmethod
+    def norm(x, ord=None, dim=None, keepdim=False):  # noqa: A002
+        return norm(x, 2 if ord is None else ord, dim, keepdim)
+
+
+linalg = _Linalg()
+
+
+def softmax(input, dim=None, dtype=None) -> Tensor:
+    """exp(x) / sum(exp(x)) along ``dim`` (SoftmaxBackward0)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        dim = 0 if input._data.ndim in (0, 1, 3) else 1
+    return apply1(RD.SOFTMAX, _float(input), {"dim": _wrap_dim(dim, input._data.ndim)})
+
+
+def log_softmax(input, dim=None, dtype=None) -> Tensor:
+    """log(softmax(x)) computed stably (LogSoftmaxBackward0)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        dim = 0 if input._data.ndim in (0, 1, 3) else 1
+    return apply1(RD.LOG_SOFTMAX, _float(input), {"dim": _wrap_dim(dim, input._data.ndim)})
+
+
+# ---------------------------------------------------------------- linear algebra
+def _mm_args(a, b):
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        raise TypeError(f"expected Tensor as element, got {type(b if isinstance(a, Tensor) else a).__name__}")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {a.dtype._legacy_name()} != {b.dtype._legacy_name()}"
+            if False else
+            f"expected mat1 and mat2 to have the same dtype, but got: {_dname(a)} != {_dname(b)}"
+        )
+
+
+def _dname(t):
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int"}.get(t.dtype.name, t.dtype.name)
+
+
+def mm(input, mat2) -> Tensor:
+    """Matrix product of two 2-D tensors (MmBackward0)."""
+    _mm_args(input, mat2)
+    if input._data.ndim != 2 or mat2._data.ndim != 2:
+        raise RuntimeError(f"{'self' if input._data.ndim != 2 else 'mat2'} must be a matrix")
+    return apply2(LA.MM, input, mat2)
+
+
+def mv(input, vec) -> Tensor:
+    _mm_args(input, vec)
+    return apply2(LA.MV, input, vec)
+
+
+def dot(input, tensor) -> Tensor:
+    _mm_args(input, tensor)
+    if input._data.ndim != 1 or tensor._data.ndim != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {input._data.ndim}D and {tensor._data.ndim}D tensors"
+        )
+    return apply2(LA.DOT, input, tensor)
+
+
+def bmm(input, mat2) -> Tensor:
+    _mm_args(input, mat2)
+    if input._data.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor")
+    if mat2._data.ndim != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor")
+    return apply2(LA.BMM, input, mat2)
+
+
+def outer(input, vec2) -> Tensor:
+    return mul(reshape(input, (-1, 1)), vec2)
+
+
+ger = outer
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
+    _mm_args(mat1, mat2)
+    p = None if alpha == 1 and beta == 1 else {"alpha": alpha, "beta": beta}
+    return apply(LA.ADDMM, (input, mat1, mat2), p)
+
+
+def matmul(input, other) -> Tensor:
+    """Matrix product with torch's dispatch: dot (1-D·1-D), mv (2-D·1-D), unsqueeze→mm→squeeze
+    (1-D·2-D), mm (2-D·2-D), and folded mm / bmm with broadcasting above that.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> x = torch.ones(5)
+        >>> w = torch.ones(5, 3, requires_grad=True)
+        >>> torch.matmul(x, w).grad_fn
+        <SqueezeBackward4 object at 0x...>
+    """
+    _mm_args(input, other)
+    da, db = input._data.ndim, other._data.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+        )
+    if da == 1 and db == 1:
+        return dot(input, other)
+    if da == 2 and db == 1:
+        return mv(input, other)
+    if da == 1 and db == 2:
+        if input._data.shape[0] != other._data.shape[0]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied (1x{input._data.shape[0]} and "
+                f"{other._data.shape[0]}x{other._data.shape[1]})"
+            )
+        r = mm(unsqueeze(input, 0), other)
+        return apply1(SH.SQUEEZE_DIMS, r, {"dim": (0,), "out_shape": r._data.shape[1:], "self_sym_sizes": r._data.shape})
+    if da == 2 and db == 2:
+        return mm(input, other)
+    if da >= 3 and db <= 2:
+        # fold the batch into rows: (..., n, k) @ (k, m) is one mm, viewed back
+        a = input
+        k = a._data.shape[-1]
+        if db == 1:
+            r = matmul(input, unsqueeze(other, -1))
+            return squeeze(r, -1)
+        if k != other._data.shape[0]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({int(np.prod(a._data.shape[:-1]))}x{k} and "
+                f"{other._data.shape[0]}x{other._data.shape[1]})"
+            )
+        folded = reshape(a, (-1, k))
+        r = mm(folded, other)
+        out_shape = a._data.shape[:-1] + (other._data.shape[1],)
+        return apply1(SH.UNSAFE_VIEW, r, {"size": out_shape, "self_sym_sizes": r._data.shape})
+    # batched: broadcast batch dims, fold them, bmm, then view back
+    a = input if da > 1 else unsqueeze(input, 0)
+    b = other if db > 1 else unsqueeze(other, -1)
+    if a._data.shape[-1] != b._data.shape[-2]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{int(np.prod(a._data.shape[:-2]))}, {a._data.shape[-1]}] but got: "
+            f"[{int(np.prod(b._data.shape[:-2]))}, {b._data.shape[-2]}]."
+        )
+    batch = np.broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
+    n, k, m = a._data.shape[-2], a._data.shape[-1], b._data.shape[-1]
+    ae = a if a._data.shape[:-2] == batch else expand(a, batch + (n, k))
+    be = b if b._data.shape[:-2] == batch else expand(b, batch + (k, m))
+    nb = int(np.prod(batch)) if batch else 1
+    ae = ae if ae._data.ndim == 3 else reshape(ae, (nb, n, k))
+    be = be if be._data.ndim == 3 else reshape(be, (nb, k, m))
+    r = bmm(ae, be)
+    out_shape = batch + ((n,) if da > 1 else ()) + ((m,) if db > 1 else ())
+    return apply1(SH.UNSAFE_VIEW, r, {"size": out_shape, "self_sym_sizes": r._data.shape})
+
+
+# ---------------------------------------------------------------- shapes
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Tensor.__mro__[0].__class__)) and not isinstance(shape[0], int):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer_shape(shape, numel):
+    shape = tuple(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def reshape(input, *shape) -> Tensor:
+    """Same data in a new shape (ViewBackward0); one dimension may be -1."""
+    shape = _infer_shape(_shape_arg(shape), input._data.size)
+    return apply1(SH.VIEW, input, {"size": shape, "self_sym_sizes": input._data.shape})
+
+
+view = reshape
+
+
+def flatten(input, start_dim=0, end_dim=-1) -> Tensor:
+    nd = input._data.ndim
+    if nd == 0:
+        return reshape(input, (1,))
+    s = _wrap_dim(start_dim, nd)
+    e = _wrap_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shp = input._data.shape
+    return reshape(input, shp[:s] + (-1,) + shp[e + 1:])
+
+
+def unflatten(input, dim, sizes) -> Tensor:
+    d = _wrap_dim(dim, input._data.ndim)
+    shp = input._data.shape
+    return reshape(input, shp[:d] + tuple(sizes) + shp[d + 1:])
+
+
+def transpose(input, dim0, dim1) -> Tensor:
+    nd = input._data.ndim
+    return apply1(SH.TRANSPOSE, input, {"dim0": _wrap_dim(dim0, nd), "dim1": _wrap_dim(dim1, nd)})
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input) -> Tensor:
+    if input._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D")
+    return apply1(SH.T, input)
+
+
+def permute(input, *dims) -> Tensor:
+    dims = _shape_arg(dims)
+    nd = input._data.ndim
+    if len(dims) != nd:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal "
+            f"to len(dims) = {len(dims)}"
+        )
+    return apply1(SH.PERMUTE, input, {"dims": tuple(_wrap_dim(d, nd) for d in dims)})
+
+
+def squeeze(input, dim=None) -> Tensor:
+    shp = input._data.shape
+    if dim is None:
+        return apply1(SH.SQUEEZE, input, {"self_sym_sizes": shp})
+    dims = _dims(dim, input._data.ndim)
+    out_shape = tuple(s for i, s in enumerate(shp) if not (i in dims and s == 1))
+    op = SH.SQUEEZE_DIM if not isinstance(dim, (list, tuple)) else SH.SQUEEZE_DIMS
+    return apply1(op, input, {"dim": dims[0] if op is SH.SQUEEZE_DIM else dims, "out_shape": out_shape, "self_sym_sizes": shp})
+
+
+def unsqueeze(input, dim) -> Tensor:
+    return apply1(SH.UNSQUEEZE, input, {"dim": _wrap_dim(dim, input._data.ndim + 1)})
+
+
+def expand(input, *sizes) -> Tensor:
+    """Broadcast to a larger shape without copying (ExpandBackward0); -1 keeps a dimension."""
+    sizes = _shape_arg(sizes)
+    shp = input._data.shape
+    if len(sizes) < len(shp):
+        raise RuntimeError(
+            f"expand({input.type()}{{{list(shp)}}}, size={list(sizes)}): the number of sizes "
+            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({len(shp)})"
+        )
+    lead = len(sizes) - len(shp)
+    full = []
+    for i, s in enumerate(sizes):
+        if s == -1:
+            if i < lead:
+                raise RuntimeError(
+                    f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}"
+                )
+            s = shp[i - lead]
+        elif i >= lead and shp[i - lead] != s and shp[i - lead] != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size "
+                f"({shp[i - lead]}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
+                f"Tensor sizes: {list(shp)}"
+            )
+        full.append(s)
+    return apply1(SH.EXPAND, input, {"size": tuple(full), "self_sym_sizes": shp})
+
+
+def expand_as(input, other) -> Tensor:
+    return expand(input, other._data.shape)
+
+
+def broadcast_to(input, shape) -> Tensor:
+    return expand(input, tuple(shape))
+
+
+def repeat(input, *sizes) -> Tensor:
+    sizes = _shape_arg(sizes)
+    if len(sizes) < input._data.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+        )
+    return apply1(SH.REPEAT, input, {"repeats": sizes, "self_sym_sizes": input._data.shape})
+
+
+def flip(input, dims) -> Tensor:
+    if isinstance(dims, int):
+        dims = (dims,)
+    return apply1(SH.FLIP, input, {"dims": tuple(_wrap_dim(d, input._data.ndim) for d in dims)})
+
+
+def clone(input, *, memory_format=None) -> Tensor:
+    return apply1(SH.CLONE, input)
+
+
+def cat(tensors, dim=0, *, out=None) -> Tensor:
+    """Concatenate along ``dim`` (CatBackward0)."""
+    tensors = [_t(x) for x in tensors]
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    # torch skips legacy empty 1-D tensors of shape (0,)
+    ts = [x for x in tensors if not (x._data.ndim == 1 and x._data.shape[0] == 0)] or tensors[:1]
+    nd = ts[0]._data.ndim
+    if nd == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = _wrap_dim(dim, nd)
+    ref = ts[0]._data.shape
+    for i, x in enumerate(ts):
+        s = x._data.shape
+        if len(s) != nd:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {nd} and {len(s)}"
+            )
+        for j in range(nd):
+            if j != d and s[j] != ref[j]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {ref[j]} "
+                    f"but got size {s[j]} for tensor number {i} in the list."
+                )
+    ts = _promote_all(ts)
+    return apply(SH.CAT, tuple(ts), {"dim": d, "sizes": [x._data.shape[d] for x in ts]})
+
+
+concat = concatenate = cat
+
+
+def _promote_all(ts):
+    dts = {x._data.dtype for x in ts}
+    if len(dts) == 1:
+        return ts
+    rt = _dtype.result_type([(1, x._data.dtype) for x in ts])
+    return [x if x._data.dtype == rt else x.to(_dtype.from_numpy_dtype(rt)) for x in ts]
+
+
+def stack(tensors, dim=0, *, out=None) -> Tensor:
+    """Stack along a new dimension (StackBackward0)."""
+    tensors = [_t(x) for x in tensors]
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    ref = tensors[0]._data.shape
+    for i, x in enumerate(tensors):
+        if x._data.shape != ref:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(ref)} at entry 0 and "
+                f"{list(x._data.shape)} at entry {i}"
+            )
+    d = _wrap_dim(dim, len(ref) + 1)
+    return apply(SH.STACK, tuple(_promote_all(tensors)), {"dim": d})
+
+
+def hstack(tensors):
+    tensors = [_t(x) for x in tensors]
+    return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([x if x._data.ndim > 1 else reshape(x, (1, -1)) for x in map(_t, tensors)], 0)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Split into chunks of a size, or of the given sizes (one multi-output node)."""
+    d = _wrap_dim(dim, tensor._data.ndim)
+    n = tensor._data.shape[d]
+    if isinstance(split_size_or_sections, int):
+        s = split_size_or_sections
+        if s <= 0 and n > 0:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        sizes = [s] * (n // s) + ([n % s] if n % s else []) if s > 0 else [0]
+        node = "SplitBackward0"
+    else:
+        sizes = list(split_size_or_sections)
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                f"dimension {d}), but got split_sizes={sizes}"
+            )
+        node = "SplitWithSizesBackward0"
+    res = apply(SH.SPLIT, (tensor,), {"dim": d, "sizes": sizes, "split_sizes": sizes, "self_sym_sizes": tensor._data.shape})
+    if node == "SplitBackward0" and res and res[0].grad_fn is not None:
+        _rename_node(res[0].grad_fn, _SPLIT_NODE)
+    return res
+
+
+class _SplitNodeName:
+    pass
+
+
+def _rename_node(node, cls):
+    node.__class__ = cls
+
+
+_SPLIT_NODE = type("SplitBackward0", (SH.SPLIT.node_cls,), {})
+_SPLIT_NODE.__module__ = "builtins"
+
+
+def chunk(input, chunks, dim=0):
+    d = _wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    size = -(-n // chunks) if n else 0
+    if size == 0:
+        return tuple(split(input, [0] * builtins.min(chunks, 1) or [0], d)) if n == 0 else ()
+    return split(input, size, d)
+
+
+def unbind(input, dim=0):
+    d = _wrap_dim(dim, input._data.ndim)
+    return apply(SH.UNBIND, (input,), {"dim": d})
+
+
+def narrow(input, dim, start, length) -> Tensor:
+    d = _wrap_dim(dim, input._data.ndim)
+    key = (slice(None),) * d + (slice(start, start + length),)
+    return input[key]
+
+
+def select(input, dim, index) -> Tensor:
+    d = _wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input._data.shape)} at dimension {d}")
+    return apply1(SH.SELECT, input, {"dim": d, "index": index % n, "self_sym_sizes": input._data.shape})
+
+
+def gather(input, dim, index) -> Tensor:
+    d = _wrap_dim(dim, input._data.ndim)
+    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    return apply1(SH.TAKE_ALONG, input, {"dim": d, "index": idx, "self_sym_sizes": input._data.shape})
+
+
+def masked_fill(input, mask, value) -> Tensor:
+    return where(_t(mask), _t(value, input) if isinstance(value, Tensor) else value, input)
+
+
+def index_select(input, dim, index) -> Tensor:
+    d = _wrap_dim(dim, input._data.ndim)
+    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    key = (slice(None),) * d + (idx,)
+    return apply1(SH.INDEX, input, {"key": key, "indices": [index], "self_sym_sizes": input._data.shape})
+
+
+def trace(input) -> Tensor:
+    n = builtins.min(input._data.shape)
+    idx = np.arange(n)
+    return sum(apply1(SH.INDEX, input, {"key": (idx, idx), "indices": None, "self_sym_sizes": input._data.shape}))
+
+
+def cumsum(input, dim, *, dtype=None) -> Tensor:
+    raise NotImplementedError("cumsum is not implemented yet")
+
+
+def diag(input, diagonal=0) -> Tensor:
+    if input._data.ndim == 1:
+        n = input._data.shape[0]
+        from ..factories import zeros  # noqa: PLC0415
+
+        z = zeros(n, n, dtype=input.dtype)
+        idx = np.arange(n)
+        return apply(SH.INDEX_PUT, (z, input), {"key": (idx, idx), "shape": (n, n)})
+    n = builtins.min(input._data.shape)
+    idx = np.arange(n)
+    return apply1(SH.INDEX, input, {"key": (idx, idx), "indices": None, "self_sym_sizes": input._data.shape})
+
+
+def sigmoid_(x):
+    return x.sigmoid_()
+
+
+def broadcast_tensors(*tensors):
+    """Expand tensors to their common broadcast shape."""
+    ts = [_t(x) for x in tensors]
+    try:
+        shape = np.broadcast_shapes(*[x._data.shape for x in ts])
+    except ValueError:
+        _broadcast_error(ts[0]._data.shape, ts[1]._data.shape)
+    return tuple(x if x._data.shape == shape else expand(x, shape) for x in ts)
+
+
+def broadcast_shapes(*shapes):
+    from ..tensor import Size  # noqa: PLC0415
+
+    return Size(np.broadcast_shapes(*[tuple(s) for s in shapes]))

@@ -1,0 +1,158 @@
+"""Applying a registry op to tensors: unwrap, type-promote, run the forward, record the node."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from ..autograd.engine import FLAGS, device_mismatch, record, xp_of
+from ..grad_mode import STATE
+from ..tensor import Tensor
+from .xp import NPX
+
+_ndarray = np.ndarray
+_SCALARS = (int, float, bool, complex)
+
+
+def _fix_out(out, like_cls, xp):
+    """Ufuncs on 0-d arrays return NumPy scalars; keep every result an array of the input's kind."""
+    if out.__class__ is like_cls:
+        return out
+    return xp.asarray(out)
+
+
+def apply(op, inputs: tuple, p=None):
+    """Run ``op`` on ``inputs`` (Tensors, Python scalars or None) and return the result Tensor(s)."""
+    arrays = []
+    rg = False
+    cls = None
+    for t in inputs:
+        if isinstance(t, Tensor):
+            d = t._data
+            if cls is None:
+                cls = d.__class__
+            elif d.__class__ is not cls:
+                raise device_mismatch([x for x in inputs if isinstance(x, Tensor)])
+            arrays.append(d)
+            if t._requires_grad:
+                rg = True
+        else:
+            arrays.append(t)
+    xp = NPX if cls is _ndarray or cls is None else xp_of(arrays[0] if isinstance(inputs[0], Tensor) else next(a for a in arrays if a.__class__ is cls))
+    out = op.fwd(xp, *arrays, p)
+    rg = rg and STATE.grad_enabled
+    if op.n_out == 1:
+        if out.__class__ is not cls:
+            out = _fix_out(out, cls or _ndarray, xp)
+        res = Tensor._wrap(out, rg and out.dtype.kind in "fc")
+        if res._requires_grad:
+            record(op, inputs, out, p, (res,))
+        if FLAGS.forward_ad_levels:
+            _forward_ad(op, inputs, arrays, out, p, (res,))
+        return res
+    outs = tuple(_fix_out(o, cls or _ndarray, xp) for o in out)
+    res = tuple(Tensor._wrap(o, rg) for o in outs)
+    if rg:
+        node = record(op, inputs, outs, p, res)
+        node._n_out = len(outs)
+        node._out_meta = tuple((o.shape, o.dtype) for o in outs)
+    return res
+
+
+def apply1(op, x: Tensor, p=None) -> Tensor:
+    """Fast path of :func:`apply` for one tensor input."""
+    d = x._data
+    cls = d.__class__
+    xp = NPX if cls is _ndarray else xp_of(d)
+    out = op.fwd(xp, d, p)
+    if out.__class__ is not cls:
+        out = _fix_out(out, cls, xp)
+    if x._requires_grad and STATE.grad_enabled and op.differentiable[0] and out.dtype.kind in "fc":
+        res = Tensor._wrap(out, True)
+        record(op, (x,), out, p, (res,))
+    else:
+        res = Tensor._wrap(out, False)
+    if FLAGS.forward_ad_levels:
+        _forward_ad(op, (x,), (d,), out, p, (res,))
+    return res
+
+
+def promote2(a, b):
+    """Cast two operands (Tensor or Python scalar) to torch's result dtype; returns arrays-ready pair."""
+    if isinstance(b, Tensor):
+        da, db = a._data.dtype, b._data.dtype
+        if da is db or da == db:
+            return a, b
+        rt = _dtype.result_type([(a._data.ndim, da), (b._data.ndim, db)])
+        if da != rt:
+            a = _cast(a, rt)
+        if db != rt:
+            b = _cast(b, rt)
+        return a, b
+    da = a._data.dtype
+    kind = da.kind
+    if b.__class__ is float:
+        if kind not in "fc":
+            a = _cast(a, _dtype.get_default_dtype().np)
+        return a, b
+    if b.__class__ is int:
+        if kind == "b":
+            a = _cast(a, np.dtype(np.int64))
+        return a, b
+    if b.__class__ is bool:
+        return a, b
+    if isinstance(b, complex):
+        if kind != "c":
+            a = _cast(a, np.dtype(np.complex128 if da == np.float64 else np.complex64))
+        return a, b
+    raise TypeError(f"unsupported operand type: {type(b).__name__}")
+
+
+def _cast(t: Tensor, dt) -> Tensor:
+    return t.to(_dtype.from_numpy_dtype(np.dtype(dt)))
+
+
+def apply2(op, a, b, p=None) -> Tensor:
+    """Binary op with torch's promotion; ``a`` is a Tensor, ``b`` a Tensor or Python scalar."""
+    if b.__class__ is not Tensor and not isinstance(b, Tensor):
+        if not isinstance(b, _SCALARS):
+            b = as_operand(b, a)
+        if not isinstance(b, Tensor):
+            a, b = promote2(a, b)
+            return apply(op, (a, b), p)
+    if a._data.dtype is not b._data.dtype:
+        a, b = promote2(a, b)
+    ad, bd = a._data, b._data
+    cls = ad.__class__
+    if bd.__class__ is not cls:
+        raise device_mismatch([a, b])
+    xp = NPX if cls is _ndarray else xp_of(ad)
+    out = op.fwd(xp, ad, bd, p)
+    if out.__class__ is not cls:
+        out = _fix_out(out, cls, xp)
+    if (a._requires_grad or b._requires_grad) and STATE.grad_enabled and out.dtype.kind in "fc":
+        res = Tensor._wrap(out, True)
+        record(op, (a, b), out, p, (res,))
+    else:
+        res = Tensor._wrap(out, False)
+    if FLAGS.forward_ad_levels:
+        _forward_ad(op, (a, b), (ad, bd), out, p, (res,))
+    return res
+
+
+def as_operand(b, like: Tensor):
+    """Turn a NumPy array / list / numpy scalar operand into a Tensor on ``like``'s device."""
+    if isinstance(b, Tensor) or isinstance(b, _SCALARS):
+        return b
+    if isinstance(b, np.generic):
+        return b.item()
+    from ..factories import as_tensor  # noqa: PLC0415
+
+    return as_tensor(b, device=like.device)
+
+
+def _forward_ad(op, inputs, arrays, out, p, results) -> None:
+    """Propagate forward-mode tangents through one op (see autograd.forward_ad)."""
+    from ..autograd import forward_ad  # noqa: PLC0415
+
+    forward_ad.propagate(op, inputs, arrays, out, p, results)

@@ -1,0 +1,245 @@
+"""Elementwise rows: unary math and binary arithmetic (with broadcasting)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import NO_GRAD, defop
+
+# ---------------------------------------------------------------- binary arithmetic
+# The engine reduces broadcast gradients to each input's shape, so rules ignore broadcasting.
+
+
+def _alpha(p):
+    return 1 if p is None else p.get("alpha", 1)
+
+
+ADD = defop(
+    "add", node="AddBackward0", inputs=("self", "other"), saved=("alpha=1",),
+    fwd=lambda xp, a, b, p: a + b if p is None else a + p["alpha"] * b,
+    vjp=(lambda xp, g, a, b, out, p: g,
+         lambda xp, g, a, b, out, p: g if p is None else g * p["alpha"]),
+    jvp=lambda xp, t, x, out, p: t[0] + (t[1] if p is None else t[1] * p["alpha"]),
+    sample={"domain": (-3, 3)}, torch=lambda torch, a, b: torch.add(a, b),
+    doc="a + alpha * b",
+)
+SUB = defop(
+    "sub", node="SubBackward0", inputs=("self", "other"), saved=("alpha=1",),
+    fwd=lambda xp, a, b, p: a - b if p is None else a - p["alpha"] * b,
+    vjp=(lambda xp, g, a, b, out, p: g,
+         lambda xp, g, a, b, out, p: -g if p is None else g * (-p["alpha"])),
+    jvp=lambda xp, t, x, out, p: t[0] - (t[1] if p is None else t[1] * p["alpha"]),
+    sample={"domain": (-3, 3)}, torch=lambda torch, a, b: torch.sub(a, b),
+)
+# 1 - a: torch's rsub takes the scalar as an argument, not an input (one next_function)
+RSUB = defop(
+    "rsub.Scalar", node="RsubBackward1", inputs=("self",), saved=("alpha=1",),
+    fwd=lambda xp, a, p: p["other"] - a * p.get("alpha", 1),
+    vjp=lambda xp, g, a, out, p: g * (-p.get("alpha", 1)),
+    jvp=lambda xp, t, x, out, p: t[0] * (-p.get("alpha", 1)),
+    linear=False, sample={"domain": (-3, 3), "params": {"other": 1.5}},
+    torch=lambda torch, a, other: other - a,
+)
+MUL = defop(
+    "mul", node="MulBackward0", inputs=("self", "other"), saved=("other", "self"),
+    fwd=lambda xp, a, b, p: a * b,
+    vjp=(lambda xp, g, a, b, out, p: g * b,
+         lambda xp, g, a, b, out, p: g * a),
+    jvp=lambda xp, t, x, out, p: t[0] * x[1] + x[0] * t[1],
+    sample={"domain": (-3, 3)}, torch=lambda torch, a, b: torch.mul(a, b),
+)
+DIV = defop(
+    "div", node="DivBackward0", inputs=("self", "other"), saved=("other", "self"),
+    fwd=lambda xp, a, b, p: a / b,
+    # d(a/b)/db = -a / b^2
+    vjp=(lambda xp, g, a, b, out, p: g / b,
+         lambda xp, g, a, b, out, p: -g * a / (b * b)),
+    jvp=lambda xp, t, x, out, p: t[0] / x[1] - t[1] * x[0] / (x[1] * x[1]),
+    sample={"domain": (-3, 3), "avoid": {1: (0.0,)}},
+    torch=lambda torch, a, b: torch.div(a, b),
+)
+
+
+# pow(self, exponent: scalar): d/dx x^c = c x^(c-1); c == 0 gives zeros, as torch
+def _pow_scalar_vjp(xp, g, x, out, p):
+    c = p["exponent"]
+    if c == 0:
+        return g * 0
+    if c == 2:
+        return g * (2 * x)
+    return g * (c * x ** (c - 1))
+
+
+POW = defop(
+    "pow.Tensor_Scalar", node="PowBackward0", inputs=("self",), saved=("exponent", "self"),
+    fwd=lambda xp, x, p: x ** p["exponent"],
+    vjp=_pow_scalar_vjp,
+    jvp=lambda xp, t, x, out, p: _pow_scalar_vjp(xp, t[0], x[0], out, p),
+    sample={"domain": (0.2, 3), "params": {"exponent": 2.5}},
+    torch=lambda torch, x, exponent: torch.pow(x, exponent),
+)
+
+
+# d/da a^b = b a^(b-1); d/db a^b = a^b log(a) (0 where a == 0 and b >= 0, as torch)
+def _pow_exponent_vjp(xp, g, a, b, out, p):
+    return g * xp.where((a == 0) & (b >= 0), 0.0, out * xp.log(xp.where(a == 0, 1.0, a)))
+
+
+POW_TT = defop(
+    "pow.Tensor_Tensor", node="PowBackward1", inputs=("self", "exponent"),
+    saved=("exponent", "self", "result"),
+    fwd=lambda xp, a, b, p: a ** b,
+    vjp=(lambda xp, g, a, b, out, p: g * (b * a ** (b - 1)), _pow_exponent_vjp),
+    jvp=lambda xp, t, x, out, p: t[0] * (x[1] * x[0] ** (x[1] - 1)) + t[1] * out * xp.log(x[0]),
+    sample={"domain": (0.2, 3)}, torch=lambda torch, a, b: torch.pow(a, b),
+)
+# 2 ** x: the base is a scalar argument
+POW_ST = defop(
+    "pow.Scalar", node="PowBackward2", inputs=("exponent",), saved=("self", "result"),
+    fwd=lambda xp, x, p: p["self"] ** x,
+    vjp=lambda xp, g, x, out, p: g * out * float(np.log(p["self"])),
+    jvp=lambda xp, t, x, out, p: t[0] * out * float(np.log(p["self"])),
+    sample={"domain": (-2, 2), "params": {"self": 2.0}},
+    torch=lambda torch, x, self: torch.pow(self, x),
+)
+
+
+# max/min of two tensors: ties split the gradient in half, as torch does
+def _maximum_vjp(xp, g, a, b, out, p):
+    return xp.where(a == b, g * 0.5, xp.where(a > b, g, 0.0))
+
+
+MAXIMUM = defop(
+    "maximum", node="MaximumBackward0", inputs=("self", "other"), saved=("other", "self"),
+    fwd=lambda xp, a, b, p: xp.maximum(a, b),
+    vjp=(_maximum_vjp, lambda xp, g, a, b, out, p: _maximum_vjp(xp, g, b, a, out, p)),
+    jvp=lambda xp, t, x, out, p: xp.where(x[0] >= x[1], t[0], t[1]),
+    smooth=False, sample={"domain": (-3, 3), "distinct": True},
+    torch=lambda torch, a, b: torch.maximum(a, b),
+)
+MINIMUM = defop(
+    "minimum", node="MinimumBackward0", inputs=("self", "other"), saved=("other", "self"),
+    fwd=lambda xp, a, b, p: xp.minimum(a, b),
+    vjp=(lambda xp, g, a, b, out, p: _maximum_vjp(xp, g, b, a, out, p), _maximum_vjp),
+    jvp=lambda xp, t, x, out, p: xp.where(x[0] <= x[1], t[0], t[1]),
+    smooth=False, sample={"domain": (-3, 3), "distinct": True},
+    torch=lambda torch, a, b: torch.minimum(a, b),
+)
+WHERE = defop(
+    "where.self", node="WhereBackward0", inputs=("condition", "self", "other"),
+    saved=("condition",),
+    fwd=lambda xp, c, a, b, p: xp.where(c, a, b),
+    vjp=(NO_GRAD,
+         lambda xp, g, c, a, b, out, p: xp.where(c, g, 0.0),
+         lambda xp, g, c, a, b, out, p: xp.where(c, 0.0, g)),
+    jvp=lambda xp, t, x, out, p: xp.where(x[0], t[1], t[2]),
+    smooth=True, sample={"domain": (-3, 3), "kind": "where"},
+    torch=lambda torch, c, a, b: torch.where(c, a, b),
+)
+
+# ---------------------------------------------------------------- unary math
+
+
+def _unary(name, node, fwd, vjp, jvp, saved, domain=(-3, 3), avoid=(), smooth=True, torch=None):
+    return defop(
+        name, node=node, inputs=("self",), saved=saved, fwd=fwd, vjp=vjp, jvp=jvp,
+        smooth=smooth, sample={"domain": domain, "avoid": {0: avoid}},
+        torch=torch or (lambda t, x, _n=name: getattr(t, _n)(x)),
+    )
+
+
+NEG = _unary("neg", "NegBackward0", lambda xp, x, p: -x,
+             lambda xp, g, x, out, p: -g, lambda xp, t, x, out, p: -t[0], ())
+EXP = _unary("exp", "ExpBackward0", lambda xp, x, p: xp.exp(x),
+             lambda xp, g, x, out, p: g * out, lambda xp, t, x, out, p: t[0] * out, ("result",))
+LOG = _unary("log", "LogBackward0", lambda xp, x, p: xp.log(x),
+             lambda xp, g, x, out, p: g / x, lambda xp, t, x, out, p: t[0] / x[0], ("self",),
+             domain=(0.1, 5))
+LOG1P = _unary("log1p", "Log1PBackward0", lambda xp, x, p: xp.log1p(x),
+               lambda xp, g, x, out, p: g / (x + 1), lambda xp, t, x, out, p: t[0] / (x[0] + 1),
+               ("self",), domain=(-0.9, 5))
+EXPM1 = _unary("expm1", "Expm1Backward0", lambda xp, x, p: xp.expm1(x),
+               lambda xp, g, x, out, p: g * (out + 1), lambda xp, t, x, out, p: t[0] * (out + 1),
+               ("result",))
+SQRT = _unary("sqrt", "SqrtBackward0", lambda xp, x, p: xp.sqrt(x),
+              lambda xp, g, x, out, p: g / (2 * out), lambda xp, t, x, out, p: t[0] / (2 * out),
+              ("result",), domain=(0.1, 5))
+# d/dx x^(-1/2) = -1/2 x^(-3/2) = -1/2 out^3
+RSQRT = _unary("rsqrt", "RsqrtBackward0", lambda xp, x, p: 1 / xp.sqrt(x),
+               lambda xp, g, x, out, p: g * (-0.5 * out * out * out),
+               lambda xp, t, x, out, p: t[0] * (-0.5 * out * out * out), ("result",),
+               domain=(0.1, 5))
+RECIPROCAL = _unary("reciprocal", "ReciprocalBackward0", lambda xp, x, p: 1 / x,
+                    lambda xp, g, x, out, p: -g * out * out,
+                    lambda xp, t, x, out, p: -t[0] * out * out, ("result",),
+                    domain=(-3, 3), avoid=(0.0,))
+ABS = _unary("abs", "AbsBackward0", lambda xp, x, p: xp.abs(x),
+             lambda xp, g, x, out, p: g * xp.sign(x), lambda xp, t, x, out, p: t[0] * xp.sign(x[0]),
+             ("self",), avoid=(0.0,), smooth=False)
+SIGN = _unary("sign", "SignBackward0", lambda xp, x, p: xp.sign(x),
+              lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
+              avoid=(0.0,), smooth=False)
+SIN = _unary("sin", "SinBackward0", lambda xp, x, p: xp.sin(x),
+             lambda xp, g, x, out, p: g * xp.cos(x), lambda xp, t, x, out, p: t[0] * xp.cos(x[0]),
+             ("self",))
+COS = _unary("cos", "CosBackward0", lambda xp, x, p: xp.cos(x),
+             lambda xp, g, x, out, p: -g * xp.sin(x), lambda xp, t, x, out, p: -t[0] * xp.sin(x[0]),
+             ("self",))
+# d/dx tan x = 1 + tan^2 x
+TAN = _unary("tan", "TanBackward0", lambda xp, x, p: xp.tan(x),
+             lambda xp, g, x, out, p: g * (1 + out * out),
+             lambda xp, t, x, out, p: t[0] * (1 + out * out), ("result",), domain=(-1.2, 1.2))
+TANH = _unary("tanh", "TanhBackward0", lambda xp, x, p: xp.tanh(x),
+              lambda xp, g, x, out, p: g * (1 - out * out),
+              lambda xp, t, x, out, p: t[0] * (1 - out * out), ("result",))
+
+
+# sigmoid through tanh: no overflow warning for large |x|, exact in both tails
+def _sigmoid(xp, x, p):
+    return 0.5 * xp.tanh(0.5 * x) + 0.5
+
+
+SIGMOID = _unary("sigmoid", "SigmoidBackward0", _sigmoid,
+                 lambda xp, g, x, out, p: g * (out * (1 - out)),
+                 lambda xp, t, x, out, p: t[0] * (out * (1 - out)), ("result",))
+RELU = _unary("relu", "ReluBackward0", lambda xp, x, p: xp.maximum(x, 0),
+              lambda xp, g, x, out, p: g * (out > 0),
+              lambda xp, t, x, out, p: t[0] * (out > 0), ("result",), avoid=(0.0,), smooth=False)
+FLOOR = _unary("floor", "FloorBackward0", lambda xp, x, p: xp.floor(x),
+               lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
+               avoid=tuple(float(i) for i in range(-3, 4)), smooth=False)
+CEIL = _unary("ceil", "CeilBackward0", lambda xp, x, p: xp.ceil(x),
+              lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
+              avoid=tuple(float(i) for i in range(-3, 4)), smooth=False)
+ROUND = _unary("round", "RoundBackward0", lambda xp, x, p: xp.round(x),
+               lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
+               avoid=tuple(i + 0.5 for i in range(-4, 4)), smooth=False)
+
+
+def _clamp_fwd(xp, x, p):
+    lo, hi = p["min"], p["max"]
+    if lo is not None and hi is not None:
+        return xp.minimum(xp.maximum(x, lo), hi)
+    if lo is not None:
+        return xp.maximum(x, lo)
+    return xp.minimum(x, hi)
+
+
+# the gradient passes where min <= x <= max, as torch's clamp_backward
+def _clamp_vjp(xp, g, x, out, p):
+    lo, hi = p["min"], p["max"]
+    if lo is not None and hi is not None:
+        return g * ((x >= lo) & (x <= hi))
+    if lo is not None:
+        return g * (x >= lo)
+    return g * (x <= hi)
+
+
+CLAMP = defop(
+    "clamp", node="ClampBackward1", inputs=("self",), saved=("max", "min", "self"),
+    fwd=_clamp_fwd, vjp=_clamp_vjp,
+    jvp=lambda xp, t, x, out, p: _clamp_vjp(xp, t[0], x[0], out, p),
+    smooth=False,
+    sample={"domain": (-3, 3), "params": {"min": -1.0, "max": 1.0}, "avoid": {0: (-1.0, 1.0)}},
+    torch=lambda torch, x, min, max: torch.clamp(x, min, max),
+)

@@ -1,0 +1,112 @@
+"""Matrix products: mm, mv, dot, bmm, addmm (matmul composes them as torch does)."""
+
+from __future__ import annotations
+
+from .registry import defop
+
+
+def _mT(xp, a):
+    return xp.swapaxes(a, -1, -2)
+
+
+def _check_mm(a, b, name):
+    if a.shape[-1] != b.shape[-2]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[-2]}x{a.shape[-1]} and "
+            f"{b.shape[-2]}x{b.shape[-1]})"
+        )
+
+
+def _mm_fwd(xp, a, b, p):
+    _check_mm(a, b, "mm")
+    return xp.matmul(a, b)
+
+
+MM = defop(
+    "mm", node="MmBackward0", inputs=("self", "mat2"),
+    saved=("mat2", "mat2_sym_sizes", "self", "self_sym_sizes"),
+    fwd=_mm_fwd,
+    vjp=(lambda xp, g, a, b, out, p: xp.matmul(g, _mT(xp, b)),
+         lambda xp, g, a, b, out, p: xp.matmul(_mT(xp, a), g)),
+    jvp=lambda xp, t, x, out, p: xp.matmul(t[0], x[1]) + xp.matmul(x[0], t[1]),
+    sample={"domain": (-2, 2), "kind": "mm"}, torch=lambda torch, a, b: torch.mm(a, b),
+)
+
+
+def _mv_fwd(xp, a, v, p):
+    if a.shape[-1] != v.shape[0]:
+        raise RuntimeError(
+            f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})"
+        )
+    return xp.matmul(a, v)
+
+
+MV = defop(
+    "mv", node="MvBackward0", inputs=("self", "vec"), saved=("self", "vec"),
+    fwd=_mv_fwd,
+    vjp=(lambda xp, g, a, v, out, p: xp.reshape(g, (-1, 1)) * xp.reshape(v, (1, -1)),
+         lambda xp, g, a, v, out, p: xp.matmul(_mT(xp, a), g)),
+    jvp=lambda xp, t, x, out, p: xp.matmul(t[0], x[1]) + xp.matmul(x[0], t[1]),
+    sample={"domain": (-2, 2), "kind": "mv"}, torch=lambda torch, a, v: torch.mv(a, v),
+)
+
+
+def _dot_fwd(xp, a, b, p):
+    if a.shape != b.shape:
+        raise RuntimeError(
+            "inconsistent tensor size, expected tensor [" + str(a.shape[0]) + "] and src ["
+            + str(b.shape[0]) + "] to have the same number of elements, but got "
+            + f"{a.shape[0]} and {b.shape[0]} elements respectively"
+        )
+    return xp.dot(a, b) if not xp.is_txp else xp.sum(a * b)
+
+
+DOT = defop(
+    "dot", node="DotBackward0", inputs=("self", "tensor"), saved=("self", "tensor"),
+    fwd=_dot_fwd,
+    vjp=(lambda xp, g, a, b, out, p: g * b, lambda xp, g, a, b, out, p: g * a),
+    jvp=lambda xp, t, x, out, p: xp.sum(t[0] * x[1]) + xp.sum(x[0] * t[1]),
+    sample={"domain": (-2, 2), "kind": "dot"}, torch=lambda torch, a, b: torch.dot(a, b),
+)
+
+
+def _bmm_fwd(xp, a, b, p):
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
+            f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}]."
+        )
+    return xp.matmul(a, b)
+
+
+BMM = defop(
+    "bmm", node="BmmBackward0", inputs=("self", "mat2"), saved=("mat2", "self"),
+    fwd=_bmm_fwd,
+    vjp=(lambda xp, g, a, b, out, p: xp.matmul(g, _mT(xp, b)),
+         lambda xp, g, a, b, out, p: xp.matmul(_mT(xp, a), g)),
+    jvp=lambda xp, t, x, out, p: xp.matmul(t[0], x[1]) + xp.matmul(x[0], t[1]),
+    sample={"domain": (-2, 2), "kind": "bmm"}, torch=lambda torch, a, b: torch.bmm(a, b),
+)
+
+
+def _addmm_fwd(xp, bias, a, b, p):
+    _check_mm(a, b, "addmm")
+    out = xp.matmul(a, b)
+    if p is not None:
+        return out * p["alpha"] + bias * p["beta"]
+    out += bias
+    return out
+
+
+# addmm(bias, mat1, mat2) = beta * bias + alpha * mat1 @ mat2 (F.linear with a bias on 2-D input)
+ADDMM = defop(
+    "addmm", node="AddmmBackward0", inputs=("self", "mat1", "mat2"),
+    saved=("alpha=1", "beta=1", "mat1", "mat1_sym_sizes", "mat2", "mat2_sym_sizes"),
+    fwd=_addmm_fwd,
+    vjp=(lambda xp, g, bias, a, b, out, p: g if p is None else g * p["beta"],
+         lambda xp, g, bias, a, b, out, p: xp.matmul(g, _mT(xp, b)) if p is None else xp.matmul(g, _mT(xp, b)) * p["alpha"],
+         lambda xp, g, bias, a, b, out, p: xp.matmul(_mT(xp, a), g) if p is None else xp.matmul(_mT(xp, a), g) * p["alpha"]),
+    jvp=lambda xp, t, x, out, p: t[0] + xp.matmul(t[1], x[2]) + xp.matmul(x[1], t[2]),
+    sample={"domain": (-2, 2), "kind": "addmm"},
+    torch=lambda torch, bias, a, b: torch.addmm(bias, a, b),
+)

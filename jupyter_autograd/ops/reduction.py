@@ -1,0 +1,339 @@
+"""Reduction rows: sum, mean, prod, max/min/amax/amin, var/std, logsumexp, norm, softmax."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import defop
+
+
+def _expand_back(xp, g, p, shape):
+    """Undo a reduction over p['dim'] (without keepdim): reinsert the dims, then broadcast."""
+    if not p["keepdim"]:
+        g = xp.reshape(g, _kept_shape(shape, p["dim"]))
+    return xp.broadcast_to(g, shape)
+
+
+def _kept_shape(shape, dims):
+    return tuple(1 if i in dims else s for i, s in enumerate(shape))
+
+
+def _count(shape, dims):
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    return n
+
+
+def _red_sample(params=None, **kw):
+    d = {"domain": (-3, 3), "reduce": True}
+    if params:
+        d["params"] = params
+    d.update(kw)
+    return d
+
+
+SUM = defop(
+    "sum", node="SumBackward0", inputs=("self",), saved=("self_sym_sizes",),
+    fwd=lambda xp, x, p: xp.sum(x),
+    vjp=lambda xp, g, x, out, p: xp.broadcast_to(g, p["shape"]),
+    jvp=lambda xp, t, x, out, p: xp.sum(t[0]), linear=True,
+    sample=_red_sample(), torch=lambda torch, x: x.sum(),
+)
+SUM_DIM = defop(
+    "sum.dim_IntList", node="SumBackward1", inputs=("self",),
+    saved=("dim", "keepdim", "self_sym_sizes"),
+    fwd=lambda xp, x, p: xp.sum(x, axis=p["dim"], keepdims=p["keepdim"]),
+    vjp=lambda xp, g, x, out, p: _expand_back(xp, g, p, p["shape"]),
+    jvp=lambda xp, t, x, out, p: xp.sum(t[0], axis=p["dim"], keepdims=p["keepdim"]), linear=True,
+    sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True),
+    torch=lambda torch, x, dim, keepdim: x.sum(dim, keepdim=keepdim),
+)
+MEAN = defop(
+    "mean", node="MeanBackward0", inputs=("self",), saved=("self_sym_numel", "self_sym_sizes"),
+    fwd=lambda xp, x, p: xp.mean(x),
+    vjp=lambda xp, g, x, out, p: xp.broadcast_to(g / max(p["numel"], 1), p["shape"]) if p["numel"] else xp.broadcast_to(g * float("nan"), p["shape"]),
+    jvp=lambda xp, t, x, out, p: xp.mean(t[0]), linear=True,
+    sample=_red_sample(nonempty=True), torch=lambda torch, x: x.mean(),
+)
+MEAN_DIM = defop(
+    "mean.dim", node="MeanBackward1", inputs=("self",),
+    saved=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
+    fwd=lambda xp, x, p: xp.mean(x, axis=p["dim"], keepdims=p["keepdim"]),
+    vjp=lambda xp, g, x, out, p: _expand_back(xp, g / _count(p["shape"], p["dim"]), p, p["shape"]),
+    jvp=lambda xp, t, x, out, p: xp.mean(t[0], axis=p["dim"], keepdims=p["keepdim"]), linear=True,
+    sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, nonempty=True),
+    torch=lambda torch, x, dim, keepdim: x.mean(dim, keepdim=keepdim),
+)
+
+
+def _prod_others(xp, x, axis):
+    """Product of all other elements along ``axis``, exact where x has zeros."""
+    if not xp.is_txp:
+        n = x.shape[axis]
+        ones_shape = list(x.shape)
+        ones_shape[axis] = 1
+        one = xp.ones(ones_shape, x.dtype)
+        left = xp.concatenate([one, xp.cumprod(xp.take(x, range(n - 1), axis=axis), axis=axis)], axis=axis) if n > 1 else one
+        rev = xp.flip(x, axis)
+        right = xp.concatenate([one, xp.cumprod(xp.take(rev, range(n - 1), axis=axis), axis=axis)], axis=axis) if n > 1 else one
+        return left * xp.flip(right, axis)
+    # differentiable form for create_graph: prod over a copy of x with the diagonal set to 1
+    n = x.shape[axis]
+    xm = xp.moveaxis(x, axis, -1)
+    eye = np.eye(n, dtype=bool)
+    big = xp.where(eye, 1.0, xp.expand_dims(xm, -2) * np.ones((n, n)))
+    return xp.moveaxis(xp.prod(big, axis=-1), -1, axis)
+
+
+def _prod_vjp(xp, g, x, out, p):
+    shape = x.shape
+    flat = xp.reshape(x, (-1,)) if x.ndim != 1 else x
+    others = _prod_others(xp, flat, 0)
+    return xp.reshape(xp.broadcast_to(g, (flat.shape[0],)) * others, shape)
+
+
+PROD = defop(
+    "prod", node="ProdBackward0", inputs=("self",), saved=("result", "self"),
+    fwd=lambda xp, x, p: xp.prod(x),
+    vjp=_prod_vjp,
+    jvp=lambda xp, t, x, out, p: xp.sum(t[0] * _prod_vjp(xp, 1.0 + 0 * out, x[0], out, p)),
+    sample=_red_sample(domain=(-2, 2), max_numel=24), torch=lambda torch, x: x.prod(),
+)
+
+
+def _prod_dim_vjp(xp, g, x, out, p):
+    d = p["dim"][0]
+    if not p["keepdim"]:
+        g = xp.expand_dims(g, d)
+    return g * _prod_others(xp, x, d)
+
+
+PROD_DIM = defop(
+    "prod.dim_int", node="ProdBackward1", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
+    fwd=lambda xp, x, p: xp.prod(x, axis=p["dim"][0], keepdims=p["keepdim"]),
+    vjp=_prod_dim_vjp,
+    sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, domain=(-2, 2), single_dim=True),
+    torch=lambda torch, x, dim, keepdim: x.prod(dim, keepdim=keepdim),
+)
+
+
+# max/min over everything (and amax/amin): ties share the gradient evenly, as torch's
+# evenly_distribute_backward
+def _even_vjp(xp, g, x, out, p):
+    mask = x == (out if p.get("keepdim", True) or "dim" not in p else xp.reshape(out, _kept_shape(x.shape, p["dim"])))
+    count = xp.sum(mask, axis=p.get("dim"), keepdims=True) if "dim" in p else xp.sum(mask)
+    gg = g if ("dim" not in p or p["keepdim"]) else xp.reshape(g, _kept_shape(x.shape, p["dim"]))
+    return mask * (gg / count)
+
+
+MAX = defop(
+    "max", node="MaxBackward1", inputs=("self",), saved=("result", "self"),
+    fwd=lambda xp, x, p: _nonempty_reduce(xp.max, x, "max"),
+    vjp=lambda xp, g, x, out, p: _even_vjp(xp, g, x, out, {}),
+    jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, {}) * t[0]),
+    smooth=False, sample=_red_sample(distinct=True, nonempty=True), torch=lambda torch, x: x.max(),
+)
+MIN = defop(
+    "min", node="MinBackward1", inputs=("self",), saved=("result", "self"),
+    fwd=lambda xp, x, p: _nonempty_reduce(xp.min, x, "min"),
+    vjp=lambda xp, g, x, out, p: _even_vjp(xp, g, x, out, {}),
+    jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, {}) * t[0]),
+    smooth=False, sample=_red_sample(distinct=True, nonempty=True), torch=lambda torch, x: x.min(),
+)
+AMAX = defop(
+    "amax", node="AmaxBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
+    fwd=lambda xp, x, p: xp.amax(x, axis=p["dim"], keepdims=p["keepdim"]),
+    vjp=_even_vjp,
+    smooth=False, sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True),
+    torch=lambda torch, x, dim, keepdim: x.amax(dim, keepdim=keepdim),
+)
+AMIN = defop(
+    "amin", node="AminBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
+    fwd=lambda xp, x, p: xp.amin(x, axis=p["dim"], keepdims=p["keepdim"]),
+    vjp=_even_vjp,
+    smooth=False, sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True),
+    torch=lambda torch, x, dim, keepdim: x.amin(dim, keepdim=keepdim),
+)
+
+
+def _nonempty_reduce(f, x, name):
+    if x.size == 0:
+        raise RuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+            "the reduction dim with the 'dim' argument."
+        )
+    return f(x)
+
+
+# max(dim)/min(dim): the gradient goes to the selected index only
+def _select_vjp(xp, g, x, out, p):
+    d = p["dim"]
+    idx = p["indices"]
+    if not p["keepdim"]:
+        g = xp.expand_dims(g, d)
+        idx = idx.reshape(g.shape)
+    return xp.put_along_axis_zeros(g, idx, d, p["shape"])
+
+
+MAX_DIM = defop(
+    "max.dim", node="MaxBackward0", inputs=("self",), saved=("dim", "indices", "keepdim", "self_sym_sizes"),
+    fwd=lambda xp, x, p: xp.take_along_axis(x, np.expand_dims(p["indices"], p["dim"]) if not p["keepdim"] else p["indices"], axis=p["dim"]).reshape(p["out_shape"]),
+    vjp=_select_vjp,
+    smooth=False, sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True, single_dim=True, kind="maxdim"),
+    torch=lambda torch, x, dim, keepdim: x.max(dim, keepdim=keepdim).values,
+)
+MIN_DIM = defop(
+    "min.dim", node="MinBackward0", inputs=("self",), saved=("dim", "indices", "keepdim", "self_sym_sizes"),
+    fwd=MAX_DIM.fwd, vjp=_select_vjp,
+    smooth=False, sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True, single_dim=True, kind="mindim"),
+    torch=lambda torch, x, dim, keepdim: x.min(dim, keepdim=keepdim).values,
+)
+
+
+# var: d/dx_i = 2 (x_i - mean) / (N - correction)
+def _var_vjp(xp, g, x, out, p):
+    dims = p["dim"]
+    n = _count(x.shape, dims) if dims is not None else x.size
+    mean = xp.mean(x, axis=dims, keepdims=True)
+    if dims is not None and not p["keepdim"]:
+        g = xp.reshape(g, _kept_shape(x.shape, dims))
+    return g * (2.0 / max(n - p["correction"], 0)) * (x - mean) if n - p["correction"] > 0 else g * (x - mean) * float("inf")
+
+
+def _var_fwd(xp, x, p):
+    return xp.var(x, axis=p["dim"], ddof=p["correction"], keepdims=p["keepdim"])
+
+
+VAR = defop(
+    "var.correction", node="VarBackward0", inputs=("self",), saved=("correction", "dim", "keepdim", "self"),
+    fwd=_var_fwd, vjp=_var_vjp,
+    jvp=lambda xp, t, x, out, p: xp.sum(_var_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]) if p["dim"] is not None else xp.sum(_var_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0]),
+    sample=_red_sample({"dim": None, "correction": 1, "keepdim": False}, min_numel=2, kind="var"),
+    torch=lambda torch, x, dim, correction, keepdim: torch.var(x, dim, correction=correction, keepdim=keepdim),
+)
+
+
+# std = sqrt(var): d std = d var / (2 std)
+def _std_vjp(xp, g, x, out, p):
+    o = out
+    if p["dim"] is not None and not p["keepdim"]:
+        o = xp.reshape(out, _kept_shape(x.shape, p["dim"]))
+        g = xp.reshape(g, _kept_shape(x.shape, p["dim"]))
+        q = dict(p, keepdim=True)
+    else:
+        q = p
+    return _var_vjp(xp, g / (2 * o), x, out, q)
+
+
+STD = defop(
+    "std.correction", node="StdBackward0", inputs=("self",), saved=("correction", "dim", "keepdim", "result", "self"),
+    fwd=lambda xp, x, p: xp.sqrt(_var_fwd(xp, x, p)), vjp=_std_vjp,
+    sample=_red_sample({"dim": None, "correction": 1, "keepdim": False}, min_numel=2, kind="var"),
+    torch=lambda torch, x, dim, correction, keepdim: torch.std(x, dim, correction=correction, keepdim=keepdim),
+)
+
+
+# logsumexp: shift by the max so that exp never overflows (test plan A7)
+def _logsumexp_fwd(xp, x, p):
+    dims = p["dim"]
+    if x.size == 0:
+        return xp.log(xp.sum(xp.exp(x), axis=dims, keepdims=p["keepdim"]))
+    m = xp.amax(x, axis=dims, keepdims=True)
+    m = xp.where(xp.isfinite(m), m, 0)
+    r = xp.log(xp.sum(xp.exp(x - m), axis=dims, keepdims=True)) + m
+    return r if p["keepdim"] else xp.squeeze(r, axis=dims)
+
+
+def _logsumexp_vjp(xp, g, x, out, p):
+    if not p["keepdim"]:
+        g = xp.reshape(g, _kept_shape(x.shape, p["dim"]))
+        out = xp.reshape(out, _kept_shape(x.shape, p["dim"]))
+    return g * xp.exp(x - out)
+
+
+LOGSUMEXP = defop(
+    "logsumexp", node="LogsumexpBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
+    fwd=_logsumexp_fwd, vjp=_logsumexp_vjp,
+    jvp=lambda xp, t, x, out, p: xp.sum(_logsumexp_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),
+    sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True),
+    torch=lambda torch, x, dim, keepdim: torch.logsumexp(x, dim, keepdim=keepdim),
+)
+
+
+# vector norm: d||x||_p = x |x|^(p-2) / ||x||^(p-1); 0 where the norm is 0
+def _norm_fwd(xp, x, p):
+    o = p["ord"]
+    dims = p["dim"]
+    a = xp.abs(x)
+    if o == 2:
+        return xp.sqrt(xp.sum(a * a, axis=dims, keepdims=p["keepdim"]))
+    if o == float("inf"):
+        return xp.amax(a, axis=dims, keepdims=p["keepdim"])
+    if o == 1:
+        return xp.sum(a, axis=dims, keepdims=p["keepdim"])
+    return xp.sum(a ** o, axis=dims, keepdims=p["keepdim"]) ** (1.0 / o)
+
+
+def _norm_vjp(xp, g, x, out, p):
+    o = p["ord"]
+    dims = p["dim"]
+    if dims is not None and not p["keepdim"]:
+        g = xp.reshape(g, _kept_shape(x.shape, dims))
+        out = xp.reshape(out, _kept_shape(x.shape, dims))
+    if o == 1:
+        return g * xp.sign(x)
+    if o == float("inf"):
+        q = {"dim": dims if dims is not None else tuple(range(x.ndim)), "keepdim": True}
+        return _even_vjp(xp, g, xp.abs(x), out, q) * xp.sign(x)
+    safe = xp.where(out == 0, 1.0, out)
+    if o == 2:
+        return xp.where(out == 0, 0.0, g * x / safe)
+    return xp.where(out == 0, 0.0, g * x * xp.abs(x) ** (o - 2) / safe ** (o - 1))
+
+
+NORM = defop(
+    "linalg_vector_norm", node="LinalgVectorNormBackward0", inputs=("self",),
+    saved=("dim", "keepdim", "ord", "result", "self"),
+    fwd=_norm_fwd, vjp=_norm_vjp,
+    sample=_red_sample({"ord": 2, "dim": None, "keepdim": False}, avoid={0: (0.0,)}, kind="norm"),
+    torch=lambda torch, x, ord, dim, keepdim: torch.linalg.vector_norm(x, ord, dim, keepdim=keepdim),
+)
+
+
+def _softmax_fwd(xp, x, p):
+    d = p["dim"]
+    if x.size == 0:
+        return x.copy()
+    e = xp.exp(x - xp.amax(x, axis=d, keepdims=True))
+    return e / xp.sum(e, axis=d, keepdims=True)
+
+
+# d softmax: y * (g - sum(g * y))
+SOFTMAX = defop(
+    "_softmax", node="SoftmaxBackward0", inputs=("self",), saved=("dim", "result"),
+    fwd=_softmax_fwd,
+    vjp=lambda xp, g, x, out, p: out * (g - xp.sum(g * out, axis=p["dim"], keepdims=True)),
+    jvp=lambda xp, t, x, out, p: out * (t[0] - xp.sum(t[0] * out, axis=p["dim"], keepdims=True)),
+    sample=_red_sample({"dim": -1}, needs_dim=True, single_dim=True),
+    torch=lambda torch, x, dim: torch.softmax(x, dim),
+)
+
+
+def _log_softmax_fwd(xp, x, p):
+    d = p["dim"]
+    if x.size == 0:
+        return x.copy()
+    s = x - xp.amax(x, axis=d, keepdims=True)
+    return s - xp.log(xp.sum(xp.exp(s), axis=d, keepdims=True))
+
+
+# d log_softmax: g - softmax * sum(g)
+LOG_SOFTMAX = defop(
+    "_log_softmax", node="LogSoftmaxBackward0", inputs=("self",), saved=("dim", "result"),
+    fwd=_log_softmax_fwd,
+    vjp=lambda xp, g, x, out, p: g - xp.exp(out) * xp.sum(g, axis=p["dim"], keepdims=True),
+    jvp=lambda xp, t, x, out, p: t[0] - xp.sum(xp.exp(out) * t[0], axis=p["dim"], keepdims=True),
+    sample=_red_sample({"dim": -1}, needs_dim=True, single_dim=True),
+    torch=lambda torch, x, dim: torch.log_softmax(x, dim),
+)

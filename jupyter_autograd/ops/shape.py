@@ -1,0 +1,282 @@
+"""Shape rows (all linear: their JVP is the forward applied to the tangent)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import defop
+
+
+def _lin(fwd):
+    """JVP of a linear op: the op itself applied to the tangent."""
+    return lambda xp, t, x, out, p: fwd(xp, t[0], p)
+
+
+def _shape_op(name, node, fwd, vjp, saved=(), sample=None, torch=None):
+    return defop(name, node=node, inputs=("self",), saved=saved, fwd=fwd, vjp=vjp,
+                 jvp=_lin(fwd), linear=True, sample=sample or {"domain": (-3, 3), "kind": name},
+                 torch=torch)
+
+
+VIEW = _shape_op(
+    "view", "ViewBackward0",
+    lambda xp, x, p: xp.reshape(x, p["size"]),
+    lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
+    saved=("self_sym_sizes",), torch=lambda torch, x, size: x.reshape(size),
+)
+UNSAFE_VIEW = _shape_op(
+    "_unsafe_view", "UnsafeViewBackward0",
+    lambda xp, x, p: xp.reshape(x, p["size"]),
+    lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
+    saved=("self_sym_sizes",), torch=lambda torch, x, size: x.reshape(size),
+)
+TRANSPOSE = _shape_op(
+    "transpose.int", "TransposeBackward0",
+    lambda xp, x, p: xp.swapaxes(x, p["dim0"], p["dim1"]),
+    lambda xp, g, x, out, p: xp.swapaxes(g, p["dim0"], p["dim1"]),
+    saved=("dim0", "dim1"), torch=lambda torch, x, dim0, dim1: x.transpose(dim0, dim1),
+)
+T = _shape_op(
+    "t", "TBackward0",
+    lambda xp, x, p: xp.swapaxes(x, 0, 1) if x.ndim == 2 else x,
+    lambda xp, g, x, out, p: xp.swapaxes(g, 0, 1) if g.ndim == 2 else g,
+    torch=lambda torch, x: x.t(),
+)
+PERMUTE = _shape_op(
+    "permute", "PermuteBackward0",
+    lambda xp, x, p: xp.transpose(x, p["dims"]),
+    lambda xp, g, x, out, p: xp.transpose(g, tuple(np.argsort(p["dims"]))),
+    saved=("dims",), torch=lambda torch, x, dims: x.permute(dims),
+)
+SQUEEZE = _shape_op(
+    "squeeze", "SqueezeBackward0",
+    lambda xp, x, p: xp.reshape(x, tuple(s for s in x.shape if s != 1)),
+    lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
+    saved=("self_sym_sizes",), torch=lambda torch, x: x.squeeze(),
+)
+SQUEEZE_DIM = _shape_op(
+    "squeeze.dim", "SqueezeBackward1",
+    lambda xp, x, p: xp.reshape(x, p["out_shape"]),
+    lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
+    saved=("dim", "self_sym_sizes"), torch=lambda torch, x, dim: x.squeeze(dim),
+)
+# squeeze(dim) as matmul(1-D, 2-D) records it (torch's squeeze.dims overload)
+SQUEEZE_DIMS = _shape_op(
+    "squeeze.dims", "SqueezeBackward4",
+    lambda xp, x, p: xp.reshape(x, p["out_shape"]),
+    lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
+    saved=("dim", "self_sym_sizes"), torch=lambda torch, x, dim: x.squeeze(dim),
+)
+UNSQUEEZE = _shape_op(
+    "unsqueeze", "UnsqueezeBackward0",
+    lambda xp, x, p: xp.expand_dims(x, p["dim"]),
+    lambda xp, g, x, out, p: xp.squeeze(g, axis=p["dim"]),
+    saved=("dim",), torch=lambda torch, x, dim: x.unsqueeze(dim),
+)
+EXPAND = _shape_op(
+    "expand", "ExpandBackward0",
+    lambda xp, x, p: xp.broadcast_to(x, p["size"]),
+    lambda xp, g, x, out, p: g,  # the engine sums the broadcast dims back
+    saved=("self_sym_sizes",), torch=lambda torch, x, size: x.expand(size),
+)
+
+
+def _repeat_fwd(xp, x, p):
+    reps = p["repeats"]
+    x = xp.reshape(x, (1,) * (len(reps) - x.ndim) + x.shape)
+    return xp.tile(x, reps)
+
+
+# repeat: view the output as (r0, s0, r1, s1, ...) and sum the repeat axes
+def _repeat_vjp(xp, g, x, out, p):
+    reps = p["repeats"]
+    shape = p["self_sym_sizes"]
+    full = (1,) * (len(reps) - len(shape)) + tuple(shape)
+    inter = []
+    for r, s in zip(reps, full):
+        inter += [r, s]
+    g = xp.reshape(g, tuple(inter))
+    g = xp.sum(g, axis=tuple(range(0, 2 * len(reps), 2)))
+    return xp.reshape(g, shape)
+
+
+REPEAT = _shape_op(
+    "repeat", "RepeatBackward0", _repeat_fwd, _repeat_vjp,
+    saved=("repeats", "self_sym_sizes"), torch=lambda torch, x, repeats: x.repeat(*repeats),
+)
+FLIP = _shape_op(
+    "flip", "FlipBackward0",
+    lambda xp, x, p: xp.flip(x, p["dims"]),
+    lambda xp, g, x, out, p: xp.flip(g, p["dims"]),
+    saved=("dims",), torch=lambda torch, x, dims: torch.flip(x, dims),
+)
+CLONE = _shape_op(
+    "clone", "CloneBackward0",
+    lambda xp, x, p: x.copy(),
+    lambda xp, g, x, out, p: g,
+    torch=lambda torch, x: x.clone(),
+)
+ALIAS = _shape_op(
+    "alias", "AliasBackward0",
+    lambda xp, x, p: x.view() if hasattr(x, "view") else x,
+    lambda xp, g, x, out, p: g,
+    torch=lambda torch, x: x[:],
+)
+# dtype conversion: the gradient is converted back by the engine (it casts to the input dtype)
+TO_COPY = _shape_op(
+    "_to_copy", "ToCopyBackward0",
+    lambda xp, x, p: x.astype(p["dtype"]),
+    lambda xp, g, x, out, p: g,
+    torch=lambda torch, x, dtype: x.to(dtype),
+)
+
+
+# ---------------------------------------------------------------- indexing
+def _select_fwd(xp, x, p):
+    return xp.take(x, p["index"], axis=p["dim"])
+
+
+SELECT = defop(
+    "select.int", node="SelectBackward0", inputs=("self",), saved=("dim", "index", "self_sym_sizes"),
+    fwd=_select_fwd,
+    vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, (slice(None),) * p["dim"] + (p["index"],), p["self_sym_sizes"]),
+    jvp=_lin(_select_fwd), linear=True, sample={"domain": (-3, 3), "kind": "select"},
+    torch=lambda torch, x, dim, index: x.select(dim, index),
+)
+
+
+def _slice_key(p):
+    return (slice(None),) * p["dim"] + (slice(p["start"], p["end"], p["step"]),)
+
+
+SLICE = defop(
+    "slice.Tensor", node="SliceBackward0", inputs=("self",),
+    saved=("dim", "end", "self_sym_sizes", "start", "step"),
+    fwd=lambda xp, x, p: x[_slice_key(p)],
+    vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, _slice_key(p), p["self_sym_sizes"]),
+    jvp=lambda xp, t, x, out, p: t[0][_slice_key(p)], linear=True,
+    sample={"domain": (-3, 3), "kind": "slice"},
+    torch=lambda torch, x, dim, start, end, step: x.narrow(dim, start, max(0, (min(end, x.shape[dim]) - start))).__getitem__((slice(None),) * dim + (slice(None, None, step),)),
+)
+# advanced indexing (integer arrays, boolean masks): repeated indices accumulate
+INDEX = defop(
+    "index.Tensor", node="IndexBackward0", inputs=("self",), saved=("indices", "self_sym_sizes"),
+    fwd=lambda xp, x, p: x[p["key"]],
+    vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, p["key"], p["self_sym_sizes"]),
+    jvp=lambda xp, t, x, out, p: t[0][p["key"]], linear=True,
+    sample={"domain": (-3, 3), "kind": "index"},
+    torch=None,
+)
+# The scatter used by the gradients above, as an op so that create_graph can differentiate it.
+SCATTER = defop(
+    "_index_put_zeros", node="IndexPutBackward0", inputs=("values",), saved=("indices",),
+    fwd=lambda xp, g, p: xp.scatter_add_zeros(g, p["key"], p["shape"]),
+    vjp=lambda xp, g, v, out, p: g[p["key"]],
+    jvp=lambda xp, t, x, out, p: xp.scatter_add_zeros(t[0], p["key"], p["shape"]), linear=True,
+    sample={"domain": (-3, 3), "kind": "scatter"},
+)
+PUT_ALONG = defop(
+    "_put_along_axis_zeros", node="ScatterBackward0", inputs=("src",), saved=("dim", "index"),
+    fwd=lambda xp, g, p: xp.put_along_axis_zeros(g, p["index"], p["dim"], p["shape"]),
+    vjp=lambda xp, g, v, out, p: xp.take_along_axis(g, p["index"], axis=p["dim"]),
+    jvp=lambda xp, t, x, out, p: xp.put_along_axis_zeros(t[0], p["index"], p["dim"], p["shape"]),
+    linear=True, sample={"domain": (-3, 3), "kind": "put_along"},
+)
+TAKE_ALONG = defop(
+    "gather", node="GatherBackward0", inputs=("self",), saved=("dim", "index", "self_sym_sizes"),
+    fwd=lambda xp, x, p: xp.take_along_axis(x, p["index"], axis=p["dim"]),
+    vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, _along_key(xp, p["index"], p["dim"]), p["self_sym_sizes"]),
+    jvp=lambda xp, t, x, out, p: xp.take_along_axis(t[0], p["index"], axis=p["dim"]), linear=True,
+    sample={"domain": (-3, 3), "kind": "gather"},
+    torch=lambda torch, x, dim, index: torch.gather(x, dim, index),
+)
+
+
+def _along_key(xp, index, dim):
+    """Advanced-index key equivalent to take_along_axis(., index, dim) (for scatter-add)."""
+    idx = index._data if hasattr(index, "_data") else index
+    grids = list(np.indices(idx.shape, sparse=True))
+    grids[dim] = idx
+    return tuple(grids)
+
+
+# x[key] = v out of place: the gradient of x is zero at key, v gets g[key] (summed if broadcast)
+def _index_put_self_vjp(xp, g, x, v, out, p):
+    mask = np.ones(p["shape"], dtype=bool)
+    mask[p["key"]] = False
+    return g * mask
+
+
+INDEX_PUT = defop(
+    "index_put", node="CopySlices", inputs=("self", "values"), saved=(),
+    fwd=lambda xp, x, v, p: _index_put_fwd(xp, x, v, p),
+    vjp=(_index_put_self_vjp, lambda xp, g, x, v, out, p: g[p["key"]]),
+    jvp=lambda xp, t, x, out, p: _index_put_fwd(xp, t[0], t[1], p),
+    sample={"domain": (-3, 3), "kind": "index_put"},
+)
+
+
+def _index_put_fwd(xp, x, v, p):
+    r = x.copy()
+    r[p["key"]] = v
+    return r
+
+
+# ---------------------------------------------------------------- joining and splitting
+def _cat_fwd(xp, *arrays_and_p):
+    *arrays, p = arrays_and_p
+    return xp.concatenate(arrays, axis=p["dim"])
+
+
+def _cat_vjp(xp, g, i, metas, p):
+    d = p["dim"]
+    start = sum(p["sizes"][:i])
+    key = (slice(None),) * d + (slice(start, start + p["sizes"][i]),)
+    return g[key]
+
+
+CAT = defop(
+    "cat", node="CatBackward0", inputs=("tensors",), saved=("dim",),
+    fwd=_cat_fwd, vjp=(_cat_vjp,), variadic=True,
+    jvp=lambda xp, t, x, out, p: xp.concatenate(t, axis=p["dim"]), linear=True,
+    sample={"domain": (-3, 3), "kind": "cat"},
+    torch=lambda torch, *ts, dim: torch.cat(ts, dim),
+)
+
+
+def _stack_fwd(xp, *arrays_and_p):
+    *arrays, p = arrays_and_p
+    return xp.stack(arrays, axis=p["dim"])
+
+
+STACK = defop(
+    "stack", node="StackBackward0", inputs=("tensors",), saved=("dim",),
+    fwd=_stack_fwd,
+    vjp=(lambda xp, g, i, metas, p: xp.take(g, i, axis=p["dim"]),), variadic=True,
+    jvp=lambda xp, t, x, out, p: xp.stack(t, axis=p["dim"]), linear=True,
+    sample={"domain": (-3, 3), "kind": "stack"},
+    torch=lambda torch, *ts, dim: torch.stack(ts, dim),
+)
+
+
+def _split_fwd(xp, x, p):
+    d = p["dim"]
+    offs = np.cumsum(p["sizes"])[:-1]
+    return tuple(xp.split(x, offs, axis=d)) if len(p["sizes"]) > 1 else (x[(slice(None),) * d + (slice(0, p["sizes"][0]),)],)
+
+
+SPLIT = defop(
+    "split_with_sizes", node="SplitWithSizesBackward0", inputs=("self",),
+    saved=("dim", "self_sym_sizes", "split_sizes"),
+    fwd=_split_fwd,
+    vjp=lambda xp, g, x, out, p: xp.concatenate(list(g), axis=p["dim"]),
+    n_out=-1, linear=True, sample={"domain": (-3, 3), "kind": "split"},
+    torch=None,
+)
+UNBIND = defop(
+    "unbind.int", node="UnbindBackward0", inputs=("self",), saved=("dim",),
+    fwd=lambda xp, x, p: tuple(xp.take(x, i, axis=p["dim"]) for i in range(x.shape[p["dim"]])),
+    vjp=lambda xp, g, x, out, p: xp.stack(list(g), axis=p["dim"]),
+    n_out=-1, linear=True, sample={"domain": (-3, 3), "kind": "unbind"},
+    torch=None,
+)

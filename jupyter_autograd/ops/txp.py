@@ -1,0 +1,173 @@
+"""TXP: a NumPy-named namespace of differentiable Tensor ops, handed to VJP rules when the
+backward pass is itself recorded (``create_graph=True``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import api
+from . import shape as SH
+from .dispatch import apply1
+
+
+def as_graph_tensor(g):
+    return g if isinstance(g, Tensor) else Tensor._wrap(g)
+
+
+def _axes(axis, ndim):
+    if axis is None:
+        return None
+    if isinstance(axis, int):
+        return axis
+    return tuple(axis)
+
+
+class _TXP:
+    is_txp = True
+    __name__ = "txp"
+
+    # elementwise
+    exp = staticmethod(api.exp)
+    log = staticmethod(api.log)
+    log1p = staticmethod(api.log1p)
+    sin = staticmethod(api.sin)
+    cos = staticmethod(api.cos)
+    tanh = staticmethod(api.tanh)
+    sqrt = staticmethod(api.sqrt)
+    abs = staticmethod(api.abs)
+    sign = staticmethod(api.sign)
+
+    @staticmethod
+    def where(c, a, b):
+        c = c if isinstance(c, Tensor) else Tensor._wrap(np.asarray(c))
+        if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+            a = Tensor._wrap(np.asarray(a, dtype=np.float64))
+        return api.where(c, a, b)
+
+    @staticmethod
+    def maximum(a, b):
+        if not isinstance(a, Tensor):
+            a, b = b, a
+        if not isinstance(b, Tensor):
+            return api.clamp(a, min=b)
+        return api.maximum(a, b)
+
+    @staticmethod
+    def minimum(a, b):
+        if not isinstance(a, Tensor):
+            a, b = b, a
+        if not isinstance(b, Tensor):
+            return api.clamp(a, max=b)
+        return api.minimum(a, b)
+
+    # reductions
+    @staticmethod
+    def sum(x, axis=None, keepdims=False):
+        if axis is None:
+            r = api.sum(x)
+            return api.reshape(r, (1,) * x.ndim) if keepdims else r
+        if isinstance(axis, tuple) and len(axis) == 0:
+            return x
+        return api.sum(x, axis, keepdims)
+
+    @staticmethod
+    def mean(x, axis=None, keepdims=False):
+        if axis is None:
+            r = api.mean(x)
+            return api.reshape(r, (1,) * x.ndim) if keepdims else r
+        return api.mean(x, axis, keepdims)
+
+    @staticmethod
+    def amax(x, axis=None, keepdims=False):
+        return api.amax(x, axis if axis is not None else (), keepdims)
+
+    @staticmethod
+    def prod(x, axis=None):
+        return api.prod(x, axis)
+
+    # shapes
+    @staticmethod
+    def reshape(x, shape):
+        return api.reshape(x, tuple(shape))
+
+    @staticmethod
+    def broadcast_to(x, shape):
+        if not isinstance(x, Tensor):
+            x = Tensor._wrap(np.asarray(x))
+        if tuple(x.shape) == tuple(shape):
+            return x
+        return api.expand(x, tuple(shape))
+
+    @staticmethod
+    def expand_dims(x, axis):
+        if isinstance(axis, tuple):
+            for a in sorted(axis):
+                x = api.unsqueeze(x, a)
+            return x
+        return api.unsqueeze(x, axis)
+
+    @staticmethod
+    def squeeze(x, axis=None):
+        if isinstance(axis, tuple) and len(axis) > 1:
+            shp = tuple(s for i, s in enumerate(x.shape) if i not in axis)
+            return api.reshape(x, shp)
+        if isinstance(axis, tuple):
+            axis = axis[0]
+        return api.squeeze(x, axis)
+
+    @staticmethod
+    def swapaxes(x, a, b):
+        return api.transpose(x, a, b)
+
+    @staticmethod
+    def transpose(x, axes):
+        return api.permute(x, tuple(int(a) for a in axes))
+
+    @staticmethod
+    def moveaxis(x, src, dst):
+        nd = x.ndim
+        src, dst = src % nd, dst % nd
+        order = [i for i in range(nd) if i != src]
+        order.insert(dst, src)
+        return api.permute(x, tuple(order))
+
+    @staticmethod
+    def flip(x, dims):
+        return api.flip(x, dims)
+
+    @staticmethod
+    def concatenate(xs, axis=0):
+        return api.cat(list(xs), axis)
+
+    @staticmethod
+    def stack(xs, axis=0):
+        return api.stack(list(xs), axis)
+
+    @staticmethod
+    def take(x, i, axis):
+        return api.select(x, axis, int(i))
+
+    @staticmethod
+    def take_along_axis(x, idx, axis):
+        return api.gather(x, axis, idx)
+
+    @staticmethod
+    def matmul(a, b):
+        return api.matmul(a, b)
+
+    @staticmethod
+    def scatter_add_zeros(g, key, shape):
+        return apply1(SH.SCATTER, g, {"key": key, "shape": tuple(shape), "indices": None})
+
+    @staticmethod
+    def put_along_axis_zeros(g, idx, axis, shape):
+        idx = idx._data if isinstance(idx, Tensor) else idx
+        return apply1(SH.PUT_ALONG, g, {"index": idx, "dim": axis, "shape": tuple(shape)})
+
+    @staticmethod
+    def isfinite(x):
+        return api.isfinite(x)
+
+
+TXP = _TXP()

@@ -1,0 +1,54 @@
+"""Array namespaces handed to op rules: NumPy/CuPy plus the few helpers that NumPy lacks.
+
+A rule written against ``xp`` runs unchanged on raw arrays (this module) and on Tensors
+(:mod:`.txp`, for ``create_graph=True``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class ArrayNamespace:
+    """Delegates to an array module (numpy or cupy) and adds scatter helpers."""
+
+    is_txp = False
+
+    def __init__(self, mod) -> None:
+        self._mod = mod
+        self.__name__ = mod.__name__
+
+    def __getattr__(self, name: str):
+        v = getattr(self._mod, name)
+        setattr(self, name, v)  # cache: later lookups are plain attribute reads
+        return v
+
+    def scatter_add_zeros(self, g, key, shape):
+        """zeros(shape) with g added at ``key`` (repeated indices accumulate)."""
+        z = self._mod.zeros(shape, g.dtype)
+        if self._mod is np:
+            np.add.at(z, key, g)
+        else:
+            try:
+                self._mod.add.at(z, key, g)
+            except AttributeError:  # older CuPy
+                import cupyx  # noqa: PLC0415
+
+                cupyx.scatter_add(z, key, g)
+        return z
+
+    def put_along_axis_zeros(self, g, idx, axis, shape):
+        z = self._mod.zeros(shape, g.dtype)
+        self._mod.put_along_axis(z, idx, g, axis=axis)
+        return z
+
+
+NPX = ArrayNamespace(np)
+_CACHE = {np: NPX}
+
+
+def namespace_for(mod) -> ArrayNamespace:
+    ns = _CACHE.get(mod)
+    if ns is None:
+        ns = _CACHE[mod] = ArrayNamespace(mod)
+    return ns
