@@ -1,0 +1,302 @@
+/**
+ * Left-to-right layered layout of the visible graph (data flow: inputs left, root right).
+ *
+ * dagre gives the best drawings but its cost grows with the number of layers long edges cross;
+ * above a measured budget a linear-time layered layout is used instead and the view says so.
+ */
+import * as dagre from '@dagrejs/dagre';
+
+/** Estimated dagre work units (nodes plus rank-crossing dummies) still laid out under ~1 s. */
+export const DAGRE_MAX_COST = 2500;
+
+/** Gap between columns and between nodes of a column, in px. */
+export const RANK_SEP = 36;
+export const NODE_SEP = 14;
+const MARGIN = 16;
+
+/** Input of the layout: a size per node and edges as (source, target) index pairs. */
+export interface ILayoutInput {
+  widths: number[];
+  heights: number[];
+  sources: number[];
+  targets: number[];
+}
+
+/** A point in layout coordinates. */
+export interface IPoint {
+  x: number;
+  y: number;
+}
+
+/** Result: node centres, edge polylines and the drawing size. */
+export interface ILayout {
+  engine: 'dagre' | 'layered';
+  x: Float64Array;
+  y: Float64Array;
+  widths: number[];
+  heights: number[];
+  /** Per edge: polyline points from source to target (dagre), or null for a direct curve. */
+  points: (IPoint[] | null)[];
+  width: number;
+  height: number;
+  /** Milliseconds the layout took. */
+  ms: number;
+}
+
+/** Layout engine choice: 'auto' picks dagre when its estimated cost fits the budget. */
+export type LayoutEngine = 'auto' | 'dagre' | 'layered';
+
+function now(): number {
+  return typeof performance !== 'undefined' ? performance.now() : Date.now();
+}
+
+/**
+ * Column of every node: longest path to a sink, counted from the right, so each input sits in
+ * the column just left of its first consumer. Cycles (not expected) are broken arbitrarily.
+ */
+export function computeRanks(n: number, sources: number[], targets: number[]): Int32Array {
+  const out = new Int32Array(n);
+  const preds: number[][] = Array.from({ length: n }, () => []);
+  for (let k = 0; k < sources.length; k++) {
+    out[sources[k]]++;
+    preds[targets[k]].push(sources[k]);
+  }
+  const depth = new Int32Array(n);
+  const done = new Uint8Array(n);
+  const queue: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (out[i] === 0) {
+      queue.push(i);
+    }
+  }
+  let head = 0;
+  let scan = 0;
+  for (;;) {
+    while (head < queue.length) {
+      const v = queue[head++];
+      done[v] = 1;
+      for (const p of preds[v]) {
+        if (depth[v] + 1 > depth[p]) {
+          depth[p] = depth[v] + 1;
+        }
+        if (--out[p] === 0) {
+          queue.push(p);
+        }
+      }
+    }
+    // Anything left sits on a cycle: release one node and carry on.
+    while (scan < n && (done[scan] || out[scan] <= 0)) {
+      scan++;
+    }
+    if (scan >= n) {
+      break;
+    }
+    out[scan] = 0;
+    queue.push(scan);
+  }
+  let maxDepth = 0;
+  for (let i = 0; i < n; i++) {
+    maxDepth = Math.max(maxDepth, depth[i]);
+  }
+  const rank = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    rank[i] = maxDepth - depth[i];
+  }
+  return rank;
+}
+
+/** dagre's work estimate: nodes plus one dummy per extra column an edge spans. */
+export function dagreCost(n: number, sources: number[], targets: number[]): number {
+  const rank = computeRanks(n, sources, targets);
+  let cost = n;
+  for (let k = 0; k < sources.length; k++) {
+    cost += Math.max(0, Math.abs(rank[targets[k]] - rank[sources[k]]) - 1);
+  }
+  return cost;
+}
+
+function dagreLayout(input: ILayoutInput): ILayout {
+  const t0 = now();
+  const n = input.widths.length;
+  const g = new dagre.graphlib.Graph({ multigraph: false });
+  g.setGraph({ rankdir: 'LR', nodesep: NODE_SEP, ranksep: RANK_SEP, marginx: MARGIN, marginy: MARGIN });
+  g.setDefaultEdgeLabel(() => ({}));
+  for (let i = 0; i < n; i++) {
+    g.setNode(String(i), { width: input.widths[i], height: input.heights[i] });
+  }
+  for (let k = 0; k < input.sources.length; k++) {
+    g.setEdge(String(input.sources[k]), String(input.targets[k]));
+  }
+  dagre.layout(g);
+  const x = new Float64Array(n);
+  const y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const node = g.node(String(i));
+    x[i] = node.x ?? 0;
+    y[i] = node.y ?? 0;
+  }
+  const points = input.sources.map((s, k) => {
+    const e = g.edge(String(s), String(input.targets[k]));
+    return e && e.points ? e.points.map((p: IPoint) => ({ x: p.x, y: p.y })) : null;
+  });
+  const graph = g.graph();
+  return {
+    engine: 'dagre',
+    x,
+    y,
+    widths: input.widths,
+    heights: input.heights,
+    points,
+    width: graph.width ?? 0,
+    height: graph.height ?? 0,
+    ms: now() - t0
+  };
+}
+
+/**
+ * Linear-time layered layout: longest-path columns, barycentre ordering sweeps, then vertical
+ * placement pulled towards neighbours. Edges are drawn as direct curves.
+ */
+export function layeredLayout(input: ILayoutInput): ILayout {
+  const t0 = now();
+  const n = input.widths.length;
+  const { sources, targets, widths, heights } = input;
+  const rank = computeRanks(n, sources, targets);
+  let columns = 0;
+  for (let i = 0; i < n; i++) {
+    columns = Math.max(columns, rank[i] + 1);
+  }
+  const preds: number[][] = Array.from({ length: n }, () => []);
+  const succs: number[][] = Array.from({ length: n }, () => []);
+  for (let k = 0; k < sources.length; k++) {
+    succs[sources[k]].push(targets[k]);
+    preds[targets[k]].push(sources[k]);
+  }
+  // Initial order: depth-first from the sinks through the inputs, so subtrees stay together.
+  const layers: number[][] = Array.from({ length: columns }, () => []);
+  const seen = new Uint8Array(n);
+  const stack: number[] = [];
+  const starts: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (succs[i].length === 0) {
+      starts.push(i);
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    starts.push(i);
+  }
+  for (const s of starts) {
+    if (seen[s]) {
+      continue;
+    }
+    stack.push(s);
+    while (stack.length > 0) {
+      const v = stack.pop() as number;
+      if (seen[v]) {
+        continue;
+      }
+      seen[v] = 1;
+      layers[rank[v]].push(v);
+      for (let j = preds[v].length - 1; j >= 0; j--) {
+        if (!seen[preds[v][j]]) {
+          stack.push(preds[v][j]);
+        }
+      }
+    }
+  }
+  const y = new Float64Array(n);
+  const pack = (layer: number[]) => {
+    let cur = 0;
+    for (const v of layer) {
+      y[v] = cur + heights[v] / 2;
+      cur += heights[v] + NODE_SEP;
+    }
+  };
+  layers.forEach(pack);
+  const bary = new Float64Array(n);
+  const sweep = (fromRight: boolean, neighbours: number[][]) => {
+    for (let c = 0; c < columns; c++) {
+      const layer = layers[fromRight ? columns - 1 - c : c];
+      for (const v of layer) {
+        let sum = 0;
+        let cnt = 0;
+        for (const w of neighbours[v]) {
+          sum += y[w];
+          cnt++;
+        }
+        bary[v] = cnt > 0 ? sum / cnt : y[v];
+      }
+      layer.sort((a, b) => bary[a] - bary[b]);
+      place(layer);
+    }
+  };
+  // Place a column in order, each node as near its wish (bary) as the spacing allows.
+  const place = (layer: number[]) => {
+    let prevBottom = -Infinity;
+    for (const v of layer) {
+      const top = Math.max(bary[v] - heights[v] / 2, prevBottom + NODE_SEP);
+      y[v] = top + heights[v] / 2;
+      prevBottom = top + heights[v];
+    }
+    // Shift the column back by the mean overshoot so it stays centred on its wishes.
+    let drift = 0;
+    for (const v of layer) {
+      drift += y[v] - bary[v];
+    }
+    drift = layer.length > 0 ? drift / layer.length : 0;
+    for (const v of layer) {
+      y[v] -= drift;
+    }
+  };
+  for (let it = 0; it < 2; it++) {
+    sweep(true, succs);
+    sweep(false, preds);
+  }
+  sweep(true, succs);
+  // Columns: x from accumulated column widths.
+  const colWidth = new Float64Array(columns);
+  for (let i = 0; i < n; i++) {
+    colWidth[rank[i]] = Math.max(colWidth[rank[i]], widths[i]);
+  }
+  const colX = new Float64Array(columns);
+  let cx = MARGIN;
+  for (let c = 0; c < columns; c++) {
+    colX[c] = cx + colWidth[c] / 2;
+    cx += colWidth[c] + RANK_SEP;
+  }
+  const x = new Float64Array(n);
+  let minY = Infinity;
+  let maxY = -Infinity;
+  for (let i = 0; i < n; i++) {
+    x[i] = colX[rank[i]];
+    minY = Math.min(minY, y[i] - heights[i] / 2);
+    maxY = Math.max(maxY, y[i] + heights[i] / 2);
+  }
+  if (n === 0) {
+    minY = 0;
+    maxY = 0;
+  }
+  for (let i = 0; i < n; i++) {
+    y[i] += MARGIN - minY;
+  }
+  return {
+    engine: 'layered',
+    x,
+    y,
+    widths,
+    heights,
+    points: sources.map(() => null),
+    width: Math.max(cx - RANK_SEP + MARGIN, 2 * MARGIN),
+    height: maxY - minY + 2 * MARGIN,
+    ms: now() - t0
+  };
+}
+
+/** Lay out a graph with the chosen engine ('auto': dagre when {@link dagreCost} allows). */
+export function layoutGraph(input: ILayoutInput, engine: LayoutEngine = 'auto'): ILayout {
+  const n = input.widths.length;
+  const useDagre =
+    engine === 'dagre' ||
+    (engine === 'auto' && dagreCost(n, input.sources, input.targets) <= DAGRE_MAX_COST);
+  return useDagre ? dagreLayout(input) : layeredLayout(input);
+}
