@@ -1,0 +1,140 @@
+"""Regenerate the tutorial notebooks (English and Chinese) with stored outputs.
+
+Each notebook's cells live as Python data in ``notebooks/_src/nbXX_*.py``: a
+markdown cell carries its English and Chinese prose, a code cell is shared by
+both languages so code and outputs stay identical. This script writes
+``notebooks/en/<name>.ipynb`` and ``notebooks/zh/<name>.ipynb`` with
+deterministic cell ids, then executes them in place with
+``jupyter nbconvert --execute`` so the stored outputs are real.
+
+A cell (or a whole notebook) may name the features it needs, e.g.
+``requires=("magics",)``; when the working tree lacks a feature the cell is
+left out, so re-running the script after a feature lands grows the notebooks.
+
+Usage::
+
+    .venv/bin/python notebooks/build.py            # every notebook
+    .venv/bin/python notebooks/build.py 01 03      # only those numbers
+    .venv/bin/python notebooks/build.py --no-execute
+    JUPYTER_AUTOGRAD_SRC=/tmp/main-head .venv/bin/python notebooks/build.py
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import pathlib
+import subprocess
+import sys
+
+import nbformat
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+LANGS = ("en", "zh")
+# Where jupyter_autograd is imported from: this working tree by default, or a
+# clean checkout (e.g. `git worktree add /tmp/main-head HEAD`) while others edit.
+SRC = pathlib.Path(os.environ.get("JUPYTER_AUTOGRAD_SRC", ROOT)).resolve()
+
+sys.path.insert(0, str(SRC))
+sys.path.insert(0, str(HERE))
+
+from _src import NOTEBOOKS  # noqa: E402
+
+
+def _attr_exists(module: str, attr: str | None = None) -> bool:
+    try:
+        mod = importlib.import_module(module)
+    except Exception:
+        return False
+    return attr is None or hasattr(mod, attr)
+
+
+# Each feature maps to a check against the working tree, so a notebook cell is
+# only emitted once the code it demonstrates is on main.
+FEATURES = {
+    "magics": lambda: _attr_exists("jupyter_autograd.jupyter.magics"),
+    "widgets": lambda: _attr_exists("jupyter_autograd.widgets")
+    or _attr_exists("jupyter_autograd.jupyter.widgets"),
+    "functional": lambda: _attr_exists("jupyter_autograd.autograd.functional", "jacobian"),
+    "forward_ad": lambda: _attr_exists("jupyter_autograd.autograd.forward_ad", "dual_level"),
+    "function": lambda: _attr_exists("jupyter_autograd.autograd", "Function"),
+    "gradcheck": lambda: _attr_exists("jupyter_autograd.autograd", "gradcheck"),
+    "anomaly": lambda: _attr_exists("jupyter_autograd.autograd", "detect_anomaly"),
+    "nn": lambda: _attr_exists("jupyter_autograd.nn", "Linear"),
+    "optim": lambda: _attr_exists("jupyter_autograd.optim", "SGD"),
+    "data": lambda: _attr_exists("jupyter_autograd.utils.data", "DataLoader"),
+    "datasets": lambda: _attr_exists("jupyter_autograd.datasets"),
+    "matplotlib": lambda: importlib.util.find_spec("matplotlib") is not None,
+}
+
+
+def have(features) -> bool:
+    return all(FEATURES[f]() for f in features)
+
+
+def build_notebook(spec, lang: str):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {
+        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    }
+    n = 0
+    for cell in spec.CELLS:
+        if not have(cell.requires):
+            continue
+        if cell.kind == "markdown":
+            c = nbformat.v4.new_markdown_cell(cell.en if lang == "en" else cell.zh)
+        else:
+            c = nbformat.v4.new_code_cell(cell.source)
+            if cell.tags:
+                c.metadata["tags"] = list(cell.tags)
+        # Deterministic ids keep regenerated notebooks diff-free.
+        c["id"] = f"{spec.NAME[:2]}-{lang}-{n:03d}"
+        nb.cells.append(c)
+        n += 1
+    return nb
+
+
+def execute(path: pathlib.Path) -> None:
+    env = dict(os.environ)
+    # The kernel must import this working tree, installed or not.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
+    env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    subprocess.run(
+        [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace",
+         "--ExecutePreprocessor.kernel_name=python3",
+         "--ExecutePreprocessor.timeout=300",
+         "--ExecutePreprocessor.record_timing=False",
+         str(path)],
+        check=True, env=env, cwd=str(path.parent),
+    )
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("only", nargs="*", help="notebook numbers to build, e.g. 01 03")
+    ap.add_argument("--no-execute", action="store_true")
+    ap.add_argument("--lang", choices=LANGS, action="append")
+    args = ap.parse_args(argv)
+    langs = args.lang or LANGS
+    for spec in NOTEBOOKS:
+        if args.only and spec.NAME[:2] not in args.only:
+            continue
+        missing = [f for f in spec.REQUIRES if not FEATURES[f]()]
+        if missing:
+            print(f"skip {spec.NAME}: missing {', '.join(missing)}")
+            continue
+        for lang in langs:
+            path = HERE / lang / f"{spec.NAME}.ipynb"
+            path.parent.mkdir(exist_ok=True)
+            nbformat.write(build_notebook(spec, lang), str(path))
+            if not args.no_execute:
+                execute(path)
+            print(f"wrote {path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
