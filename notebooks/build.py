@@ -25,6 +25,7 @@ import importlib
 import importlib.util
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -112,6 +113,33 @@ def execute(path: pathlib.Path) -> None:
     )
 
 
+def sanitize(path: pathlib.Path) -> None:
+    """Apply tests/nbval_sanitize.cfg to the stored outputs.
+
+    nbval sanitizes both sides before comparing, so storing the sanitized text
+    loses nothing and makes a rebuild byte-identical (no addresses, no pids).
+    """
+    cfg = (ROOT / "tests" / "nbval_sanitize.cfg").read_text()
+    patterns = [(re.compile(rx), rep) for rx, rep in
+                re.findall(r"^regex: (.*)$\n^replace: (.*)$", cfg, flags=re.MULTILINE)]
+
+    def clean(text):
+        joined = "".join(text) if isinstance(text, list) else text
+        for rx, rep in patterns:
+            joined = rx.sub(rep, joined)
+        return joined
+
+    nb = nbformat.read(str(path), as_version=4)
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream":
+                out["text"] = clean(out["text"])
+            for key, value in out.get("data", {}).items():
+                if key.startswith("text/") and key != "text/html":
+                    out["data"][key] = clean(value)
+    nbformat.write(nb, str(path))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("only", nargs="*", help="notebook numbers to build, e.g. 01 03")
@@ -132,6 +160,7 @@ def main(argv=None) -> int:
             nbformat.write(build_notebook(spec, lang), str(path))
             if not args.no_execute:
                 execute(path)
+                sanitize(path)
             print(f"wrote {path.relative_to(ROOT)}")
     return 0
 
