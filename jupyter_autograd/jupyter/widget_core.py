@@ -1,0 +1,918 @@
+"""Plain-function cores of the explorer widgets: no IPython, ipywidgets or matplotlib here.
+
+The widgets in ``widgets.py`` only wire controls to these functions, so tests (and scripts)
+drive the same logic without a browser. Everything works on the public core API plus the node
+hooks the engine already runs, so the backward order shown is the engine's real order.
+
+The ``_adapter_*`` functions are the only places that touch modules still being written by
+other engineers (graph export, forward AD, ``autograd.functional``); each prefers the real API
+when it exists and falls back to an equivalent built on the core, so switching is one line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import grad_mode
+from ..autograd.engine import FLAGS
+from ..autograd.node import AccumulateGrad, Node
+from ..tensor import Tensor
+
+GRAPH_MIME = "application/vnd.jupyter-autograd.graph+json"
+PREVIEW_CHARS = 2000
+MAX_NODES = 2000
+
+__all__ = [
+    "GRAPH_MIME",
+    "BackwardStep",
+    "AccumulationState",
+    "GraphState",
+    "JacobianReport",
+    "RedrawThrottle",
+    "StepperState",
+    "backward_trace",
+    "finite_difference_jacobian",
+    "grad_mode_probe",
+    "graph_payload",
+    "jacobian",
+    "jvp_forward",
+    "vjp_backward",
+    "jacobian_report",
+    "GRAD_MODES",
+]
+
+
+def _preview(t: Any) -> str | None:
+    if t is None:
+        return None
+    s = repr(t)
+    return s if len(s) <= PREVIEW_CHARS else s[: PREVIEW_CHARS - 1] + "…"
+
+
+# ------------------------------------------------------------------------ graph payload
+def _adapter_graph_payload(root: Tensor) -> tuple[dict, dict]:
+    """Schema-v1 payload for ``root`` and the map Node/Tensor id() -> payload node id.
+
+    TODO(#7): switch to jupyter_autograd.graph once it lands (needs the object -> id map to
+    mark the backward steps; until then this builds the same schema-v1 shape here).
+    """
+    return _build_payload(root)
+
+
+def _node_kind(fn: Node) -> str:
+    return "accumulate" if isinstance(fn, AccumulateGrad) else "function"
+
+
+def _saved_entries(fn: Node) -> list[dict]:
+    out = []
+    for name in getattr(type(fn), "_saved_names", ()):
+        attr = "_saved_" + name
+        try:
+            v = getattr(fn, attr)
+        except RuntimeError as e:  # freed by a backward without retain_graph
+            out.append({"name": attr, "shape": None, "dtype": None, "value": str(e)[:200]})
+            continue
+        except AttributeError:
+            continue
+        if isinstance(v, Tensor):
+            out.append(
+                {"name": attr, "shape": list(v.shape), "dtype": str(v.dtype), "value": _preview(v)}
+            )
+        else:
+            out.append({"name": attr, "shape": None, "dtype": None, "value": _preview(v)})
+    return out
+
+
+def _source_of(fn: Node) -> dict | None:
+    """The forward source line, where anomaly mode recorded a traceback for the node."""
+    md = fn._metadata or {}
+    tb = md.get("traceback_")
+    if not tb:
+        return None
+    text = tb if isinstance(tb, str) else "".join(map(str, tb))
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    code = lines[-1].strip() if lines else ""
+    return {"line": 0, "code": code[:2000]}
+
+
+def _build_payload(root: Tensor, max_nodes: int = MAX_NODES) -> tuple[dict, dict]:
+    ids: dict[int, str] = {}
+    objs: dict[str, Any] = {}
+    nodes: list[dict] = []
+    edges: list[dict] = []
+
+    def nid(obj) -> str:
+        k = id(obj)
+        if k not in ids:
+            ids[k] = f"n{len(ids)}"
+            objs[ids[k]] = obj
+        return ids[k]
+
+    rid = nid(root)
+    nodes.append(
+        {
+            "id": rid,
+            "kind": "tensor",
+            "label": f"output\n{tuple(root.shape)}",
+            "name": "output",
+            "op": None,
+            "shape": list(root.shape),
+            "dtype": str(root.dtype),
+            "requires_grad": bool(root.requires_grad),
+            "is_leaf": bool(root.is_leaf),
+            "retains_grad": bool(root.retains_grad),
+            "is_root": True,
+            "value": _preview(root),
+            "grad": _preview(root.grad) if (root.is_leaf or root.retains_grad) else None,
+        }
+    )
+    total = 1
+    truncated = False
+    start = root.grad_fn
+    if start is None and root.requires_grad:
+        start = root._grad_accumulator()
+    stack = []
+    if start is not None:
+        edges.append({"source": nid(start), "target": rid, "output": root._output_nr})
+        stack.append(start)
+    seen = set()
+    while stack:
+        fn = stack.pop()
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        total += 1
+        if len(nodes) >= max_nodes:
+            truncated = True
+            continue
+        node = {
+            "id": nid(fn),
+            "kind": _node_kind(fn),
+            "label": fn.name().replace("torch::autograd::", ""),
+            "op": fn.name().replace("torch::autograd::", ""),
+            "saved": _saved_entries(fn),
+            "source": _source_of(fn),
+        }
+        nodes.append(node)
+        if isinstance(fn, AccumulateGrad):
+            v = fn.variable
+            total += 1
+            vid = nid(v)
+            nodes.append(
+                {
+                    "id": vid,
+                    "kind": "tensor",
+                    "label": f"leaf\n{tuple(v.shape)}",
+                    "shape": list(v.shape),
+                    "dtype": str(v.dtype),
+                    "requires_grad": True,
+                    "is_leaf": True,
+                    "retains_grad": False,
+                    "value": _preview(v),
+                    "grad": _preview(v.grad),
+                }
+            )
+            edges.append({"source": vid, "target": node["id"], "input": 0})
+            continue
+        for i, (nxt, nr) in enumerate(fn.next_functions):
+            if nxt is None:
+                continue
+            edges.append({"source": nid(nxt), "target": node["id"], "input": i, "output": nr})
+            stack.append(nxt)
+    present = {n["id"] for n in nodes}
+    edges = [e for e in edges if e["source"] in present and e["target"] in present]
+    payload = {
+        "version": 1,
+        "direction": "forward",
+        "title": "output",
+        "nodes": nodes,
+        "edges": edges,
+        "roots": [rid],
+        "backward_order": [],
+        "truncated": truncated,
+        "total_nodes": total,
+        "total_edges": len(edges),
+    }
+    return payload, {k: v for k, v in ((id(o), i) for i, o in objs.items())}
+
+
+def graph_payload(root: Tensor, steps: Sequence[BackwardStep] = (), upto: int | None = None) -> dict:
+    """The schema-v1 graph payload of ``root``, with the first ``upto`` backward steps marked.
+
+    Args:
+        root: the output tensor whose ``grad_fn`` graph is drawn.
+        steps: a backward trace from :func:`backward_trace`.
+        upto: how many steps have run (all of them when None).
+
+    Returns:
+        A JSON-safe dict for the MIME type ``application/vnd.jupyter-autograd.graph+json``.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> graph_payload((x * 2).sum())["nodes"][1]["op"]
+        'SumBackward0'
+    """
+    payload, idmap = _adapter_graph_payload(root)
+    steps = list(steps)[: len(steps) if upto is None else upto]
+    by_id = {n["id"]: n for n in payload["nodes"]}
+    order = []
+    for k, s in enumerate(steps):
+        pid = idmap.get(id(s.node))
+        if pid is None:
+            continue
+        order.append(pid)
+        node = by_id[pid]
+        node["backward_step"] = k
+        if s.kind == "function":
+            node["grad"] = _preview(s.grad_outputs[0] if len(s.grad_outputs) == 1 else s.grad_outputs)
+            # the gradient sent along each input edge of this node
+            for e in payload["edges"]:
+                if e["target"] == pid and "input" in e and e["input"] < len(s.grad_inputs):
+                    e["grad"] = _preview(s.grad_inputs[e["input"]])
+        else:
+            leaf = by_id.get(idmap.get(id(s.leaf)))
+            if leaf is not None:
+                leaf["grad"] = _preview(s.grad_after)
+    payload["backward_order"] = order
+    return payload
+
+
+def graph_text(payload: dict) -> str:
+    """A plain-text rendering of a payload (the fallback where widgets cannot render)."""
+    lines = [f"graph of {payload.get('title', 'output')}: {payload['total_nodes']} nodes"]
+    for n in payload["nodes"]:
+        if n["kind"] == "tensor":
+            continue
+        step = n.get("backward_step")
+        mark = f"  [backward step {step}]" if step is not None else ""
+        lines.append(f"  {n['id']} {n['label']}{mark}")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------ backward trace
+@dataclasses.dataclass
+class BackwardStep:
+    """One node executed by backward, in the engine's order.
+
+    ``kind`` is ``"function"`` (a grad_fn: ``grad_outputs`` arrived, ``grad_inputs[i]`` was sent
+    to ``next_functions[i]``) or ``"accumulate"`` (AccumulateGrad: ``grad_outputs[0]`` was added
+    into ``leaf.grad``, which went from ``grad_before`` to ``grad_after``).
+    """
+
+    index: int
+    kind: str
+    name: str
+    node: Node
+    grad_outputs: tuple
+    grad_inputs: tuple = ()
+    targets: tuple = ()
+    leaf: Tensor | None = None
+    grad_before: Tensor | None = None
+    grad_after: Tensor | None = None
+
+    def describe(self) -> str:
+        """One readable paragraph for this step."""
+        if self.kind == "accumulate":
+            return (
+                f"step {self.index}: AccumulateGrad adds\n  {_preview(self.grad_outputs[0])}\n"
+                f"into leaf.grad: {_preview(self.grad_before)}\n  -> {_preview(self.grad_after)}"
+            )
+        lines = [f"step {self.index}: {self.name} receives"]
+        for g in self.grad_outputs:
+            lines.append(f"  {_preview(g)}")
+        for tgt, g in zip(self.targets, self.grad_inputs):
+            lines.append(f"  sends to {tgt}: {_preview(g)}")
+        return "\n".join(lines)
+
+
+def _clone(t: Tensor | None) -> Tensor | None:
+    return None if t is None else Tensor._wrap(np.array(t._data, copy=True))
+
+
+def _reachable(root_fn: Node) -> list[Node]:
+    seen, stack, out = set(), [root_fn], []
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        out.append(fn)
+        stack.extend(n for n, _ in fn.next_functions)
+    return out
+
+
+def backward_trace(
+    output: Tensor, gradient: Tensor | None = None, retain_graph: bool = True
+) -> list[BackwardStep]:
+    """Run ``output.backward(gradient)`` and record every node it executes, in order.
+
+    The order is observed through node hooks and leaf hooks during a real backward, so it is
+    the engine's order. Leaves' ``.grad`` end up exactly as after a plain ``backward``.
+
+    Args:
+        output: the tensor to differentiate.
+        gradient: the vector ``v`` of ``backward(v)`` (omit for scalars).
+        retain_graph: keep saved tensors so the graph can be inspected or run again.
+
+    Returns:
+        The list of :class:`BackwardStep`.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+        >>> [s.name for s in backward_trace((x * x).sum())]
+        ['SumBackward0', 'MulBackward0', 'AccumulateGrad']
+    """
+    root = output.grad_fn if output.grad_fn is not None else output._grad_accumulator()
+    steps: list[BackwardStep] = []
+    handles = []
+    for fn in _reachable(root):
+        if isinstance(fn, AccumulateGrad):
+            leaf = fn.variable
+            pending: dict = {}
+
+            def pre(g, leaf=leaf, fn=fn, pending=pending):
+                pending["g"] = _clone(g)
+                pending["before"] = _clone(leaf._grad)
+
+            def post(t, fn=fn, pending=pending):
+                steps.append(
+                    BackwardStep(
+                        index=len(steps),
+                        kind="accumulate",
+                        name="AccumulateGrad",
+                        node=fn,
+                        grad_outputs=(pending.get("g"),),
+                        leaf=t,
+                        grad_before=pending.get("before"),
+                        grad_after=_clone(t._grad),
+                    )
+                )
+
+            handles.append(leaf.register_hook(pre))
+            handles.append(leaf.register_post_accumulate_grad_hook(post))
+        else:
+
+            def hook(grad_inputs, grad_outputs, fn=fn):
+                steps.append(
+                    BackwardStep(
+                        index=len(steps),
+                        kind="function",
+                        name=fn.name(),
+                        node=fn,
+                        grad_outputs=tuple(_clone(g) for g in grad_outputs),
+                        grad_inputs=tuple(_clone(g) for g in grad_inputs),
+                        targets=tuple(
+                            "None" if n is None else n.name().replace("torch::autograd::", "")
+                            for n, _ in fn.next_functions
+                        ),
+                    )
+                )
+
+            handles.append(fn.register_hook(hook))
+    try:
+        output.backward(gradient, retain_graph=retain_graph)
+    finally:
+        for h in handles:
+            h.remove()
+    return steps
+
+
+class StepperState:
+    """Backward one node at a time, in the engine's order, with leaves' grads updated per step.
+
+    The whole backward runs once up front (traced, graph retained); the leaves' ``.grad`` are
+    then put back as they were and each AccumulateGrad step writes its recorded result, so
+    after the last step the leaves hold exactly what a plain ``backward`` gives.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+        >>> s = StepperState((x * x).sum())
+        >>> s.goto(len(s.steps)); x.grad
+        tensor([2., 4.])
+    """
+
+    def __init__(self, output: Tensor, gradient: Tensor | None = None) -> None:
+        if not isinstance(output, Tensor):
+            raise TypeError(f"BackwardStepper(loss): expected a Tensor, got {type(output).__name__}")
+        if not output.requires_grad:
+            raise RuntimeError(
+                "BackwardStepper(loss): loss does not require grad and has no grad_fn; "
+                "make it from tensors created with requires_grad=True"
+            )
+        self.output = output
+        root = output.grad_fn if output.grad_fn is not None else output._grad_accumulator()
+        self._leaves = [n.variable for n in _reachable(root) if isinstance(n, AccumulateGrad)]
+        before = [_clone(t._grad) for t in self._leaves]
+        self.steps = backward_trace(output, gradient, retain_graph=True)
+        self._initial = before
+        for t, g in zip(self._leaves, before):
+            t._grad = _clone(g)
+        self.position = 0
+
+    def goto(self, k: int) -> None:
+        """Show the state after ``k`` steps (0 = before backward, ``len(steps)`` = done)."""
+        k = max(0, min(int(k), len(self.steps)))
+        for t, g in zip(self._leaves, self._initial):
+            t._grad = _clone(g)
+        for s in self.steps[:k]:
+            if s.kind == "accumulate":
+                s.leaf._grad = _clone(s.grad_after)
+        self.position = k
+
+    def next(self) -> None:
+        self.goto(self.position + 1)
+
+    def previous(self) -> None:
+        self.goto(self.position - 1)
+
+    def payload(self) -> dict:
+        return graph_payload(self.output, self.steps, upto=self.position)
+
+    def text(self) -> str:
+        if self.position == 0:
+            return f"before backward: {len(self.steps)} nodes will run (press next)"
+        return f"{self.position}/{len(self.steps)}  " + self.steps[self.position - 1].describe()
+
+
+# ------------------------------------------------------------------------ graph explorer
+class GraphState:
+    """State behind ``GraphExplorer``: node details and the backward / zero_ actions.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+        >>> g = GraphState((x * x).sum())
+        >>> g.backward(retain_graph=True)
+        >>> x.grad
+        tensor([2., 4.])
+    """
+
+    def __init__(self, root: Tensor) -> None:
+        if not isinstance(root, Tensor):
+            raise TypeError(f"GraphExplorer(root): expected a Tensor, got {type(root).__name__}")
+        self.root = root
+        self.steps: list[BackwardStep] = []
+        self.message = ""
+
+    def payload(self) -> dict:
+        return graph_payload(self.root, self.steps)
+
+    def leaves(self) -> list[Tensor]:
+        fn = self.root.grad_fn
+        if fn is None:
+            return [self.root] if self.root.requires_grad else []
+        return [n.variable for n in _reachable(fn) if isinstance(n, AccumulateGrad)]
+
+    def node_ids(self) -> list[tuple[str, str]]:
+        """(label, id) pairs of every node, for a selection control."""
+        return [(f"{n['id']}: {n['label'].splitlines()[0]}", n["id"]) for n in self.payload()["nodes"]]
+
+    def details(self, node_id: str) -> str:
+        """Value, grad, saved tensors and source line of one payload node, as text."""
+        n = next((n for n in self.payload()["nodes"] if n["id"] == node_id), None)
+        if n is None:
+            return f"no node {node_id!r}"
+        lines = [f"{n['id']}  {n['label'].splitlines()[0]}  ({n['kind']})"]
+        if n.get("value") is not None:
+            lines.append(f"value: {n['value']}")
+        if "grad" in n:
+            lines.append(f"grad: {n['grad']}")
+        for s in n.get("saved", []):
+            lines.append(f"{s['name']}: {s.get('value')}")
+        src = n.get("source")
+        lines.append(f"source: {src['code'] if src else '(unknown: enable anomaly mode to record it)'}")
+        if n.get("backward_step") is not None:
+            lines.append(f"backward step: {n['backward_step']}")
+        return "\n".join(lines)
+
+    def backward(self, retain_graph: bool = False) -> None:
+        """``root.backward(retain_graph=...)``, traced; a RuntimeError is kept as ``message``."""
+        try:
+            gradient = None if self.root.numel() == 1 else Tensor._wrap(np.ones_like(self.root._data))
+            self.steps = backward_trace(self.root, gradient, retain_graph=retain_graph)
+            self.message = f"backward(retain_graph={retain_graph}) ran {len(self.steps)} nodes"
+        except RuntimeError as e:
+            self.message = f"RuntimeError: {e}"
+
+    def zero_grad(self) -> None:
+        """``leaf.grad.zero_()`` for every leaf that has a grad."""
+        for leaf in self.leaves():
+            if leaf.grad is not None:
+                leaf.grad.zero_()
+        self.message = "leaves' grads zeroed"
+
+
+# ------------------------------------------------------------------------ accumulation demo
+def _tutorial_experiment() -> tuple[Tensor, Callable[[Tensor], Tensor]]:
+    from ..factories import eye  # noqa: PLC0415
+
+    inp = eye(4, 5, requires_grad=True)
+    return inp, lambda x: (x + 1).pow(2).t()
+
+
+class AccumulationState:
+    """The tutorial's accumulation experiment: backward again adds up, ``grad.zero_()`` resets.
+
+    Args:
+        x: the leaf (default ``torch.eye(4, 5, requires_grad=True)``).
+        f: the function (default ``lambda x: (x + 1).pow(2).t()``), called once.
+        retain_graph: pass ``retain_graph`` to each backward (needed for a second press).
+
+    Example:
+        >>> s = AccumulationState()
+        >>> s.backward(); s.backward()
+        >>> s.x.grad[0, 0].item()
+        8.0
+    """
+
+    def __init__(
+        self,
+        x: Tensor | None = None,
+        f: Callable[[Tensor], Tensor] | None = None,
+        retain_graph: bool = True,
+    ) -> None:
+        dx, df = _tutorial_experiment()
+        self.x = dx if x is None else x
+        self.f = df if f is None else f
+        self.out = self.f(self.x)
+        self.retain_graph = retain_graph
+        self.log: list[str] = []
+        self.presses = 0
+
+    def backward(self) -> None:
+        """``out.backward(torch.ones_like(out), retain_graph=...)``; errors go to the log."""
+        from ..factories import ones_like  # noqa: PLC0415
+
+        self.presses += 1
+        call = f"out.backward(torch.ones_like(out), retain_graph={self.retain_graph})"
+        try:
+            self.out.backward(ones_like(self.out), retain_graph=self.retain_graph)
+            self.log.append(f"[{self.presses}] {call}\ninp.grad =\n{self.x.grad!r}")
+        except RuntimeError as e:
+            self.log.append(f"[{self.presses}] {call}\nRuntimeError: {e}")
+
+    def zero_(self) -> None:
+        """``inp.grad.zero_()`` (a no-op message while grad is None)."""
+        self.presses += 1
+        if self.x.grad is None:
+            self.log.append(f"[{self.presses}] inp.grad is None: nothing to zero")
+            return
+        self.x.grad.zero_()
+        self.log.append(f"[{self.presses}] inp.grad.zero_()\ninp.grad =\n{self.x.grad!r}")
+
+    def text(self) -> str:
+        return self.log[-1] if self.log else "inp.grad = None (press backward)"
+
+
+# ------------------------------------------------------------------------ grad mode
+GRAD_MODES = ("enabled", "no_grad", "inference_mode")
+
+
+def _mode_context(mode: str):
+    if mode == "enabled":
+        return grad_mode.enable_grad()
+    if mode == "no_grad":
+        return grad_mode.no_grad()
+    if mode == "inference_mode":
+        return grad_mode.inference_mode()
+    raise ValueError(f"grad mode must be one of {GRAD_MODES}, got {mode!r}")
+
+
+def _props(t: Tensor) -> dict:
+    fn = t.grad_fn
+    return {
+        "requires_grad": bool(t.requires_grad),
+        "grad_fn": None if fn is None else fn.name(),
+        "is_leaf": bool(t.is_leaf),
+        "is_inference": bool(t.is_inference()),
+    }
+
+
+def grad_mode_probe(
+    mode: str, x: Tensor | None = None, expr: Callable[[Tensor], Tensor] | None = None
+) -> dict:
+    """Evaluate a sample expression under a grad mode and report what autograd recorded.
+
+    Args:
+        mode: ``"enabled"``, ``"no_grad"`` or ``"inference_mode"``.
+        x: the leaf (default ``tensor([1., 2., 3.], requires_grad=True)``).
+        expr: the sample expression (default ``(x * 2).sum()``).
+
+    Returns:
+        ``{"mode", "is_grad_enabled", "x", "y", "detached"}``; the last three hold
+        ``requires_grad``, ``grad_fn``, ``is_leaf`` and ``is_inference``; ``detached`` is
+        ``y.detach()`` taken outside the mode.
+
+    Example:
+        >>> grad_mode_probe("no_grad")["y"]["grad_fn"] is None
+        True
+    """
+    from ..factories import tensor  # noqa: PLC0415
+
+    x = tensor([1.0, 2.0, 3.0], requires_grad=True) if x is None else x
+    expr = (lambda t: (t * 2).sum()) if expr is None else expr
+    with _mode_context(mode):
+        enabled = grad_mode.is_grad_enabled()
+        y = expr(x)
+    return {
+        "mode": mode,
+        "is_grad_enabled": enabled,
+        "x": _props(x),
+        "y": _props(y),
+        "detached": _props(y.detach()),
+    }
+
+
+def grad_mode_text(probe: dict) -> str:
+    ctx = {"enabled": "torch.enable_grad()", "no_grad": "torch.no_grad()",
+           "inference_mode": "torch.inference_mode()"}[probe["mode"]]
+    lines = [f"with {ctx}:  # is_grad_enabled() -> {probe['is_grad_enabled']}", "    y = (x * 2).sum()"]
+    for name, key in (("x", "x"), ("y", "y"), ("y.detach()", "detached")):
+        p = probe[key]
+        lines.append(
+            f"{name:11s} requires_grad={p['requires_grad']!s:5s} grad_fn={p['grad_fn']} "
+            f"is_leaf={p['is_leaf']} is_inference={p['is_inference']}"
+        )
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------ Jacobian, VJP, JVP
+def _as_vector_fn(f: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
+    def g(x: Tensor) -> Tensor:
+        y = f(x)
+        if not isinstance(y, Tensor):
+            raise TypeError(f"JacobianExplorer: f must return a Tensor, got {type(y).__name__}")
+        return y.reshape(-1)
+
+    return g
+
+
+def _leaf(x, requires_grad: bool) -> Tensor:
+    arr = np.array(x._data if isinstance(x, Tensor) else x, dtype=np.float64, copy=True).reshape(-1)
+    t = Tensor._wrap(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def vjp_backward(f: Callable[[Tensor], Tensor], x, v) -> np.ndarray:
+    """vᵀJ of ``f`` at ``x``, computed the reverse-mode way: ``f(x).backward(v)``, read ``x.grad``.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> vjp_backward(lambda x: x * x, [1.0, 2.0], [1.0, 1.0])
+        array([2., 4.])
+    """
+    xl = _leaf(x, True)
+    y = _as_vector_fn(f)(xl)
+    vv = Tensor._wrap(np.asarray(v, dtype=y._data.dtype).reshape(y.shape))
+    y.backward(vv)
+    return np.array(xl.grad._data, dtype=np.float64)
+
+
+def _adapter_forward_jvp(f: Callable[[Tensor], Tensor], x: Tensor, u: np.ndarray):
+    """(f(x), J·u) by forward-mode AD.
+
+    TODO(#7): once forward_ad grows dual_level/make_dual/unpack_dual, this branch is the API;
+    until then the fallback pushes a dual level the same way (FLAGS + the ``_fw`` tangents).
+    """
+    from ..autograd import forward_ad as fwad  # noqa: PLC0415
+
+    tangent = Tensor._wrap(np.asarray(u, dtype=x._data.dtype).reshape(x.shape))
+    if all(hasattr(fwad, n) for n in ("dual_level", "make_dual", "unpack_dual")):
+        with fwad.dual_level():
+            y = f(fwad.make_dual(x, tangent))
+            primal, tan = fwad.unpack_dual(y)
+            return primal, tan
+    level = len(FLAGS.forward_ad_levels)
+    FLAGS.forward_ad_levels.append(level)
+    try:
+        xd = Tensor._wrap(x._data)
+        xd._fw = {level: tangent}
+        y = f(xd)
+        fw = getattr(y, "_fw", None) or {}
+        tan = fw.get(level)
+        return Tensor._wrap(y._data), tan
+    finally:
+        FLAGS.forward_ad_levels.pop()
+
+
+def jvp_forward(f: Callable[[Tensor], Tensor], x, u) -> np.ndarray:
+    """J·u of ``f`` at ``x`` by forward-mode AD (a true Jacobian-vector product, no backward).
+
+    Example:
+        >>> jvp_forward(lambda x: x * x, [1.0, 2.0], [1.0, 0.0])
+        array([2., 0.])
+    """
+    xl = _leaf(x, False)
+    y, tan = _adapter_forward_jvp(_as_vector_fn(f), xl, np.asarray(u, dtype=np.float64))
+    if tan is None:  # output does not depend on x
+        return np.zeros(y.shape, np.float64)
+    return np.array(tan._data, dtype=np.float64).reshape(-1)
+
+
+def _adapter_jacobian(f: Callable[[Tensor], Tensor], x: Tensor) -> np.ndarray:
+    """The m×n Jacobian by reverse mode.
+
+    TODO(#7): use jupyter_autograd.autograd.functional.jacobian once it lands.
+    """
+    from ..autograd import grad as _grad  # noqa: PLC0415
+
+    xl = _leaf(x, True)
+    y = f(xl)
+    m = y.numel()
+    rows = []
+    for i in range(m):
+        e = np.zeros(m, np.float64)
+        e[i] = 1.0
+        (g,) = _grad(y, xl, Tensor._wrap(e.astype(y._data.dtype)), retain_graph=True,
+                     allow_unused=True)
+        rows.append(np.zeros(xl.shape, np.float64) if g is None else np.asarray(g._data, np.float64))
+    return np.stack(rows).reshape(m, xl.numel())
+
+
+def jacobian(f: Callable[[Tensor], Tensor], x) -> np.ndarray:
+    """The Jacobian of ``f`` (flattened to R^n -> R^m) at ``x``, shape (m, n).
+
+    Example:
+        >>> jacobian(lambda x: x * x, [1.0, 2.0])
+        array([[2., 0.],
+               [0., 4.]])
+    """
+    return _adapter_jacobian(_as_vector_fn(f), _leaf(x, False))
+
+
+def finite_difference_jacobian(f: Callable[[Tensor], Tensor], x, eps: float = 1e-6) -> np.ndarray:
+    """Central-difference Jacobian, (f(x + eps e_j) - f(x - eps e_j)) / 2 eps, in float64.
+
+    Example:
+        >>> finite_difference_jacobian(lambda x: x * x, [3.0]).round(6)
+        array([[6.]])
+    """
+    fv = _as_vector_fn(f)
+    x0 = _leaf(x, False)._data
+    cols = []
+    with grad_mode.no_grad():
+        for j in range(x0.size):
+            d = np.zeros_like(x0)
+            d[j] = eps
+            hi = fv(Tensor._wrap(x0 + d))._data
+            lo = fv(Tensor._wrap(x0 - d))._data
+            cols.append((np.asarray(hi, np.float64) - np.asarray(lo, np.float64)) / (2 * eps))
+    return np.stack(cols, axis=1)
+
+
+@dataclasses.dataclass
+class JacobianReport:
+    """Everything the Jacobian explorer draws for one (x, v, u)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    J: np.ndarray
+    v: np.ndarray  # cotangent, R^m
+    u: np.ndarray  # tangent, R^n
+    vjp: np.ndarray  # vᵀJ via backward(v)
+    jvp: np.ndarray  # J·u via forward mode
+    J_fd: np.ndarray
+    vjp_fd: np.ndarray
+    jvp_fd: np.ndarray
+
+    @property
+    def max_error(self) -> float:
+        """Largest |AD - finite differences| over vᵀJ and J·u."""
+        return float(
+            max(np.max(np.abs(self.vjp - self.vjp_fd)), np.max(np.abs(self.jvp - self.jvp_fd)))
+        )
+
+    def text(self, tangent: str = "u") -> str:
+        """The numbers, labelled; ``tangent`` names the forward-mode vector (v when n = m)."""
+        np_opts = {"precision": 4, "suppress_small": True}
+        return "\n".join(
+            [
+                f"x = {np.array2string(self.x, **np_opts)}   f(x) = {np.array2string(self.y, **np_opts)}",
+                f"J (m={self.J.shape[0]} x n={self.J.shape[1]}) =\n{np.array2string(self.J, **np_opts)}",
+                f"v = {np.array2string(self.v, **np_opts)}"
+                + ("" if tangent == "v" else f"   {tangent} = {np.array2string(self.u, **np_opts)}"),
+                f"vᵀJ via backward(v)   = {np.array2string(self.vjp, **np_opts)}"
+                f"   (finite differences {np.array2string(self.vjp_fd, **np_opts)})",
+                f"J·{tangent} via forward mode  = {np.array2string(self.jvp, **np_opts)}"
+                f"   (finite differences {np.array2string(self.jvp_fd, **np_opts)})",
+            ]
+        )
+
+
+def jacobian_report(f: Callable[[Tensor], Tensor], x, v, u, eps: float = 1e-6) -> JacobianReport:
+    """Jacobian, vᵀJ (reverse mode), J·u (forward mode) and their finite-difference checks.
+
+    Example:
+        >>> r = jacobian_report(lambda x: x * x, [1.0, 2.0], v=[1.0, 0.0], u=[0.0, 1.0])
+        >>> r.vjp, r.jvp
+        (array([2., 0.]), array([0., 4.]))
+    """
+    x0 = _leaf(x, False)
+    with grad_mode.no_grad():
+        y = np.array(_as_vector_fn(f)(x0)._data, dtype=np.float64)
+    v = np.asarray(v, np.float64).reshape(-1)
+    u = np.asarray(u, np.float64).reshape(-1)
+    if v.shape != y.shape:
+        raise ValueError(f"jacobian_report: v has shape {v.shape}, expected f(x)'s shape {y.shape}")
+    if u.shape != x0.shape:
+        raise ValueError(f"jacobian_report: u has shape {u.shape}, expected x's shape {tuple(x0.shape)}")
+    J = jacobian(f, x0)
+    J_fd = finite_difference_jacobian(f, x0, eps)
+    return JacobianReport(
+        x=np.asarray(x0._data, np.float64),
+        y=y,
+        J=J,
+        v=v,
+        u=u,
+        vjp=vjp_backward(f, x0, v),
+        jvp=jvp_forward(f, x0, u),
+        J_fd=J_fd,
+        vjp_fd=v @ J_fd,
+        jvp_fd=J_fd @ u,
+    )
+
+
+# ------------------------------------------------------------------------ throttling
+class RedrawThrottle:
+    """Coalesce bursts of change notifications into at most one redraw per ``min_interval``.
+
+    A request inside the interval marks the state dirty and schedules one trailing redraw, so
+    the last value is always drawn and a slider drag never queues a redraw per pixel (F6).
+
+    Args:
+        draw: the redraw callback.
+        min_interval: seconds between redraws (0.05 -> at most 20 per second).
+        clock: time source (injectable for tests).
+        schedule: ``schedule(delay, callback)``; defaults to the running asyncio loop's
+            ``call_later`` (the kernel's loop); without a loop every request draws.
+
+    Example:
+        >>> calls = []
+        >>> t = RedrawThrottle(lambda: calls.append(1), clock=lambda: 0.0, schedule=lambda d, cb: True)
+        >>> t.request(); t.request(); t.request()
+        >>> len(calls), t.pending
+        (1, True)
+    """
+
+    def __init__(
+        self,
+        draw: Callable[[], None],
+        min_interval: float = 0.05,
+        clock: Callable[[], float] = time.monotonic,
+        schedule: Callable[[float, Callable[[], None]], Any] | None = None,
+    ) -> None:
+        self.draw = draw
+        self.min_interval = min_interval
+        self.clock = clock
+        self.schedule = schedule if schedule is not None else _loop_call_later
+        self.last = -float("inf")
+        self.pending = False
+        self._scheduled = False
+        self.draws = 0
+
+    def request(self) -> None:
+        now = self.clock()
+        if now - self.last >= self.min_interval:
+            self._run(now)
+            return
+        self.pending = True
+        if not self._scheduled:
+            self._scheduled = bool(self.schedule(self.min_interval - (now - self.last), self._fire))
+            if not self._scheduled:  # no event loop to defer to: nothing can flood, draw now
+                self._run(now)
+
+    def _fire(self) -> None:
+        self._scheduled = False
+        self.flush()
+
+    def flush(self) -> None:
+        """Run the pending redraw now, if any."""
+        if self.pending:
+            self._run(self.clock())
+
+    def _run(self, now: float) -> None:
+        self.pending = False
+        self.last = now
+        self.draws += 1
+        self.draw()
+
+
+def _loop_call_later(delay: float, cb: Callable[[], None]) -> bool:
+    import asyncio  # noqa: PLC0415
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    loop.call_later(max(delay, 0.0), cb)
+    return True
