@@ -117,6 +117,10 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     """torch.promote_types on NumPy dtypes (same lattice for the dtypes we support)."""
     if a == b:
         return a
+    ca, cb = _category(a), _category(b)
+    # across categories the higher one wins outright (int64 * float32 -> float32, unlike NumPy)
+    if ca != cb:
+        return a if ca > cb else b
     return np.promote_types(a, b)
 
 

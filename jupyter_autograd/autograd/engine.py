@@ -26,6 +26,9 @@ class _Flags:
     anomaly_check_nan = True
     forward_ad_levels: list = []  # active dual levels, innermost last
     inference_tensors = False  # set once any inference tensor exists
+    # Graph tracing (jupyter_autograd.graph): callbacks run only while a list is non-empty.
+    record_tracers: list = []  # cb(node, inputs) after an op is recorded
+    backward_tracers: list = []  # cb(node, grad_outputs) when backward executes a node
 
 
 FLAGS = _Flags()
@@ -109,6 +112,9 @@ def record(op, inputs, outs, p, results) -> Node:
         from .anomaly_mode import record_traceback  # noqa: PLC0415
 
         record_traceback(node)
+    if FLAGS.record_tracers:
+        for cb in FLAGS.record_tracers:
+            cb(node, inputs)
     return node
 
 
@@ -238,7 +244,9 @@ def run_node(node: Node, grads, create_graph: bool):
 def _as_tensor(g):
     from ..tensor import Tensor  # noqa: PLC0415
 
-    return g if g is None or isinstance(g, Tensor) else Tensor._wrap(g)
+    if g is None or isinstance(g, Tensor):
+        return g
+    return Tensor._wrap(np.asarray(g) if isinstance(g, np.generic) else g)
 
 
 def _unwrap(g, create_graph):
@@ -284,6 +292,8 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool) -> None:
     from ..tensor import Tensor  # noqa: PLC0415
 
     var = acc.variable
+    if g.__class__ is not _ndarray and isinstance(g, np.generic):
+        g = np.asarray(g)
     if var._hooks:
         gt = _as_tensor(g)
         for h in list(var._hooks.values()):
@@ -372,11 +382,15 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, inputs=None, acc
     heapq.heapify(heap)
 
     anomaly = FLAGS.anomaly
+    tracers = FLAGS.backward_tracers
     pop, push = heapq.heappop, heapq.heappush
     # 4. run
     while heap:
         _, fn = pop(heap)
         gs = buffers.pop(fn)
+        if tracers:
+            for cb in tracers:
+                cb(fn, tuple(gs))
         if fn._tensor_prehooks or fn._retain or fn._prehooks:
             _call_prehooks(fn, gs, create_graph)
         if capture is not None:

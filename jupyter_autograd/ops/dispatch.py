@@ -39,7 +39,13 @@ def apply(op, inputs: tuple, p=None):
         else:
             arrays.append(t)
     xp = NPX if cls is _ndarray or cls is None else xp_of(arrays[0] if isinstance(inputs[0], Tensor) else next(a for a in arrays if a.__class__ is cls))
-    out = op.fwd(xp, *arrays, p)
+    try:
+        out = op.fwd(xp, *arrays, p)
+    except ValueError:
+        shapes = [a.shape for a in arrays if hasattr(a, "shape")]
+        if len(shapes) < 2:
+            raise
+        _raise_broadcast(shapes[0], shapes[1])
     rg = rg and STATE.grad_enabled
     if op.n_out == 1:
         if out.__class__ is not cls:
@@ -56,6 +62,8 @@ def apply(op, inputs: tuple, p=None):
         node = record(op, inputs, outs, p, res)
         node._n_out = len(outs)
         node._out_meta = tuple((o.shape, o.dtype) for o in outs)
+    if FLAGS.forward_ad_levels:
+        _forward_ad(op, inputs, arrays, outs, p, res)
     return res
 
 
@@ -127,7 +135,10 @@ def apply2(op, a, b, p=None) -> Tensor:
     if bd.__class__ is not cls:
         raise device_mismatch([a, b])
     xp = NPX if cls is _ndarray else xp_of(ad)
-    out = op.fwd(xp, ad, bd, p)
+    try:
+        out = op.fwd(xp, ad, bd, p)
+    except ValueError:
+        _raise_broadcast(ad.shape, bd.shape)
     if out.__class__ is not cls:
         out = _fix_out(out, cls, xp)
     if (a._requires_grad or b._requires_grad) and STATE.grad_enabled and out.dtype.kind in "fc":
@@ -156,3 +167,9 @@ def _forward_ad(op, inputs, arrays, out, p, results) -> None:
     from ..autograd import forward_ad  # noqa: PLC0415
 
     forward_ad.propagate(op, inputs, arrays, out, p, results)
+
+
+def _raise_broadcast(s1, s2):
+    from .api import _broadcast_error  # noqa: PLC0415
+
+    _broadcast_error(s1, s2)

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One entry point for developers and CI.
+#   ./dev.sh lab    set up .venv and start JupyterLab on the tutorial notebooks (extension active)
+#   ./dev.sh test   set up .venv and run the whole test suite (unit, registry, nbval, browser)
+#   ./dev.sh bench  run the benchmarks (full size)
+set -euo pipefail
+cd "$(dirname "$0")"
+PY=${PYTHON:-python3}
+
+setup() {
+  if [ ! -x .venv/bin/python ]; then "$PY" -m venv .venv; fi
+  # shellcheck disable=SC1091
+  . .venv/bin/activate
+  python -m pip install -q -U pip
+  # torch is only a comparison target in tests; the exact pin takes the local CPU wheel
+  # (a bare 'torch' would pull a multi-GB CUDA build).
+  python -m pip install -q "torch==2.13.0" || echo "torch 2.13.0 unavailable: torch comparison tests will skip"
+  python -m pip install -q -e ".[test,jupyter]"
+  python -m ipykernel install --sys-prefix --name python3 >/dev/null
+}
+
+case "${1:-test}" in
+  lab)
+    setup
+    exec jupyter lab --notebook-dir=notebooks ${JUPYTER_ALLOW_ROOT:+--allow-root} "${@:2}"
+    ;;
+  test)
+    setup
+    if [ -f .ci/labextension.sh ]; then bash .ci/labextension.sh; fi
+    python -c "import matplotlib.pyplot" >/dev/null 2>&1 || true   # warm the font cache
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 python benchmarks/run.py --smoke
+    nb=()
+    if [ -d notebooks ]; then
+      nb=(notebooks --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout 120)
+    fi
+    exec python -m pytest -q -p no:cacheprovider --doctest-modules jupyter_autograd tests "${nb[@]}" "${@:2}"
+    ;;
+  bench)
+    setup
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 exec python benchmarks/run.py "${@:2}"
+    ;;
+  *)
+    echo "usage: ./dev.sh lab|test|bench" >&2
+    exit 2
+    ;;
+esac
