@@ -208,5 +208,25 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if isinstance(g, Tensor):
             final.append(g)
         else:
+            if isinstance(g, np.generic):
+                g = np.asarray(g)
             final.append(Tensor._wrap(g.copy() if any(g is r for r in seeds) else g))
     return tuple(final)
+
+
+# Higher-order tools (issue 3): custom Functions, checkers, anomaly mode, functional, forward AD
+from . import forward_ad, functional  # noqa: E402,F401
+from .anomaly_mode import (  # noqa: E402,F401
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
+from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
+
+__all__ += [
+    "Function", "FunctionCtx", "once_differentiable", "gradcheck", "gradgradcheck",
+    "GradcheckError", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled", "functional", "forward_ad",
+]

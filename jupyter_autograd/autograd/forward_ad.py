@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+from collections import namedtuple
+
+import numpy as np
+
 from .engine import FLAGS
+
+__all__ = ["dual_level", "make_dual", "unpack_dual", "enter_dual_level", "exit_dual_level",
+           "UnpackedDualTensor"]
 
 
 def propagate(op, inputs, arrays, out, p, results) -> None:
@@ -32,15 +40,179 @@ def propagate(op, inputs, arrays, out, p, results) -> None:
             "been implemented yet."
         )
     r = op.jvp(NPX, tuple(tans), tuple(arrays), out, p)
-    if not hasattr(r, "shape"):
-        import numpy as np  # noqa: PLC0415
+    if isinstance(out, tuple):
+        # multi-output ops (split, unbind): one tangent per result
+        for res, o, ri in zip(results, out, r):
+            res._fw = {level: Tensor._wrap(_fit(ri, o))}
+        return
+    results[0]._fw = {level: Tensor._wrap(_fit(r, out))}
 
+
+def _fit(r, out):
+    """The tangent as an array of the output's shape and dtype."""
+    if not hasattr(r, "shape"):
         r = np.asarray(r)
     if r.shape != out.shape:
-        import numpy as np  # noqa: PLC0415
-
         r = np.broadcast_to(r, out.shape).copy()
     if r.dtype != out.dtype:
         r = r.astype(out.dtype)
-    res = results[0]
-    res._fw = {level: Tensor._wrap(r)}
+    return r
+
+
+# ---------------------------------------------------------------------------- public API
+UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+UnpackedDualTensor.__doc__ = "What :func:`unpack_dual` returns: ``(primal, tangent)``."
+
+# Tangents are stored under a fresh key per entered level, so tangents left on tensors from an
+# earlier ``dual_level`` are never mistaken for the current level's (torch clears them instead).
+_KEYS = itertools.count()
+
+
+def _current_key(level):
+    levels = FLAGS.forward_ad_levels
+    if level is None:
+        level = len(levels) - 1
+    if level < 0 or level >= len(levels):
+        return None
+    return levels[level]
+
+
+def enter_dual_level() -> int:
+    """Enter a forward-mode level and return its index (0: nesting is not supported, as torch).
+
+    Example:
+        >>> import jupyter_autograd.autograd.forward_ad as fwAD
+        >>> lvl = fwAD.enter_dual_level()
+        >>> lvl
+        0
+        >>> fwAD.exit_dual_level()
+    """
+    if FLAGS.forward_ad_levels:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    FLAGS.forward_ad_levels = FLAGS.forward_ad_levels + [next(_KEYS)]
+    return len(FLAGS.forward_ad_levels) - 1
+
+
+def exit_dual_level(*, level=None) -> None:
+    """Leave the current forward-mode level; its tangents stop existing."""
+    cur = len(FLAGS.forward_ad_levels) - 1
+    if level is None:
+        level = cur
+    if level != cur or cur < 0:
+        raise RuntimeError(
+            "Trying to exit a forward AD level that was not the last one that was created. This "
+            "is not supported."
+        )
+    FLAGS.forward_ad_levels = FLAGS.forward_ad_levels[:-1]
+
+
+def make_dual(tensor, tangent, *, level=None):
+    """A view of ``tensor`` carrying ``tangent`` as its forward-mode derivative.
+
+    Ops on dual tensors propagate tangents with each registry row's JVP rule, so the tangent
+    of a result is J·v.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> import jupyter_autograd.autograd.forward_ad as fwAD
+        >>> with fwAD.dual_level():
+        ...     x = fwAD.make_dual(torch.tensor([2., 3.]), torch.tensor([1., 1.]))
+        ...     print(x * x)
+        tensor([4., 9.], tangent=tensor([4., 6.]))
+    """
+    from ..ops import shape as SH  # noqa: PLC0415
+    from ..ops.dispatch import apply1  # noqa: PLC0415
+    from ..tensor import Tensor  # noqa: PLC0415
+
+    key = _current_key(level)
+    if key is None:
+        raise RuntimeError(
+            "Trying to create a dual Tensor for forward AD but no level exists, make sure to "
+            "enter_dual_level() first."
+        )
+    if tensor._data.dtype.kind not in "fc":
+        raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
+    if not isinstance(tangent, Tensor):
+        tangent = Tensor._wrap(np.asarray(tangent))
+    if tangent._data.dtype.kind not in "fc":
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
+    if tangent._data.shape != tensor._data.shape:
+        from .._errors import list_str  # noqa: PLC0415
+
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the original "
+            f"Tensor, this is not supported. Tensor is of size {list_str(tensor._data.shape)} while "
+            f"the given forward gradient is of size {list_str(tangent._data.shape)}."
+        )
+    if tensor._requires_grad:
+        dual = apply1(SH.ALIAS, tensor)  # keeps the reverse-mode graph (a view, as torch)
+    else:
+        dual = Tensor._wrap(tensor._data)
+        if tensor._vc is None:
+            tensor._vc = [0]
+        dual._vc = tensor._vc
+    tan = tangent
+    if tan._data.dtype != tensor._data.dtype:
+        tan = Tensor._wrap(tan._data.astype(tensor._data.dtype), tan._requires_grad)
+    dual._fw = {key: tan}
+    return dual
+
+
+def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
+    """Split a dual tensor into ``(primal, tangent)``; tangent is None for a plain tensor.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> import jupyter_autograd.autograd.forward_ad as fwAD
+        >>> with fwAD.dual_level():
+        ...     y = fwAD.make_dual(torch.tensor([1.]), torch.tensor([5.])).exp()
+        ...     fwAD.unpack_dual(y).tangent
+        tensor([13.5914])
+    """
+    from ..tensor import Tensor  # noqa: PLC0415
+
+    key = _current_key(level)
+    fw = tensor._fw
+    tan = fw.get(key) if (fw and key is not None) else None
+    if tan is None:
+        return UnpackedDualTensor(tensor, None)
+    if tensor._requires_grad and tensor.grad_fn is None:
+        # a leaf primal: gradients must still reach the original leaf
+        return UnpackedDualTensor(_strip(tensor), tan)
+    primal = Tensor._wrap(tensor._data, tensor._requires_grad)
+    primal.grad_fn = tensor.grad_fn
+    primal._output_nr = tensor._output_nr
+    primal._vc = tensor._vc
+    return UnpackedDualTensor(primal, tan)
+
+
+def _strip(t):
+    """A view of leaf ``t`` without its tangent that still accumulates into ``t``."""
+    from ..ops import shape as SH  # noqa: PLC0415
+    from ..ops.dispatch import apply1  # noqa: PLC0415
+
+    levels = FLAGS.forward_ad_levels
+    FLAGS.forward_ad_levels = []
+    try:
+        return apply1(SH.ALIAS, t)
+    finally:
+        FLAGS.forward_ad_levels = levels
+
+
+class dual_level:  # noqa: N801 - torch's name
+    """Context manager for forward-mode AD: tangents exist only inside it.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> import jupyter_autograd.autograd.forward_ad as fwAD
+        >>> with fwAD.dual_level():
+        ...     x = fwAD.make_dual(torch.tensor(2.), torch.tensor(1.))
+        ...     fwAD.unpack_dual(x ** 3).tangent
+        tensor(12.)
+    """
+
+    def __enter__(self) -> int:
+        return enter_dual_level()
+
+    def __exit__(self, *exc) -> None:
+        exit_dual_level()

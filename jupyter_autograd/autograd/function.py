@@ -1,0 +1,510 @@
+"""Custom differentiable functions (torch.autograd.Function).
+
+A subclass defines static ``forward`` and ``backward`` methods; ``MyFn.apply(...)`` runs the
+forward without recording and attaches one ``MyFnBackward`` node to the outputs. That node is
+also the ``ctx`` handed to ``forward``/``backward`` (as in torch, where ``ctx is y.grad_fn``);
+the engine runs it through its ``_apply`` method because its class has ``_op = None``.
+"""
+
+from __future__ import annotations
+
+import functools
+import traceback
+
+import numpy as np
+
+from .. import _errors as E
+from ..grad_mode import STATE, no_grad, set_grad_enabled
+from .engine import FLAGS, NONE_EDGE, _sum_to, xp_of
+from .node import SEQ, Node
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardCFunction", "InplaceFunction"]
+
+
+class FunctionCtx:
+    """The ``ctx`` object: what ``forward`` stores for ``backward``.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> class Square(torch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x * x
+        ...     @staticmethod
+        ...     def backward(ctx, g):
+        ...         (x,) = ctx.saved_tensors
+        ...         return 2 * x * g
+        >>> x = torch.tensor([3.0], requires_grad=True)
+        >>> Square.apply(x).backward()
+        >>> x.grad
+        tensor([6.])
+    """
+
+    def save_for_backward(self, *tensors) -> None:
+        """Keep tensors (inputs, outputs or None) for ``backward``; read them via ``saved_tensors``."""
+        for t in tensors:
+            if t is not None and not _is_tensor(t):
+                raise TypeError(
+                    "save_for_backward can only save variables, but argument "
+                    f"{tensors.index(t)} is of type {type(t).__name__}"
+                )
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors) -> None:
+        """Keep tensors for the ``jvp`` static method (forward mode)."""
+        self.saved_for_forward = tensors
+
+    def mark_dirty(self, *args) -> None:
+        """Declare inputs that ``forward`` modified in place (they are returned as outputs)."""
+        self.dirty_tensors = args
+
+    def mark_shared_storage(self, *pairs) -> None:
+        raise RuntimeError("mark_shared_storage is deprecated. Tensors with shared storages are "
+                           "automatically tracked. Note that calls to `set_()` are not tracked")
+
+    def mark_non_differentiable(self, *args) -> None:
+        """Declare outputs that have no gradient (indices, masks); their grads are zeros."""
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether ``backward`` gets zeros (True, the default) or None for unused outputs."""
+        self.materialize_grads = value
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The tensors given to ``save_for_backward`` (raises after the graph was freed)."""
+        return self._unpack_saved()
+
+    @property
+    def saved_variables(self) -> tuple:
+        return self._unpack_saved()
+
+
+def _is_tensor(x) -> bool:
+    from ..tensor import Tensor  # noqa: PLC0415
+
+    return isinstance(x, Tensor)
+
+
+class BackwardCFunction(FunctionCtx, Node):
+    """Base of the ``<ClassName>Backward`` node classes made for each Function subclass."""
+
+    _op = None
+    _forward_cls = None
+    materialize_grads = True
+    to_save = ()
+    dirty_tensors = ()
+    non_differentiable = ()
+
+    def __repr__(self) -> str:
+        cls = type(self)
+        return f"<{cls.__module__}.{cls.__name__} object at {hex(id(self))}>"
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __getattr__(self, name: str):
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    # ------------------------------------------------------------------ saved tensors
+    def _unpack_saved(self) -> tuple:
+        from ..tensor import Tensor  # noqa: PLC0415
+
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(E.ERR_BACKWARD_TWICE)
+        if saved == () and self.to_save:
+            # still inside forward (nothing packed yet): torch returns what was given
+            return tuple(self.to_save)
+        res = []
+        for kind, a, b in saved:
+            if kind == "none":
+                res.append(None)
+            elif kind == "out":
+                # outputs are kept as data (no node -> output -> node cycle) and rebuilt here
+                t = Tensor._wrap(a, True)
+                t.grad_fn = self
+                t._output_nr = b
+                res.append(t)
+            else:
+                t, ver = a, b
+                if t._vc is not None and t._vc[0] != ver:
+                    hint = E.HINT_ANOMALY_ON if FLAGS.anomaly else E.HINT_ANOMALY
+                    from .engine import _legacy_type  # noqa: PLC0415
+
+                    raise RuntimeError(
+                        "one of the variables needed for gradient computation has been modified "
+                        f"by an inplace operation: [{_legacy_type(t)}] is at version "
+                        f"{t._vc[0]}; expected version {ver} instead.{hint}"
+                    )
+                res.append(t)
+        return tuple(res)
+
+    # ------------------------------------------------------------------ backward
+    def _apply(self, grads, create_graph: bool):
+        """Run the user's ``backward`` and check what it returns (called by the engine)."""
+        from ..tensor import Tensor  # noqa: PLC0415
+
+        cls = self._forward_cls
+        gts = []
+        for i, g in enumerate(grads):
+            meta = self._out_meta[i]
+            if meta is None:
+                gts.append(None)
+                continue
+            if g is None:
+                if self.materialize_grads:
+                    g = np.zeros(meta[0], meta[1])
+                else:
+                    gts.append(None)
+                    continue
+            gts.append(g if isinstance(g, Tensor) else Tensor._wrap(g))
+        backward = cls.backward
+        if backward is Function.backward and cls.vjp is not Function.vjp:
+            backward = cls.vjp
+        with set_grad_enabled(create_graph):
+            res = backward(self, *gts)
+        if not isinstance(res, tuple):
+            res = (res,)
+        n_args = len(self._arg_tensor)
+        name = self.name()
+        if len(res) != n_args:
+            if len(res) > n_args and all(r is None for r in res[n_args:]):
+                res = res[:n_args]
+            else:
+                raise RuntimeError(
+                    f"function {name} returned an incorrect number of gradients (expected "
+                    f"{n_args}, got {len(res)})"
+                )
+        out = []
+        k = 0
+        for i, (is_t, g) in enumerate(zip(self._arg_tensor, res)):
+            if not is_t:
+                if g is not None:
+                    raise RuntimeError(
+                        f"function {name} returned a gradient different than None at position "
+                        f"{i + 1}, but the corresponding forward input was not a Variable"
+                    )
+                continue
+            edge = self.next_functions[k]
+            meta = self._shapes[k]
+            k += 1
+            if edge[0] is None or g is None:
+                out.append(None)
+                continue
+            if not isinstance(g, Tensor):
+                raise TypeError(
+                    f"{name}.backward must return Tensors or None, but got {type(g).__name__} "
+                    f"at index {i}"
+                )
+            out.append(_validate_grad(name, i, g, meta, create_graph))
+        return out
+
+
+def _validate_grad(name, i, g, meta, create_graph):
+    """torch's validate_outputs: shape (sum to a broadcast-compatible shape), device, dtype."""
+    shape, dt, cls = meta
+    d = g._data
+    if d.__class__ is not cls:
+        want = "cpu" if cls is np.ndarray else "cuda:0"
+        raise RuntimeError(
+            f"Function {name} returned an invalid gradient at index {i} - expected device "
+            f"{want} but got {g.device}"
+        )
+    if tuple(d.shape) != tuple(shape):
+        if not _expandable(shape, d.shape):
+            raise RuntimeError(
+                f"Function {name} returned an invalid gradient at index {i} - got "
+                f"{E.list_str(d.shape)} but expected shape compatible with {E.list_str(shape)}"
+            )
+        if create_graph:
+            from ..ops.txp import TXP  # noqa: PLC0415
+
+            g = _sum_to(TXP, g, tuple(shape))
+        else:
+            d = _sum_to(xp_of(d), d, tuple(shape))
+    if create_graph:
+        return g if g._data.dtype == dt else g.to(_torch_dtype(dt))
+    return d if d.dtype == dt else d.astype(dt)
+
+
+def _torch_dtype(dt):
+    from .. import _dtype  # noqa: PLC0415
+
+    return _dtype.from_numpy_dtype(np.dtype(dt))
+
+
+def _expandable(shape, gshape) -> bool:
+    """Whether ``shape`` broadcasts to ``gshape`` (the gradient can be summed back)."""
+    if len(shape) > len(gshape):
+        return False
+    for s, gs in zip(reversed(shape), reversed(gshape)):
+        if s != gs and s != 1:
+            return False
+    return True
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its node class, named ``<ClassName>Backward``."""
+
+    def __init__(cls, name, bases, attrs):
+        backward_fn = type(
+            name + "Backward", (BackwardCFunction,), {"_forward_cls": cls}
+        )
+        backward_fn.__module__ = "torch.autograd.function"
+        backward_fn.__qualname__ = name + "Backward"
+        cls._backward_cls = backward_fn
+        super().__init__(name, bases, attrs)
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class for differentiable functions with a hand-written backward (torch's API).
+
+    Write ``forward(ctx, *args)`` (or ``forward(*args)`` plus ``setup_context(ctx, inputs,
+    output)``) and ``backward(ctx, *grad_outputs)`` as static methods, then call
+    ``MyFunction.apply(*args)``. The node is named ``MyFunctionBackward``.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> class Exp(torch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, i):
+        ...         result = i.exp()
+        ...         ctx.save_for_backward(result)
+        ...         return result
+        ...     @staticmethod
+        ...     def backward(ctx, grad_output):
+        ...         (result,) = ctx.saved_tensors
+        ...         return grad_output * result
+        >>> x = torch.tensor([0.0, 1.0], requires_grad=True)
+        >>> y = Exp.apply(x)
+        >>> y.grad_fn.name()
+        'ExpBackward'
+        >>> y.sum().backward()
+        >>> x.grad
+        tensor([1.0000, 2.7183])
+    """
+
+    # Function subclasses are used through apply(); torch warns on instantiation, and so do we
+    def __init__(self, *args, **kwargs) -> None:
+        import warnings  # noqa: PLC0415
+
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    generate_vmap_rule = False
+
+    @staticmethod
+    def forward(*args, **kwargs):
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run ``forward`` and record one ``<ClassName>Backward`` node for the outputs."""
+        return _apply_function(cls, args, kwargs)
+
+
+def _uses_setup_context(cls) -> bool:
+    return getattr(cls.setup_context, "__func__", cls.setup_context) is not getattr(
+        Function.setup_context, "__func__", Function.setup_context
+    )
+
+
+def _apply_function(cls, args, kwargs):
+    from ..tensor import Tensor  # noqa: PLC0415
+
+    node_cls = cls._backward_cls
+    ctx = node_cls.__new__(node_cls)
+    arg_tensor = tuple(isinstance(a, Tensor) for a in args)
+    needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+    ctx.needs_input_grad = needs
+    ctx._arg_tensor = arg_tensor
+    is_diff = STATE.grad_enabled and any(needs)
+
+    if _uses_setup_context(cls):
+        with no_grad():
+            output = cls.forward(*args, **kwargs)
+        cls.setup_context(ctx, args, output)
+    else:
+        with no_grad():
+            output = cls.forward(ctx, *args, **kwargs)
+
+    single = not isinstance(output, tuple)
+    outs = (output,) if single else output
+    dirty = {id(t) for t in ctx.dirty_tensors}
+    nondiff = {id(t) for t in ctx.non_differentiable}
+    inputs_by_id = {id(a): a for a in args if isinstance(a, Tensor)}
+
+    new_outs = []
+    for o in outs:
+        if isinstance(o, Tensor) and id(o) in inputs_by_id and id(o) not in dirty:
+            # an input returned unchanged becomes a new tensor (a view, in torch)
+            v = Tensor._wrap(o._data)
+            v._vc = o._vc if o._vc is not None else None
+            o = v
+        new_outs.append(o)
+
+    if not is_diff:
+        for o in new_outs:
+            if isinstance(o, Tensor) and id(o) in dirty:
+                _bump(o)
+        ctx._saved = ()
+        res = tuple(new_outs)
+        _forward_mode(cls, ctx, args, res)
+        return res[0] if single else res
+
+    nf = []
+    shapes = []
+    for a in args:
+        if not isinstance(a, Tensor):
+            continue
+        if a._requires_grad:
+            fn = a.grad_fn
+            nf.append((fn, a._output_nr) if fn is not None else (a._grad_accumulator(), 0))
+        else:
+            nf.append(NONE_EDGE)
+        shapes.append((a._data.shape, a._data.dtype, a._data.__class__))
+    ctx.next_functions = tuple(nf)
+    ctx._shapes = tuple(shapes)
+    ctx._n_out = len(new_outs)
+    ctx._seq = next(SEQ)
+    metas = []
+    for i, o in enumerate(new_outs):
+        if not isinstance(o, Tensor):
+            metas.append(None)
+            continue
+        metas.append((o._data.shape, o._data.dtype))
+        if id(o) in dirty:
+            if o.grad_fn is None and o._requires_grad:
+                raise RuntimeError(E.ERR_LEAF_INPLACE)
+            _bump(o)
+        if id(o) in nondiff or o._data.dtype.kind not in "fc":
+            o._requires_grad = False
+            continue
+        o._requires_grad = True
+        o.grad_fn = ctx
+        o._output_nr = i
+    ctx._out_meta = tuple(metas)
+
+    # pack the saved tensors: outputs as data (no reference cycle), inputs with their version
+    packed = []
+    out_ids = {id(o): i for i, o in enumerate(new_outs) if isinstance(o, Tensor)}
+    orig_out_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
+    for t in ctx.to_save:
+        if t is None:
+            packed.append(("none", None, None))
+        elif id(t) in out_ids and id(t) not in inputs_by_id:
+            packed.append(("out", t._data, out_ids[id(t)]))
+        elif id(t) in orig_out_ids and id(t) in dirty:
+            packed.append(("out", t._data, orig_out_ids[id(t)]))
+        else:
+            if t._vc is None:
+                t._vc = [0]
+            packed.append(("in", t, t._vc[0]))
+    ctx._saved = tuple(packed) if packed else ()
+    if FLAGS.anomaly:
+        ctx.metadata["traceback_"] = traceback.format_stack()[:-3]
+    res = tuple(new_outs)
+    _forward_mode(cls, ctx, args, res)
+    return res[0] if single else res
+
+
+def _bump(t) -> None:
+    if t._vc is None:
+        t._vc = [0]
+    t._vc[0] += 1
+
+
+def _forward_mode(cls, ctx, args, outs) -> None:
+    """Forward-mode AD through a custom Function: its ``jvp`` static method gives the tangents."""
+    if not FLAGS.forward_ad_levels:
+        return
+    from ..tensor import Tensor  # noqa: PLC0415
+
+    level = FLAGS.forward_ad_levels[-1]
+    tans = []
+    any_t = False
+    for a in args:
+        if isinstance(a, Tensor):
+            fw = a._fw
+            t = fw.get(level) if fw else None
+            any_t = any_t or t is not None
+            tans.append(t)
+        else:
+            tans.append(None)
+    if not any_t:
+        return
+    with no_grad():
+        r = cls.jvp(ctx, *tans)  # NotImplementedError (torch's text) when the class has none
+    r = r if isinstance(r, tuple) else (r,)
+    for o, t in zip(outs, r):
+        if isinstance(o, Tensor) and t is not None:
+            o._fw = {level: t if isinstance(t, Tensor) else Tensor._wrap(np.asarray(t))}
+
+
+class InplaceFunction(Function):
+    """A Function that may work in place (torch.autograd.function.InplaceFunction)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+
+def once_differentiable(fn):
+    """Decorate a ``backward`` that is not itself differentiable: it runs without recording.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> from jupyter_autograd.autograd.function import once_differentiable
+        >>> class Cube(torch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x ** 3
+        ...     @staticmethod
+        ...     @once_differentiable
+        ...     def backward(ctx, g):
+        ...         (x,) = ctx.saved_tensors
+        ...         return 3 * x ** 2 * g
+        >>> x = torch.tensor([2.0], requires_grad=True)
+        >>> Cube.apply(x).backward()
+        >>> x.grad
+        tensor([12.])
+    """
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            outputs = fn(ctx, *args)
+        # torch makes these outputs error on a second backward; here they simply carry no graph
+        return outputs
+
+    return wrapper
