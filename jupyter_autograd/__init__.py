@@ -89,6 +89,7 @@ from .ops.api import *  # noqa: E402,F401,F403
 from .ops.api import linalg  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
+from . import datasets, optim, utils  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

@@ -198,3 +198,124 @@ def linear(input, weight, bias=None):
         return apply(LA.ADDMM, (bias, input, weight.t()), None)
     out = _api.matmul(input, weight.t())
     return out + bias if bias is not None else out
+
+
+# ---------------------------------------------------------------- layers' functional forms
+def gelu(input, approximate="none"):
+    """Gaussian error linear unit, ``x * Phi(x)`` (GeluBackward0); ``approximate="tanh"`` as torch.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.functional.gelu(torch.tensor([0.0, 1.0]))
+        tensor([0.0000, 0.8413])
+    """
+    from ..ops import nn_ops as NN  # noqa: PLC0415
+
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return apply(NN.GELU, (input,), {"approximate": approximate})
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """``max(0, x) + negative_slope * min(0, x)`` (LeakyReluBackward0).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.functional.leaky_relu(torch.tensor([-1.0, 2.0]), 0.1)
+        tensor([-0.1000,  2.0000])
+    """
+    from ..ops import nn_ops as NN  # noqa: PLC0415
+
+    return apply(NN.LEAKY_RELU, (input,), {"negative_slope": float(negative_slope)})
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalize over the trailing ``normalized_shape`` dims (NativeLayerNormBackward0).
+
+    Raises:
+        RuntimeError: when the input's trailing dims do not match ``normalized_shape``.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.functional.layer_norm(torch.tensor([[1.0, 3.0]]), (2,))
+        tensor([[-1.0000,  1.0000]])
+    """
+    from ..ops import nn_ops as NN  # noqa: PLC0415
+
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(int(s) for s in normalized_shape)
+    n = len(normalized_shape)
+    shp = input._data.shape
+    if n == 0 or len(shp) < n or tuple(shp[len(shp) - n:]) != normalized_shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*, {', '.join(str(s) for s in normalized_shape)}], but got input of size"
+            f"{list(shp)}"
+        )
+    p = {"normalized_shape": normalized_shape, "eps": eps}
+    return apply(NN.NATIVE_LAYER_NORM, (input, weight, bias), p)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` picked by the integer ``input`` (EmbeddingBackward0).
+
+    Raises:
+        IndexError: ``index out of range in self`` for an index outside the table.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> w = torch.tensor([[0.0, 1.0], [2.0, 3.0]])
+        >>> torch.nn.functional.embedding(torch.tensor([1, 1]), w)
+        tensor([[2., 3.],
+                [2., 3.]])
+    """
+    from ..ops import nn_ops as NN  # noqa: PLC0415
+
+    idx = input._data if isinstance(input, Tensor) else np.asarray(input)
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+            f"Long, Int; but got torch.{'FloatTensor' if idx.dtype == np.float32 else 'DoubleTensor'} "
+            "instead (while checking arguments for embedding)"
+        )
+    n = weight._data.shape[0]
+    if idx.size and (idx.min() < -n or idx.max() >= n or idx.min() < 0):
+        raise IndexError("index out of range in self")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += n
+    p = {"padding_idx": -1 if padding_idx is None else padding_idx, "weight_shape": weight._data.shape,
+         "scale_grad_by_freq": scale_grad_by_freq, "sparse": sparse, "weight_sym_argsize_dim0": n}
+    ind = input if isinstance(input, Tensor) else Tensor._wrap(idx)
+    return apply(NN.EMBEDDING, (weight, ind), p)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``
+    (NativeDropoutBackward0); the identity when not training. The mask comes from
+    ``jupyter_autograd``'s generator, so the zeros differ from torch's.
+
+    Raises:
+        ValueError: when ``p`` is outside [0, 1].
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.functional.dropout(torch.ones(3), 0.5, training=False)
+        tensor([1., 1., 1.])
+    """
+    from ..factories import _rng  # noqa: PLC0415
+    from ..ops import nn_ops as NN  # noqa: PLC0415
+
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    x = input._data
+    if p == 1.0:
+        mask = np.zeros(x.shape, x.dtype)
+        scale = 0.0
+    else:
+        mask = (_rng(None).random(x.shape) >= p).astype(x.dtype)
+        scale = 1.0 / (1.0 - p)
+    return apply(NN.DROPOUT, (input,), {"result1": mask, "scale": scale, "p": p})

@@ -1,0 +1,149 @@
+"""Activation modules: thin wrappers over ``nn.functional``."""
+
+from __future__ import annotations
+
+from .. import functional as F
+from .module import Module
+
+
+class Identity(Module):
+    """Returns its input unchanged (extra constructor arguments are ignored, as torch).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.Identity()(torch.ones(2))
+        tensor([1., 1.])
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class ReLU(Module):
+    """``max(0, x)`` elementwise (ReluBackward0).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.ReLU()(torch.tensor([-1.0, 2.0]))
+        tensor([0., 2.])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.relu(input)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class LeakyReLU(Module):
+    """``x`` for positive ``x``, ``negative_slope * x`` otherwise.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.LeakyReLU(0.1)
+        LeakyReLU(negative_slope=0.1)
+    """
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class Tanh(Module):
+    """Hyperbolic tangent elementwise.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.Tanh()(torch.tensor([0.0]))
+        tensor([0.])
+    """
+
+    def forward(self, input):
+        return F.tanh(input)
+
+
+class Sigmoid(Module):
+    """Logistic sigmoid elementwise.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.Sigmoid()(torch.tensor([0.0]))
+        tensor([0.5000])
+    """
+
+    def forward(self, input):
+        return F.sigmoid(input)
+
+
+class GELU(Module):
+    """Gaussian error linear unit (``approximate="none"`` or ``"tanh"``).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.GELU(approximate="tanh")
+        GELU(approximate='tanh')
+    """
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class Softmax(Module):
+    """Softmax along ``dim``.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.Softmax(dim=1)
+        Softmax(dim=1)
+    """
+
+    def __init__(self, dim=None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmax(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """Log-softmax along ``dim``.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.LogSoftmax(dim=1)
+        LogSoftmax(dim=1)
+    """
+
+    def __init__(self, dim=None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.log_softmax(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"

@@ -1,0 +1,194 @@
+"""Rows that torch records as one node for ``nn`` layers: erf, gelu, leaky_relu,
+native_layer_norm, embedding and native_dropout.
+
+Values that torch computes in the forward and saves (layer norm's mean and rstd, dropout's
+mask) are put into ``p`` so they show up as ``_saved_result1`` / ``_saved_result2``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .registry import NO_GRAD, defop
+
+_SQRT1_2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_2_SQRTPI = 2.0 / math.sqrt(math.pi)
+_erf_ufunc = np.frompyfunc(math.erf, 1, 1)
+
+
+def _np_erf(x):
+    # NumPy has no erf; math.erf is correctly rounded, which the 1e-10 torch parity needs
+    return np.asarray(_erf_ufunc(x), dtype=x.dtype) if x.ndim else np.asarray(math.erf(x), x.dtype)
+
+
+def _erf(xp, x):
+    """erf on raw arrays, or the recorded ERF row when the backward itself is recorded."""
+    if xp.is_txp:
+        from .dispatch import apply1  # noqa: PLC0415 - dispatch imports the registry
+
+        return apply1(ERF, x)
+    if xp.__name__ != "numpy":
+        return xp.asarray(_np_erf(np.asarray(x.get())))  # CuPy: round-trip (cupyx is optional)
+    return _np_erf(x)
+
+
+# d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
+ERF = defop(
+    "erf", node="ErfBackward0", inputs=("self",), saved=("self",),
+    fwd=lambda xp, x, p: _erf(xp, x),
+    vjp=lambda xp, g, x, out, p: g * (_2_SQRTPI * xp.exp(-(x * x))),
+    jvp=lambda xp, t, x, out, p: t[0] * (_2_SQRTPI * xp.exp(-(x[0] * x[0]))),
+    sample={"domain": (-3, 3)}, torch=lambda torch, x: torch.erf(x),
+)
+
+
+# ---------------------------------------------------------------- gelu
+def _gelu_fwd(xp, x, p):
+    if p["approximate"] == "tanh":
+        k = math.sqrt(2.0 / math.pi)
+        return 0.5 * x * (1 + xp.tanh(k * (x + 0.044715 * x * x * x)))
+    return x * 0.5 * (1 + _erf(xp, x * _SQRT1_2))
+
+
+# exact: d/dx x Phi(x) = Phi(x) + x phi(x); tanh form: differentiate 0.5 x (1 + tanh(u))
+def _gelu_grad(xp, x, p):
+    if p["approximate"] == "tanh":
+        k = math.sqrt(2.0 / math.pi)
+        x2 = x * x
+        th = xp.tanh(k * (x + 0.044715 * x2 * x))
+        return 0.5 * (1 + th) + 0.5 * x * (1 - th * th) * (k * (1 + 3 * 0.044715 * x2))
+    cdf = 0.5 * (1 + _erf(xp, x * _SQRT1_2))
+    return cdf + x * (_INV_SQRT_2PI * xp.exp(-0.5 * (x * x)))
+
+
+GELU = defop(
+    "gelu", node="GeluBackward0", inputs=("self",), saved=("approximate", "self"),
+    fwd=_gelu_fwd,
+    vjp=lambda xp, g, x, out, p: g * _gelu_grad(xp, x, p),
+    jvp=lambda xp, t, x, out, p: t[0] * _gelu_grad(xp, x[0], p),
+    sample={"domain": (-3, 3), "params": {"approximate": "none"}},
+    torch=lambda torch, x, approximate: torch.nn.functional.gelu(x, approximate=approximate),
+)
+
+
+# ---------------------------------------------------------------- leaky_relu
+def _leaky_grad(xp, x, p):
+    return xp.where(x > 0, 1.0, p["negative_slope"])
+
+
+LEAKY_RELU = defop(
+    "leaky_relu", node="LeakyReluBackward0", inputs=("self",),
+    saved=("negative_slope", "self"),
+    fwd=lambda xp, x, p: xp.where(x > 0, x, x * p["negative_slope"]),
+    vjp=lambda xp, g, x, out, p: g * _leaky_grad(xp, x, p),
+    jvp=lambda xp, t, x, out, p: t[0] * _leaky_grad(xp, x[0], p),
+    smooth=False, sample={"domain": (-3, 3), "avoid": {0: (0.0,)}, "params": {"negative_slope": 0.01}},
+    torch=lambda torch, x, negative_slope: torch.nn.functional.leaky_relu(x, negative_slope),
+)
+
+
+# ---------------------------------------------------------------- layer norm
+def _ln_stats(xp, x, p):
+    """Mean and 1/sqrt(var + eps) over the normalized (trailing) dims, kept for broadcasting."""
+    axes = tuple(range(x.ndim - len(p["normalized_shape"]), x.ndim))
+    if not xp.is_txp and "result1" in p:
+        return axes, p["result1"], p["result2"]
+    mu = xp.mean(x, axis=axes, keepdims=True)
+    d = x - mu
+    var = xp.mean(d * d, axis=axes, keepdims=True)
+    return axes, mu, 1 / xp.sqrt(var + p["eps"])
+
+
+def _ln_fwd(xp, x, w, b, p):
+    axes = tuple(range(x.ndim - len(p["normalized_shape"]), x.ndim))
+    mu = xp.mean(x, axis=axes, keepdims=True)
+    d = x - mu
+    rstd = 1 / xp.sqrt(xp.mean(d * d, axis=axes, keepdims=True) + p["eps"])
+    p["result1"], p["result2"] = mu, rstd  # torch saves them as _saved_result1/2
+    y = d * rstd
+    if w is not None:
+        y = y * w
+    if b is not None:
+        y = y + b
+    return y
+
+
+# xhat = (x - mean) r; dL/dx = r (gh - mean(gh) - xhat mean(gh xhat)) with gh = g w
+def _ln_vjp_x(xp, g, x, w, b, out, p):
+    axes, mu, r = _ln_stats(xp, x, p)
+    xhat = (x - mu) * r
+    gh = g * w if w is not None else g
+    return r * (gh - xp.mean(gh, axis=axes, keepdims=True)
+                - xhat * xp.mean(gh * xhat, axis=axes, keepdims=True))
+
+
+def _ln_vjp_w(xp, g, x, w, b, out, p):
+    axes, mu, r = _ln_stats(xp, x, p)
+    return g * ((x - mu) * r)  # the engine sums over the leading (batch) dims
+
+
+def _ln_jvp(xp, t, x, out, p):
+    xx, w, b = x
+    axes, mu, r = _ln_stats(xp, xx, p)
+    xhat = (xx - mu) * r
+    tx = t[0]
+    dxhat = r * (tx - xp.mean(tx, axis=axes, keepdims=True)
+                 - xhat * xp.mean(xhat * tx, axis=axes, keepdims=True))
+    res = dxhat * w if w is not None else dxhat
+    if w is not None:
+        res = res + xhat * t[1]
+    if b is not None:
+        res = res + t[2]
+    return res
+
+
+NATIVE_LAYER_NORM = defop(
+    "native_layer_norm", node="NativeLayerNormBackward0", inputs=("input", "weight", "bias"),
+    saved=("bias", "input", "normalized_shape", "result1", "result2", "weight"),
+    fwd=_ln_fwd,
+    vjp=(_ln_vjp_x, _ln_vjp_w, lambda xp, g, x, w, b, out, p: g),
+    jvp=_ln_jvp,
+    sample={"domain": (-2, 2), "kind": "layer_norm", "params": {"normalized_shape": (3,), "eps": 1e-5}},
+    torch=lambda torch, x, w, b, normalized_shape, eps: torch.nn.functional.layer_norm(
+        x, normalized_shape, w, b, eps),
+)
+
+
+# ---------------------------------------------------------------- embedding
+def _embedding_vjp(xp, g, w, idx, out, p):
+    idx = idx._data if hasattr(idx, "_data") else idx  # indices stay raw under create_graph
+    pad = p["padding_idx"]
+    if pad is not None and pad >= 0:
+        g = g * np.expand_dims(idx != pad, -1).astype(g.dtype)
+    flat = (idx.reshape(-1),)
+    return xp.scatter_add_zeros(xp.reshape(g, (-1, g.shape[-1])), flat, p["weight_shape"])
+
+
+EMBEDDING = defop(
+    "embedding", node="EmbeddingBackward0", inputs=("weight", "indices"),
+    saved=("indices", "padding_idx", "scale_grad_by_freq", "sparse", "weight_sym_argsize_dim0"),
+    fwd=lambda xp, w, idx, p: w[idx],
+    vjp=(_embedding_vjp, NO_GRAD),
+    jvp=lambda xp, t, x, out, p: t[0][x[1]._data if hasattr(x[1], "_data") else x[1]],
+    sample={"domain": (-2, 2), "kind": "embedding",
+            "params": {"padding_idx": None, "weight_shape": (5, 3)}},
+    torch=lambda torch, w, idx, padding_idx=None, **_: torch.nn.functional.embedding(
+        idx, w, padding_idx),
+)
+
+
+# ---------------------------------------------------------------- dropout
+# out = x * mask * scale, scale = 1 / (1 - p); the mask (drawn by the caller) is result1
+DROPOUT = defop(
+    "native_dropout", node="NativeDropoutBackward0", inputs=("input",),
+    saved=("result1", "scale"),
+    fwd=lambda xp, x, p: x * (p["result1"] * p["scale"]),
+    vjp=lambda xp, g, x, out, p: g * (p["result1"] * p["scale"]),
+    jvp=lambda xp, t, x, out, p: t[0] * (p["result1"] * p["scale"]),
+    linear=True,
+    sample={"domain": (-2, 2), "kind": "dropout", "params": {"p": 0.5}},
+    torch=None,  # torch's mask comes from its own generator: compared via the mask in tests
+)

@@ -1,0 +1,7 @@
+"""``jupyter_autograd.optim``: optimizers and learning-rate schedulers, as ``torch.optim``."""
+
+from . import lr_scheduler  # noqa: F401
+from .adam import Adam, AdamW  # noqa: F401
+from .optimizer import Optimizer  # noqa: F401
+from .rmsprop import Adagrad, RMSprop  # noqa: F401
+from .sgd import SGD  # noqa: F401

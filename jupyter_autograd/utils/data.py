@@ -1,0 +1,252 @@
+"""``Dataset``, ``TensorDataset``, ``Subset``, ``random_split`` and ``DataLoader``, as
+``torch.utils.data`` (single process: ``num_workers`` is accepted and ignored)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ..tensor import Tensor
+
+
+class Dataset:
+    """Map-style dataset: subclasses define ``__getitem__`` (and usually ``__len__``).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> class Squares(torch.utils.data.Dataset):
+        ...     def __len__(self):
+        ...         return 3
+        ...     def __getitem__(self, i):
+        ...         return i * i
+        >>> list(torch.utils.data.DataLoader(Squares(), batch_size=2))
+        [tensor([0, 1]), tensor([4])]
+    """
+
+    def __getitem__(self, index):
+        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other: "Dataset") -> "ConcatDataset":
+        return ConcatDataset([self, other])
+
+
+class TensorDataset(Dataset):
+    """Samples are the rows of the given tensors (all with the same first dimension).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> ds = torch.utils.data.TensorDataset(torch.arange(4.0), torch.tensor([0, 1, 0, 1]))
+        >>> ds[1]
+        (tensor(1.), tensor(1))
+    """
+
+    def __init__(self, *tensors: Tensor) -> None:
+        if any(tensors[0].size(0) != t.size(0) for t in tensors):
+            raise AssertionError("Size mismatch between tensors")
+        self.tensors = tensors
+
+    def __getitem__(self, index):
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self) -> int:
+        return self.tensors[0].size(0)
+
+
+class ConcatDataset(Dataset):
+    """Datasets one after the other."""
+
+    def __init__(self, datasets) -> None:
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise AssertionError("datasets should not be an empty iterable")
+        self.cumulative_sizes = list(np.cumsum([len(d) for d in self.datasets]))
+
+    def __len__(self) -> int:
+        return int(self.cumulative_sizes[-1])
+
+    def __getitem__(self, idx):
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx = len(self) + idx
+        d = int(np.searchsorted(self.cumulative_sizes, idx, side="right"))
+        start = 0 if d == 0 else int(self.cumulative_sizes[d - 1])
+        return self.datasets[d][idx - start]
+
+
+class Subset(Dataset):
+    """The samples of ``dataset`` at ``indices``."""
+
+    def __init__(self, dataset: Dataset, indices) -> None:
+        self.dataset = dataset
+        self.indices = indices
+
+    def __getitem__(self, idx):
+        if isinstance(idx, list):
+            return self.dataset[[self.indices[i] for i in idx]]
+        return self.dataset[self.indices[idx]]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+def random_split(dataset: Dataset, lengths, generator=None) -> list:
+    """Split into non-overlapping random subsets of the given lengths (or fractions summing to 1).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> train, test = torch.utils.data.random_split(range(10), [0.8, 0.2],
+        ...                                             generator=torch.Generator().manual_seed(0))
+        >>> len(train), len(test)
+        (8, 2)
+    """
+    from ..factories import randperm  # noqa: PLC0415
+
+    lengths = list(lengths)
+    n = len(dataset)
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        subset_lengths = []
+        for i, frac in enumerate(lengths):
+            if frac < 0 or frac > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+            subset_lengths.append(int(math.floor(n * frac)))
+        remainder = n - sum(subset_lengths)
+        for i in range(remainder):
+            subset_lengths[i % len(subset_lengths)] += 1
+        lengths = subset_lengths
+        for i, length in enumerate(lengths):
+            if length == 0:
+                warnings.warn(
+                    f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                    stacklevel=2,
+                )
+    if sum(lengths) != n:
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    perm = randperm(sum(lengths), generator=generator).tolist()
+    out = []
+    offset = 0
+    for length in lengths:
+        out.append(Subset(dataset, perm[offset:offset + length]))
+        offset += length
+    return out
+
+
+def default_collate(batch):
+    """Stack a list of samples into a batch: tensors stack, numbers become a tensor, tuples and
+    dicts are collated field by field."""
+    from ..factories import tensor  # noqa: PLC0415
+    from ..ops.api import stack  # noqa: PLC0415
+
+    elem = batch[0]
+    if isinstance(elem, Tensor):
+        return stack(list(batch), 0)
+    if isinstance(elem, np.ndarray):
+        return Tensor._wrap(np.stack(batch))
+    if isinstance(elem, float):
+        from .. import _dtype  # noqa: PLC0415
+
+        return tensor(batch, dtype=_dtype.float64)  # torch collates Python floats as float64
+    if isinstance(elem, (bool, int, np.number)):
+        return tensor(batch)
+    if isinstance(elem, (str, bytes)):
+        return batch
+    if isinstance(elem, dict):
+        return {k: default_collate([d[k] for d in batch]) for k in elem}
+    if isinstance(elem, tuple) and hasattr(elem, "_fields"):
+        return type(elem)(*(default_collate(s) for s in zip(*batch)))
+    if isinstance(elem, (tuple, list)):
+        it = iter(batch)
+        size = len(elem)
+        if not all(len(e) == size for e in it):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        return [default_collate(list(s)) for s in zip(*batch)]
+    raise TypeError(
+        "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
+        f"found {type(elem)}"
+    )
+
+
+class DataLoader:
+    """Batches of a dataset: ``batch_size``, ``shuffle`` (with an optional ``generator``),
+    ``drop_last``, ``collate_fn``. A TensorDataset is sliced with one index array per batch
+    (no per-sample Python loop).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> ds = torch.utils.data.TensorDataset(torch.arange(5.0))
+        >>> [len(xb) for (xb,) in torch.utils.data.DataLoader(ds, batch_size=2, drop_last=True)]
+        [2, 2]
+    """
+
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
+                 num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
+                 worker_init_fn=None, *, generator=None, **kwargs) -> None:
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None or drop_last):
+            raise ValueError(
+                "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
+                "and drop_last"
+            )
+        if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
+            raise ValueError(
+                f"batch_size should be a positive integer value, but got batch_size={batch_size}"
+            )
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.shuffle = bool(shuffle)
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        self.num_workers = num_workers
+        self.collate_fn = collate_fn
+        self.drop_last = drop_last
+        self.generator = generator
+        self.pin_memory = pin_memory
+
+    def _indices(self):
+        if self.sampler is not None:
+            return list(iter(self.sampler))
+        n = len(self.dataset)
+        if self.shuffle:
+            from ..factories import randperm  # noqa: PLC0415
+
+            return randperm(n, generator=self.generator)._data
+        return np.arange(n)
+
+    def _batches(self):
+        if self.batch_sampler is not None:
+            yield from self.batch_sampler
+            return
+        idx = self._indices()
+        bs = self.batch_size
+        if bs is None:
+            for i in idx:
+                yield i
+            return
+        n = len(idx)
+        stop = n - n % bs if self.drop_last else n
+        for s in range(0, stop, bs):
+            yield idx[s:s + bs]
+
+    def __iter__(self):
+        ds = self.dataset
+        fast = self.collate_fn is None and isinstance(ds, TensorDataset) and self.batch_size is not None
+        for b in self._batches():
+            if fast:
+                key = Tensor._wrap(np.asarray(b, dtype=np.int64))
+                yield [t[key] for t in ds.tensors]
+            elif self.batch_size is None and self.batch_sampler is None:
+                yield ds[b] if self.collate_fn is None else self.collate_fn(ds[b])
+            else:
+                samples = [ds[int(i)] for i in b]
+                yield (self.collate_fn or default_collate)(samples)
+
+    def __len__(self) -> int:
+        if self.batch_sampler is not None:
+            return len(self.batch_sampler)
+        n = len(self.sampler) if self.sampler is not None else len(self.dataset)
+        if self.batch_size is None:
+            return n
+        return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
