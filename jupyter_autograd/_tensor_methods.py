@@ -12,6 +12,7 @@ from .ops import api as F
 from .ops import elementwise as EW
 from .ops import shape as SH
 from .ops.dispatch import apply, apply1, apply2
+from .autograd.engine import FLAGS
 from .tensor import Tensor, _to_device
 
 ADD, SUB, MUL, DIV = EW.ADD, EW.SUB, EW.MUL, EW.DIV
@@ -271,7 +272,7 @@ def _setitem(self, key, value):
     else:
         v = Tensor._wrap(np.asarray(value, dtype=self._data.dtype))
     rg = (self._requires_grad or v._requires_grad) and STATE.grad_enabled
-    if rg:
+    if rg or (FLAGS.forward_ad_levels and (self._fw or v._fw)):  # tangents need the op too
         old = _snapshot(self)
         res = apply(SH.INDEX_PUT, (old, v), {"key": key, "shape": self._data.shape})
         _commit_inplace(self, res)
@@ -292,6 +293,7 @@ def _snapshot(t: Tensor) -> Tensor:
     s = Tensor._wrap(t._data.copy(), t._requires_grad)
     s.grad_fn = t.grad_fn
     s._output_nr = t._output_nr
+    s._fw = t._fw  # forward-AD tangent of the old value
     return s
 
 
@@ -304,6 +306,8 @@ def _commit_inplace(self: Tensor, res: Tensor) -> None:
     self.grad_fn = res.grad_fn
     self._output_nr = res._output_nr
     self._requires_grad = res._requires_grad
+    if res._fw is not None or self._fw is not None:
+        self._fw = res._fw
     self._bump_version()
 
 

@@ -233,7 +233,9 @@ def run_node(node: Node, grads, create_graph: bool):
             gi = _sum_to(xp, gi, shape)
         if create_graph:
             if gi._data.dtype != dt:
-                gi = gi.to(dt)
+                from .._dtype import from_numpy_dtype  # noqa: PLC0415
+
+                gi = gi.to(from_numpy_dtype(dt))
         elif gi.dtype != dt:
             gi = gi.astype(dt)
         res.append(gi)

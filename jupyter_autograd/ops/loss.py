@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .registry import NO_GRAD, defop
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -161,7 +163,7 @@ def _nll_vjp(xp, g, x, t, out, p):
     shape = p["self_sym_sizes"]
     cdim = 1 if len(shape) > 1 else 0
     gg = g * p["coef"]
-    return xp.put_along_axis_zeros(xp.expand_dims(gg, cdim), xp.expand_dims(p["st"], cdim), cdim, shape)
+    return xp.put_along_axis_zeros(xp.expand_dims(gg, cdim), np.expand_dims(p["st"], cdim), cdim, shape)
 
 
 NLL = defop(
@@ -169,6 +171,7 @@ NLL = defop(
     saved=("ignore_index", "reduction", "target", "total_weight", "weight"),
     fwd=_nll_fwd,
     vjp=(_nll_vjp, NO_GRAD),
+    jvp=lambda xp, t, x, out, p: _nll_fwd(xp, t[0], x[1], p),  # linear in the log-probabilities
     sample={"domain": (-3, 0), "kind": "nll", "params": {"reduction": 1}},
     torch=None,
 )

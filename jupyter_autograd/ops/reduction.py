@@ -113,6 +113,7 @@ PROD_DIM = defop(
     "prod.dim_int", node="ProdBackward1", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
     fwd=lambda xp, x, p: xp.prod(x, axis=p["dim"][0], keepdims=p["keepdim"]),
     vjp=_prod_dim_vjp,
+    jvp=lambda xp, t, x, out, p: xp.sum(_prod_dim_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"][0], keepdims=p["keepdim"]),
     sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, domain=(-2, 2), single_dim=True),
     torch=lambda torch, x, dim, keepdim: x.prod(dim, keepdim=keepdim),
 )
@@ -145,14 +146,16 @@ AMAX = defop(
     "amax", node="AmaxBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
     fwd=lambda xp, x, p: xp.amax(x, axis=p["dim"], keepdims=p["keepdim"]),
     vjp=_even_vjp,
-    smooth=False, sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True),
+    jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),
+        smooth=False, sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True),
     torch=lambda torch, x, dim, keepdim: x.amax(dim, keepdim=keepdim),
 )
 AMIN = defop(
     "amin", node="AminBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
     fwd=lambda xp, x, p: xp.amin(x, axis=p["dim"], keepdims=p["keepdim"]),
     vjp=_even_vjp,
-    smooth=False, sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True),
+    jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),
+        smooth=False, sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True),
     torch=lambda torch, x, dim, keepdim: x.amin(dim, keepdim=keepdim),
 )
 
@@ -180,12 +183,14 @@ MAX_DIM = defop(
     "max.dim", node="MaxBackward0", inputs=("self",), saved=("dim", "indices", "keepdim", "self_sym_sizes"),
     fwd=lambda xp, x, p: xp.take_along_axis(x, np.expand_dims(p["indices"], p["dim"]) if not p["keepdim"] else p["indices"], axis=p["dim"]).reshape(p["out_shape"]),
     vjp=_select_vjp,
+    # the tangent is read at the selected indices, exactly as the forward reads x
+    jvp=lambda xp, t, x, out, p: MAX_DIM.fwd(xp, t[0], p),
     smooth=False, sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True, single_dim=True, kind="maxdim"),
     torch=lambda torch, x, dim, keepdim: x.max(dim, keepdim=keepdim).values,
 )
 MIN_DIM = defop(
     "min.dim", node="MinBackward0", inputs=("self",), saved=("dim", "indices", "keepdim", "self_sym_sizes"),
-    fwd=MAX_DIM.fwd, vjp=_select_vjp,
+    fwd=MAX_DIM.fwd, vjp=_select_vjp, jvp=lambda xp, t, x, out, p: MAX_DIM.fwd(xp, t[0], p),
     smooth=False, sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True, single_dim=True, kind="mindim"),
     torch=lambda torch, x, dim, keepdim: x.min(dim, keepdim=keepdim).values,
 )
@@ -194,7 +199,7 @@ MIN_DIM = defop(
 # var: d/dx_i = 2 (x_i - mean) / (N - correction)
 def _var_vjp(xp, g, x, out, p):
     dims = p["dim"]
-    n = _count(x.shape, dims) if dims is not None else x.size
+    n = _count(x.shape, dims) if dims is not None else int(np.prod(x.shape))  # x may be a Tensor (create_graph)
     mean = xp.mean(x, axis=dims, keepdims=True)
     if dims is not None and not p["keepdim"]:
         g = xp.reshape(g, _kept_shape(x.shape, dims))
@@ -229,6 +234,7 @@ def _std_vjp(xp, g, x, out, p):
 STD = defop(
     "std.correction", node="StdBackward0", inputs=("self",), saved=("correction", "dim", "keepdim", "result", "self"),
     fwd=lambda xp, x, p: xp.sqrt(_var_fwd(xp, x, p)), vjp=_std_vjp,
+    jvp=lambda xp, t, x, out, p: xp.sum(_std_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]) if p["dim"] is not None else xp.sum(_std_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0]),
     sample=_red_sample({"dim": None, "correction": 1, "keepdim": False}, min_numel=2, kind="var"),
     torch=lambda torch, x, dim, correction, keepdim: torch.std(x, dim, correction=correction, keepdim=keepdim),
 )
@@ -296,6 +302,7 @@ NORM = defop(
     "linalg_vector_norm", node="LinalgVectorNormBackward0", inputs=("self",),
     saved=("dim", "keepdim", "ord", "result", "self"),
     fwd=_norm_fwd, vjp=_norm_vjp,
+    jvp=lambda xp, t, x, out, p: xp.sum(_norm_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),
     sample=_red_sample({"ord": 2, "dim": None, "keepdim": False}, avoid={0: (0.0,)}, kind="norm"),
     torch=lambda torch, x, ord, dim, keepdim: torch.linalg.vector_norm(x, ord, dim, keepdim=keepdim),
 )

@@ -270,6 +270,7 @@ SPLIT = defop(
     saved=("dim", "self_sym_sizes", "split_sizes"),
     fwd=_split_fwd,
     vjp=lambda xp, g, x, out, p: xp.concatenate(list(g), axis=p["dim"]),
+    jvp=lambda xp, t, x, out, p: _split_fwd(xp, t[0], p),
     n_out=-1, linear=True, sample={"domain": (-3, 3), "kind": "split"},
     torch=None,
 )
@@ -277,6 +278,7 @@ UNBIND = defop(
     "unbind.int", node="UnbindBackward0", inputs=("self",), saved=("dim",),
     fwd=lambda xp, x, p: tuple(xp.take(x, i, axis=p["dim"]) for i in range(x.shape[p["dim"]])),
     vjp=lambda xp, g, x, out, p: xp.stack(list(g), axis=p["dim"]),
+    jvp=lambda xp, t, x, out, p: tuple(xp.take(t[0], i, axis=p["dim"]) for i in range(t[0].shape[p["dim"]])),
     n_out=-1, linear=True, sample={"domain": (-3, 3), "kind": "unbind"},
     torch=None,
 )
