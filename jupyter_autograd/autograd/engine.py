@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _errors as E
 from ..grad_mode import STATE
+from ..ops.registry import NOT_IMPLEMENTED, _Marker
 from ..ops.xp import NPX, namespace_for
 from .node import SEQ, AccumulateGrad, Node
 
@@ -60,33 +61,42 @@ def xp_of(arr):
 
 
 # ------------------------------------------------------------------------ recording
+_NUMBER_TYPES = (float, int, bool, complex, type(None))
+
+
 def record(op, inputs, outs, p, results) -> Node:
     """Create the node for one op application and attach it to the result tensors."""
     cls = op.node_cls
     node = cls.__new__(cls)
     nf = []
     metas = []
-    for t, diff in zip(inputs, op.differentiable):
-        rg = getattr(t, "_requires_grad", False)
-        if diff and rg:
-            fn = t.grad_fn
-            nf.append((fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0))
-            d = t._data
-            metas.append((d.shape, d.dtype))
-        else:
+    diffs = op.differentiable
+    i = 0
+    for t in inputs:
+        if t.__class__ in _NUMBER_TYPES or not t._requires_grad or not diffs[i]:
             nf.append(NONE_EDGE)
             metas.append(None)
+        else:
+            fn = t.grad_fn
+            if fn is not None:
+                nf.append((fn, t._output_nr))
+            else:
+                nf.append((t._grad_accumulator(), 0))
+            d = t._data
+            metas.append((d.shape, d.dtype))
+        i += 1
     node.next_functions = tuple(nf)
     node._shapes = tuple(metas)
-    node._p = p
-    node._n_out = op.n_out
-    if op.save_inputs or op.save_result:
+    if p is not None:
+        node._p = p
+    save_inputs = op.save_inputs
+    if save_inputs or op.save_result:
         ins = [None] * len(inputs)
         vers = []
-        for i in op.save_inputs:
+        for i in save_inputs:
             t = inputs[i]
             ins[i] = t
-            if t.__class__ is not float and t.__class__ is not int and t is not None and hasattr(t, "_data"):
+            if t.__class__ not in _NUMBER_TYPES and hasattr(t, "_vc"):
                 if t._inf:
                     raise RuntimeError(E.ERR_INFERENCE_SAVE)
                 vc = t._vc
@@ -96,25 +106,22 @@ def record(op, inputs, outs, p, results) -> Node:
         out = None
         if op.save_result:
             out = outs
-            r = results[0]
-            vc = r._vc = [0]
+            vc = results[0]._vc = [0]
             vers.append((vc, 0, -1))
         node._saved = (tuple(ins), out)
         node._vers = tuple(vers)
-    else:
-        node._saved = ()
-        node._vers = ()
     node._seq = next(SEQ)
-    for i, r in enumerate(results):
+    if len(results) == 1:
+        r = results[0]
         r.grad_fn = node
-        r._output_nr = i
+    else:
+        for i, r in enumerate(results):
+            r.grad_fn = node
+            r._output_nr = i
     if FLAGS.anomaly:
         from .anomaly_mode import record_traceback  # noqa: PLC0415
 
         record_traceback(node)
-    if FLAGS.record_tracers:
-        for cb in FLAGS.record_tracers:
-            cb(node, inputs)
     return node
 
 
@@ -189,8 +196,6 @@ def run_node(node: Node, grads, create_graph: bool):
         g = grads[0]
     else:
         g = tuple(grads)
-    from ..ops.registry import NO_GRAD, NOT_IMPLEMENTED  # noqa: PLC0415
-
     if create_graph:
         from ..ops.txp import TXP, as_graph_tensor  # noqa: PLC0415
         from ..tensor import Tensor  # noqa: PLC0415
@@ -222,9 +227,9 @@ def run_node(node: Node, grads, create_graph: bool):
         if edge[0] is None:
             res.append(None)
             continue
-        if rule is NOT_IMPLEMENTED:
-            _not_implemented(node, i)
-        if rule is NO_GRAD:
+        if rule.__class__ is _Marker:
+            if rule is NOT_IMPLEMENTED:
+                _not_implemented(node, i)
             res.append(None)
             continue
         gi = rule(xp, g, *ins, out, p) if not op.variadic else rule(xp, g, i, node._shapes, p)
@@ -407,7 +412,7 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, inputs=None, acc
             if gs[0] is not None and (accumulate and (capture is None or fn in needed)):
                 _accumulate(fn, gs[0], create_graph)
             continue
-        if all(g is None for g in gs):
+        if (gs[0] is None if len(gs) == 1 else all(g is None for g in gs)):
             outs = [None] * len(fn.next_functions)
         else:
             if fn._n_out > 1:

@@ -122,6 +122,21 @@ def _cast(t: Tensor, dt) -> Tensor:
 
 def apply2(op, a, b, p=None) -> Tensor:
     """Binary op with torch's promotion; ``a`` is a Tensor, ``b`` a Tensor or Python scalar."""
+    if b.__class__ is float and a._data.dtype.kind == "f":
+        # hot path: tensor op Python float (no promotion needed, the scalar is an input slot)
+        ad = a._data
+        cls = ad.__class__
+        out = op.fwd(NPX if cls is _ndarray else xp_of(ad), ad, b, p)
+        if out.__class__ is not cls:
+            out = _fix_out(out, cls, NPX)
+        if a._requires_grad and STATE.grad_enabled:
+            res = Tensor._wrap(out, True)
+            record(op, (a, b), out, p, (res,))
+        else:
+            res = Tensor._wrap(out, False)
+        if FLAGS.forward_ad_levels:
+            _forward_ad(op, (a, b), (ad, b), out, p, (res,))
+        return res
     if b.__class__ is not Tensor and not isinstance(b, Tensor):
         if not isinstance(b, _SCALARS):
             b = as_operand(b, a)
