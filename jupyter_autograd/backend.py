@@ -6,6 +6,8 @@ jupyter_autograd`` never loads it.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 _CUDA_HINT = "pip install jupyter-autograd[cuda]"
@@ -107,6 +109,15 @@ class Backend:
     def owns(self, a) -> bool:
         return isinstance(a, np.ndarray)
 
+    def synchronize(self, index: int = 0) -> None:
+        """Wait for queued work on the device (nothing is queued on the host)."""
+
+    def device_name(self, index: int = 0) -> str:
+        return "cpu"
+
+    def memory_allocated(self, index: int = 0) -> int:
+        return 0
+
 
 class CupyBackend(Backend):
     """CUDA through CuPy; imported the first time a cuda tensor is made."""
@@ -159,6 +170,19 @@ class CupyBackend(Backend):
     def owns(self, a) -> bool:
         return CupyBackend._cupy is not None and isinstance(a, CupyBackend._cupy.ndarray)
 
+    def synchronize(self, index: int = 0) -> None:
+        cp = self._mod()
+        with cp.cuda.Device(index):
+            cp.cuda.Device(index).synchronize()
+
+    def device_name(self, index: int = 0) -> str:
+        props = self._mod().cuda.runtime.getDeviceProperties(index)
+        name = props["name"]
+        return name.decode() if isinstance(name, bytes) else str(name)
+
+    def memory_allocated(self, index: int = 0) -> int:
+        return int(self._mod().get_default_memory_pool().used_bytes())
+
 
 _BACKENDS: dict[str, Backend] = {"cpu": Backend(), "cuda": CupyBackend()}
 
@@ -186,3 +210,42 @@ def canonical_device(dev) -> device:
 def get_array_module(dev: device):
     """The array module (numpy or cupy) for a device."""
     return _BACKENDS[dev.type].xp()
+
+
+def device_of_array(a) -> device:
+    """The device holding array ``a`` (``cpu`` for NumPy arrays)."""
+    if a.__class__ is np.ndarray:
+        return CPU
+    for name, be in _BACKENDS.items():
+        if name != "cpu" and be.owns(a):
+            idx = getattr(getattr(a, "device", None), "id", 0)
+            return device(name, idx if isinstance(idx, int) else 0)
+    return CPU
+
+
+def move_array(a, dev):
+    """A copy of array ``a`` on device ``dev`` (``a`` itself when it is already there).
+
+    The only place arrays cross between host and device: explicit, as ``Tensor.to`` asks.
+    """
+    dev = canonical_device(dev)
+    src = device_of_array(a)
+    if src == dev:
+        return a
+    if src.type != "cpu":
+        a = _BACKENDS[src.type].to_host(a)
+    if dev.type == "cpu":
+        return a
+    return _BACKENDS[dev.type].asarray(a)
+
+
+def _fake_cuda_from_env() -> None:
+    # JUPYTER_AUTOGRAD_FAKE_CUDA=1: run everything written for "cuda" on the NumPy stand-in
+    # (a CI lane without a GPU); it imports only NumPy.
+    if os.environ.get("JUPYTER_AUTOGRAD_FAKE_CUDA") == "1":
+        from .testing.fake_cuda import install  # noqa: PLC0415
+
+        install()
+
+
+_fake_cuda_from_env()

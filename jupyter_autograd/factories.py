@@ -21,7 +21,32 @@ def _np_dtype(dtype, default=None):
     return _dtype.to_numpy_dtype(dtype)
 
 
+_DEFAULT_DEVICE = [None]  # set_default_device: where factories put tensors without device=
+
+
+def set_default_device(device) -> None:
+    """Make factories without ``device=`` create tensors on ``device`` (``None`` resets to cpu).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.set_default_device("cpu")
+        >>> torch.zeros(1).device
+        device(type='cpu')
+        >>> torch.set_default_device(None)
+    """
+    _DEFAULT_DEVICE[0] = None if device is None else canonical_device(device)
+
+
+def get_default_device():
+    """The device factories use when ``device=`` is not given (``cpu`` unless set)."""
+    from .backend import CPU  # noqa: PLC0415
+
+    return _DEFAULT_DEVICE[0] or CPU
+
+
 def _finish(arr, dtype_np, device, requires_grad, copy=False) -> Tensor:
+    if device is None:
+        device = _DEFAULT_DEVICE[0]
     if dtype_np is not None and arr.dtype != dtype_np:
         arr = arr.astype(dtype_np)
     elif copy:
@@ -174,6 +199,8 @@ def _size(size):
 
 def _filled(size, value, dtype, device, requires_grad, default=None):
     dt = _np_dtype(dtype, default or _dtype.get_default_dtype().np)
+    if device is None:
+        device = _DEFAULT_DEVICE[0]
     if device is not None and canonical_device(device).type != "cpu":
         xp = _BACKENDS[canonical_device(device).type].xp()
         arr = xp.full(size, value, dtype=dt)

@@ -416,7 +416,7 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, inputs=None, acc
             outs = [None] * len(fn.next_functions)
         else:
             if fn._n_out > 1:
-                gs = [g if g is not None else _zeros_for(fn, i, create_graph) for i, g in enumerate(gs)]
+                gs = [g if g is not None else _zeros_for(fn, i, create_graph, gs) for i, g in enumerate(gs)]
             if anomaly:
                 from .anomaly_mode import run_with_anomaly  # noqa: PLC0415
 
@@ -452,9 +452,12 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, inputs=None, acc
     return None
 
 
-def _zeros_for(fn: Node, i: int, create_graph: bool):
+def _zeros_for(fn: Node, i: int, create_graph: bool, gs=()):
     shape, dt = fn._out_meta[i]
-    z = np.zeros(shape, dt)
+    like = next((g for g in gs if g is not None), None)  # zeros on the other outputs' device
+    if like is not None and hasattr(like, "_data"):
+        like = like._data
+    z = (NPX if like is None else xp_of(like)).zeros(shape, dt)
     if create_graph:
         from ..tensor import Tensor  # noqa: PLC0415
 

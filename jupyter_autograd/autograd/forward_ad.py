@@ -39,7 +39,10 @@ def propagate(op, inputs, arrays, out, p, results) -> None:
             f"Trying to use forward AD with {op.name} that does not support it because it has not "
             "been implemented yet."
         )
-    r = op.jvp(NPX, tuple(tans), tuple(arrays), out, p)
+    from .engine import xp_of  # noqa: PLC0415
+
+    o0 = out[0] if isinstance(out, tuple) else out
+    r = op.jvp(xp_of(o0), tuple(tans), tuple(arrays), out, p)  # in the output's array module
     if isinstance(out, tuple):
         # multi-output ops (split, unbind): one tangent per result
         for res, o, ri in zip(results, out, r):
@@ -50,10 +53,13 @@ def propagate(op, inputs, arrays, out, p, results) -> None:
 
 def _fit(r, out):
     """The tangent as an array of the output's shape and dtype."""
-    if not hasattr(r, "shape"):
-        r = np.asarray(r)
+    from .engine import xp_of  # noqa: PLC0415
+
+    xp = xp_of(out)  # NumPy or the device's module: the tangent stays on the output's device
+    if not hasattr(r, "shape") or isinstance(r, np.generic):  # a NumPy scalar from a 0-d reduction
+        r = xp.asarray(r)
     if r.shape != out.shape:
-        r = np.broadcast_to(r, out.shape).copy()
+        r = xp.broadcast_to(r, out.shape).copy()
     if r.dtype != out.dtype:
         r = r.astype(out.dtype)
     return r

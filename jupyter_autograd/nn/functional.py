@@ -113,6 +113,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     r = _reduction(reduction, size_average, reduce)
     x = input._data
     t = target._data if isinstance(target, Tensor) else np.asarray(target)
+    if t.__class__ is not x.__class__:
+        from ..autograd.engine import device_mismatch  # noqa: PLC0415
+
+        raise device_mismatch([input, target if isinstance(target, Tensor) else Tensor._wrap(t)])
     if t.dtype.kind not in "iu":
         raise RuntimeError(
             f"expected scalar type Long but found {target.dtype.name.capitalize() if isinstance(target, Tensor) else t.dtype}"
@@ -130,7 +134,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
     st = np.where(valid, t, 0)
     w = _opt(weight)
-    ww = (w[st] if w is not None else np.ones(t.shape, x.dtype)) * valid
+    from ..autograd.engine import xp_of  # noqa: PLC0415
+
+    ww = (w[st] if w is not None else xp_of(x).ones(t.shape, x.dtype)) * valid  # on x's device
     total = ww.sum()
     coef = -ww
     if r == 1:

@@ -81,8 +81,8 @@ def _prod_others(xp, x, axis):
     # differentiable form for create_graph: prod over a copy of x with the diagonal set to 1
     n = x.shape[axis]
     xm = xp.moveaxis(x, axis, -1)
-    eye = np.eye(n, dtype=bool)
-    big = xp.where(eye, 1.0, xp.expand_dims(xm, -2) * np.ones((n, n)))
+    eye = np.eye(n, dtype=bool)  # a constant; TXP.where moves it to x's device
+    big = xp.where(eye, 1.0, xp.broadcast_to(xp.expand_dims(xm, -2), tuple(xm.shape[:-1]) + (n, n)))
     return xp.moveaxis(xp.prod(big, axis=-1), -1, axis)
 
 
@@ -181,7 +181,7 @@ def _select_vjp(xp, g, x, out, p):
 
 MAX_DIM = defop(
     "max.dim", node="MaxBackward0", inputs=("self",), saved=("dim", "indices", "keepdim", "self_sym_sizes"),
-    fwd=lambda xp, x, p: xp.take_along_axis(x, np.expand_dims(p["indices"], p["dim"]) if not p["keepdim"] else p["indices"], axis=p["dim"]).reshape(p["out_shape"]),
+    fwd=lambda xp, x, p: xp.take_along_axis(x, xp.expand_dims(p["indices"], p["dim"]) if not p["keepdim"] else p["indices"], axis=p["dim"]).reshape(p["out_shape"]),
     vjp=_select_vjp,
     # the tangent is read at the selected indices, exactly as the forward reads x
     jvp=lambda xp, t, x, out, p: MAX_DIM.fwd(xp, t[0], p),

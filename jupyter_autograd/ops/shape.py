@@ -45,7 +45,7 @@ T = _shape_op(
 PERMUTE = _shape_op(
     "permute", "PermuteBackward0",
     lambda xp, x, p: xp.transpose(x, p["dims"]),
-    lambda xp, g, x, out, p: xp.transpose(g, tuple(np.argsort(p["dims"]))),
+    lambda xp, g, x, out, p: xp.transpose(g, tuple(int(i) for i in np.argsort(p["dims"]))),
     saved=("dims",), torch=lambda torch, x, dims: x.permute(dims),
 )
 SQUEEZE = _shape_op(
@@ -126,9 +126,21 @@ ALIAS = _shape_op(
 TO_COPY = _shape_op(
     "_to_copy", "ToCopyBackward0",
     lambda xp, x, p: x.astype(p["dtype"]),
-    lambda xp, g, x, out, p: g,
+    lambda xp, g, x, out, p: _copy_back(xp, g, p),
     torch=lambda torch, x, dtype: x.to(dtype),
 )
+
+
+def _copy_back(xp, g, p):
+    """``x.to(device)``: the gradient goes back to the device x came from."""
+    dev = p.get("device")
+    if dev is None:
+        return g
+    if xp.is_txp:
+        return g.to(dev)
+    from ..backend import move_array  # noqa: PLC0415
+
+    return move_array(g, dev)
 
 
 # ---------------------------------------------------------------- indexing
@@ -195,16 +207,24 @@ TAKE_ALONG = defop(
 def _along_key(xp, index, dim):
     """Advanced-index key equivalent to take_along_axis(., index, dim) (for scatter-add)."""
     idx = index._data if hasattr(index, "_data") else index
-    grids = list(np.indices(idx.shape, sparse=True))
+    # open grids made by the index's own array module: a GPU index gets GPU grids
+    from ..autograd.engine import xp_of  # noqa: PLC0415
+
+    m = xp_of(idx)
+    nd = idx.ndim
+    grids = [m.arange(n).reshape((1,) * k + (n,) + (1,) * (nd - k - 1)) for k, n in enumerate(idx.shape)]
     grids[dim] = idx
     return tuple(grids)
 
 
 # x[key] = v out of place: the gradient of x is zero at key, v gets g[key] (summed if broadcast)
 def _index_put_self_vjp(xp, g, x, v, out, p):
-    mask = np.ones(p["shape"], dtype=bool)
+    from ..autograd.engine import xp_of  # noqa: PLC0415
+
+    m = xp_of(g._data if hasattr(g, "_data") else g)  # the mask lives on g's device
+    mask = m.ones(p["shape"], dtype=bool)
     mask[p["key"]] = False
-    return g * mask
+    return xp.where(mask, g, 0.0)
 
 
 INDEX_PUT = defop(
@@ -261,7 +281,7 @@ STACK = defop(
 
 def _split_fwd(xp, x, p):
     d = p["dim"]
-    offs = np.cumsum(p["sizes"])[:-1]
+    offs = [int(o) for o in np.cumsum(p["sizes"])[:-1]]  # host ints: valid for any array module
     return tuple(xp.split(x, offs, axis=d)) if len(p["sizes"]) > 1 else (x[(slice(None),) * d + (slice(0, p["sizes"][0]),)],)
 
 

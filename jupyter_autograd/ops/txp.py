@@ -15,6 +15,19 @@ def as_graph_tensor(g):
     return g if isinstance(g, Tensor) else Tensor._wrap(g)
 
 
+def _const(c, like, dtype=None):
+    """A constant (host or device array, scalar) as a Tensor on ``like``'s device."""
+    from ..backend import move_array  # noqa: PLC0415
+
+    if isinstance(c, Tensor):
+        return c
+    if not hasattr(c, "shape") or not hasattr(c, "dtype"):
+        c = np.asarray(c, dtype=dtype)
+    elif dtype is not None and c.dtype != dtype:
+        c = c.astype(dtype)
+    return Tensor._wrap(move_array(c, like.device) if like is not None else c)
+
+
 def _axes(axis, ndim):
     if axis is None:
         return None
@@ -40,9 +53,10 @@ class _TXP:
 
     @staticmethod
     def where(c, a, b):
-        c = c if isinstance(c, Tensor) else Tensor._wrap(np.asarray(c))
+        like = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) else c if isinstance(c, Tensor) else None
+        c = _const(c, like)
         if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-            a = Tensor._wrap(np.asarray(a, dtype=np.float64))
+            a = _const(a, like, np.float64)
         return api.where(c, a, b)
 
     @staticmethod
@@ -94,7 +108,7 @@ class _TXP:
     @staticmethod
     def broadcast_to(x, shape):
         if not isinstance(x, Tensor):
-            x = Tensor._wrap(np.asarray(x))
+            x = _const(x, None)
         if tuple(x.shape) == tuple(shape):
             return x
         return api.expand(x, tuple(shape))

@@ -1,0 +1,1 @@
+"""Test helpers shipped with the package (the stand-in CUDA device)."""
