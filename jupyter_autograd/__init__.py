@@ -89,6 +89,7 @@ from .ops.api import *  # noqa: E402,F401,F403
 from .ops.api import linalg  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
+from . import func  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401 - torch.cuda (CuPy is imported lazily, on first use)
 from .factories import get_default_device, set_default_device  # noqa: E402,F401
 from . import datasets, optim, utils  # noqa: E402,F401
