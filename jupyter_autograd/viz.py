@@ -1,0 +1,482 @@
+"""See the graph: ``graph(*roots)`` display objects and ``trace()`` for names and source lines.
+
+``graph`` returns a :class:`Graph` whose ``_repr_mimebundle_`` carries the vendor MIME type
+(``application/vnd.jupyter-autograd.graph+json``, rendered by the JupyterLab extension), a
+static ``image/svg+xml`` (classic Notebook, VS Code, nbconvert HTML) and ``text/plain`` (a
+terminal). ``trace`` records, while active, the source line of every op and the input tensors
+that need no gradient, so that the graph can be labelled with the user's code. The
+``%%autograd`` magics are thin wrappers over ``run_traced`` and ``graph``.
+
+No Jupyter imports here: this module belongs to the core.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import os
+import sys
+import weakref
+from collections.abc import Mapping
+
+from . import graph as _g
+from .autograd.engine import FLAGS
+from .autograd.node import AccumulateGrad, Node
+from .tensor import Tensor
+
+__all__ = ["Graph", "graph", "trace", "is_tracing", "run_traced", "BackwardRecord"]
+
+BackwardRecord = _g.BackwardRecord
+MIME_TYPE = _g.MIME_TYPE
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# Source lines of traced ops, per node (nodes compare by identity, so a weak dict is safe).
+_NODE_INFO: "weakref.WeakKeyDictionary[Node, tuple]" = weakref.WeakKeyDictionary()
+# Tensors compare elementwise, so they are keyed by id with a weakref guarding reuse.
+_TENSOR_SRC: dict = {}
+
+
+def _set_tensor_source(t: Tensor, src: dict) -> None:
+    k = id(t)
+    _TENSOR_SRC[k] = (weakref.ref(t, lambda _r, k=k: _TENSOR_SRC.pop(k, None)), src)
+
+
+def _source_of(obj) -> dict | None:
+    if isinstance(obj, Node):
+        info = _NODE_INFO.get(obj)
+        return info[0] if info else None
+    hit = _TENSOR_SRC.get(id(obj))
+    if hit is not None and hit[0]() is obj:
+        return hit[1]
+    return None
+
+
+def _inputs_of(node) -> tuple | None:
+    info = _NODE_INFO.get(node)
+    if not info or info[1] is None:
+        return None
+    return tuple(r() if r is not None else None for r in info[1])
+
+
+def is_tracing() -> bool:
+    """Whether a ``trace()`` is active (ops are being annotated with source lines)."""
+    return bool(FLAGS.record_tracers)
+
+
+class trace:  # noqa: N801 - a context manager used like torch's lower-case ones
+    """Record the source line of each op run inside the block, for graph labels.
+
+    Args:
+        filename: the code object's file name to attribute ops to (an IPython cell's name);
+            by default the first frame outside this package.
+        source: the text of that file, to read lines from (else ``linecache``).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> from jupyter_autograd.viz import trace, graph
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> with trace() as tr:
+        ...     y = x * 2
+        >>> len(tr.nodes)
+        1
+    """
+
+    def __init__(self, filename: str | None = None, source: str | None = None) -> None:
+        self.filename = filename
+        self.lines = source.splitlines() if source is not None else None
+        self.nodes: list = []
+
+    def _on_record(self, node, inputs) -> None:
+        f = sys._getframe(2)
+        target = self.filename
+        hit = None
+        depth = 0
+        while f is not None and depth < 60:
+            fn = f.f_code.co_filename
+            if target is not None and fn == target:
+                hit = f
+                break
+            if hit is None and not fn.startswith(_PKG_DIR):
+                hit = f
+                if target is None:
+                    break
+            f = f.f_back
+            depth += 1
+        src = None
+        if hit is not None:
+            line = hit.f_lineno
+            if self.lines is not None and hit.f_code.co_filename == target and 0 < line <= len(self.lines):
+                code = self.lines[line - 1]
+            else:
+                code = linecache.getline(hit.f_code.co_filename, line)
+            src = {"line": line, "code": code.strip()}
+        refs = None
+        nf = node.next_functions
+        for k, (fn_, _) in enumerate(nf):
+            if fn_ is None and k < len(inputs) and isinstance(inputs[k], Tensor):
+                if refs is None:
+                    refs = [None] * len(nf)
+                refs[k] = weakref.ref(inputs[k])
+        _NODE_INFO[node] = (src, tuple(refs) if refs is not None else None)
+        self.nodes.append(weakref.ref(node))
+
+    def __enter__(self) -> "trace":
+        FLAGS.record_tracers.append(self._on_record)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            FLAGS.record_tracers.remove(self._on_record)
+        except ValueError:
+            pass
+
+
+def stop_all_traces() -> None:
+    """Remove every active trace (a safety net after an interrupted cell)."""
+    del FLAGS.record_tracers[:]
+
+
+class Graph:
+    """A displayable autograd graph (``graph()`` makes one).
+
+    Its ``_repr_mimebundle_`` carries our MIME type, ``image/svg+xml`` and ``text/plain``
+    (``AutogradGraph(nodes=..., edges=..., truncated=...)``).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> from jupyter_autograd.viz import graph
+        >>> w = torch.ones(2, requires_grad=True)
+        >>> g = graph((w * 2).sum())
+        >>> g
+        AutogradGraph(nodes=5, edges=4, truncated=False)
+        >>> sorted(g._repr_mimebundle_())
+        ['application/vnd.jupyter-autograd.graph+json', 'image/svg+xml', 'text/plain']
+    """
+
+    def __init__(self, payload: dict | None, *, refused: str | None = None, note: str | None = None,
+                 format: str = "auto", show_saved: bool = False, show_values: bool = False,
+                 rankdir: str = "TB") -> None:
+        self.payload = payload
+        self.refused = refused
+        self.note = note
+        self.format = format
+        self.show_saved = show_saved
+        self.show_values = show_values
+        self.rankdir = rankdir
+        self._svg = None
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The payload as JSON text (schema ``graph-v1``)."""
+        self._check()
+        return _g.to_json(self.payload, indent)
+
+    def to_svg(self) -> str:
+        """The static SVG drawing."""
+        self._check()
+        if self._svg is None:
+            self._svg = _g.to_svg(self.payload, show_saved=self.show_saved,
+                                  show_values=self.show_values, rankdir=self.rankdir)
+        return self._svg
+
+    def to_dot(self) -> str:
+        """Graphviz DOT source."""
+        self._check()
+        return _g.to_dot(self.payload)
+
+    def to_text(self) -> str:
+        """The summary line, an optional note and the plain-text tree."""
+        if self.payload is None:
+            return self.refused or ""
+        parts = [_g.summary(self.payload)]
+        if self.note:
+            parts.append(_g.safe_text(self.note))
+        parts.append(_g.to_text(self.payload))
+        return "\n".join(parts)
+
+    def save(self, path: str) -> None:
+        """Write the graph to ``path``; the extension picks the format (.svg, .json, .dot, .txt).
+
+        Example:
+            >>> import os, tempfile, jupyter_autograd as torch
+            >>> from jupyter_autograd.viz import graph
+            >>> p = os.path.join(tempfile.mkdtemp(), "g.svg")
+            >>> graph(torch.ones(1, requires_grad=True) * 2).save(p)
+            >>> open(p).read().startswith("<svg")
+            True
+        """
+        ext = os.path.splitext(str(path))[1].lower()
+        writers = {".svg": self.to_svg, ".json": lambda: self.to_json(2), ".dot": self.to_dot,
+                   ".gv": self.to_dot, ".txt": self.to_text}
+        if ext not in writers:
+            raise ValueError(f"Graph.save: unknown extension {ext!r}; use .svg, .json, .dot or .txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(writers[ext]())
+
+    def _check(self) -> None:
+        if self.payload is None:
+            raise RuntimeError(self.refused)
+
+    def __repr__(self) -> str:
+        if self.payload is None:
+            return self.refused or "AutogradGraph(refused)"
+        return _g.summary(self.payload)
+
+    def _repr_pretty_(self, p, cycle) -> None:
+        p.text(self.to_text() if self.format == "text" else repr(self))
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        if self.payload is None:
+            return {"text/plain": self.refused}
+        fmt = self.format
+        text = repr(self) if fmt != "text" else self.to_text()
+        if self.note and fmt != "text":
+            text += "\n" + _g.safe_text(self.note)
+        bundle = {"text/plain": text}
+        if fmt in ("auto", "json"):
+            bundle[MIME_TYPE] = self.payload
+        if fmt == "json":
+            bundle["application/json"] = self.payload
+        if fmt in ("auto", "svg"):
+            bundle["image/svg+xml"] = self.to_svg()
+        return bundle
+
+
+def _caller_names(depth: int = 2) -> dict:
+    f = sys._getframe(depth)
+    names = {}
+    for scope in (f.f_locals, f.f_globals):
+        for k, v in scope.items():
+            if isinstance(v, Tensor) and not k.startswith("_") and k not in names:
+                names[k] = v
+    return names
+
+
+def graph(
+    *roots,
+    names: Mapping[str, Tensor] | None = None,
+    max_nodes: int | None = _g.MAX_NODES,
+    direction: str = "forward",
+    saved: bool = False,
+    values: bool = False,
+    backward: BackwardRecord | None = None,
+    format: str = "auto",
+    rankdir: str = "TB",
+    title: str | None = None,
+    note: str | None = None,
+) -> Graph:
+    """The graph behind ``roots`` (tensors or ``grad_fn`` nodes) as a displayable object.
+
+    Args:
+        *roots: tensors and/or ``grad_fn`` nodes.
+        names: variable name -> tensor; by default the tensors in the caller's namespace.
+        max_nodes: collapse larger graphs to this many nodes (``None``: no limit, but payloads
+            over 10 MB are refused with a text explanation).
+        direction: ``"forward"`` (arrows input -> output) or ``"backward"`` (gradient flow).
+        saved: draw saved tensors in function boxes.
+        values: draw value previews in tensor boxes (the JSON always carries them).
+        backward: a ``BackwardRecord`` to show the visiting order and gradients.
+        format: ``"auto"`` (all MIME types), ``"svg"``, ``"text"`` or ``"json"``.
+        rankdir: ``"TB"`` or ``"LR"`` for the SVG.
+        title: stored in the payload.
+        note: an extra line for ``text/plain``.
+
+    Returns:
+        A :class:`Graph`.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> from jupyter_autograd.viz import graph
+        >>> x = torch.ones(3, requires_grad=True)
+        >>> y = (x * x).sum()
+        >>> graph(y).payload["nodes"][0]["label"]
+        'y\\n()'
+    """
+    if format not in ("auto", "svg", "text", "json"):
+        raise ValueError(f"graph(): format must be auto, svg, text or json, got {format!r}")
+    if rankdir not in ("TB", "LR"):
+        raise ValueError(f"graph(): rankdir must be 'TB' or 'LR', got {rankdir!r}")
+    for r in roots:
+        if not isinstance(r, (Tensor, Node)):
+            raise TypeError(f"graph(): expected Tensor or grad_fn node roots, got {type(r).__name__}")
+    if names is None:
+        names = _caller_names()
+    try:
+        payload = _g.build_graph(
+            roots, names=names, source_of=_source_of, inputs_of=_inputs_of, backward=backward,
+            max_nodes=max_nodes, direction=direction, values=True, saved=True, title=title,
+        )
+    except _g.GraphTooLarge as e:
+        return Graph(None, refused=str(e))
+    return Graph(payload, note=note, format=format, show_saved=saved, show_values=values,
+                 rankdir=rankdir)
+
+
+# ------------------------------------------------------------------ running a traced cell
+def _bound_names(tree: ast.AST) -> list:
+    """Names a cell binds at its top level (assignments, for/with targets, walrus, imports
+    excluded), in source order, with the line of their last binding."""
+    found: dict = {}
+
+    def targets(node, line):
+        if isinstance(node, ast.Name):
+            found.pop(node.id, None)
+            found[node.id] = line
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            for e in node.elts:
+                targets(e, line)
+        elif isinstance(node, ast.Starred):
+            targets(node.value, line)
+
+    stack = list(reversed(getattr(tree, "body", [])))
+    while stack:
+        st = stack.pop()
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(st, ast.Assign):
+            for t in st.targets:
+                targets(t, st.lineno)
+        elif isinstance(st, (ast.AugAssign, ast.AnnAssign)):
+            targets(st.target, st.lineno)
+        elif isinstance(st, (ast.For, ast.AsyncFor)):
+            targets(st.target, st.lineno)
+        elif isinstance(st, (ast.With, ast.AsyncWith)):
+            for it in st.items:
+                if it.optional_vars is not None:
+                    targets(it.optional_vars, st.lineno)
+        for child in reversed(list(ast.iter_child_nodes(st))):
+            if isinstance(child, ast.stmt):
+                stack.append(child)
+            elif isinstance(child, ast.NamedExpr):
+                targets(child.target, st.lineno)
+    return list(found.items())
+
+
+def _pick_roots(named: dict, inputs_of) -> list:
+    """Named tensors that no other named tensor's graph consumes."""
+    consumed = set()
+    seen = set()
+    stack = []
+    for t in named.values():
+        fn = t.grad_fn
+        if fn is not None and id(fn) not in seen:
+            seen.add(id(fn))
+            stack.append(fn)
+    while stack:
+        fn = stack.pop()
+        if isinstance(fn, AccumulateGrad):
+            consumed.add(("leaf", id(fn.variable)))
+            continue
+        traced = inputs_of(fn)
+        if traced:
+            for t in traced:
+                if t is not None:
+                    consumed.add(("leaf", id(t)))
+        for nxt, nr in fn.next_functions:
+            if nxt is None:
+                continue
+            consumed.add(("edge", id(nxt), nr))
+            if id(nxt) not in seen:
+                seen.add(id(nxt))
+                stack.append(nxt)
+    roots = []
+    for t in named.values():
+        key = ("edge", id(t.grad_fn), t._output_nr) if t.grad_fn is not None else ("leaf", id(t))
+        if key not in consumed and all(t is not r for r in roots):
+            roots.append(t)
+    return roots
+
+
+def run_traced(
+    source: str,
+    namespace: dict,
+    *,
+    filename: str = "<autograd-cell>",
+    code=None,
+    backward: str | None = None,
+    gradient: str | None = None,
+    retain_graph: bool = False,
+    no_grad: bool = False,
+    show: list | None = None,
+    **graph_options,
+) -> Graph:
+    """Run ``source`` in ``namespace`` while tracing, then return the graph it built.
+
+    The graph's roots are the tensors the code bound that no other bound tensor consumes (or
+    ``show``), labelled with their variable names and the line that made each node.
+    Exceptions from the code propagate unchanged; the trace is removed in every case.
+
+    Args:
+        source: Python code.
+        namespace: globals for the code (an IPython ``user_ns``).
+        filename: the name ``code`` was compiled under (tracebacks and source lines).
+        code: an already compiled code object for ``source`` (else it is compiled here).
+        backward: a variable name to call ``.backward()`` on after the code.
+        gradient: an expression evaluated in ``namespace``, passed as ``gradient=``.
+        retain_graph: passed to ``backward``.
+        no_grad: run the code under ``no_grad()``.
+        show: variable names to draw (default: every tensor the code bound).
+        **graph_options: passed to :func:`graph`.
+
+    Returns:
+        A :class:`Graph`.
+
+    Raises:
+        NameError: when ``backward`` or a ``show`` name is not a tensor in the namespace.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> from jupyter_autograd.viz import run_traced
+        >>> ns = {"torch": torch}
+        >>> g = run_traced("w = torch.ones(2, requires_grad=True)\\nl = (w * 3).sum()", ns,
+        ...                backward="l")
+        >>> ns["w"].grad
+        tensor([3., 3.])
+        >>> [n["source"]["line"] for n in g.payload["nodes"] if n["kind"] == "function"]
+        [2, 2]
+    """
+    from .grad_mode import no_grad as _no_grad  # noqa: PLC0415
+
+    tree = ast.parse(source, filename)
+    if code is None:
+        code = compile(tree, filename, "exec")
+    bound = _bound_names(tree)
+    lines = source.splitlines()
+    with trace(filename, source):
+        if no_grad:
+            with _no_grad():
+                exec(code, namespace)  # noqa: S102 - running the user's cell is the point
+        else:
+            exec(code, namespace)  # noqa: S102
+    named = {}
+    for name, line in bound:
+        v = namespace.get(name)
+        if isinstance(v, Tensor):
+            named[name] = v
+            if _source_of(v) is None or v.grad_fn is None:
+                code_line = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+                _set_tensor_source(v, {"line": line, "code": code_line})
+    rec = None
+    if backward is not None:
+        t = namespace.get(backward)
+        if not isinstance(t, Tensor):
+            raise NameError(f"--backward: {backward!r} is not a tensor the cell defined")
+        grad = eval(gradient, namespace) if gradient else None  # noqa: S307 - user's expression
+        with BackwardRecord() as rec:
+            t.backward(grad, retain_graph=retain_graph)
+    if show:
+        missing = [n for n in show if not isinstance(namespace.get(n), Tensor)]
+        if missing:
+            raise NameError(f"--show: not a tensor: {', '.join(missing)}")
+        roots = [namespace[n] for n in show]
+        names = {n: namespace[n] for n in show}
+        names.update({k: v for k, v in named.items() if k not in names})
+    else:
+        roots = _pick_roots(named, _inputs_of)
+        names = named
+    note = None
+    if no_grad:
+        recorded = sum(1 for t in named.values() if t.grad_fn is not None)
+        note = (f"no_grad: nothing was recorded ({len(named)} tensors bound, none has a grad_fn)"
+                if not recorded else f"no_grad: {recorded} tensors still have a grad_fn")
+    elif not named:
+        note = "the cell bound no tensors"
+    return graph(*roots, names=names, backward=rec, note=note, **graph_options)
