@@ -122,6 +122,9 @@ def record(op, inputs, outs, p, results) -> Node:
         from .anomaly_mode import record_traceback  # noqa: PLC0415
 
         record_traceback(node)
+    if FLAGS.record_tracers:  # graph tracing (jupyter_autograd.viz.trace); empty otherwise
+        for cb in FLAGS.record_tracers:
+            cb(node, inputs)
     return node
 
 
