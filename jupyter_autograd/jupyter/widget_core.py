@@ -12,6 +12,8 @@ when it exists and falls back to an equivalent built on the core, so switching i
 from __future__ import annotations
 
 import dataclasses
+import pathlib
+import re
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -89,15 +91,18 @@ def _saved_entries(fn: Node) -> list[dict]:
 
 
 def _source_of(fn: Node) -> dict | None:
-    """The forward source line, where anomaly mode recorded a traceback for the node."""
-    md = fn._metadata or {}
-    tb = md.get("traceback_")
+    """The user's forward source line, where anomaly mode recorded a traceback for the node."""
+    tb = (fn._metadata or {}).get("traceback_")
     if not tb:
         return None
-    text = tb if isinstance(tb, str) else "".join(map(str, tb))
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    code = lines[-1].strip() if lines else ""
-    return {"line": 0, "code": code[:2000]}
+    frames = tb if isinstance(tb, list) else [tb]
+    pkg = str(pathlib.Path(__file__).resolve().parents[1])
+    for entry in reversed(frames):
+        m = re.match(r'\s*File "(.*)", line (\d+), in .*\n(.*)', str(entry))
+        if m and not str(pathlib.Path(m.group(1)).resolve()).startswith(pkg):
+            return {"line": int(m.group(2)), "code": m.group(3).strip()[:2000],
+                    "file": m.group(1)[-2000:]}
+    return None
 
 
 def _build_payload(root: Tensor, max_nodes: int = MAX_NODES) -> tuple[dict, dict]:
@@ -235,10 +240,6 @@ def graph_payload(root: Tensor, steps: Sequence[BackwardStep] = (), upto: int | 
             for e in payload["edges"]:
                 if e["target"] == pid and "input" in e and e["input"] < len(s.grad_inputs):
                     e["grad"] = _preview(s.grad_inputs[e["input"]])
-        else:
-            leaf = by_id.get(idmap.get(id(s.leaf)))
-            if leaf is not None:
-                leaf["grad"] = _preview(s.grad_after)
     payload["backward_order"] = order
     return payload
 
@@ -488,7 +489,7 @@ class GraphState:
         for s in n.get("saved", []):
             lines.append(f"{s['name']}: {s.get('value')}")
         src = n.get("source")
-        lines.append(f"source: {src['code'] if src else '(unknown: enable anomaly mode to record it)'}")
+        lines.append(f"source: {src['code']}  (line {src['line']})" if src else "source: (unknown: enable anomaly mode to record it)")
         if n.get("backward_step") is not None:
             lines.append(f"backward step: {n['backward_step']}")
         return "\n".join(lines)
