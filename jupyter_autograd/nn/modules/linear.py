@@ -107,7 +107,7 @@ class LayerNorm(Module):
     Example:
         >>> import jupyter_autograd as torch
         >>> torch.nn.LayerNorm(4)
-        LayerNorm((4,), eps=1e-05, elementwise_affine=True)
+        LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)
     """
 
     def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
@@ -139,7 +139,8 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
 
 class Embedding(Module):
