@@ -86,7 +86,7 @@ from .factories import (  # noqa: E402,F401
     zeros_like,
 )
 from .ops.api import *  # noqa: E402,F401,F403
-from .ops.api import linalg  # noqa: E402,F401
+from .ops.api import linalg, special  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from . import func  # noqa: E402,F401

@@ -39,7 +39,7 @@ Tensor.__truediv__ = lambda self, other: F.div(self, other)
 Tensor.__rtruediv__ = lambda self, other: F.mul(F.reciprocal(self), other) if not isinstance(other, Tensor) else F.div(other, self)
 Tensor.__floordiv__ = lambda self, other: F.div(self, other, rounding_mode="floor")
 Tensor.__rfloordiv__ = lambda self, other: F.div(F._t(other, self), self, rounding_mode="floor")
-Tensor.__mod__ = lambda self, other: Tensor._wrap(np.asarray(np.mod(self._data, other._data if isinstance(other, Tensor) else other)))
+Tensor.__mod__ = lambda self, other: Tensor._wrap(self._data % (other._data if isinstance(other, Tensor) else other))
 Tensor.__neg__ = lambda self: apply1(EW.NEG, self)
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = lambda self: F.abs(self)
@@ -72,7 +72,7 @@ _METHODS = [
     "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims", "t", "permute",
     "squeeze", "unsqueeze", "expand", "expand_as", "repeat", "flip", "clone", "split", "chunk",
     "unbind", "narrow", "select", "gather", "masked_fill", "index_select", "trace", "diag",
-    "where", "float_power", "broadcast_to",
+    "where", "float_power", "broadcast_to", "erf",
 ]
 for _name in _METHODS:
     setattr(Tensor, _name, getattr(F, _name))
@@ -139,7 +139,7 @@ def _to(self, *args, **kwargs):
         if res._requires_grad and STATE.grad_enabled:
             from .autograd.engine import record  # noqa: PLC0415
 
-            record(SH.TO_COPY, (res,), arr, {"dtype": arr.dtype}, (out,))
+            record(SH.TO_COPY, (res,), arr, {"dtype": arr.dtype, "device": res.device}, (out,))
             out._requires_grad = True
         res = out
     if dtype is not None and res._data.dtype != _dtype.to_numpy_dtype(dtype):
@@ -352,7 +352,7 @@ def _legacy_name(t):
 for _name in ["add", "sub", "mul", "div", "pow", "neg", "exp", "log", "log1p", "expm1", "sqrt",
               "rsqrt", "reciprocal", "abs", "sign", "sin", "cos", "tan", "tanh", "sigmoid", "relu",
               "floor", "ceil", "round", "clamp", "clip", "clamp_min", "clamp_max", "square",
-              "masked_fill", "true_divide", "multiply", "subtract", "divide"]:
+              "masked_fill", "true_divide", "multiply", "subtract", "divide", "erf"]:
     setattr(Tensor, _name + "_", _inplace(getattr(F, _name)))
 
 Tensor.__iadd__ = Tensor.add_
@@ -398,11 +398,18 @@ def _copy_(self, src, non_blocking=False):
     return self
 
 
+def _on_device(host, t):
+    """Host samples (drawn by the NumPy generator) as an array on ``t``'s device."""
+    from .backend import move_array  # noqa: PLC0415
+
+    return move_array(host.astype(t._data.dtype, copy=False), t.device)
+
+
 def _uniform_(self, a=0.0, b=1.0, generator=None):
     from .factories import _rng  # noqa: PLC0415
 
     self._check_inplace()
-    self._data[...] = _rng(generator).uniform(a, b, self._data.shape)
+    self._data[...] = _on_device(_rng(generator).uniform(a, b, self._data.shape), self)
     self._bump_version()
     return self
 
@@ -411,7 +418,7 @@ def _normal_(self, mean=0.0, std=1.0, generator=None):
     from .factories import _rng  # noqa: PLC0415
 
     self._check_inplace()
-    self._data[...] = _rng(generator).normal(mean, std, self._data.shape)
+    self._data[...] = _on_device(_rng(generator).normal(mean, std, self._data.shape), self)
     self._bump_version()
     return self
 

@@ -184,6 +184,12 @@ def _shape_builders():
                        lambda tt, a, b: tt.nn.functional.binary_cross_entropy_with_logits(a, b)),
         "bce": (((3, 4), (3, 4)), lambda a, b: ja.nn.functional.binary_cross_entropy(a, b),
                 lambda tt, a, b: tt.nn.functional.binary_cross_entropy(a, b)),
+        "layer_norm": (((4, 3), (3,), (3,)),
+                       lambda x, w, b: ja.nn.functional.layer_norm(x, (3,), w, b),
+                       lambda tt, x, w, b: tt.nn.functional.layer_norm(x, (3,), w, b)),
+        "embedding": ((5, 3), lambda w: ja.nn.functional.embedding(ja.tensor([[0, 2], [4, 2]]), w),
+                      lambda tt, w: tt.nn.functional.embedding(tt.tensor([[0, 2], [4, 2]]), w)),
+        "dropout": ((4, 3), lambda x: (ja.manual_seed(0), ja.nn.functional.dropout(x, 0.5))[1], None),
         "nll": ((4, 3), lambda t: ja.nn.functional.nll_loss(t, ja.tensor([0, 2, 1, 2])),
                 lambda tt, t: tt.nn.functional.nll_loss(t, tt.tensor([0, 2, 1, 2]))),
     }

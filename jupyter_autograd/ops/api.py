@@ -18,6 +18,13 @@ from . import reduction as RD
 from . import shape as SH
 from .dispatch import apply, apply1, apply2, as_operand
 
+
+def _xp(t):
+    """The array namespace of a tensor's device (NumPy, CuPy)."""
+    from ..autograd.engine import xp_of  # noqa: PLC0415
+
+    return xp_of(t._data)
+
 _SCALARS = (int, float, bool, complex)
 
 
@@ -334,11 +341,11 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
 
 
 def all(input, dim=None, keepdim=False) -> Tensor:  # noqa: A001
-    return Tensor._wrap(np.asarray(np.all(input._data, axis=dim, keepdims=keepdim)))
+    return Tensor._wrap(_xp(input).asarray(np.all(input._data, axis=dim, keepdims=keepdim)))
 
 
 def any(input, dim=None, keepdim=False) -> Tensor:  # noqa: A001
-    return Tensor._wrap(np.asarray(np.any(input._data, axis=dim, keepdims=keepdim)))
+    return Tensor._wrap(_xp(input).asarray(np.any(input._data, axis=dim, keepdims=keepdim)))
 
 
 def _broadcast_error(s1, s2):
@@ -410,7 +417,7 @@ class _ReturnTypes:
 def _minmax_dim(input, dim, keepdim, op, argf, kind):
     d = _wrap_dim(dim, input._data.ndim)
     if input._data.ndim == 0:
-        idx = np.zeros((), np.int64)
+        idx = _xp(input).zeros((), np.int64)
         return getattr(_ReturnTypes, kind)(input.clone() if False else apply1(SH.ALIAS, input), Tensor._wrap(idx))
     if input._data.shape[d] == 0:
         raise IndexError(
@@ -453,13 +460,13 @@ def amin(input, dim=(), keepdim=False) -> Tensor:
 
 def argmax(input, dim=None, keepdim=False) -> Tensor:
     if dim is None:
-        return Tensor._wrap(np.asarray(np.argmax(input._data), dtype=np.int64))
+        return Tensor._wrap(_xp(input).asarray(np.argmax(input._data), dtype=np.int64))
     return Tensor._wrap(np.argmax(input._data, axis=_wrap_dim(dim, input._data.ndim), keepdims=keepdim).astype(np.int64))
 
 
 def argmin(input, dim=None, keepdim=False) -> Tensor:
     if dim is None:
-        return Tensor._wrap(np.asarray(np.argmin(input._data), dtype=np.int64))
+        return Tensor._wrap(_xp(input).asarray(np.argmin(input._data), dtype=np.int64))
     return Tensor._wrap(np.argmin(input._data, axis=_wrap_dim(dim, input._data.ndim), keepdims=keepdim).astype(np.int64))
 
 
@@ -1001,3 +1008,21 @@ def broadcast_shapes(*shapes):
     from ..tensor import Size  # noqa: PLC0415
 
     return Size(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+
+
+def erf(input) -> Tensor:
+    """The error function (ErfBackward0), as ``torch.erf``."""
+    from . import nn_ops  # noqa: PLC0415 - nn_ops imports this module
+
+    return apply1(nn_ops.ERF, _float(input))
+
+
+class _Special:
+    """``jupyter_autograd.special``: the functions torch.special shares with the top level."""
+
+    erf = staticmethod(erf)
+    expit = staticmethod(sigmoid)
+    logsumexp = staticmethod(logsumexp)
+
+
+special = _Special()
