@@ -423,9 +423,11 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        m = mean._data if isinstance(mean, Tensor) else mean
-        s = std._data if isinstance(std, Tensor) else std
-        return Tensor._wrap(_rng(generator).normal(m, s).astype(_dtype.get_default_dtype().np))
+        like = mean if isinstance(mean, Tensor) else std
+        m = mean.cpu()._data if isinstance(mean, Tensor) else mean
+        s = std.cpu()._data if isinstance(std, Tensor) else std
+        arr = _rng(generator).normal(m, s).astype(_dtype.get_default_dtype().np)
+        return _finish(arr, None, like.device, False)
     dt = _np_dtype(dtype, _dtype.get_default_dtype().np)
     return _finish(_rng(generator).normal(mean, std, size=tuple(size)).astype(dt), None, device, requires_grad)
 

@@ -127,3 +127,252 @@ def test_op_suite_on_cuda_matches_cpu(name, cuda_device):
         assert cpu.keys() == gpu.keys(), (cpu.keys(), gpu.keys())
         for key in cpu:
             _same(cpu[key], gpu[key], f"{name} case {k} {key}")
+
+
+# ---------------------------------------------------------------- the device API, as torch's
+FACTORIES = {
+    "tensor": lambda d: ja.tensor([1.0, 2.0], device=d),
+    "as_tensor": lambda d: ja.as_tensor([1.0, 2.0], device=d),
+    "zeros": lambda d: ja.zeros(2, 3, device=d),
+    "ones": lambda d: ja.ones(2, device=d),
+    "empty": lambda d: ja.empty(2, device=d),
+    "full": lambda d: ja.full((2,), 7.0, device=d),
+    "eye": lambda d: ja.eye(3, device=d),
+    "arange": lambda d: ja.arange(5, device=d),
+    "linspace": lambda d: ja.linspace(0, 1, 5, device=d),
+    "logspace": lambda d: ja.logspace(0, 1, 5, device=d),
+    "rand": lambda d: ja.rand(2, device=d),
+    "randn": lambda d: ja.randn(2, device=d),
+    "randint": lambda d: ja.randint(0, 5, (3,), device=d),
+    "randperm": lambda d: ja.randperm(4, device=d),
+    "normal": lambda d: ja.normal(0.0, 1.0, (2,), device=d),
+    "zeros_like": lambda d: ja.zeros_like(ja.ones(2), device=d),
+    "ones_like": lambda d: ja.ones_like(ja.ones(2), device=d),
+    "full_like": lambda d: ja.full_like(ja.ones(2), 3.0, device=d),
+    "rand_like": lambda d: ja.rand_like(ja.ones(2), device=d),
+    "randn_like": lambda d: ja.randn_like(ja.ones(2), device=d),
+    "empty_like": lambda d: ja.empty_like(ja.ones(2), device=d),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_every_factory_takes_device(name, cuda_device):
+    t = FACTORIES[name](cuda_device)
+    assert t.device == ja.device("cuda", 0) and t.is_cuda and not t.is_cpu
+    assert type(t._data) is not np.ndarray
+    c = FACTORIES[name]("cpu")
+    assert c.device == ja.device("cpu") and type(c._data) is np.ndarray
+    # the same seed gives the same values on both devices (random tensors are drawn on the host)
+    ja.manual_seed(3)
+    a = FACTORIES[name](cuda_device).cpu()
+    ja.manual_seed(3)
+    b = FACTORIES[name]("cpu")
+    assert a.dtype == b.dtype and np.array_equal(a.numpy(), b.numpy())
+
+
+def test_like_factories_follow_the_input_device(cuda_device):
+    x = ja.ones(2, device=cuda_device)
+    for f in (ja.zeros_like, ja.ones_like, ja.rand_like, ja.randn_like, ja.empty_like):
+        assert f(x).device == x.device
+    assert x.new_zeros(3).device == x.device and x.new_tensor([1.0]).device == x.device
+
+
+def test_to_cuda_cpu_round_trip_and_gradient_goes_back(cuda_device):
+    w = ja.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    g = w.to(cuda_device)
+    assert g.device == ja.device("cuda:0") and g.grad_fn.name() == "ToCopyBackward0"
+    assert w.cuda().device == g.device and g.cpu().device == ja.device("cpu")
+    assert w.to(ja.device("cuda")).device == g.device and w.to("cuda:0").is_cuda
+    (g * g).sum().backward()
+    assert w.grad.device == ja.device("cpu")  # a cpu leaf gets a cpu gradient, as in torch
+    np.testing.assert_array_equal(w.grad.numpy(), [2.0, -4.0, 6.0])
+    # and back: a cuda leaf used on the cpu gets a cuda gradient
+    v = ja.tensor([1.0, 2.0], device=cuda_device, requires_grad=True)
+    (v.cpu() * 3).sum().backward()
+    assert v.grad.device == v.device and v.grad.tolist() == [3.0, 3.0]
+    # to(other) takes the other tensor's device and dtype
+    o = ja.zeros(1, dtype=ja.float64, device=cuda_device)
+    r = ja.ones(2).to(o)
+    assert r.device == o.device and r.dtype is ja.float64
+
+
+def test_printing_shows_the_device(cuda_device):
+    assert repr(ja.tensor([1.0, 2.0], device=cuda_device)) == "tensor([1., 2.], device='cuda:0')"
+    x = ja.ones(2, device=cuda_device, requires_grad=True)
+    assert repr(x * 2) == "tensor([2., 2.], device='cuda:0', grad_fn=<MulBackward0>)"
+    assert repr(ja.arange(3, device=cuda_device).to(ja.float64)) == (
+        "tensor([0., 1., 2.], device='cuda:0', dtype=torch.float64)")
+    assert x.detach().type() == "torch.cuda.FloatTensor"
+
+
+def test_printing_matches_torch_strings():
+    """The strings above are torch's own (checked against torch where installed, on the meta
+    device's printing rules they share with cuda)."""
+    torch = pytest.importorskip("torch")
+    assert str(torch.device("cuda", 0)) == str(ja.device("cuda", 0)) == "cuda:0"
+    assert repr(torch.device("cuda:1")) == repr(ja.device("cuda:1"))
+    assert repr(torch.device("cpu")) == repr(ja.device("cpu"))
+
+
+NUMPY_MSG = ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the "
+             "tensor to host memory first.")
+
+
+def test_numpy_on_a_cuda_tensor_raises_torchs_message(cuda_device):
+    x = ja.ones(2, device=cuda_device)
+    with pytest.raises(TypeError) as e:
+        x.numpy()
+    assert str(e.value) == NUMPY_MSG
+    # B11: np.asarray gives the same clear error, never CuPy's raw one or a silent host copy
+    with pytest.raises(TypeError) as e:
+        np.asarray(x)
+    assert str(e.value) == NUMPY_MSG
+    assert x.cpu().numpy().tolist() == [1.0, 1.0] and x.tolist() == [1.0, 1.0]
+    assert x.sum().item() == 2.0 and float(x.sum()) == 2.0
+
+
+SAME_DEVICE = ("Expected all tensors to be on the same device, but found at least two devices, "
+               "cuda:0 and cpu!")
+
+
+@pytest.mark.parametrize("op", [
+    lambda a, b: a + b, lambda a, b: b * a, lambda a, b: a @ b, lambda a, b: ja.maximum(a, b),
+    lambda a, b: ja.where(a > 0, a, b), lambda a, b: ja.cat([a, b]), lambda a, b: ja.stack([b, a]),
+    lambda a, b: a.sub_(b) if False else ja.nn.functional.mse_loss(a, b),
+])
+def test_mixing_devices_raises_torchs_error(op, cuda_device):
+    a = ja.ones(3, device=cuda_device, requires_grad=True)
+    b = ja.ones(3)
+    with pytest.raises(RuntimeError) as e:
+        op(a, b)
+    assert str(e.value) == SAME_DEVICE
+
+
+def test_mixing_with_numpy_arrays_and_scalars(cuda_device):
+    a = ja.ones(3, device=cuda_device)
+    with pytest.raises(RuntimeError, match="^Expected all tensors to be on the same device"):
+        a + np.ones(3)  # B11: no silent host -> device copy
+    with pytest.raises(RuntimeError, match="^Expected all tensors to be on the same device"):
+        ja.nn.functional.nll_loss(ja.zeros(2, 3, device=cuda_device), ja.tensor([0, 1]))
+    # Python and NumPy scalars, and 0-d cpu tensors, mix with any device (as in torch)
+    assert (a + 1).device == a.device and (a * np.float32(2)).device == a.device
+    s = ja.tensor(2.0, requires_grad=True)
+    x = ja.ones(3, device=cuda_device, requires_grad=True)
+    r = x * s
+    assert r.device == x.device
+    r.sum().backward()
+    assert s.grad.device == ja.device("cpu") and s.grad.item() == 3.0
+    assert x.grad.device == x.device
+
+
+def test_inplace_and_random_fill_stay_on_device(cuda_device):
+    x = ja.zeros(4, device=cuda_device)
+    x.uniform_()
+    x.normal_()
+    x.fill_(2.0)
+    x.add_(1.0)
+    assert x.device == ja.device("cuda:0") and x.tolist() == [3.0] * 4
+    x.copy_(ja.arange(4.0))  # copy_ is an explicit transfer, as in torch
+    assert x.device == ja.device("cuda:0") and x.tolist() == [0.0, 1.0, 2.0, 3.0]
+    y = ja.ones(3, device=cuda_device)
+    y[1] = 5.0
+    assert y.tolist() == [1.0, 5.0, 1.0] and y.device == x.device
+
+
+def test_set_default_device(cuda_device):
+    ja.set_default_device(cuda_device)
+    try:
+        assert ja.zeros(2).device == ja.device("cuda:0") and ja.tensor([1]).is_cuda
+        assert ja.get_default_device() == ja.device("cuda:0")
+    finally:
+        ja.set_default_device(None)
+    assert ja.zeros(2).device == ja.device("cpu") and ja.get_default_device() == ja.device("cpu")
+
+
+def test_torch_cuda_module_on_the_stand_in(cuda_device):
+    assert ja.cuda.is_available() is True and ja.cuda.device_count() == 1
+    assert ja.cuda.current_device() == 0 and isinstance(ja.cuda.get_device_name(), str)
+    ja.cuda.synchronize()
+    ja.cuda.set_device(0)
+    ja.cuda.manual_seed(5)
+    a = ja.rand(3, device="cuda")
+    ja.cuda.manual_seed_all(5)
+    assert ja.rand(3, device="cuda").tolist() == a.tolist()
+    assert ja.cuda.memory_allocated() >= 0
+    ja.cuda.empty_cache()
+
+
+def test_stand_in_refuses_what_cupy_refuses(cuda_device):
+    """The stand-in is only useful if it fails where CuPy fails."""
+    from jupyter_autograd.testing.fake_cuda import FakeCudaArray, fake_cupy
+
+    a = fake_cupy.ones(3)
+    assert isinstance(a, FakeCudaArray) and not isinstance(a, np.ndarray)
+    with pytest.raises(TypeError, match="Unsupported type"):
+        a + np.ones(3)
+    with pytest.raises(TypeError, match="Unsupported type"):
+        np.ones(3) * a
+    with pytest.raises(TypeError, match="Implicit conversion to a NumPy array is not allowed"):
+        np.asarray(a)
+    with pytest.raises(TypeError, match="Unsupported type"):
+        np.concatenate([a, np.ones(3)])
+    # NumPy functions on device arrays dispatch to the device module (as with CuPy) ...
+    assert isinstance(np.exp(a), FakeCudaArray) and isinstance(np.sum(a), FakeCudaArray)
+    # ... and scalars, results of reductions included, stay 0-d device arrays
+    assert isinstance(a.sum(), FakeCudaArray) and isinstance(a[0], FakeCudaArray)
+    assert np.array_equal(a.get(), np.ones(3)) and a.device.id == 0
+
+
+def test_device_objects():
+    assert ja.device("cuda") != ja.device("cuda:0") and ja.device("cuda", 0) == "cuda:0"
+    assert ja.device(ja.device("cpu")) == "cpu" and hash(ja.device("cuda:0")) == hash(ja.device("cuda", 0))
+    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda device type"):
+        ja.device("tpu")
+
+
+# ---------------------------------------------------------------- without CuPy
+def _run_py(code: str, env=None) -> str:
+    import os
+
+    e = dict(os.environ)
+    e.pop("JUPYTER_AUTOGRAD_FAKE_CUDA", None)
+    e.update(env or {})
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_import_never_imports_cupy():
+    out = _run_py(
+        "import sys, jupyter_autograd as torch\n"
+        "x = torch.ones(2) * 3; x.sum().item(); repr(x); torch.device('cuda')\n"
+        "print('cupy' in sys.modules, any(m.startswith('cupy') for m in sys.modules))\n"
+    )
+    assert out.split() == ["False", "False"]
+
+
+def test_cuda_without_cupy_says_how_to_install():
+    """With CuPy missing (blocked here even where installed), cuda is unavailable and asking
+    for it names the install command."""
+    out = _run_py(
+        "import sys; sys.modules['cupy'] = None\n"
+        "import jupyter_autograd as torch\n"
+        "print(torch.cuda.is_available(), torch.cuda.device_count())\n"
+        "for f in (lambda: torch.zeros(2, device='cuda'), lambda: torch.ones(2).cuda(),\n"
+        "          lambda: torch.tensor([1.0], device='cuda'), torch.cuda.current_device):\n"
+        "    try:\n"
+        "        f(); print('no error')\n"
+        "    except RuntimeError as e:\n"
+        "        print('pip install jupyter-autograd[cuda]' in str(e))\n"
+    )
+    assert out.split() == ["False", "0", "True", "True", "True", "True"]
+
+
+def test_env_var_installs_the_stand_in():
+    out = _run_py(
+        "import sys, jupyter_autograd as torch\n"
+        "x = torch.ones(2, device='cuda', requires_grad=True); (x * x).sum().backward()\n"
+        "print(torch.cuda.is_available(), x.grad.device, type(x._data).__name__, 'cupy' in sys.modules)\n",
+        env={"JUPYTER_AUTOGRAD_FAKE_CUDA": "1"},
+    )
+    assert out.split() == ["True", "cuda:0", "FakeCudaArray", "False"]

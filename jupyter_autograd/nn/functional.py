@@ -324,4 +324,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
     else:
         mask = (_rng(None).random(x.shape) >= p).astype(x.dtype)
         scale = 1.0 / (1.0 - p)
+    if x.__class__ is not np.ndarray:
+        from ..backend import device_of_array, move_array  # noqa: PLC0415
+
+        mask = move_array(mask, device_of_array(x))  # drawn on the host, used on x's device
     return apply(NN.DROPOUT, (input,), {"result1": mask, "scale": scale, "p": p})

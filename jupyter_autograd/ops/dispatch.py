@@ -148,6 +148,11 @@ def apply2(op, a, b, p=None) -> Tensor:
     ad, bd = a._data, b._data
     cls = ad.__class__
     if bd.__class__ is not cls:
+        # a 0-d cpu tensor meets a device tensor as a scalar would (torch allows it)
+        if not bd.ndim and bd.__class__ is _ndarray:
+            return apply2(op, a, b.to(a.device), p)
+        if not ad.ndim and cls is _ndarray:
+            return apply2(op, a.to(b.device), b, p)
         raise device_mismatch([a, b])
     xp = NPX if cls is _ndarray else xp_of(ad)
     try:
@@ -172,6 +177,12 @@ def as_operand(b, like: Tensor):
         return b
     if isinstance(b, np.generic):
         return b.item()
+    if b.__class__ is _ndarray:
+        if b.ndim and like._data.__class__ is not _ndarray:
+            # torch makes a cpu tensor of it: no silent host -> device copy (test plan B11)
+            raise device_mismatch([like, Tensor._wrap(b)])
+    elif hasattr(b, "shape") and hasattr(b, "dtype"):
+        return Tensor._wrap(b)  # a device (CuPy) array: its own device, checked by the op
     from ..factories import as_tensor  # noqa: PLC0415
 
     return as_tensor(b, device=like.device)

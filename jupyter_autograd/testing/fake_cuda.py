@@ -138,6 +138,10 @@ class FakeCudaArray:
 
     def __getattr__(self, name):
         # methods (reshape, astype, sum, ...): same as NumPy's, results kept on the device
+        if name.startswith("__"):
+            # never expose __array_interface__/__array_struct__: NumPy would read the memory
+            # directly, a silent host copy that a GPU array cannot offer
+            raise AttributeError(name)
         v = getattr(self._a, name)
         if callable(v):
             def method(*args, **kwargs):
