@@ -364,6 +364,18 @@ property before. In real-life training an *optimizer* helps us to do this.
 请注意，当我们使用相同的参数第二次调用`backward`时，梯度的值是不同的。这是因为在进行`backward`时，PyTorch会**累积梯度**，即计算的梯度值会添加到计算图的所有叶节点的`grad`属性中。如果要计算正确的梯度，则需要先将`grad`属性归零。在实际训练中，*优化器*可以帮助我们做到这一点。
 """),
     md(r"""
+Try it with buttons: each press of **backward()** runs
+`out.backward(torch.ones_like(out), retain_graph=True)` on the `torch.eye(4, 5)` example and shows
+`inp.grad` adding up; **inp.grad.zero_()** resets it.
+""", r"""
+用按钮试一试：每按一次 **backward()** 就对`torch.eye(4, 5)`的例子执行一次`out.backward(torch.ones_like(out), retain_graph=True)`，并显示`inp.grad`不断累加；**inp.grad.zero_()** 则将其归零。
+""", requires=("widgets",)),
+    code(r"""
+from jupyter_autograd.widgets import AccumulationDemo
+
+AccumulationDemo()
+""", requires=("widgets",)),
+    md(r"""
 > **Note:** Previously we were calling the `backward()` function without parameters. This is essentially
 > equivalent to calling `backward(torch.tensor(1.0))`, which is a useful way to compute the gradients in
 > case of a scalar-valued function, such as the loss during neural network training.

@@ -165,6 +165,32 @@ except RuntimeError as err:
     print("RuntimeError:", err)
 """),
     md(r"""
+## Exploring a graph interactively
+
+`GraphExplorer` draws the graph of a tensor (nodes, `next_functions` edges, saved tensors) and has buttons
+for `backward()`, `backward(retain_graph=True)` and zeroing the leaves' gradients; pick a node to see its
+details. `BackwardStepper` runs `backward` one node at a time, in the engine's order, showing what each
+node receives and what it sends on. Both work on a fresh graph here, so the graph above is not touched.
+""", r"""
+## 交互式地探索计算图
+
+`GraphExplorer`绘制一个张量的计算图（节点、`next_functions`边、保存的张量），并提供`backward()`、`backward(retain_graph=True)`以及将叶节点梯度归零的按钮；选择一个节点即可查看其详细信息。`BackwardStepper`按引擎的顺序逐个节点地执行`backward`，显示每个节点接收到的梯度以及它向下传递的梯度。这里两者都作用于一个新的计算图，不会影响上面的计算图。
+""", requires=("widgets",)),
+    code(r"""
+from jupyter_autograd.widgets import BackwardStepper, GraphExplorer
+
+def build():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([0.5, -1.0], requires_grad=True)
+    c = a * b
+    return (c.exp() + c).sum()
+
+GraphExplorer(build())
+""", requires=("widgets",)),
+    code(r"""
+BackwardStepper(build())
+""", requires=("widgets",)),
+    md(r"""
 ## Summary
 
 - `grad_fn` is the node that produced a tensor; leaves have `grad_fn=None`.

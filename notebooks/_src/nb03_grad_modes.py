@@ -170,6 +170,22 @@ mm = out.grad_fn.next_functions[0][0]
 print(mm.name(), [fn.name() if fn is not None else None for fn, _ in mm.next_functions])
 """),
     md(r"""
+## The grad-mode toggle
+
+Switch between normal recording, `torch.no_grad()` and `torch.inference_mode()` and watch
+`requires_grad`, `grad_fn`, `is_leaf` and `is_inference()` of `y = (x * 2).sum()` and of `y.detach()`
+change (without a kernel, the text below the widget lists all three modes).
+""", r"""
+## 梯度模式切换器
+
+在正常记录、`torch.no_grad()`和`torch.inference_mode()`之间切换，观察`y = (x * 2).sum()`及`y.detach()`的`requires_grad`、`grad_fn`、`is_leaf`和`is_inference()`如何变化（在没有内核时，小部件下方的文本会列出全部三种模式）。
+""", requires=("widgets",)),
+    code(r"""
+from jupyter_autograd.widgets import GradModeToggle
+
+GradModeToggle()
+""", requires=("widgets",)),
+    md(r"""
 ## Summary
 
 | tool | scope | result requires grad | can enter a graph later |
