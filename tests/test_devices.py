@@ -376,3 +376,41 @@ def test_env_var_installs_the_stand_in():
         env={"JUPYTER_AUTOGRAD_FAKE_CUDA": "1"},
     )
     assert out.split() == ["True", "cuda:0", "FakeCudaArray", "False"]
+
+
+# ---------------------------------------------------------------- nn, optim, data on a device
+def _train(dev, opt_name):
+    from jupyter_autograd import nn, optim
+    from jupyter_autograd.utils.data import DataLoader, TensorDataset
+
+    ja.manual_seed(0)
+    m = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2))
+    m = m.to(dev) if dev == "cpu" else m.cuda()
+    for prm in m.parameters():
+        assert prm.device == canonical_device(dev) and prm.is_leaf and prm.requires_grad
+    kw = {"SGD": {"lr": 0.1, "momentum": 0.9}, "RMSprop": {"lr": 0.01, "centered": True},
+          "Adam": {"lr": 0.01, "amsgrad": True}}.get(opt_name, {"lr": 0.01})
+    opt = getattr(optim, opt_name)(m.parameters(), **kw)
+    x = ja.randn(12, 3).to(dev)
+    y = ja.randint(0, 2, (12,)).to(dev)
+    ja.manual_seed(1)
+    for xb, yb in DataLoader(TensorDataset(x, y), batch_size=4, shuffle=True):
+        assert xb.device == canonical_device(dev) and yb.device == xb.device
+        opt.zero_grad()
+        loss = ja.nn.functional.cross_entropy(m(xb), yb)
+        loss.backward()
+        opt.step()
+    return m, [p.detach().cpu().numpy() for p in m.parameters()]
+
+
+@pytest.mark.parametrize("opt_name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+def test_module_optimizer_and_loader_train_the_same_on_cuda(opt_name, cuda_device):
+    m, on_gpu = _train(cuda_device, opt_name)
+    for p in m.parameters():
+        assert p.device == ja.device("cuda:0") and p.grad.device == p.device
+    _, on_cpu = _train("cpu", opt_name)
+    for a, b in zip(on_gpu, on_cpu):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    m.cpu()
+    assert all(p.device == ja.device("cpu") and p.grad.device == p.device for p in m.parameters())
+    assert all(t.device == ja.device("cpu") for t in m.state_dict().values())

@@ -60,7 +60,7 @@ class SGD(Optimizer):
                     state = self.state[p]
                     buf = state.get("momentum_buffer")
                     if buf is None:
-                        buf = state["momentum_buffer"] = Tensor._wrap(np.array(g, copy=True))
+                        buf = state["momentum_buffer"] = Tensor._wrap(g.copy())  # g.copy(): stays on g's device
                     else:
                         b = buf._data
                         b *= momentum
