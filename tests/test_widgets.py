@@ -439,7 +439,15 @@ def test_jacobian_explorer_rejects_large_dimensions():
 
 
 # ------------------------------------------------------------------------ F6: throttling
-def test_slider_burst_is_coalesced_under_100_messages_per_second(comms):
+@pytest.fixture
+def cheap_png(monkeypatch):
+    """Skip PNG encoding where only message counts matter (keeps the suite fast)."""
+    from jupyter_autograd.jupyter import widgets
+
+    monkeypatch.setattr(widgets, "_png", lambda fig: "iVBORw0KGgo=")
+
+
+def test_slider_burst_is_coalesced_under_100_messages_per_second(comms, cheap_png):
     clock = FakeClock()
     ex = JacobianExplorer(f_r2_r3, [0.3, -1.2], clock=clock, schedule=clock.schedule)
     assert ex.throttle.draws == 1
@@ -466,7 +474,7 @@ def test_slider_burst_is_coalesced_under_100_messages_per_second(comms):
     assert max(per_widget.values()) <= 100
 
 
-def test_one_redraw_per_spaced_change(comms):
+def test_one_redraw_per_spaced_change(comms, cheap_png):
     clock = FakeClock()
     ex = JacobianExplorer(lambda x: x * x, [1.0, 2.0], clock=clock, schedule=clock.schedule)
     before = ex.updates
@@ -505,6 +513,22 @@ def test_redraw_throttle_trailing_draw_and_rate():
     assert len(drawn) == 1 and th.pending
     clock.advance(0.1)
     assert len(drawn) == 2 and not th.pending
+
+
+def test_redraw_throttle_backs_off_for_slow_draws():
+    clock = FakeClock()
+
+    def slow_draw():
+        clock.t += 0.2  # a plot that takes 200 ms
+
+    th = RedrawThrottle(slow_draw, min_interval=0.05, clock=clock, schedule=clock.schedule)
+    th.request()
+    assert th.interval == pytest.approx(0.4)
+    for _ in range(100):  # requests over the next 2 s
+        th.request()
+        clock.advance(0.02)
+    # drawing keeps the kernel busy about half the time, not all of it
+    assert th.draws > 3 and th.draws * 0.2 / clock.t <= 0.55
 
 
 def test_default_schedule_uses_the_running_loop():

@@ -40,9 +40,11 @@ def new_figure(nrows: int = 2, ncols: int = 2, size: tuple[float, float] = (9.0,
     from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415
     from matplotlib.figure import Figure  # noqa: PLC0415
 
-    fig = Figure(figsize=size, layout="constrained")
+    # a fixed layout: constrained/tight layout would double the cost of every redraw
+    fig = Figure(figsize=size)
     FigureCanvasAgg(fig)
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel().tolist()
+    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.1, top=0.9, wspace=0.3, hspace=0.55)
     return fig, axes
 
 

@@ -880,15 +880,22 @@ class RedrawThrottle:
         self.pending = False
         self._scheduled = False
         self.draws = 0
+        self.last_duration = 0.0
+
+    @property
+    def interval(self) -> float:
+        """The gap enforced now: ``min_interval``, or twice the last draw's duration if longer,
+        so a slow plot never keeps the kernel busy more than half the time."""
+        return max(self.min_interval, 2.0 * self.last_duration)
 
     def request(self) -> None:
         now = self.clock()
-        if now - self.last >= self.min_interval:
+        if now - self.last >= self.interval:
             self._run(now)
             return
         self.pending = True
         if not self._scheduled:
-            self._scheduled = bool(self.schedule(self.min_interval - (now - self.last), self._fire))
+            self._scheduled = bool(self.schedule(self.interval - (now - self.last), self._fire))
             if not self._scheduled:  # no event loop to defer to: nothing can flood, draw now
                 self._run(now)
 
@@ -906,6 +913,7 @@ class RedrawThrottle:
         self.last = now
         self.draws += 1
         self.draw()
+        self.last_duration = max(0.0, self.clock() - now)
 
 
 def _loop_call_later(delay: float, cb: Callable[[], None]) -> bool:
