@@ -431,7 +431,7 @@ def _apply_function(cls, args, kwargs):
             packed.append(("in", t, t._vc[0]))
     ctx._saved = tuple(packed) if packed else ()
     if FLAGS.anomaly:
-        ctx.metadata["traceback_"] = traceback.format_stack()[:-3]
+        ctx.metadata["traceback_"] = traceback.format_stack()[:-2]  # drop apply frames
     res = tuple(new_outs)
     _forward_mode(cls, ctx, args, res)
     return res[0] if single else res
