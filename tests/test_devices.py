@@ -414,3 +414,34 @@ def test_module_optimizer_and_loader_train_the_same_on_cuda(opt_name, cuda_devic
     m.cpu()
     assert all(p.device == ja.device("cpu") and p.grad.device == p.device for p in m.parameters())
     assert all(t.device == ja.device("cpu") for t in m.state_dict().values())
+
+
+# ---------------------------------------------------------------- benchmarks/gpu_check.py
+def _gpu_check():
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "gpu_check.py"
+    spec = importlib.util.spec_from_file_location("gpu_check", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod, path
+
+
+def test_gpu_check_op_suite_passes_on_the_stand_in(cuda_device):
+    mod, _ = _gpu_check()
+    rows, failures, _ = mod.op_suite(cuda_device)
+    assert not failures, [r for r in rows if r[0] in failures]
+    assert sum(1 for _, s in rows if s == "ok") >= len(ALL)
+
+
+def test_gpu_check_without_a_gpu_says_so_and_exits_0():
+    _, path = _gpu_check()
+    import os
+
+    env = dict(os.environ)
+    env.pop("JUPYTER_AUTOGRAD_FAKE_CUDA", None)
+    code = f"import sys, runpy; sys.modules['cupy'] = None; sys.argv = ['gpu_check']; runpy.run_path({str(path)!r}, run_name='__main__')"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "no usable CUDA device" in r.stdout and "pip install jupyter-autograd[cuda]" in r.stdout
