@@ -178,17 +178,24 @@ def test_backward_stepper_clicks_accumulate_leaves_step_by_step(comms):
     assert st.state.position == 0
 
 
-def test_backward_stepper_edges_carry_the_sent_gradients():
+def test_backward_stepper_payload_carries_the_gradients():
     x = torch.tensor([3.0], requires_grad=True)
     st = StepperState((x * x).sum())
+    mul = next(s for s in st.steps if s.name == "MulBackward0")
+    # MulBackward0 of x * x sends g * x = 3 to each of its two inputs (both are x)
+    assert [repr(g) for g in mul.grad_inputs] == ["tensor([3.])", "tensor([3.])"]
     st.goto(len(st.steps))
     payload = valid_payload(st.payload())
-    by_id = {nd["id"]: nd for nd in payload["nodes"]}
-    into_acc = [e["grad"] for e in payload["edges"]
-                if by_id[e["target"]].get("op") == "MulBackward0" and "grad" in e]
-    # MulBackward0 of x * x sends g * x = 3 along both of its input edges
-    assert into_acc == ["tensor([3.])", "tensor([3.])"]
+    by_op = {nd.get("op"): nd for nd in payload["nodes"]}
+    assert by_op["MulBackward0"]["grad"] == "tensor([1.])"  # what arrived at the node
+    acc_id = by_op["AccumulateGrad"]["id"]
+    acc_edges = [e for e in payload["edges"] if e["source"] == acc_id]
+    assert acc_edges and all(e["grad"] == "tensor([6.])" for e in acc_edges)  # 3 + 3 summed
     np.testing.assert_allclose(x.grad.numpy(), [6.0])
+    st.goto(2)  # AccumulateGrad has not run yet
+    payload = valid_payload(st.payload())
+    assert "grad" not in next(nd for nd in payload["nodes"] if nd.get("op") == "AccumulateGrad")
+    assert x.grad is None
 
 
 def test_backward_stepper_rejects_a_tensor_without_grad():

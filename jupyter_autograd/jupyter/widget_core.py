@@ -27,7 +27,6 @@ from ..tensor import Tensor
 
 GRAPH_MIME = "application/vnd.jupyter-autograd.graph+json"
 PREVIEW_CHARS = 2000
-MAX_NODES = 2000
 
 __all__ = [
     "GRAPH_MIME",
@@ -40,6 +39,7 @@ __all__ = [
     "backward_trace",
     "finite_difference_jacobian",
     "grad_mode_probe",
+    "graph_bundle",
     "graph_payload",
     "jacobian",
     "jvp_forward",
@@ -50,6 +50,7 @@ __all__ = [
 
 
 def _preview(t: Any) -> str | None:
+    """Torch-printed value, cut to PREVIEW_CHARS."""
     if t is None:
         return None
     s = repr(t)
@@ -57,37 +58,35 @@ def _preview(t: Any) -> str | None:
 
 
 # ------------------------------------------------------------------------ graph payload
-def _adapter_graph_payload(root: Tensor) -> tuple[dict, dict]:
-    """Schema-v1 payload for ``root`` and the map Node/Tensor id() -> payload node id.
+def _adapter_graph_payload(
+    root: Tensor, steps: Sequence[BackwardStep], names: dict | None = None
+) -> dict:
+    """Schema-v1 payload of ``root`` with ``steps`` marked, from ``jupyter_autograd.graph``."""
+    from .. import graph as _graph  # noqa: PLC0415
+    from .. import viz as _viz  # noqa: PLC0415
 
-    TODO(#7): switch to jupyter_autograd.graph once it lands (needs the object -> id map to
-    mark the backward steps; until then this builds the same schema-v1 shape here).
-    """
-    return _build_payload(root)
+    rec = _graph.BackwardRecord()
+    rec.order = [s.node for s in steps]
+    rec.grads = {s.node: list(s.grad_outputs) for s in steps}
+
+    def source_of(obj):
+        src = _viz._source_of(obj)
+        if src is None and isinstance(obj, Node):
+            src = _source_of(obj)
+        return src
+
+    return _graph.build_graph(
+        [root], names=names, source_of=source_of, inputs_of=_viz._inputs_of, backward=rec
+    )
 
 
-def _node_kind(fn: Node) -> str:
-    return "accumulate" if isinstance(fn, AccumulateGrad) else "function"
+def graph_bundle(payload: dict) -> dict:
+    """The display bundle of a payload: our MIME type, an SVG fallback and text."""
+    from ..viz import Graph  # noqa: PLC0415
 
-
-def _saved_entries(fn: Node) -> list[dict]:
-    out = []
-    for name in getattr(type(fn), "_saved_names", ()):
-        attr = "_saved_" + name
-        try:
-            v = getattr(fn, attr)
-        except RuntimeError as e:  # freed by a backward without retain_graph
-            out.append({"name": attr, "shape": None, "dtype": None, "value": str(e)[:200]})
-            continue
-        except AttributeError:
-            continue
-        if isinstance(v, Tensor):
-            out.append(
-                {"name": attr, "shape": list(v.shape), "dtype": str(v.dtype), "value": _preview(v)}
-            )
-        else:
-            out.append({"name": attr, "shape": None, "dtype": None, "value": _preview(v)})
-    return out
+    bundle = Graph(payload)._repr_mimebundle_()
+    bundle["text/plain"] = graph_text(payload)
+    return bundle
 
 
 def _source_of(fn: Node) -> dict | None:
@@ -105,114 +104,19 @@ def _source_of(fn: Node) -> dict | None:
     return None
 
 
-def _build_payload(root: Tensor, max_nodes: int = MAX_NODES) -> tuple[dict, dict]:
-    ids: dict[int, str] = {}
-    objs: dict[str, Any] = {}
-    nodes: list[dict] = []
-    edges: list[dict] = []
-
-    def nid(obj) -> str:
-        k = id(obj)
-        if k not in ids:
-            ids[k] = f"n{len(ids)}"
-            objs[ids[k]] = obj
-        return ids[k]
-
-    rid = nid(root)
-    nodes.append(
-        {
-            "id": rid,
-            "kind": "tensor",
-            "label": f"output\n{tuple(root.shape)}",
-            "name": "output",
-            "op": None,
-            "shape": list(root.shape),
-            "dtype": str(root.dtype),
-            "requires_grad": bool(root.requires_grad),
-            "is_leaf": bool(root.is_leaf),
-            "retains_grad": bool(root.retains_grad),
-            "is_root": True,
-            "value": _preview(root),
-            "grad": _preview(root.grad) if (root.is_leaf or root.retains_grad) else None,
-        }
-    )
-    total = 1
-    truncated = False
-    start = root.grad_fn
-    if start is None and root.requires_grad:
-        start = root._grad_accumulator()
-    stack = []
-    if start is not None:
-        edges.append({"source": nid(start), "target": rid, "output": root._output_nr})
-        stack.append(start)
-    seen = set()
-    while stack:
-        fn = stack.pop()
-        if id(fn) in seen:
-            continue
-        seen.add(id(fn))
-        total += 1
-        if len(nodes) >= max_nodes:
-            truncated = True
-            continue
-        node = {
-            "id": nid(fn),
-            "kind": _node_kind(fn),
-            "label": fn.name().replace("torch::autograd::", ""),
-            "op": fn.name().replace("torch::autograd::", ""),
-            "saved": _saved_entries(fn),
-            "source": _source_of(fn),
-        }
-        nodes.append(node)
-        if isinstance(fn, AccumulateGrad):
-            v = fn.variable
-            total += 1
-            vid = nid(v)
-            nodes.append(
-                {
-                    "id": vid,
-                    "kind": "tensor",
-                    "label": f"leaf\n{tuple(v.shape)}",
-                    "shape": list(v.shape),
-                    "dtype": str(v.dtype),
-                    "requires_grad": True,
-                    "is_leaf": True,
-                    "retains_grad": False,
-                    "value": _preview(v),
-                    "grad": _preview(v.grad),
-                }
-            )
-            edges.append({"source": vid, "target": node["id"], "input": 0})
-            continue
-        for i, (nxt, nr) in enumerate(fn.next_functions):
-            if nxt is None:
-                continue
-            edges.append({"source": nid(nxt), "target": node["id"], "input": i, "output": nr})
-            stack.append(nxt)
-    present = {n["id"] for n in nodes}
-    edges = [e for e in edges if e["source"] in present and e["target"] in present]
-    payload = {
-        "version": 1,
-        "direction": "forward",
-        "title": "output",
-        "nodes": nodes,
-        "edges": edges,
-        "roots": [rid],
-        "backward_order": [],
-        "truncated": truncated,
-        "total_nodes": total,
-        "total_edges": len(edges),
-    }
-    return payload, {k: v for k, v in ((id(o), i) for i, o in objs.items())}
-
-
-def graph_payload(root: Tensor, steps: Sequence[BackwardStep] = (), upto: int | None = None) -> dict:
+def graph_payload(
+    root: Tensor,
+    steps: Sequence[BackwardStep] = (),
+    upto: int | None = None,
+    names: dict | None = None,
+) -> dict:
     """The schema-v1 graph payload of ``root``, with the first ``upto`` backward steps marked.
 
     Args:
         root: the output tensor whose ``grad_fn`` graph is drawn.
         steps: a backward trace from :func:`backward_trace`.
         upto: how many steps have run (all of them when None).
+        names: variable name -> tensor, drawn as labels.
 
     Returns:
         A JSON-safe dict for the MIME type ``application/vnd.jupyter-autograd.graph+json``.
@@ -223,36 +127,25 @@ def graph_payload(root: Tensor, steps: Sequence[BackwardStep] = (), upto: int | 
         >>> graph_payload((x * 2).sum())["nodes"][1]["op"]
         'SumBackward0'
     """
-    payload, idmap = _adapter_graph_payload(root)
-    steps = list(steps)[: len(steps) if upto is None else upto]
-    by_id = {n["id"]: n for n in payload["nodes"]}
-    order = []
-    for k, s in enumerate(steps):
-        pid = idmap.get(id(s.node))
-        if pid is None:
-            continue
-        order.append(pid)
-        node = by_id[pid]
-        node["backward_step"] = k
-        if s.kind == "function":
-            node["grad"] = _preview(s.grad_outputs[0] if len(s.grad_outputs) == 1 else s.grad_outputs)
-            # the gradient sent along each input edge of this node
-            for e in payload["edges"]:
-                if e["target"] == pid and "input" in e and e["input"] < len(s.grad_inputs):
-                    e["grad"] = _preview(s.grad_inputs[e["input"]])
-    payload["backward_order"] = order
-    return payload
+    steps = list(steps)
+    return _adapter_graph_payload(root, steps[: len(steps) if upto is None else upto], names)
+
+
+def node_label(n: dict) -> str:
+    """One-line name of a payload node: the op, or ``leaf``/``tensor`` with its label."""
+    first = " ".join(n["label"].split())
+    if n["kind"] == "tensor":
+        return f"{'leaf' if n.get('is_leaf') else 'tensor'} {first}"
+    return first
 
 
 def graph_text(payload: dict) -> str:
     """A plain-text rendering of a payload (the fallback where widgets cannot render)."""
     lines = [f"graph of {payload.get('title', 'output')}: {payload['total_nodes']} nodes"]
     for n in payload["nodes"]:
-        if n["kind"] == "tensor":
-            continue
         step = n.get("backward_step")
         mark = f"  [backward step {step}]" if step is not None else ""
-        lines.append(f"  {n['id']} {n['label']}{mark}")
+        lines.append(f"  {n['id']} {node_label(n)}{mark}")
     return "\n".join(lines)
 
 
@@ -400,7 +293,9 @@ class StepperState:
         tensor([2., 4.])
     """
 
-    def __init__(self, output: Tensor, gradient: Tensor | None = None) -> None:
+    def __init__(
+        self, output: Tensor, gradient: Tensor | None = None, names: dict | None = None
+    ) -> None:
         if not isinstance(output, Tensor):
             raise TypeError(f"BackwardStepper(loss): expected a Tensor, got {type(output).__name__}")
         if not output.requires_grad:
@@ -409,6 +304,7 @@ class StepperState:
                 "make it from tensors created with requires_grad=True"
             )
         self.output = output
+        self.names = names
         root = output.grad_fn if output.grad_fn is not None else output._grad_accumulator()
         self._leaves = [n.variable for n in _reachable(root) if isinstance(n, AccumulateGrad)]
         before = [_clone(t._grad) for t in self._leaves]
@@ -435,7 +331,7 @@ class StepperState:
         self.goto(self.position - 1)
 
     def payload(self) -> dict:
-        return graph_payload(self.output, self.steps, upto=self.position)
+        return graph_payload(self.output, self.steps, upto=self.position, names=self.names)
 
     def text(self) -> str:
         if self.position == 0:
@@ -456,15 +352,16 @@ class GraphState:
         tensor([2., 4.])
     """
 
-    def __init__(self, root: Tensor) -> None:
+    def __init__(self, root: Tensor, names: dict | None = None) -> None:
         if not isinstance(root, Tensor):
             raise TypeError(f"GraphExplorer(root): expected a Tensor, got {type(root).__name__}")
         self.root = root
+        self.names = names
         self.steps: list[BackwardStep] = []
         self.message = ""
 
     def payload(self) -> dict:
-        return graph_payload(self.root, self.steps)
+        return graph_payload(self.root, self.steps, names=self.names)
 
     def leaves(self) -> list[Tensor]:
         fn = self.root.grad_fn
@@ -474,14 +371,14 @@ class GraphState:
 
     def node_ids(self) -> list[tuple[str, str]]:
         """(label, id) pairs of every node, for a selection control."""
-        return [(f"{n['id']}: {n['label'].splitlines()[0]}", n["id"]) for n in self.payload()["nodes"]]
+        return [(f"{n['id']}: {node_label(n)}", n["id"]) for n in self.payload()["nodes"]]
 
     def details(self, node_id: str) -> str:
         """Value, grad, saved tensors and source line of one payload node, as text."""
         n = next((n for n in self.payload()["nodes"] if n["id"] == node_id), None)
         if n is None:
             return f"no node {node_id!r}"
-        lines = [f"{n['id']}  {n['label'].splitlines()[0]}  ({n['kind']})"]
+        lines = [f"{n['id']}  {node_label(n)}  ({n['kind']})"]
         if n.get("value") is not None:
             lines.append(f"value: {n['value']}")
         if "grad" in n:

@@ -25,6 +25,7 @@ from .widget_core import (
     StepperState,
     grad_mode_probe,
     grad_mode_text,
+    graph_bundle,
     graph_text,
     jacobian_report,
 )
@@ -45,11 +46,8 @@ def _text_output(text: str) -> dict:
 
 
 def _graph_output(payload: dict) -> dict:
-    return {
-        "output_type": "display_data",
-        "data": {GRAPH_MIME: payload, "text/plain": graph_text(payload)},
-        "metadata": {},
-    }
+    # our MIME type renders with the lab extension; the SVG shows where it is missing
+    return {"output_type": "display_data", "data": graph_bundle(payload), "metadata": {}}
 
 
 def _png(fig) -> str:
@@ -90,6 +88,7 @@ class GraphExplorer(_Explorer):
 
     Args:
         root: the output tensor whose graph is shown.
+        names: variable name -> tensor, used as labels (e.g. ``{"w": w, "loss": loss}``).
 
     Example:
         >>> import jupyter_autograd as torch
@@ -100,8 +99,8 @@ class GraphExplorer(_Explorer):
         tensor([2., 4.])
     """
 
-    def __init__(self, root: Tensor) -> None:
-        self.state = GraphState(root)
+    def __init__(self, root: Tensor, names: dict | None = None) -> None:
+        self.state = GraphState(root, names)
         self.graph_out = W.Output(layout=W.Layout(border="1px solid var(--jp-border-color2)"))
         self.node_select = W.Dropdown(description="node", options=self.state.node_ids())
         self.details_out = W.Output()
@@ -147,7 +146,9 @@ class GraphExplorer(_Explorer):
 
     def _repr_mimebundle_(self, **kwargs):
         data = super()._repr_mimebundle_(**kwargs)
-        data.setdefault(GRAPH_MIME, self.state.payload())
+        graph = graph_bundle(self.state.payload())
+        for key in (GRAPH_MIME, "image/svg+xml"):
+            data.setdefault(key, graph[key])
         return data
 
 
@@ -161,6 +162,7 @@ class BackwardStepper(_Explorer):
     Args:
         loss: the tensor to differentiate.
         gradient: the ``v`` of ``backward(v)`` for non-scalar outputs.
+        names: variable name -> tensor, used as labels in the graph view.
 
     Example:
         >>> import jupyter_autograd as torch
@@ -171,8 +173,9 @@ class BackwardStepper(_Explorer):
         tensor([2., 4.])
     """
 
-    def __init__(self, loss: Tensor, gradient: Tensor | None = None) -> None:
-        self.state = StepperState(loss, gradient)
+    def __init__(self, loss: Tensor, gradient: Tensor | None = None,
+                 names: dict | None = None) -> None:
+        self.state = StepperState(loss, gradient, names)
         n = len(self.state.steps)
         self.prev_button = _button("◀ previous", "undo one backward step")
         self.next_button = _button("next ▶", "run the next node of backward", "primary")
