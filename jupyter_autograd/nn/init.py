@@ -138,7 +138,7 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
     Example:
         >>> import jupyter_autograd as torch
         >>> w = torch.nn.init.kaiming_uniform_(torch.empty(3, 12), nonlinearity="relu")
-        >>> bool((w.abs() <= 0.5).all())
+        >>> bool((w.abs() <= 2 ** 0.5 * (3 / 12) ** 0.5).all())
         True
     """
     if 0 in tensor.shape:
