@@ -361,16 +361,15 @@ def test_jacobian_vjp_jvp_against_finite_differences_and_torch():
     np.testing.assert_allclose(jvp_forward(f_r2_r3, x, u), tjvp.numpy(), atol=1e-12)
 
 
-def test_jvp_forward_uses_forward_mode_not_backward():
-    calls = []
-    x = torch.tensor([1.0], requires_grad=True)
-    h = x.register_hook(lambda g: calls.append(g))
-    try:
-        jvp_forward(lambda t: t * 3, [1.0], [1.0])
-    finally:
-        h.remove()
-    assert calls == []
-    # the sample leaf never got a grad: no reverse pass ran
+def test_jvp_forward_uses_forward_mode_and_vjp_uses_backward():
+    from jupyter_autograd.graph import BackwardRecord
+
+    with BackwardRecord() as rec:
+        np.testing.assert_allclose(jvp_forward(f_r2_r3, [1.0, 2.0], [0.0, 1.0]), [1.0, 0.0, 4.0])
+    assert rec.order == []  # J·u ran no backward node at all
+    with BackwardRecord() as rec:
+        np.testing.assert_allclose(vjp_backward(f_r2_r3, [1.0, 2.0], [0.0, 0.0, 1.0]), [0.0, 4.0])
+    assert "StackBackward0" in [fn.name() for fn in rec.order]
 
 
 def test_jacobian_report_shape_errors():

@@ -4,9 +4,8 @@ The widgets in ``widgets.py`` only wire controls to these functions, so tests (a
 drive the same logic without a browser. Everything works on the public core API plus the node
 hooks the engine already runs, so the backward order shown is the engine's real order.
 
-The ``_adapter_*`` functions are the only places that touch modules still being written by
-other engineers (graph export, forward AD, ``autograd.functional``); each prefers the real API
-when it exists and falls back to an equivalent built on the core, so switching is one line.
+The ``_adapter_*`` functions are the only places that touch the graph export, forward AD and
+``autograd.functional`` APIs, so a change there is a change in one place.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from .. import grad_mode
-from ..autograd.engine import FLAGS
 from ..autograd.node import AccumulateGrad, Node
 from ..tensor import Tensor
 
@@ -577,30 +575,13 @@ def vjp_backward(f: Callable[[Tensor], Tensor], x, v) -> np.ndarray:
 
 
 def _adapter_forward_jvp(f: Callable[[Tensor], Tensor], x: Tensor, u: np.ndarray):
-    """(f(x), J·u) by forward-mode AD.
-
-    TODO(#7): once forward_ad grows dual_level/make_dual/unpack_dual, this branch is the API;
-    until then the fallback pushes a dual level the same way (FLAGS + the ``_fw`` tangents).
-    """
+    """(f(x), J·u) by forward-mode AD: a dual tensor through f, no backward pass."""
     from ..autograd import forward_ad as fwad  # noqa: PLC0415
 
     tangent = Tensor._wrap(np.asarray(u, dtype=x._data.dtype).reshape(x.shape))
-    if all(hasattr(fwad, n) for n in ("dual_level", "make_dual", "unpack_dual")):
-        with fwad.dual_level():
-            y = f(fwad.make_dual(x, tangent))
-            primal, tan = fwad.unpack_dual(y)
-            return primal, tan
-    level = len(FLAGS.forward_ad_levels)
-    FLAGS.forward_ad_levels.append(level)
-    try:
-        xd = Tensor._wrap(x._data)
-        xd._fw = {level: tangent}
-        y = f(xd)
-        fw = getattr(y, "_fw", None) or {}
-        tan = fw.get(level)
-        return Tensor._wrap(y._data), tan
-    finally:
-        FLAGS.forward_ad_levels.pop()
+    with fwad.dual_level():
+        primal, tan = fwad.unpack_dual(f(fwad.make_dual(x, tangent)))
+    return primal, tan
 
 
 def jvp_forward(f: Callable[[Tensor], Tensor], x, u) -> np.ndarray:
@@ -618,23 +599,11 @@ def jvp_forward(f: Callable[[Tensor], Tensor], x, u) -> np.ndarray:
 
 
 def _adapter_jacobian(f: Callable[[Tensor], Tensor], x: Tensor) -> np.ndarray:
-    """The m×n Jacobian by reverse mode.
+    """The m×n Jacobian by reverse mode (``autograd.functional.jacobian``)."""
+    from ..autograd.functional import jacobian as _jacobian  # noqa: PLC0415
 
-    TODO(#7): use jupyter_autograd.autograd.functional.jacobian once it lands.
-    """
-    from ..autograd import grad as _grad  # noqa: PLC0415
-
-    xl = _leaf(x, True)
-    y = f(xl)
-    m = y.numel()
-    rows = []
-    for i in range(m):
-        e = np.zeros(m, np.float64)
-        e[i] = 1.0
-        (g,) = _grad(y, xl, Tensor._wrap(e.astype(y._data.dtype)), retain_graph=True,
-                     allow_unused=True)
-        rows.append(np.zeros(xl.shape, np.float64) if g is None else np.asarray(g._data, np.float64))
-    return np.stack(rows).reshape(m, xl.numel())
+    J = _jacobian(f, x)
+    return np.asarray(J._data, np.float64).reshape(-1, x.numel())
 
 
 def jacobian(f: Callable[[Tensor], Tensor], x) -> np.ndarray:
