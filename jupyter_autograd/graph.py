@@ -45,7 +45,7 @@ MAX_BYTES = 1_000_000
 # the frontend and the .ipynb (test plan G2).
 HARD_LIMIT_BYTES = 10_000_000
 # The smallest a serialized node (plus its edge) can be; bounds the walk when refusing.
-_MIN_NODE_BYTES = 60
+_MIN_NODE_BYTES = 100
 
 _LABEL_CAP = 2000
 _VALUE_CAP = 20000
@@ -192,41 +192,57 @@ def _walk(roots, names, inputs_of, limit) -> _Raw:
             raw.roots.append(i)
     # DFS, input 0 first, so ids read top-down like the code
     stack.reverse()
-    kinds, objs, edges, add = raw.kind, raw.obj, raw.edges, raw.add
+    kinds, objs, edges, add, index = raw.kind, raw.obj, raw.edges, raw.add, raw.index
+    kinds_append, objs_append, edges_append = kinds.append, objs.append, edges.append
+    acc_cls = AccumulateGrad
     while stack:
         if limit is not None and len(kinds) > limit:
             raise GraphTooLarge(len(kinds))
         fi = stack.pop()
         fn = objs[fi]
         if kinds[fi] == "accumulate":
-            var = fn.variable
-            ti, _ = add("tensor", var)
-            edges.append((ti, fi, 0, None))
+            ti, _ = add("tensor", fn.variable)
+            edges_append((ti, fi, 0, None))
             continue
         traced = inputs_of(fn) if inputs_of is not None else None
-        pending = []
+        pending = None
         for k, (nxt, nr) in enumerate(fn.next_functions):
             if nxt is None:
                 t = traced[k] if traced is not None and k < len(traced) else None
                 if t is not None:
                     ti, _ = add("tensor", t)
-                    edges.append((ti, fi, k, None))
+                    edges_append((ti, fi, k, None))
                 continue
-            t = named_edge.get((id(nxt), nr))
-            if t is not None:
-                ti, new = add("tensor", t)
-                edges.append((ti, fi, k, None))
-                if new:
-                    ni, nnew = add("function", nxt)
-                    edges.append((ni, ti, None, nr))
-                    if nnew:
-                        pending.append(ni)
-                continue
-            ni, new = add("accumulate" if nxt.__class__ is AccumulateGrad else "function", nxt)
-            edges.append((ni, fi, k, nr if getattr(nxt, "_n_out", 1) > 1 else None))
-            if new:
+            if named_edge:
+                t = named_edge.get((id(nxt), nr))
+                if t is not None:
+                    ti, new = add("tensor", t)
+                    edges_append((ti, fi, k, None))
+                    if new:
+                        ni, nnew = add("function", nxt)
+                        edges_append((ni, ti, None, nr))
+                        if nnew:
+                            if pending is None:
+                                pending = []
+                            pending.append(ni)
+                    continue
+            key = id(nxt)
+            ni = index.get(key)
+            if ni is None:
+                # inlined _Raw.add: this loop runs once per edge of graphs up to ~10^5 nodes
+                ni = len(kinds)
+                index[key] = ni
+                kinds_append("accumulate" if nxt.__class__ is acc_cls else "function")
+                objs_append(nxt)
+                if pending is None:
+                    pending = []
                 pending.append(ni)
-        stack.extend(reversed(pending))
+            edges_append((ni, fi, k, nr if nr else None))
+        if pending is not None:
+            if len(pending) == 1:
+                stack.append(pending[0])
+            else:
+                stack.extend(reversed(pending))
     return raw
 
 
@@ -442,8 +458,7 @@ def _serialize(raw, keep, groups, edges, names, source_of, backward, direction, 
         d: dict = {"id": ids[r]}
         members = groups.get(r)
         if members is not None:
-            ops = [objs[m].name() if kinds[m] != "tensor" else "Tensor" for m in members]
-            ops = [("AccumulateGrad" if o.endswith("AccumulateGrad") else o) for o in ops]
+            ops = [type(objs[m]).__name__ if kinds[m] != "tensor" else "Tensor" for m in members]
             uniq = list(dict.fromkeys(ops))
             head = uniq[0] if len(uniq) == 1 else f"{ops[0]} \u2026 {ops[-1]}"
             d["kind"] = "group"

@@ -157,7 +157,7 @@ def test_wide_graph_cut_to_max_nodes():
 
 
 def test_g2_refused_above_10mb_with_text():
-    _, y = chain(170_000)
+    _, y = chain(101_000)
     g = viz.graph(y, names={}, max_nodes=None)
     assert g.payload is None
     bundle = g._repr_mimebundle_()
