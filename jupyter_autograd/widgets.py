@@ -10,7 +10,7 @@ Example:
 
 from __future__ import annotations
 
-from .jupyter.widgets import (  # noqa: F401
+from .jupyter.widgets import (
     AccumulationDemo,
     BackwardStepper,
     GradModeToggle,

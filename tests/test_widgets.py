@@ -9,6 +9,7 @@ import json
 import pathlib
 import subprocess
 import sys
+import typing
 
 import numpy as np
 import pytest
@@ -16,12 +17,12 @@ import pytest
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
-import comm  # noqa: E402
-import comm.base_comm  # noqa: E402
+import comm
+import comm.base_comm
 
-import jupyter_autograd as torch  # noqa: E402
-from jupyter_autograd.jupyter import plotting, widget_core  # noqa: E402
-from jupyter_autograd.jupyter.widget_core import (  # noqa: E402
+import jupyter_autograd as torch
+from jupyter_autograd.jupyter import plotting, widget_core
+from jupyter_autograd.jupyter.widget_core import (
     GRAPH_MIME,
     RedrawThrottle,
     StepperState,
@@ -33,7 +34,7 @@ from jupyter_autograd.jupyter.widget_core import (  # noqa: E402
     jvp_forward,
     vjp_backward,
 )
-from jupyter_autograd.widgets import (  # noqa: E402
+from jupyter_autograd.widgets import (
     AccumulationDemo,
     BackwardStepper,
     GradModeToggle,
@@ -50,7 +51,7 @@ SCHEMA = json.loads(
 class CountingComm(comm.base_comm.BaseComm):
     """Records every message a widget would send to the frontend."""
 
-    sent: list = []
+    sent: typing.ClassVar[list] = []
 
     def publish_msg(self, msg_type, data=None, metadata=None, buffers=None, **keys):
         CountingComm.sent.append((self.comm_id, msg_type, data or {}))
@@ -65,8 +66,11 @@ def comms(monkeypatch):
 
 def messages_from(sent, widget, method=None):
     return [
-        d for cid, t, d in sent
-        if cid == widget.model_id and t == "comm_msg" and (method is None or d.get("method") == method)
+        d
+        for cid, t, d in sent
+        if cid == widget.model_id
+        and t == "comm_msg"
+        and (method is None or d.get("method") == method)
     ]
 
 
@@ -214,12 +218,16 @@ def test_graph_explorer_buttons_and_details(comms):
     np.testing.assert_allclose(w.grad.numpy(), [2.0, 0.0])
     payload = valid_payload(displayed(ex.graph_out)[0][GRAPH_MIME])
     assert len(payload["backward_order"]) == 7
-    leaf_grads = [nd["grad"] for nd in payload["nodes"] if nd["kind"] == "tensor" and nd.get("is_leaf")]
+    leaf_grads = [
+        nd["grad"] for nd in payload["nodes"] if nd["kind"] == "tensor" and nd.get("is_leaf")
+    ]
     assert any("0.5000, -1.0000" in g for g in leaf_grads if g)
     ex.backward_button.click()  # second run: graph was retained, so grads add up
     np.testing.assert_allclose(w.grad.numpy(), [4.0, 0.0])
     ex.backward_button.click()  # third run: freed by the previous one without retain_graph
-    assert ex.status.value.startswith("RuntimeError: Trying to backward through the graph a second time")
+    assert ex.status.value.startswith(
+        "RuntimeError: Trying to backward through the graph a second time"
+    )
     np.testing.assert_allclose(w.grad.numpy(), [4.0, 0.0])
     ex.zero_button.click()
     np.testing.assert_allclose(w.grad.numpy(), [0.0, 0.0])
@@ -301,16 +309,23 @@ def test_accumulation_demo_without_retain_graph_shows_torch_error():
 # ------------------------------------------------------------------------ GradModeToggle
 @pytest.mark.parametrize(
     "mode, y_requires_grad, y_grad_fn, y_inference",
-    [("enabled", True, "SumBackward0", False), ("no_grad", False, None, False),
-     ("inference_mode", False, None, True)],
+    [
+        ("enabled", True, "SumBackward0", False),
+        ("no_grad", False, None, False),
+        ("inference_mode", False, None, True),
+    ],
 )
 def test_grad_mode_toggle_values(comms, mode, y_requires_grad, y_grad_fn, y_inference):
     tog = GradModeToggle()
     tog.mode.value = mode
     p = tog.probe
     assert p["mode"] == mode
-    assert p["y"] == {"requires_grad": y_requires_grad, "grad_fn": y_grad_fn,
-                      "is_leaf": not y_requires_grad, "is_inference": y_inference}
+    assert p["y"] == {
+        "requires_grad": y_requires_grad,
+        "grad_fn": y_grad_fn,
+        "is_leaf": not y_requires_grad,
+        "is_inference": y_inference,
+    }
     assert p["detached"]["grad_fn"] is None and p["detached"]["is_leaf"] is True
     assert p["detached"]["requires_grad"] is False
     y_text = displayed(tog.y_out)[0]["text/plain"]
@@ -328,10 +343,20 @@ def test_grad_mode_probe_matches_torch():
             y = (x * 2).sum()
         d = y.detach()
         p = grad_mode_probe(mode)
-        got = (p["y"]["requires_grad"], p["y"]["grad_fn"], p["y"]["is_leaf"], p["y"]["is_inference"],
-               p["detached"]["is_inference"])
-        want = (y.requires_grad, None if y.grad_fn is None else y.grad_fn.name(), y.is_leaf,
-                y.is_inference(), d.is_inference())
+        got = (
+            p["y"]["requires_grad"],
+            p["y"]["grad_fn"],
+            p["y"]["is_leaf"],
+            p["y"]["is_inference"],
+            p["detached"]["is_inference"],
+        )
+        want = (
+            y.requires_grad,
+            None if y.grad_fn is None else y.grad_fn.name(),
+            y.is_leaf,
+            y.is_inference(),
+            d.is_inference(),
+        )
         assert got == want, mode
 
 
@@ -511,8 +536,9 @@ def test_buttons_send_one_output_update_per_click(comms):
 def test_redraw_throttle_trailing_draw_and_rate():
     clock = FakeClock()
     drawn = []
-    th = RedrawThrottle(lambda: drawn.append(clock.t), min_interval=0.05, clock=clock,
-                        schedule=clock.schedule)
+    th = RedrawThrottle(
+        lambda: drawn.append(clock.t), min_interval=0.05, clock=clock, schedule=clock.schedule
+    )
     for _ in range(400):  # 10 000 requests per second for 0.04 s
         th.request()
         clock.advance(0.0001)
@@ -552,7 +578,7 @@ def test_default_schedule_uses_the_running_loop():
 
 # ------------------------------------------------------------------------ fallbacks, plotting
 def test_every_widget_has_a_text_fallback():
-    x, w, loss = sample_loss()
+    loss = sample_loss()[2]
     bundles = {
         "graph": GraphExplorer(loss)._repr_mimebundle_(),
         "stepper": BackwardStepper(sample_loss()[2])._repr_mimebundle_(),

@@ -37,8 +37,8 @@ def new_figure(nrows: int = 2, ncols: int = 2, size: tuple[float, float] = (9.0,
         >>> len(axes)
         2
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415
-    from matplotlib.figure import Figure  # noqa: PLC0415
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     # a fixed layout: constrained/tight layout would double the cost of every redraw
     fig = Figure(figsize=size)
@@ -48,8 +48,9 @@ def new_figure(nrows: int = 2, ncols: int = 2, size: tuple[float, float] = (9.0,
     return fig, axes
 
 
-def _bars_with_check(ax, values: np.ndarray, fd: np.ndarray | None, title: str, xlabel: str,
-                     color: str) -> None:
+def _bars_with_check(
+    ax, values: np.ndarray, fd: np.ndarray | None, title: str, xlabel: str, color: str
+) -> None:
     idx = np.arange(len(values))
     ax.bar(idx, values, color=color, label="autograd", width=0.6)
     if fd is not None:
@@ -69,8 +70,14 @@ def plot_vjp(ax, vjp: Sequence[float], fd: Sequence[float] | None = None) -> Non
         >>> ax.get_title().startswith("vᵀJ via backward(v)")
         True
     """
-    _bars_with_check(ax, np.asarray(vjp, float), None if fd is None else np.asarray(fd, float),
-                     TITLE_VJP, "j=", "tab:orange")
+    _bars_with_check(
+        ax,
+        np.asarray(vjp, float),
+        None if fd is None else np.asarray(fd, float),
+        TITLE_VJP,
+        "j=",
+        "tab:orange",
+    )
     ax.set_xlabel("input index j (vᵀJ lives in input space, ℝⁿ)", fontsize=8)
 
 
@@ -83,8 +90,14 @@ def plot_jvp(ax, jvp: Sequence[float], fd: Sequence[float] | None = None, name: 
         >>> ax.get_title()
         'J·u via forward mode (Jacobian-vector product)'
     """
-    _bars_with_check(ax, np.asarray(jvp, float), None if fd is None else np.asarray(fd, float),
-                     TITLE_JVP.format(u=name), "i=", "tab:green")
+    _bars_with_check(
+        ax,
+        np.asarray(jvp, float),
+        None if fd is None else np.asarray(fd, float),
+        TITLE_JVP.format(u=name),
+        "i=",
+        "tab:green",
+    )
     ax.set_xlabel(f"output index i (J·{name} lives in output space, ℝᵐ)", fontsize=8)
 
 
@@ -127,8 +140,9 @@ def plot_outputs(ax, y: Sequence[float]) -> None:
     ax.set_title("f(x), one bar per output component", fontsize=9)
 
 
-def plot_curves_with_tangents(ax, t: np.ndarray, ys: np.ndarray, x0: float, y0: Sequence[float],
-                              slopes: Sequence[float]) -> None:
+def plot_curves_with_tangents(
+    ax, t: np.ndarray, ys: np.ndarray, x0: float, y0: Sequence[float], slopes: Sequence[float]
+) -> None:
     """Curves f_i(t) of a function of one variable, with the tangent line of each at ``x0``.
 
     Args:
@@ -150,8 +164,13 @@ def plot_curves_with_tangents(ax, t: np.ndarray, ys: np.ndarray, x0: float, y0: 
     for i in range(ys.shape[1]):
         (line,) = ax.plot(t, ys[:, i], label=f"f{i}(x)")
         tan = y0[i] + slopes[i] * (t - x0)
-        ax.plot(t, tan, linestyle="--", color=line.get_color(),
-                label=f"tangent at x={x0:.3g}, slope {slopes[i]:.3g}")
+        ax.plot(
+            t,
+            tan,
+            linestyle="--",
+            color=line.get_color(),
+            label=f"tangent at x={x0:.3g}, slope {slopes[i]:.3g}",
+        )
     ax.plot([x0] * ys.shape[1], y0, linestyle="none", marker="o", color="black")
     lo, hi = float(np.min(ys)), float(np.max(ys))
     pad = 0.1 * (hi - lo or 1.0)

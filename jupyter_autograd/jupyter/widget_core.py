@@ -27,9 +27,10 @@ GRAPH_MIME = "application/vnd.jupyter-autograd.graph+json"
 PREVIEW_CHARS = 2000
 
 __all__ = [
+    "GRAD_MODES",
     "GRAPH_MIME",
-    "BackwardStep",
     "AccumulationState",
+    "BackwardStep",
     "GraphState",
     "JacobianReport",
     "RedrawThrottle",
@@ -40,10 +41,9 @@ __all__ = [
     "graph_bundle",
     "graph_payload",
     "jacobian",
+    "jacobian_report",
     "jvp_forward",
     "vjp_backward",
-    "jacobian_report",
-    "GRAD_MODES",
 ]
 
 
@@ -60,8 +60,8 @@ def _adapter_graph_payload(
     root: Tensor, steps: Sequence[BackwardStep], names: dict | None = None
 ) -> dict:
     """Schema-v1 payload of ``root`` with ``steps`` marked, from ``jupyter_autograd.graph``."""
-    from .. import graph as _graph  # noqa: PLC0415
-    from .. import viz as _viz  # noqa: PLC0415
+    from .. import graph as _graph
+    from .. import viz as _viz
 
     rec = _graph.BackwardRecord()
     rec.order = [s.node for s in steps]
@@ -80,7 +80,7 @@ def _adapter_graph_payload(
 
 def graph_bundle(payload: dict) -> dict:
     """The display bundle of a payload: our MIME type, an SVG fallback and text."""
-    from ..viz import Graph  # noqa: PLC0415
+    from ..viz import Graph
 
     bundle = Graph(payload)._repr_mimebundle_()
     bundle["text/plain"] = graph_text(payload)
@@ -97,8 +97,11 @@ def _source_of(fn: Node) -> dict | None:
     for entry in reversed(frames):
         m = re.match(r'\s*File "(.*)", line (\d+), in .*\n(.*)', str(entry))
         if m and not str(pathlib.Path(m.group(1)).resolve()).startswith(pkg):
-            return {"line": int(m.group(2)), "code": m.group(3).strip()[:2000],
-                    "file": m.group(1)[-2000:]}
+            return {
+                "line": int(m.group(2)),
+                "code": m.group(3).strip()[:2000],
+                "file": m.group(1)[-2000:],
+            }
     return None
 
 
@@ -295,7 +298,9 @@ class StepperState:
         self, output: Tensor, gradient: Tensor | None = None, names: dict | None = None
     ) -> None:
         if not isinstance(output, Tensor):
-            raise TypeError(f"BackwardStepper(loss): expected a Tensor, got {type(output).__name__}")
+            raise TypeError(
+                f"BackwardStepper(loss): expected a Tensor, got {type(output).__name__}"
+            )
         if not output.requires_grad:
             raise RuntimeError(
                 "BackwardStepper(loss): loss does not require grad and has no grad_fn; "
@@ -384,7 +389,11 @@ class GraphState:
         for s in n.get("saved", []):
             lines.append(f"{s['name']}: {s.get('value')}")
         src = n.get("source")
-        lines.append(f"source: {src['code']}  (line {src['line']})" if src else "source: (unknown: enable anomaly mode to record it)")
+        lines.append(
+            f"source: {src['code']}  (line {src['line']})"
+            if src
+            else "source: (unknown: enable anomaly mode to record it)"
+        )
         if n.get("backward_step") is not None:
             lines.append(f"backward step: {n['backward_step']}")
         return "\n".join(lines)
@@ -392,7 +401,9 @@ class GraphState:
     def backward(self, retain_graph: bool = False) -> None:
         """``root.backward(retain_graph=...)``, traced; a RuntimeError is kept as ``message``."""
         try:
-            gradient = None if self.root.numel() == 1 else Tensor._wrap(np.ones_like(self.root._data))
+            gradient = (
+                None if self.root.numel() == 1 else Tensor._wrap(np.ones_like(self.root._data))
+            )
             self.steps = backward_trace(self.root, gradient, retain_graph=retain_graph)
             self.message = f"backward(retain_graph={retain_graph}) ran {len(self.steps)} nodes"
         except RuntimeError as e:
@@ -408,7 +419,7 @@ class GraphState:
 
 # ------------------------------------------------------------------------ accumulation demo
 def _tutorial_experiment() -> tuple[Tensor, Callable[[Tensor], Tensor]]:
-    from ..factories import eye  # noqa: PLC0415
+    from ..factories import eye
 
     inp = eye(4, 5, requires_grad=True)
     return inp, lambda x: (x + 1).pow(2).t()
@@ -445,7 +456,7 @@ class AccumulationState:
 
     def backward(self) -> None:
         """``out.backward(torch.ones_like(out), retain_graph=...)``; errors go to the log."""
-        from ..factories import ones_like  # noqa: PLC0415
+        from ..factories import ones_like
 
         self.presses += 1
         call = f"out.backward(torch.ones_like(out), retain_graph={self.retain_graph})"
@@ -511,7 +522,7 @@ def grad_mode_probe(
         >>> grad_mode_probe("no_grad")["y"]["grad_fn"] is None
         True
     """
-    from ..factories import tensor  # noqa: PLC0415
+    from ..factories import tensor
 
     x = tensor([1.0, 2.0, 3.0], requires_grad=True) if x is None else x
     expr = (lambda t: (t * 2).sum()) if expr is None else expr
@@ -528,9 +539,15 @@ def grad_mode_probe(
 
 
 def grad_mode_text(probe: dict) -> str:
-    ctx = {"enabled": "torch.enable_grad()", "no_grad": "torch.no_grad()",
-           "inference_mode": "torch.inference_mode()"}[probe["mode"]]
-    lines = [f"with {ctx}:  # is_grad_enabled() -> {probe['is_grad_enabled']}", "    y = (x * 2).sum()"]
+    ctx = {
+        "enabled": "torch.enable_grad()",
+        "no_grad": "torch.no_grad()",
+        "inference_mode": "torch.inference_mode()",
+    }[probe["mode"]]
+    lines = [
+        f"with {ctx}:  # is_grad_enabled() -> {probe['is_grad_enabled']}",
+        "    y = (x * 2).sum()",
+    ]
     for name, key in (("x", "x"), ("y", "y"), ("y.detach()", "detached")):
         p = probe[key]
         lines.append(
@@ -576,7 +593,7 @@ def vjp_backward(f: Callable[[Tensor], Tensor], x, v) -> np.ndarray:
 
 def _adapter_forward_jvp(f: Callable[[Tensor], Tensor], x: Tensor, u: np.ndarray):
     """(f(x), J·u) by forward-mode AD: a dual tensor through f, no backward pass."""
-    from ..autograd import forward_ad as fwad  # noqa: PLC0415
+    from ..autograd import forward_ad as fwad
 
     tangent = Tensor._wrap(np.asarray(u, dtype=x._data.dtype).reshape(x.shape))
     with fwad.dual_level():
@@ -600,7 +617,7 @@ def jvp_forward(f: Callable[[Tensor], Tensor], x, u) -> np.ndarray:
 
 def _adapter_jacobian(f: Callable[[Tensor], Tensor], x: Tensor) -> np.ndarray:
     """The m×n Jacobian by reverse mode (``autograd.functional.jacobian``)."""
-    from ..autograd.functional import jacobian as _jacobian  # noqa: PLC0415
+    from ..autograd.functional import jacobian as _jacobian
 
     J = _jacobian(f, x)
     return np.asarray(J._data, np.float64).reshape(-1, x.numel())
@@ -662,16 +679,18 @@ class JacobianReport:
     def text(self, tangent: str = "u") -> str:
         """The numbers, labelled; ``tangent`` names the forward-mode vector (v when n = m)."""
         np_opts = {"precision": 4, "suppress_small": True}
+
+        def a(arr):
+            return np.array2string(arr, **np_opts)
+
+        tan = "" if tangent == "v" else f"   {tangent} = {a(self.u)}"
         return "\n".join(
             [
-                f"x = {np.array2string(self.x, **np_opts)}   f(x) = {np.array2string(self.y, **np_opts)}",
-                f"J (m={self.J.shape[0]} x n={self.J.shape[1]}) =\n{np.array2string(self.J, **np_opts)}",
-                f"v = {np.array2string(self.v, **np_opts)}"
-                + ("" if tangent == "v" else f"   {tangent} = {np.array2string(self.u, **np_opts)}"),
-                f"vᵀJ via backward(v)   = {np.array2string(self.vjp, **np_opts)}"
-                f"   (finite differences {np.array2string(self.vjp_fd, **np_opts)})",
-                f"J·{tangent} via forward mode  = {np.array2string(self.jvp, **np_opts)}"
-                f"   (finite differences {np.array2string(self.jvp_fd, **np_opts)})",
+                f"x = {a(self.x)}   f(x) = {a(self.y)}",
+                f"J (m={self.J.shape[0]} x n={self.J.shape[1]}) =\n{a(self.J)}",
+                f"v = {a(self.v)}{tan}",
+                f"vᵀJ via backward(v)   = {a(self.vjp)}   (finite differences {a(self.vjp_fd)})",
+                f"J·{tangent} via forward mode  = {a(self.jvp)}   (finite differences {a(self.jvp_fd)})",
             ]
         )
 
@@ -692,7 +711,9 @@ def jacobian_report(f: Callable[[Tensor], Tensor], x, v, u, eps: float = 1e-6) -
     if v.shape != y.shape:
         raise ValueError(f"jacobian_report: v has shape {v.shape}, expected f(x)'s shape {y.shape}")
     if u.shape != x0.shape:
-        raise ValueError(f"jacobian_report: u has shape {u.shape}, expected x's shape {tuple(x0.shape)}")
+        raise ValueError(
+            f"jacobian_report: u has shape {u.shape}, expected x's shape {tuple(x0.shape)}"
+        )
     J = jacobian(f, x0)
     J_fd = finite_difference_jacobian(f, x0, eps)
     return JacobianReport(
@@ -783,7 +804,7 @@ class RedrawThrottle:
 
 
 def _loop_call_later(delay: float, cb: Callable[[], None]) -> bool:
-    import asyncio  # noqa: PLC0415
+    import asyncio
 
     try:
         loop = asyncio.get_running_loop()

@@ -78,8 +78,9 @@ class _Explorer(W.VBox):
 
 
 def _button(description: str, tooltip: str, style: str = "") -> W.Button:
-    return W.Button(description=description, tooltip=tooltip, button_style=style,
-                    layout=W.Layout(width="auto"))
+    return W.Button(
+        description=description, tooltip=tooltip, button_style=style, layout=W.Layout(width="auto")
+    )
 
 
 # ------------------------------------------------------------------------ GraphExplorer
@@ -105,21 +106,25 @@ class GraphExplorer(_Explorer):
         self.node_select = W.Dropdown(description="node", options=self.state.node_ids())
         self.details_out = W.Output()
         self.backward_button = _button("backward()", "root.backward()", "primary")
-        self.retain_button = _button("backward(retain_graph=True)",
-                                     "root.backward(retain_graph=True): the graph can run again")
+        self.retain_button = _button(
+            "backward(retain_graph=True)",
+            "root.backward(retain_graph=True): the graph can run again",
+        )
         self.zero_button = _button("zero_() leaves' grads", "leaf.grad.zero_() for each leaf")
         self.status = W.Label(value="")
         self.backward_button.on_click(lambda _: self._backward(False))
         self.retain_button.on_click(lambda _: self._backward(True))
         self.zero_button.on_click(lambda _: self._zero())
         self.node_select.observe(lambda _: self._show_details(), names="value")
-        super().__init__([
-            self.graph_out,
-            W.HBox([self.backward_button, self.retain_button, self.zero_button]),
-            self.status,
-            self.node_select,
-            self.details_out,
-        ])
+        super().__init__(
+            [
+                self.graph_out,
+                W.HBox([self.backward_button, self.retain_button, self.zero_button]),
+                self.status,
+                self.node_select,
+                self.details_out,
+            ]
+        )
         self._refresh()
 
     def _backward(self, retain_graph: bool) -> None:
@@ -173,26 +178,30 @@ class BackwardStepper(_Explorer):
         tensor([2., 4.])
     """
 
-    def __init__(self, loss: Tensor, gradient: Tensor | None = None,
-                 names: dict | None = None) -> None:
+    def __init__(
+        self, loss: Tensor, gradient: Tensor | None = None, names: dict | None = None
+    ) -> None:
         self.state = StepperState(loss, gradient, names)
         n = len(self.state.steps)
         self.prev_button = _button("◀ previous", "undo one backward step")
         self.next_button = _button("next ▶", "run the next node of backward", "primary")
         self.reset_button = _button("reset", "back to before backward")
-        self.step_slider = W.IntSlider(value=0, min=0, max=n, description="step",
-                                       continuous_update=False)
+        self.step_slider = W.IntSlider(
+            value=0, min=0, max=n, description="step", continuous_update=False
+        )
         self.step_out = W.Output()
         self.graph_out = W.Output(layout=W.Layout(border="1px solid var(--jp-border-color2)"))
         self.prev_button.on_click(lambda _: self._goto(self.state.position - 1))
         self.next_button.on_click(lambda _: self._goto(self.state.position + 1))
         self.reset_button.on_click(lambda _: self._goto(0))
         self.step_slider.observe(lambda ch: self._goto(ch["new"]), names="value")
-        super().__init__([
-            W.HBox([self.prev_button, self.next_button, self.reset_button, self.step_slider]),
-            self.step_out,
-            self.graph_out,
-        ])
+        super().__init__(
+            [
+                W.HBox([self.prev_button, self.next_button, self.reset_button, self.step_slider]),
+                self.step_out,
+                self.graph_out,
+            ]
+        )
         self._draw()
 
     def _goto(self, k: int) -> None:
@@ -229,12 +238,18 @@ class AccumulationDemo(_Explorer):
         8.0
     """
 
-    def __init__(self, x: Tensor | None = None, f: Callable[[Tensor], Tensor] | None = None,
-                 retain_graph: bool = True) -> None:
+    def __init__(
+        self,
+        x: Tensor | None = None,
+        f: Callable[[Tensor], Tensor] | None = None,
+        retain_graph: bool = True,
+    ) -> None:
         self.state = AccumulationState(x, f, retain_graph)
         self.backward_button = _button(
-            "backward()", "out.backward(torch.ones_like(out), retain_graph=True): grads add up",
-            "primary")
+            "backward()",
+            "out.backward(torch.ones_like(out), retain_graph=True): grads add up",
+            "primary",
+        )
         self.zero_button = _button("inp.grad.zero_()", "reset the accumulated gradient", "warning")
         self.count = W.Label(value="presses: 0")
         self.out = W.Output()
@@ -267,13 +282,18 @@ class GradModeToggle(_Explorer):
         True
     """
 
-    def __init__(self, x: Tensor | None = None,
-                 expr: Callable[[Tensor], Tensor] | None = None) -> None:
+    def __init__(
+        self, x: Tensor | None = None, expr: Callable[[Tensor], Tensor] | None = None
+    ) -> None:
         self._x, self._expr = x, expr
         self.mode = W.ToggleButtons(
-            options=[("grad enabled", "enabled"), ("torch.no_grad()", "no_grad"),
-                     ("torch.inference_mode()", "inference_mode")],
-            value="enabled", description="grad mode",
+            options=[
+                ("grad enabled", "enabled"),
+                ("torch.no_grad()", "no_grad"),
+                ("torch.inference_mode()", "inference_mode"),
+            ],
+            value="enabled",
+            description="grad mode",
         )
         self.y_out = W.Output(layout=W.Layout(width="50%"))
         self.detach_out = W.Output(layout=W.Layout(width="50%"))
@@ -286,14 +306,19 @@ class GradModeToggle(_Explorer):
         lines = grad_mode_text(self.probe).splitlines()
         self._set(self.y_out, _text_output("\n".join(lines[:4])))
         d = self.probe["detached"]
-        self._set(self.detach_out, _text_output(
-            "d = y.detach()  # always a leaf, cut from the graph\n"
-            f"d.requires_grad={d['requires_grad']} d.grad_fn={d['grad_fn']} "
-            f"d.is_leaf={d['is_leaf']} d.is_inference()={d['is_inference']}"))
+        self._set(
+            self.detach_out,
+            _text_output(
+                "d = y.detach()  # always a leaf, cut from the graph\n"
+                f"d.requires_grad={d['requires_grad']} d.grad_fn={d['grad_fn']} "
+                f"d.is_leaf={d['is_leaf']} d.is_inference()={d['is_inference']}"
+            ),
+        )
 
     def _fallback_text(self) -> str:
-        return "\n\n".join(grad_mode_text(grad_mode_probe(m, self._x, self._expr))
-                           for m in GRAD_MODES)
+        return "\n\n".join(
+            grad_mode_text(grad_mode_probe(m, self._x, self._expr)) for m in GRAD_MODES
+        )
 
 
 # ------------------------------------------------------------------------ JacobianExplorer
@@ -319,8 +344,16 @@ class JacobianExplorer(_Explorer):
         array([1.])
     """
 
-    def __init__(self, f: Callable[[Tensor], Tensor], x, v=None, u=None, x_range: float = 2.0,
-                 min_interval: float = 0.05, **throttle_kwargs) -> None:
+    def __init__(
+        self,
+        f: Callable[[Tensor], Tensor],
+        x,
+        v=None,
+        u=None,
+        x_range: float = 2.0,
+        min_interval: float = 0.05,
+        **throttle_kwargs,
+    ) -> None:
         self.f = f
         x0 = np.asarray(x._data if isinstance(x, Tensor) else x, np.float64).reshape(-1)
         n = x0.size
@@ -340,9 +373,18 @@ class JacobianExplorer(_Explorer):
             u0 = np.asarray(u, np.float64).reshape(-1)
 
         def sliders(prefix, values, lo, hi):
-            return [W.FloatSlider(value=float(a), min=lo, max=hi, step=0.05,
-                                  description=f"{prefix}{k}", continuous_update=False,
-                                  readout_format=".2f") for k, a in enumerate(values)]
+            return [
+                W.FloatSlider(
+                    value=float(a),
+                    min=lo,
+                    max=hi,
+                    step=0.05,
+                    description=f"{prefix}{k}",
+                    continuous_update=False,
+                    readout_format=".2f",
+                )
+                for k, a in enumerate(values)
+            ]
 
         self.x_sliders = sliders("x", x0, float(x0.min()) - x_range, float(x0.max()) + x_range)
         self.v_sliders = sliders("v", v0, -2.0, 2.0)
@@ -353,10 +395,18 @@ class JacobianExplorer(_Explorer):
         self.throttle = RedrawThrottle(self._draw, min_interval=min_interval, **throttle_kwargs)
         for s in self.x_sliders + self.v_sliders + self.u_sliders:
             s.observe(lambda _: self.throttle.request(), names="value")
-        groups = [W.VBox([W.HTML("<b>x</b> (the point)")] + self.x_sliders),
-                  W.VBox([W.HTML("<b>v</b> ∈ ℝᵐ: backward(v) → vᵀJ"
-                                 + (", forward mode → J·v" if self.shared else ""))]
-                         + self.v_sliders)]
+        groups = [
+            W.VBox([W.HTML("<b>x</b> (the point)")] + self.x_sliders),
+            W.VBox(
+                [
+                    W.HTML(
+                        "<b>v</b> ∈ ℝᵐ: backward(v) → vᵀJ"
+                        + (", forward mode → J·v" if self.shared else "")
+                    )
+                ]
+                + self.v_sliders
+            ),
+        ]
         if self.u_sliders:
             groups.append(W.VBox([W.HTML("<b>u</b> ∈ ℝⁿ: forward mode → J·u")] + self.u_sliders))
         super().__init__([W.HBox(groups), self.plot_out])
@@ -376,8 +426,12 @@ class JacobianExplorer(_Explorer):
         a_fun, a_jac, a_vjp, a_jvp = self.axes
         if self.n == 1:
             t = np.linspace(x[0] - self.x_range, x[0] + self.x_range, 81)
-            ys = np.stack([np.asarray(self.f(Tensor._wrap(np.array([ti])))._data,
-                                      np.float64).reshape(-1) for ti in t])
+            ys = np.stack(
+                [
+                    np.asarray(self.f(Tensor._wrap(np.array([ti])))._data, np.float64).reshape(-1)
+                    for ti in t
+                ]
+            )
             plotting.plot_curves_with_tangents(a_fun, t, ys, float(x[0]), r.y, r.J[:, 0])
         else:
             plotting.plot_outputs(a_fun, r.y)
@@ -385,10 +439,14 @@ class JacobianExplorer(_Explorer):
         plotting.plot_vjp(a_vjp, r.vjp, r.vjp_fd)
         plotting.plot_jvp(a_jvp, r.jvp, r.jvp_fd, name=self.tangent_name)
         self.fig.suptitle(f"max |autograd − finite differences| = {r.max_error:.2e}", fontsize=9)
-        self._set(self.plot_out,
-                  {"output_type": "display_data",
-                   "data": {"image/png": _png(self.fig), "text/plain": self._report_text()},
-                   "metadata": {}})
+        self._set(
+            self.plot_out,
+            {
+                "output_type": "display_data",
+                "data": {"image/png": _png(self.fig), "text/plain": self._report_text()},
+                "metadata": {},
+            },
+        )
 
     def _report_text(self) -> str:
         return self.report.text(self.tangent_name)
