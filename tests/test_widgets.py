@@ -444,7 +444,7 @@ def test_jacobian_explorer_square_uses_one_v_and_says_Jv():
     assert ex.u_sliders == [] and ex.tangent_name == "v"
     assert ex.axes[3].get_title() == "J·v via forward mode (Jacobian-vector product)"
     ex.v_sliders[1].value = 2.0
-    ex.throttle.flush()
+    ex.refresh()
     np.testing.assert_allclose(bar_heights(ex.axes[2]), [2.0, 8.0])  # vᵀJ
     np.testing.assert_allclose(bar_heights(ex.axes[3]), [2.0, 8.0])  # J·v (J symmetric)
     assert "J·v via forward mode" in ex._repr_mimebundle_()["text/plain"]
@@ -594,6 +594,18 @@ def test_every_widget_has_a_text_fallback():
     assert "step 0: AddBackward0" in bundles["stepper"]["text/plain"]
     assert "torch.inference_mode()" in bundles["gradmode"]["text/plain"]
     assert bundles["jacobian"]["image/png"]
+
+
+def test_controls_carry_stable_css_classes_for_browser_tests():
+    demo = AccumulationDemo()
+    assert "jp-AutogradWidget-AccumulationDemo" in demo._dom_classes
+    assert "jp-AutogradWidget-backward_button" in demo.backward_button._dom_classes
+    assert "jp-AutogradWidget-out" in demo.out._dom_classes
+    tog = GradModeToggle()
+    assert "jp-AutogradWidget-mode" in tog.mode._dom_classes
+    ex = JacobianExplorer(lambda t: t * t, [1.0, 2.0])
+    assert "jp-AutogradWidget-v_sliders-1" in ex.v_sliders[1]._dom_classes
+    assert "jp-AutogradWidget-plot_out" in ex.plot_out._dom_classes
 
 
 def test_plotting_helpers_draw_on_given_axes_without_pyplot():

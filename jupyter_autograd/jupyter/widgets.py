@@ -62,7 +62,22 @@ class _Explorer(W.VBox):
     def __init__(self, children, **kwargs) -> None:
         super().__init__(children, **kwargs)
         self.updates = 0  # Output replacements sent (each is one comm message)
+        self._tag_controls()
+
+    def _tag_controls(self) -> None:
+        """Stable CSS classes for browser tests and styling: ``jp-AutogradWidget-<attribute>``
+        on each control (``-<k>`` appended in slider lists), the class name on the box."""
         self.add_class("jp-AutogradExplorer")
+        self.add_class(f"jp-AutogradWidget-{type(self).__name__}")
+        for name, value in list(vars(self).items()):
+            if name.startswith("_"):
+                continue
+            if isinstance(value, W.DOMWidget):
+                value.add_class(f"jp-AutogradWidget-{name}")
+            elif isinstance(value, list):
+                for k, w in enumerate(value):
+                    if isinstance(w, W.DOMWidget):
+                        w.add_class(f"jp-AutogradWidget-{name}-{k}")
 
     def _set(self, out: W.Output, *items: dict) -> None:
         self.updates += 1
@@ -411,6 +426,10 @@ class JacobianExplorer(_Explorer):
             groups.append(W.VBox([W.HTML("<b>u</b> ∈ ℝⁿ: forward mode → J·u")] + self.u_sliders))
         super().__init__([W.HBox(groups), self.plot_out])
         self.throttle.request()
+
+    def refresh(self) -> None:
+        """Draw now if a throttled redraw is pending (``report`` is then up to date)."""
+        self.throttle.flush()
 
     def values(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         x = np.array([s.value for s in self.x_sliders])
