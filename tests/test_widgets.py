@@ -483,17 +483,18 @@ def test_slider_burst_is_coalesced_under_100_messages_per_second(comms, cheap_pn
     ex = JacobianExplorer(f_r2_r3, [0.3, -1.2], clock=clock, schedule=clock.schedule)
     assert ex.throttle.draws == 1
     comms.clear()
-    # a 1 000-updates-per-second burst from the frontend for one second (keyboard-repeat speed)
-    for k in range(1000):
-        ex.v_sliders[0].set_state({"value": -2.0 + 0.004 * k})
+    # a 1 000-updates-per-second burst from the frontend for half a second
+    for k in range(500):
+        ex.v_sliders[0].set_state({"value": -2.0 + 0.008 * k})
         clock.advance(0.001)
     clock.advance(1.0)  # the trailing redraw fires
     out_msgs = messages_from(comms, ex.plot_out)
-    assert 1 < len(out_msgs) <= 100 / 2  # at most 20 redraws per second at min_interval=0.05
+    # 0.5 s at min_interval=0.05: at most 11 redraws, far below 100 messages per second
+    assert 1 < len(out_msgs) <= 11
     assert ex.throttle.draws - 1 == len(out_msgs)
-    np.testing.assert_allclose(ex.report.v[0], -2.0 + 0.004 * 999)  # the last value is drawn
+    np.testing.assert_allclose(ex.report.v[0], -2.0 + 0.008 * 499)  # the last value is drawn
     # the sliders only echo what they received (ipywidgets 8), never more
-    assert len(messages_from(comms, ex.v_sliders[0])) <= 1000
+    assert len(messages_from(comms, ex.v_sliders[0])) <= 500
     # every other widget of the explorer stays silent
     others = [w for w in ex.x_sliders + ex.u_sliders + ex.v_sliders[1:]]
     assert all(messages_from(comms, w) == [] for w in others)
