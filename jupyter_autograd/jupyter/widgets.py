@@ -221,7 +221,7 @@ class BackwardStepper(_Explorer):
 
     def _goto(self, k: int) -> None:
         k = max(0, min(int(k), len(self.state.steps)))
-        if k == self.state.position and self.step_slider.value == k and self.updates:
+        if k == self.state.position and self.step_slider.value == k:
             return
         self.state.goto(k)
         # the slider echo re-enters _goto with the same k and returns above: one redraw
