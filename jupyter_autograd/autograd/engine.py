@@ -108,7 +108,9 @@ def record(op, inputs, outs, p, results) -> Node:
             out = outs
             vc = results[0]._vc = [0]
             vers.append((vc, 0, -1))
-        node._saved = (tuple(ins), out)
+        # the raw arrays too, so the first-order backward reads them without unwrapping
+        raw = tuple(t if t is None or t.__class__ in _NUMBER_TYPES else t._data for t in ins)
+        node._saved = (tuple(ins), out, raw)
         node._vers = tuple(vers)
     node._seq = next(SEQ)
     if len(results) == 1:
@@ -125,6 +127,50 @@ def record(op, inputs, outs, p, results) -> Node:
     if FLAGS.record_tracers:  # graph tracing (jupyter_autograd.viz.trace); empty otherwise
         for cb in FLAGS.record_tracers:
             cb(node, inputs)
+    return node
+
+
+def record1(op, t, out, p, res, tail=()) -> Node:
+    """Fast :func:`record` for one tensor input ``t`` followed by Python scalars (``y + 0.5``,
+    ``y.tanh()``): the hot path of small-tensor code."""
+    if FLAGS.anomaly or FLAGS.record_tracers or t._inf:
+        return record(op, (t,) + tail, out, p, (res,))
+    cls = op.node_cls
+    node = cls.__new__(cls)
+    fn = t.grad_fn
+    edge = (fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0)
+    d = t._data
+    if tail:
+        node.next_functions = (edge,) + (NONE_EDGE,) * len(tail)
+        node._shapes = ((d.shape, d.dtype),) + (None,) * len(tail)
+    else:
+        node.next_functions = (edge,)
+        node._shapes = ((d.shape, d.dtype),)
+    if p is not None:
+        node._p = p
+    si = op.save_inputs
+    if si or op.save_result:
+        vers = []
+        if si:
+            ins = (t,) + tail
+            ins = tuple(x if i in si else None for i, x in enumerate(ins))
+            raw = tuple(x if x is None or x.__class__ in _NUMBER_TYPES else x._data for x in ins)
+            if 0 in si:
+                vc = t._vc
+                if vc is None:
+                    vc = t._vc = [0]
+                vers.append((vc, vc[0], 0))
+        else:
+            ins = raw = op.none_inputs
+        if op.save_result:
+            vc = res._vc = [0]
+            vers.append((vc, 0, -1))
+            node._saved = (ins, out, raw)
+        else:
+            node._saved = (ins, None, raw)
+        node._vers = tuple(vers)
+    node._seq = next(SEQ)
+    res.grad_fn = node
     return node
 
 
@@ -195,6 +241,36 @@ def run_node(node: Node, grads, create_graph: bool):
         raise RuntimeError(E.ERR_BACKWARD_TWICE)
     if node._vers:
         check_versions(node)
+    if not create_graph and op.n_out == 1 and not op.variadic:
+        # first-order fast path: raw arrays, one output
+        g = grads[0]
+        if saved:
+            out = saved[1]
+            ins = saved[2]
+        else:
+            out = None
+            ins = op.none_inputs
+        xp = NPX if g.__class__ is _ndarray else xp_of(g)
+        p = node._p
+        res = []
+        i = 0
+        for (fn, _), rule, meta in zip(node.next_functions, op.vjp, node._shapes):
+            if fn is None:
+                res.append(None)
+            elif rule.__class__ is _Marker:
+                if rule is NOT_IMPLEMENTED:
+                    _not_implemented(node, i)
+                res.append(None)
+            else:
+                gi = rule(xp, g, *ins, out, p)
+                shape, dt = meta
+                if gi.shape != shape:
+                    gi = _sum_to(xp, gi, shape)
+                if gi.dtype != dt:
+                    gi = gi.astype(dt)
+                res.append(gi)
+            i += 1
+        return res
     if op.n_out == 1:
         g = grads[0]
     else:
@@ -205,7 +281,7 @@ def run_node(node: Node, grads, create_graph: bool):
 
         xp = TXP
         if saved:
-            ins, out = saved
+            ins, out = saved[0], saved[1]
             if out is not None:
                 out = Tensor._wrap(out, True)
                 out.grad_fn = node
@@ -217,8 +293,7 @@ def run_node(node: Node, grads, create_graph: bool):
             g = tuple(as_graph_tensor(x) for x in g)
     else:
         if saved:
-            ins, out = saved
-            ins = tuple(t._data if hasattr(t, "_data") else t for t in ins)
+            ins, out = saved[2], saved[1]
         else:
             ins, out = (None,) * len(op.inputs), None
         first = g if op.n_out == 1 else g[0]
@@ -339,23 +414,21 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, inputs=None, acc
 
     # 1. dependency counts over the reachable graph
     deps: dict = {}
-    seen = set()
-    stack = []
-    for fn, _ in roots:
-        if fn not in seen:
-            seen.add(fn)
-            stack.append(fn)
+    root_set = {fn for fn, _ in roots}
+    stack = list(root_set)
+    get = deps.get
     while stack:
         fn = stack.pop()
         for nxt, _ in fn.next_functions:
             if nxt is not None:
-                if nxt in deps:
-                    deps[nxt] += 1
-                else:
+                d = get(nxt)
+                if d is None:
                     deps[nxt] = 1
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
+                    if nxt not in root_set:
+                        stack.append(nxt)
+                else:
+                    deps[nxt] = d + 1
+    seen = root_set.union(deps) if inputs is not None else None
 
     # 2. with inputs: which nodes lead to a captured edge (the others are skipped)
     capture = None

@@ -161,7 +161,7 @@ def _read_saved(node: Node, key: str):
     if kind in ("input", "result"):
         if saved is None:
             raise RuntimeError(ERR_BACKWARD_TWICE)
-        ins, out = saved
+        ins, out = saved[0], saved[1]
         if kind == "input":
             t = ins[idx]
             return t

@@ -172,7 +172,9 @@ def _float(x: Tensor) -> Tensor:
 
 def _unary_fn(op, name):
     def fn(input, *, out=None) -> Tensor:
-        return apply1(op, _float(input))
+        if input._data.dtype.kind in "iub":
+            input = input.to(_dtype.get_default_dtype())
+        return apply1(op, input)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` ({op.node_name}), as ``torch.{name}``."

@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
-from ..autograd.engine import FLAGS, device_mismatch, record, xp_of
+from ..autograd.engine import FLAGS, device_mismatch, record, record1, xp_of
 from ..grad_mode import STATE
 from ..tensor import Tensor
 from .xp import NPX
 
 _ndarray = np.ndarray
 _SCALARS = (int, float, bool, complex)
+_new = object.__new__
 
 
 def _fix_out(out, like_cls, xp):
@@ -75,11 +76,15 @@ def apply1(op, x: Tensor, p=None) -> Tensor:
     out = op.fwd(xp, d, p)
     if out.__class__ is not cls:
         out = _fix_out(out, cls, xp)
+    res = _new(Tensor)
+    res._data = out
     if x._requires_grad and STATE.grad_enabled and op.differentiable[0] and out.dtype.kind in "fc":
-        res = Tensor._wrap(out, True)
-        record(op, (x,), out, p, (res,))
+        res._requires_grad = True
+        record1(op, x, out, p, res)
     else:
-        res = Tensor._wrap(out, False)
+        res._requires_grad = False
+    if STATE.inference:
+        res._inf = True
     if FLAGS.forward_ad_levels:
         _forward_ad(op, (x,), (d,), out, p, (res,))
     return res
@@ -129,11 +134,15 @@ def apply2(op, a, b, p=None) -> Tensor:
         out = op.fwd(NPX if cls is _ndarray else xp_of(ad), ad, b, p)
         if out.__class__ is not cls:
             out = _fix_out(out, cls, NPX)
+        res = _new(Tensor)
+        res._data = out
         if a._requires_grad and STATE.grad_enabled:
-            res = Tensor._wrap(out, True)
-            record(op, (a, b), out, p, (res,))
+            res._requires_grad = True
+            record1(op, a, out, p, res, (b,))
         else:
-            res = Tensor._wrap(out, False)
+            res._requires_grad = False
+        if STATE.inference:
+            res._inf = True
         if FLAGS.forward_ad_levels:
             _forward_ad(op, (a, b), (ad, b), out, p, (res,))
         return res

@@ -75,6 +75,7 @@ class OpDef:
         "linear",
         "defaults",
         "variadic",
+        "none_inputs",
     )
 
     def __repr__(self) -> str:
@@ -150,6 +151,7 @@ def defop(
     op.defaults = defaults
     op.save_inputs = tuple(i for i, n in enumerate(inputs) if n in saved)
     op.save_result = "result" in saved
+    op.none_inputs = (None,) * len(inputs)
     op.smooth = smooth
     op.sample = sample
     op.torch = torch
