@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import heapq
 import threading
 import warnings
@@ -62,6 +63,30 @@ def xp_of(arr):
 
 # ------------------------------------------------------------------------ recording
 _NUMBER_TYPES = (float, int, bool, complex, type(None))
+# Interned (shape, dtype) metadata and 1-input metadata tuples: a graph of many same-shaped ops
+# then holds shared tuples instead of new ones per node (fewer objects for the cyclic GC).
+_META: dict = {}
+_META1: dict = {}
+
+
+def _meta(d):
+    key = (d.shape, d.dtype)
+    m = _META.get(key)
+    if m is None:
+        if len(_META) > 4096:
+            _META.clear()
+            _META1.clear()
+        m = _META[key] = key
+    return m
+
+
+def _meta1(d, n_tail):
+    m = _meta(d)
+    key = (m, n_tail)
+    s = _META1.get(key)
+    if s is None:
+        s = _META1[key] = (m,) + (None,) * n_tail
+    return s
 
 
 def record(op, inputs, outs, p, results) -> Node:
@@ -82,8 +107,7 @@ def record(op, inputs, outs, p, results) -> Node:
                 nf.append((fn, t._output_nr))
             else:
                 nf.append((t._grad_accumulator(), 0))
-            d = t._data
-            metas.append((d.shape, d.dtype))
+            metas.append(_meta(t._data))
         i += 1
     node.next_functions = tuple(nf)
     node._shapes = tuple(metas)
@@ -102,12 +126,12 @@ def record(op, inputs, outs, p, results) -> Node:
                 vc = t._vc
                 if vc is None:
                     vc = t._vc = [0]
-                vers.append((vc, vc[0], i))
+                vers += (vc, vc[0], i)
         out = None
         if op.save_result:
             out = outs
             vc = results[0]._vc = [0]
-            vers.append((vc, 0, -1))
+            vers += (vc, 0, -1)
         # the raw arrays too, so the first-order backward reads them without unwrapping
         raw = tuple(t if t is None or t.__class__ in _NUMBER_TYPES else t._data for t in ins)
         node._saved = (tuple(ins), out, raw)
@@ -139,13 +163,12 @@ def record1(op, t, out, p, res, tail=()) -> Node:
     node = cls.__new__(cls)
     fn = t.grad_fn
     edge = (fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0)
-    d = t._data
     if tail:
         node.next_functions = (edge,) + (NONE_EDGE,) * len(tail)
-        node._shapes = ((d.shape, d.dtype),) + (None,) * len(tail)
+        node._shapes = _meta1(t._data, len(tail))
     else:
         node.next_functions = (edge,)
-        node._shapes = ((d.shape, d.dtype),)
+        node._shapes = _meta1(t._data, 0)
     if p is not None:
         node._p = p
     si = op.save_inputs
@@ -159,12 +182,12 @@ def record1(op, t, out, p, res, tail=()) -> Node:
                 vc = t._vc
                 if vc is None:
                     vc = t._vc = [0]
-                vers.append((vc, vc[0], 0))
+                vers += (vc, vc[0], 0)
         else:
             ins = raw = op.none_inputs
         if op.save_result:
             vc = res._vc = [0]
-            vers.append((vc, 0, -1))
+            vers += (vc, 0, -1)
             node._saved = (ins, out, raw)
         else:
             node._saved = (ins, None, raw)
@@ -183,7 +206,9 @@ def _legacy_type(t) -> str:
 
 
 def check_versions(node: Node) -> None:
-    for vc, v, i in node._vers:
+    vers = node._vers  # flat: (counter, expected, input index or -1 for the result) * n
+    for k in range(0, len(vers), 3):
+        vc, v, i = vers[k], vers[k + 1], vers[k + 2]
         if vc[0] != v:
             saved = node._saved
             if i >= 0:
@@ -410,8 +435,19 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, inputs=None, acc
     gradients flowing into those edges are returned, and nodes that lead to none of them are
     skipped.
     """
-    from ..tensor import Tensor  # noqa: PLC0415
+    # The engine allocates only short-lived objects; pausing the cyclic GC while it runs avoids
+    # repeated full collections over a large live graph (torch's graph is invisible to it).
+    gc_was_on = gc.isenabled()
+    if gc_was_on:
+        gc.disable()
+    try:
+        return _execute(roots, grads, keep_graph, create_graph, inputs, accumulate)
+    finally:
+        if gc_was_on:
+            gc.enable()
 
+
+def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
     # 1. dependency counts over the reachable graph
     deps: dict = {}
     root_set = {fn for fn, _ in roots}
