@@ -130,7 +130,22 @@ def sanitize(path: pathlib.Path) -> None:
         return joined
 
     nb = nbformat.read(str(path), as_version=4)
+    # Widget models get random ids on every run; the stored view would point at state that
+    # changes each rebuild, so keep only the text/PNG fallbacks (running the cell shows the
+    # live widget). nbval ignores the widget-view MIME type anyway.
+    nb.metadata.pop("widgets", None)
     for cell in nb.cells:
+        merged = []
+        for out in cell.get("outputs", []):
+            out.get("data", {}).pop("application/vnd.jupyter.widget-view+json", None)
+            # Stream chunks split by timing: merge consecutive ones of the same name.
+            if (out.get("output_type") == "stream" and merged
+                    and merged[-1].get("output_type") == "stream" and merged[-1]["name"] == out["name"]):
+                merged[-1]["text"] += out["text"]
+                continue
+            merged.append(out)
+        if "outputs" in cell:
+            cell["outputs"] = merged
         for out in cell.get("outputs", []):
             if out.get("output_type") == "stream":
                 out["text"] = clean(out["text"])

@@ -33,6 +33,14 @@ import jupyter_autograd as torch
 _ = torch.manual_seed(0)
 """),
     md(r"""
+`%load_ext jupyter_autograd` adds the graph magics used below (`%autograd_graph`, `%%autograd`).
+""", r"""
+`%load_ext jupyter_autograd`会加载下文使用的计算图魔术命令（`%autograd_graph`、`%%autograd`）。
+""", requires=("magics",)),
+    code(r"""
+%load_ext jupyter_autograd
+""", requires=("magics",)),
+    md(r"""
 Consider the simplest one-layer neural network, with input `x`, parameters `w` and `b`, and some loss
 function (here binary cross-entropy). It can be defined in PyTorch in the following manner:
 """, r"""
@@ -77,6 +85,15 @@ b ──────────────┘           ├─ BCE ── loss
 
 在这个网络中，`w`和`b`是需要优化的**参数**。因此，我们需要能够计算损失函数相对于这些变量的梯度。为了做到这一点，我们设置了这些张量的`requires_grad`属性为True。
 """),
+    md(r"""
+The magic `%autograd_graph loss` draws the same graph from the live tensors: the tensors are labelled with
+their variable names, and the functions between them are the backward nodes described below.
+""", r"""
+魔术命令`%autograd_graph loss`根据实际的张量绘制同一个计算图：张量以其变量名标注，它们之间的函数就是下文介绍的反向传播节点。
+""", requires=("magics",)),
+    code(r"""
+%autograd_graph loss
+""", requires=("magics",)),
     md(r"""
 > **Note:** You can set the value of `requires_grad` when creating a tensor, or later by using the
 > `x.requires_grad_(True)` method.
@@ -255,6 +272,18 @@ def show(fn, depth=0):
 
 show(loss.grad_fn)
 """),
+    md(r"""
+The cell magic `%%autograd` runs a cell and draws the graph it built; with `--backward loss` it also calls
+`loss.backward()` and shows the order in which the backward pass visited the nodes and the gradients that
+reached the leaves.
+""", r"""
+单元格魔术命令`%%autograd`运行一个单元格并绘制它构建的计算图；加上`--backward loss`时，它还会调用`loss.backward()`，并显示反向传播访问各节点的顺序以及到达叶节点的梯度。
+""", requires=("magics",)),
+    code(r"""
+%%autograd --backward loss
+z = torch.matmul(x, w)+b
+loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
+""", requires=("magics",)),
     md(r"""
 > **Note: DAGs are dynamic in PyTorch.** An important thing to note is that the graph is recreated from
 > scratch; after each `.backward()` call, autograd starts populating a new graph. This is exactly what

@@ -84,6 +84,19 @@ def show(fn, depth=0):
 show(e.grad_fn)
 """),
     md(r"""
+The magics do the same walk for you: `%grad_fn e` prints the tree, and `%autograd_graph e --saved` draws
+the graph with each node's saved tensors.
+""", r"""
+魔术命令可以替你完成同样的遍历：`%grad_fn e`打印这棵树，`%autograd_graph e --saved`绘制计算图并显示每个节点保存的张量。
+""", requires=("magics",)),
+    code(r"""
+%load_ext jupyter_autograd
+%grad_fn e
+""", requires=("magics",)),
+    code(r"""
+%autograd_graph e --saved
+""", requires=("magics",)),
+    md(r"""
 ## `AccumulateGrad`: where gradients reach the leaves
 
 The edges from `MulBackward0` end in `AccumulateGrad` nodes. There is one per leaf tensor, its `variable`

@@ -67,6 +67,22 @@ for is_train in (True, False):
     print(f"is_train={is_train}: requires_grad={out.requires_grad}")
 """),
     md(r"""
+In a notebook, the `%grad_mode off` / `%grad_mode on` magics switch recording for all the following cells
+(like calling `torch.set_grad_enabled`), which is convenient for a few cells of evaluation:
+""", r"""
+在笔记本中，魔术命令`%grad_mode off` / `%grad_mode on`会为之后所有单元格切换记录状态（相当于调用`torch.set_grad_enabled`），便于运行几个评估单元格：
+""", requires=("magics",)),
+    code(r"""
+%load_ext jupyter_autograd
+%grad_mode off
+""", requires=("magics",)),
+    code(r"""
+print((x * 2).requires_grad)
+""", requires=("magics",)),
+    code(r"""
+%grad_mode on
+""", requires=("magics",)),
+    md(r"""
 ## Updating parameters in place
 
 A leaf that requires gradients cannot be modified in place while autograd is recording, because the
