@@ -39,6 +39,8 @@ import { IGraphPayload } from './schema';
 export const MIN_ZOOM = 0.02;
 export const MAX_ZOOM = 4;
 export const LOW_DETAIL_ZOOM = 0.35;
+/** Zoom used to show the root end of a graph too big to read when fitted whole. */
+export const FOCUS_ZOOM = 0.8;
 
 /** Delay between steps when the backward replay plays. */
 export const PLAY_INTERVAL_MS = 800;
@@ -47,7 +49,7 @@ export const PLAY_INTERVAL_MS = 800;
 export const MAX_PNG_PIXELS = 32e6;
 
 const EDGE_LABEL_CHARS = 32;
-const MIN_CANVAS_HEIGHT = 140;
+const MIN_CANVAS_HEIGHT = 220;
 const MAX_CANVAS_HEIGHT = 560;
 const FIT_PAD = 8;
 
@@ -149,8 +151,13 @@ export class GraphView {
     this.node.remove();
   }
 
-  /** Fit the whole drawing into the canvas (called once attached, and on resize until zoomed). */
-  fit(): void {
+  /**
+   * Fit the drawing into the canvas (called once attached, and on resize until zoomed).
+   *
+   * 'auto' shows the whole graph when that stays readable, else the root at a readable zoom
+   * (press Fit, i.e. 'all', for the overview); 'all' always shows everything.
+   */
+  fit(mode: 'auto' | 'all' = 'auto'): void {
     const layout = this._layout as ILayout;
     const cw = this._canvas.clientWidth;
     const ch = this._canvas.clientHeight;
@@ -160,7 +167,7 @@ export class GraphView {
     let h = ch;
     if (this._autoHeight) {
       // Size the canvas to the drawing at the width-limited scale, within bounds.
-      const kw = Math.min(cw / layout.width, 1.25);
+      const kw = Math.max(Math.min(cw / layout.width, 1.25), mode === 'auto' ? FOCUS_ZOOM : 0);
       h = Math.round(Math.max(MIN_CANVAS_HEIGHT, Math.min(MAX_CANVAS_HEIGHT, layout.height * kw + 2 * FIT_PAD)));
       if (h !== ch) {
         this._canvas.style.height = `${h}px`;
@@ -172,13 +179,26 @@ export class GraphView {
       Math.min((cw - 2 * FIT_PAD) / layout.width, (h - 2 * FIT_PAD) / layout.height, 1.25)
     );
     this._autoFit = true;
-    this._setTransform(k, (cw - layout.width * k) / 2, (h - layout.height * k) / 2);
+    this._fitMode = mode;
+    const seed = viewSeeds(this._model, this._view)[0];
+    if (mode === 'auto' && k < LOW_DETAIL_ZOOM && seed !== undefined) {
+      // Too small to read: show the root end of the graph instead.
+      const kf = FOCUS_ZOOM;
+      const half = layout.widths[seed] / 2;
+      const rx = this._backward ? layout.width - layout.x[seed] : layout.x[seed];
+      const tx = this._backward ? 3 * FIT_PAD - (rx - half) * kf : cw - 3 * FIT_PAD - (rx + half) * kf;
+      this._setTransform(kf, tx, h / 2 - layout.y[seed] * kf);
+      this._say('Large graph: showing the root end at a readable zoom. Press Fit (or 0) for the whole graph; drag to pan.');
+    } else {
+      this._setTransform(k, (cw - layout.width * k) / 2, (h - layout.height * k) / 2);
+    }
+    this._syncDetailsHeight();
   }
 
   /** Re-fit after a size change unless the user zoomed or panned. */
   refit(): void {
     if (this._autoFit) {
-      this.fit();
+      this.fit(this._fitMode);
     }
   }
 
@@ -372,7 +392,7 @@ export class GraphView {
       return b;
     };
     const g1 = group();
-    button(g1, 'fit', 'Fit', 'Fit the graph to the view (0)', () => this.fit());
+    button(g1, 'fit', 'Fit', 'Fit the whole graph to the view (0)', () => this.fit('all'));
     button(g1, 'zoom-in', '+', 'Zoom in (+)', () => this.zoom(1.25));
     button(g1, 'zoom-out', '−', 'Zoom out (-)', () => this.zoom(0.8));
     this._dirButton = button(g1, 'direction', '', 'Toggle forward / backward direction', () =>
@@ -469,6 +489,8 @@ export class GraphView {
     this._canvas.classList.remove('jp-mod-hasSelection');
     this.timings.draw = performance.now() - t0;
     this.node.dataset.layoutEngine = this._layout.engine;
+    this.node.dataset.layoutMs = this.timings.layout.toFixed(1);
+    this.node.dataset.drawMs = this.timings.draw.toFixed(1);
     this.node.dataset.visibleNodes = String(this._view.nodes.length);
     this.node.dataset.visibleEdges = String(this._view.edges.length);
     if (this._autoHeight) {
@@ -481,9 +503,16 @@ export class GraphView {
     this._applyStep();
     this._updateButtons();
     if (this._autoFit) {
-      this.fit();
+      this.fit(this._fitMode);
     } else {
       this._setTransform(this._t.k, this._t.x, this._t.y);
+    }
+  }
+
+  private _syncDetailsHeight(): void {
+    const h = this._canvas.offsetHeight;
+    if (h > 0) {
+      this._details.style.height = `${h}px`;
     }
   }
 
@@ -696,8 +725,19 @@ export class GraphView {
       x = r.right - box.left + 8;
       y = r.top - box.top;
     }
-    const maxX = Math.max(0, this._canvas.clientWidth - tip.offsetWidth - 4);
-    tip.style.left = `${Math.max(0, Math.min(x, maxX))}px`;
+    // Keep the tooltip inside the canvas (which clips): flip above/left of the anchor if needed.
+    const cw = this._canvas.clientWidth;
+    const ch = this._canvas.clientHeight;
+    tip.style.maxHeight = `${Math.max(60, ch - 8)}px`;
+    const tw = tip.offsetWidth;
+    const th = tip.offsetHeight;
+    if (x + tw > cw - 4) {
+      x = Math.max(4, x - tw - 28);
+    }
+    if (y + th > ch - 4) {
+      y = Math.max(4, Math.min(y - th - 28, ch - th - 4));
+    }
+    tip.style.left = `${Math.max(0, x)}px`;
     tip.style.top = `${Math.max(0, y)}px`;
   }
 
@@ -809,7 +849,7 @@ export class GraphView {
         this.zoom(0.8);
         break;
       case '0':
-        this.fit();
+        this.fit('all');
         break;
       case '[':
         this.setStep(this._step - 1);
@@ -923,6 +963,7 @@ export class GraphView {
           this._autoHeight = false;
         }
         this.refit();
+        this._syncDetailsHeight();
       });
       this._observer.observe(canvas);
     }
@@ -973,6 +1014,7 @@ export class GraphView {
   private _t = { k: 1, x: 0, y: 0 };
   private _autoFit = true;
   private _autoHeight = true;
+  private _fitMode: 'auto' | 'all' = 'auto';
   private _setHeight = 0;
   private _observer: ResizeObserver | null = null;
   private _buttons = new Map<string, HTMLButtonElement>();

@@ -189,9 +189,16 @@ def write_payload(root: Path, name: str, payload: Any) -> str:
 
 
 def open_notebook(page: Any, server: LabServer, name: str, timeout: float = 60_000) -> None:
-    """Open a notebook and wait until its kernel is idle (pitfall 4 of the recipe)."""
-    page.goto(server.url(f"lab/tree/{name}"))
+    """Open a notebook in a fresh workspace of its own, and wait until its kernel is idle (pitfall
+    4 of the recipe). A shared workspace would restore earlier tests' notebooks next to it."""
+    page.goto(server.url(workspace_url(name)))
     page.get_by_text("Python 3 (ipykernel) | Idle").first.wait_for(timeout=timeout)
+
+
+def workspace_url(name: str) -> str:
+    """URL path opening `name` alone in a workspace named after it."""
+    stem = "".join(c if c.isalnum() else "-" for c in name)
+    return f"lab/workspaces/{stem}/tree/{name}?reset"
 
 
 def run_all_cells(page: Any) -> None:
