@@ -29,14 +29,25 @@ except ImportError:  # torch is optional
 
 
 def median_time(fn, repeat, warmup=1):
-    for _ in range(warmup):
-        fn()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+    return compare({"x": fn}, repeat, warmup)["x"]
+
+
+def compare(fns: dict, repeat: int, warmup: int = 1) -> dict:
+    """Median seconds of each function, measured in interleaved rounds (ours, numpy, torch,
+    ours, ...) so that load changes on a shared machine hit every contender alike."""
+    fns = {k: v for k, v in fns.items() if v is not None}
+    for f in fns.values():
+        for _ in range(warmup):
+            f()
+    times = {k: [] for k in fns}
+    for r in range(repeat):
+        order = list(fns.items())
+        order = order[r % len(order):] + order[: r % len(order)]
+        for k, f in order:
+            t0 = time.perf_counter()
+            f()
+            times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
 
 
 # ---------------------------------------------------------------- workloads
@@ -220,29 +231,23 @@ def main(argv=None):
         rows.append((name, ours / unit, None if numpy_t is None else numpy_t / unit,
                      None if torch_t is None else torch_t / unit, unit_name))
 
-    t_ours = median_time(chain_ops(ja, n_ops, ja.float64), rep)
-    t_np = median_time(chain_numpy(n_ops), rep)
-    t_th = median_time(chain_ops(torch, n_ops, torch.float64), rep) if torch else None
-    row(f"per-op overhead, (3,) f64, {n_ops}-op chain fwd+bwd", t_ours, t_np, t_th, unit=n_ops * 1e-6, unit_name="us/op")
+    def three(name, ours, np_fn, th_fn, rep_, unit, unit_name):
+        m = compare({"ours": ours, "numpy": np_fn, "torch": th_fn}, rep_)
+        row(name, m["ours"], m.get("numpy"), m.get("torch"), unit=unit, unit_name=unit_name)
 
-    t_ours = median_time(big_chain(ja, big), max(3, rep // 3))
-    t_np = median_time(big_chain_numpy(big), max(3, rep // 3))
-    t_th = median_time(big_chain(torch, big), max(3, rep // 3)) if torch else None
-    row(f"{big:,}-element f64 chain of 10 ops + backward", t_ours, t_np, t_th, unit=1e-3, unit_name="ms")
-
+    three(f"per-op overhead, (3,) f64, {n_ops}-op chain fwd+bwd", chain_ops(ja, n_ops, ja.float64),
+          chain_numpy(n_ops), chain_ops(torch, n_ops, torch.float64) if torch else None,
+          rep, n_ops * 1e-6, "us/op")
+    three(f"{big:,}-element f64 chain of 10 ops + backward", big_chain(ja, big), big_chain_numpy(big),
+          big_chain(torch, big) if torch else None, max(3, rep // 2), 1e-3, "ms")
     data = mlp_data(np.random.default_rng(0))
     step, fwd_ng, fwd_rec = mlp_ours(ja, data)
-    t_ours = median_time(step, rep)
-    t_np = median_time(mlp_numpy(data), rep)
-    t_th = median_time(mlp_ours(torch, data)[0], rep) if torch else None
-    row("MLP step f32 batch 64, 784-256-256-10 tanh CE", t_ours, t_np, t_th, unit=1e-3, unit_name="ms")
-    t_ng = median_time(fwd_ng, rep)
-    t_rec = median_time(fwd_rec, rep)
-    row("MLP forward: recording vs no_grad (numpy col = no_grad)", t_rec, t_ng, None, unit=1e-3, unit_name="ms")
-
-    t_ours = median_time(deep_chain(ja, deep), 1 if not smoke else 2)
-    t_th = median_time(deep_chain(torch, deep), 1 if not smoke else 2) if torch else None
-    row(f"{deep:,}-op chain fwd+bwd at recursion limit {sys.getrecursionlimit()}", t_ours, None, t_th, unit=1.0, unit_name="s")
+    three("MLP step f32 batch 64, 784-256-256-10 tanh CE", step, mlp_numpy(data),
+          mlp_ours(torch, data)[0] if torch else None, rep * 2, 1e-3, "ms")
+    m = compare({"rec": fwd_rec, "ng": fwd_ng}, rep * 2)
+    row("MLP forward: recording vs no_grad (numpy col = no_grad)", m["rec"], m["ng"], None, unit=1e-3, unit_name="ms")
+    three(f"{deep:,}-op chain fwd+bwd at recursion limit {sys.getrecursionlimit()}", deep_chain(ja, deep),
+          None, deep_chain(torch, deep) if torch else None, 3, 1.0, "s")
 
     print(f"{'workload':58s} {'ours':>10s} {'numpy':>10s} {'torch':>10s} {'/numpy':>7s} {'/torch':>7s}  unit")
     for name, o, n, t, u in rows:

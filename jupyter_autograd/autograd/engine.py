@@ -398,7 +398,7 @@ def _call_prehooks(node: Node, grads: list, create_graph: bool) -> None:
         grads[:] = [_unwrap(g, create_graph) for g in gt]
 
 
-def _accumulate(acc: AccumulateGrad, g, create_graph: bool) -> None:
+def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None:
     from ..tensor import Tensor  # noqa: PLC0415
 
     var = acc.variable
@@ -411,13 +411,22 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool) -> None:
             if r is not None:
                 gt = r
         g = _unwrap(gt, create_graph)
+        if shared is not None:
+            shared.add(id(g))
     with _ACC_LOCK:
         cur = var._grad
         if create_graph:
             g = g if isinstance(g, Tensor) else Tensor._wrap(g)
             var._grad = g if cur is None else cur + g
         elif cur is None:
-            var._grad = Tensor._wrap(g.copy())
+            # A leaf keeps the gradient array itself when nothing else can see it: not a seed,
+            # not a view, not shown to a hook, not handed to another leaf (torch "steals" the
+            # buffer the same way); otherwise it gets a copy, so a later in-place += is private.
+            if shared is None or id(g) in shared or g.base is not None or not g.flags.writeable:
+                g = g.copy()
+            if shared is not None:
+                shared.add(id(g))
+            var._grad = Tensor._wrap(g)
         elif cur._requires_grad or cur._data.shape != g.shape:
             var._grad = cur + Tensor._wrap(g)
         else:
@@ -488,6 +497,7 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
         results = [None] * len(inputs)
 
     # 3. seed the roots
+    shared = {id(g) for g in grads}  # arrays the caller can see: never stolen by a leaf
     buffers: dict = {}
     heap = []
     for (fn, nr), g in zip(roots, grads):
@@ -512,6 +522,7 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 cb(fn, tuple(gs))
         if fn._tensor_prehooks or fn._retain or fn._prehooks:
             _call_prehooks(fn, gs, create_graph)
+            shared.update(id(g) for g in gs if g is not None)
         if capture is not None:
             for nr in range(len(gs)):
                 ks = capture.get((fn, nr))
@@ -522,7 +533,7 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 continue
         if fn.__class__ is AccumulateGrad:
             if gs[0] is not None and (accumulate and (capture is None or fn in needed)):
-                _accumulate(fn, gs[0], create_graph)
+                _accumulate(fn, gs[0], create_graph, shared)
             continue
         if (gs[0] is None if len(gs) == 1 else all(g is None for g in gs)):
             outs = [None] * len(fn.next_functions)
@@ -534,16 +545,23 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
 
                 outs = run_with_anomaly(fn, gs, create_graph)
             else:
-                outs = run_node(fn, gs, create_graph) if fn._op is not None else fn._apply(gs, create_graph)
+                if fn._op is not None:
+                    outs = run_node(fn, gs, create_graph)
+                else:
+                    outs = fn._apply(gs, create_graph)
+                    # a user's backward may return arrays of tensors it holds: never steal them
+                    shared.update(id(g) for g in outs if g is not None)
             hooks = fn._hooks
             if hooks:
                 gi = tuple(_as_tensor(g) for g in outs)
                 go = tuple(_as_tensor(g) for g in gs)
+                shared.update(id(g) for g in outs if g is not None)
                 for h in list(hooks.values()):
                     r = h(gi, go)
                     if r is not None:
                         gi = tuple(r)
                 outs = [_unwrap(g, create_graph) for g in gi]
+                shared.update(id(g) for g in outs if g is not None)
         if not keep_graph and fn._saved:
             fn._saved = None
         for (nxt, nr), g in zip(fn.next_functions, outs):
