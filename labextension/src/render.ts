@@ -212,7 +212,6 @@ export function drawGraph(
   backward: boolean
 ): IDrawing {
   const svg = svgEl(doc, 'svg', { class: 'jp-AutogradGraph-svg', focusable: 'false' });
-  svg.setAttribute('xmlns', SVG_NS);
   const markerId = `jp-AutogradGraph-arrow-${++markerCounter}`;
   const defs = svgEl(doc, 'defs');
   const marker = svgEl(doc, 'marker', {

@@ -44,10 +44,11 @@ describe('layout', () => {
     expect(rank[view.byKey.get('n0') as number]).toBe(Math.max(...Array.from(rank)));
   });
 
-  it.each(graphFixtures())('lays out %s with dagre, left to right, without overlaps', (_n, payload) => {
+  it.each(graphFixtures())('lays out %s left to right without overlaps', (_n, payload) => {
     const { input } = inputOf(payload);
     const l = layoutGraph(input);
-    expect(l.engine).toBe('dagre');
+    const cheap = dagreCost(input.widths.length, input.sources, input.targets) <= DAGRE_MAX_COST;
+    expect(l.engine).toBe(cheap ? 'dagre' : 'layered');
     input.sources.forEach((s, k) => expect(l.x[s]).toBeLessThan(l.x[input.targets[k]]));
     expect(overlaps(l)).toBe(0);
     for (let i = 0; i < l.x.length; i++) {
@@ -55,7 +56,9 @@ describe('layout', () => {
       expect(l.x[i] + l.widths[i] / 2).toBeLessThanOrEqual(l.width + 0.5);
       expect(l.y[i] + l.heights[i] / 2).toBeLessThanOrEqual(l.height + 0.5);
     }
-    expect(l.points.every(p => p !== null && p.length >= 2)).toBe(true);
+    if (cheap) {
+      expect(l.points.every(p => p !== null && p.length >= 2)).toBe(true);
+    }
   });
 
   it('layered layout: no overlaps, edges left to right, linear time', () => {

@@ -128,7 +128,7 @@ describe('interactive view', () => {
     expect(details.textContent).toContain('_saved_alpha');
     expect(details.textContent).toContain('z = torch.matmul(x, w)+b');
     // Background click clears.
-    click(v.node.querySelector('svg') as SVGSVGElement);
+    click(v.node.querySelector('svg.jp-AutogradGraph-svg') as SVGSVGElement);
     expect(v.node.querySelectorAll('.jp-mod-selected')).toHaveLength(0);
   });
 
@@ -153,7 +153,7 @@ describe('interactive view', () => {
     click(button(v, 'collapse'));
     expect(v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')).toHaveLength(6);
     expect(v.node.querySelectorAll('path.jp-AutogradGraph-edge')).toHaveLength(5);
-    const group = v.node.querySelector('g.jp-AutogradGraph-collapsed') as SVGGElement;
+    const group = v.node.querySelector('g.jp-AutogradGraph-collapsed[data-key]') as SVGGElement;
     expect(group.textContent).toBe('6 nodesinputs of AddBackward0');
     expect(group.classList.contains('jp-mod-selected')).toBe(true);
     click(button(v, 'expand'));
@@ -162,7 +162,7 @@ describe('interactive view', () => {
     click(nodeEl(v, 'n3'));
     click(button(v, 'collapse'));
     v.node
-      .querySelector('g.jp-AutogradGraph-collapsed')!
+      .querySelector('g.jp-AutogradGraph-collapsed[data-key]')!
       .dispatchEvent(new MouseEvent('dblclick', { bubbles: true }));
     expect(v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')).toHaveLength(11);
   });
@@ -221,7 +221,7 @@ describe('interactive view', () => {
     key('Enter');
     expect(v.selected).toBe(v.view.byKey.get('n1'));
     key('c');
-    expect(v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')).toHaveLength(2);
+    expect(v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')).toHaveLength(3);
     key('e');
     expect(v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')).toHaveLength(11);
     key(']');
@@ -246,7 +246,7 @@ describe('interactive view', () => {
   it('draws 2 000 nodes quickly and collapses 20 000', () => {
     const t0 = Date.now();
     const v = mount(mlpPayload(2000));
-    expect(v.node.querySelectorAll('g.jp-AutogradGraph-node')).toHaveLength(2000 - (2000 % 10) + 3 - 10);
+    expect(v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')).toHaveLength(1993);
     expect(Date.now() - t0).toBeLessThan(10000);
     const big = mount(mlpPayload(20000));
     expect(big.view.nodes.length).toBeLessThanOrEqual(2000);
@@ -270,7 +270,7 @@ describe('widget', () => {
     const b = new GraphWidget({ mimeType: 'application/vnd.jupyter-autograd.graph+json' } as any);
     await a.renderModel(model(tutorial()));
     await b.renderModel({ ...model(tutorial()), trusted: true });
-    const count = (w: GraphWidget) => w.node.querySelectorAll('g.jp-AutogradGraph-node').length;
+    const count = (w: GraphWidget) => w.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]').length;
     expect(count(a)).toBe(11);
     expect(count(b)).toBe(11);
   });
