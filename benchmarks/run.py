@@ -137,24 +137,26 @@ def big_chain_numpy(n):
 
 
 def mlp_data(rng):
+    """Weights in nn.Linear's (out, in) layout, as a PyTorch model holds them."""
     X = rng.standard_normal((64, 784)).astype(np.float32)
     y = rng.integers(0, 10, 64)
-    W1 = (rng.standard_normal((784, 256)) * 0.05).astype(np.float32)
+    W1 = (rng.standard_normal((256, 784)) * 0.05).astype(np.float32)
     W2 = (rng.standard_normal((256, 256)) * 0.05).astype(np.float32)
-    W3 = (rng.standard_normal((256, 10)) * 0.05).astype(np.float32)
+    W3 = (rng.standard_normal((10, 256)) * 0.05).astype(np.float32)
     return X, y, [W1, W2, W3], [np.zeros(256, np.float32), np.zeros(256, np.float32), np.zeros(10, np.float32)]
 
 
 def mlp_ours(lib, data, record=True):
+    """The step as PyTorch code writes it: F.linear layers, tanh, cross-entropy, backward."""
     X, y, Ws, bs = data
     xt, yt = lib.tensor(X), lib.tensor(y)
     params = [lib.tensor(w, requires_grad=True) for w in Ws] + [lib.tensor(b, requires_grad=True) for b in bs]
     F = lib.nn.functional
 
     def forward():
-        h = (xt @ params[0] + params[3]).tanh()
-        h = (h @ params[1] + params[4]).tanh()
-        return F.cross_entropy(h @ params[2] + params[5], yt)
+        h = F.linear(xt, params[0], params[3]).tanh()
+        h = F.linear(h, params[1], params[4]).tanh()
+        return F.cross_entropy(F.linear(h, params[2], params[5]), yt)
 
     def step():
         for p in params:
@@ -172,8 +174,9 @@ def mlp_ours(lib, data, record=True):
 
 
 def mlp_numpy(data):
+    """Hand-written forward and backward of the same step (the baseline)."""
     X, y, Ws, bs = data
-    W1, W2, W3 = Ws
+    W1, W2, W3 = (w.T for w in Ws)  # views: x @ W.T as F.linear computes it
     b1, b2, b3 = bs
     n = X.shape[0]
 
@@ -188,13 +191,13 @@ def mlp_numpy(data):
         dz = np.exp(logp)
         dz[np.arange(n), y] -= 1
         dz /= n
-        gW3 = h2.T @ dz
+        gW3 = dz.T @ h2
         gb3 = dz.sum(0)
         dh2 = (dz @ W3.T) * (1 - h2 * h2)
-        gW2 = h1.T @ dh2
+        gW2 = dh2.T @ h1
         gb2 = dh2.sum(0)
         dh1 = (dh2 @ W2.T) * (1 - h1 * h1)
-        gW1 = X.T @ dh1
+        gW1 = dh1.T @ X
         gb1 = dh1.sum(0)
         return loss, gW1, gb1, gW2, gb2, gW3, gb3
 

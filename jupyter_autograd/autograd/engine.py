@@ -398,6 +398,14 @@ def _call_prehooks(node: Node, grads: list, create_graph: bool) -> None:
         grads[:] = [_unwrap(g, create_graph) for g in gt]
 
 
+def _mark(shared: set, g) -> None:
+    """Record that ``g`` (and the array it views) is visible outside the engine's buffers."""
+    shared.add(id(g))
+    base = getattr(g, "base", None)
+    if base is not None:
+        shared.add(id(base))
+
+
 def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None:
     from ..tensor import Tensor  # noqa: PLC0415
 
@@ -412,7 +420,7 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
                 gt = r
         g = _unwrap(gt, create_graph)
         if shared is not None:
-            shared.add(id(g))
+            _mark(shared, g)
     with _ACC_LOCK:
         cur = var._grad
         if create_graph:
@@ -422,10 +430,16 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
             # A leaf keeps the gradient array itself when nothing else can see it: not a seed,
             # not a view, not shown to a hook, not handed to another leaf (torch "steals" the
             # buffer the same way); otherwise it gets a copy, so a later in-place += is private.
-            if shared is None or id(g) in shared or g.base is not None or not g.flags.writeable:
+            base = g.base
+            if (
+                shared is None
+                or id(g) in shared
+                or (base is not None and id(base) in shared)
+                or not g.flags.writeable  # broadcast views
+            ):
                 g = g.copy()
-            if shared is not None:
-                shared.add(id(g))
+            else:
+                _mark(shared, g)
             var._grad = Tensor._wrap(g)
         elif cur._requires_grad or cur._data.shape != g.shape:
             var._grad = cur + Tensor._wrap(g)
@@ -497,7 +511,9 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
         results = [None] * len(inputs)
 
     # 3. seed the roots
-    shared = {id(g) for g in grads}  # arrays the caller can see: never stolen by a leaf
+    shared: set = set()  # arrays the caller can see: never stolen by a leaf
+    for g in grads:
+        _mark(shared, g)
     buffers: dict = {}
     heap = []
     for (fn, nr), g in zip(roots, grads):
@@ -522,7 +538,9 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 cb(fn, tuple(gs))
         if fn._tensor_prehooks or fn._retain or fn._prehooks:
             _call_prehooks(fn, gs, create_graph)
-            shared.update(id(g) for g in gs if g is not None)
+            for g in gs:
+                if g is not None:
+                    _mark(shared, g)
         if capture is not None:
             for nr in range(len(gs)):
                 ks = capture.get((fn, nr))
@@ -550,18 +568,24 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 else:
                     outs = fn._apply(gs, create_graph)
                     # a user's backward may return arrays of tensors it holds: never steal them
-                    shared.update(id(g) for g in outs if g is not None)
+                    for g in outs:
+                        if g is not None:
+                            _mark(shared, g)
             hooks = fn._hooks
             if hooks:
                 gi = tuple(_as_tensor(g) for g in outs)
                 go = tuple(_as_tensor(g) for g in gs)
-                shared.update(id(g) for g in outs if g is not None)
+                for g in outs:
+                    if g is not None:
+                        _mark(shared, g)
                 for h in list(hooks.values()):
                     r = h(gi, go)
                     if r is not None:
                         gi = tuple(r)
                 outs = [_unwrap(g, create_graph) for g in gi]
-                shared.update(id(g) for g in outs if g is not None)
+                for g in outs:
+                    if g is not None:
+                        _mark(shared, g)
         if not keep_graph and fn._saved:
             fn._saved = None
         for (nxt, nr), g in zip(fn.next_functions, outs):
