@@ -158,6 +158,7 @@ def _shape_builders():
         "repeat": ((2, 3), lambda t: t.repeat(2, 1, 3), lambda tt, t: t.repeat(2, 1, 3)),
         "flip": ((2, 3), lambda t: t.flip(1), lambda tt, t: t.flip(1)),
         "clone": ((2, 3), lambda t: t.clone(), lambda tt, t: t.clone()),
+        "_copy_backwards": ((2, 3), lambda t: _copy_backwards(t), None),
         "alias": ((2, 3), lambda t: t[:], None),
         "_to_copy": ((2, 3), lambda t: t.to(ja.float32).to(ja.float64) * 1.0, None),
         "select": ((3, 4), lambda t: t[1], lambda tt, t: t[1]),
@@ -204,6 +205,13 @@ def _shape_builders():
             return cs
 
         _BUILDERS[kind] = builder
+
+
+def _copy_backwards(t):
+    from jupyter_autograd.ops import shape as SH
+    from jupyter_autograd.ops.dispatch import apply1
+
+    return apply1(SH.COPY_BACKWARDS, t)
 
 
 def _index_put_ours(a, b):

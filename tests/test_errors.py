@@ -175,7 +175,7 @@ def test_create_graph_backward_warns():
     a = torch.tensor([1.0, 2.0], requires_grad=True)
     with pytest.warns(UserWarning, match=re.escape("Using backward() with create_graph=True will create a reference cycle")):
         (a * a).sum().backward(create_graph=True)
-    assert repr(a.grad).startswith("tensor([2., 4.], grad_fn=<")
+    assert repr(a.grad) == "tensor([2., 4.], grad_fn=<CopyBackwards>)"
 
 
 def test_autograd_grad_errors():
@@ -205,6 +205,12 @@ def test_node_api():
     assert y.grad_fn._saved_exponent == 2
     e = x.exp()
     assert e.grad_fn._saved_result is not e
+    assert repr(e.grad_fn._saved_result) == "tensor([2.7183, 7.3891], grad_fn=<ExpBackward0>)"
+    seen = []
+    acc = y.grad_fn.next_functions[0][0]
+    acc.register_hook(lambda gi, go: seen.append(go[0].tolist()))
+    y.sum().backward()
+    assert seen == [[2.0, 4.0]]
     assert y.grad_fn.metadata == {}
     assert type(y.grad_fn).__name__ == "PowBackward0"
     acc = y.grad_fn.next_functions[0][0]

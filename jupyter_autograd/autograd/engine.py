@@ -425,7 +425,14 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
         cur = var._grad
         if create_graph:
             g = g if isinstance(g, Tensor) else Tensor._wrap(g)
-            var._grad = g if cur is None else cur + g
+            if cur is None:
+                # torch stores a differentiable copy of the first gradient (CopyBackwards)
+                from ..ops.dispatch import apply1  # noqa: PLC0415
+                from ..ops.shape import COPY_BACKWARDS  # noqa: PLC0415
+
+                var._grad = apply1(COPY_BACKWARDS, g) if g._requires_grad else g
+            else:
+                var._grad = cur + g
         elif cur is None:
             # A leaf keeps the gradient array itself when nothing else can see it: not a seed,
             # not a view, not shown to a hook, not handed to another leaf (torch "steals" the
@@ -552,6 +559,10 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
         if fn.__class__ is AccumulateGrad:
             if gs[0] is not None and (accumulate and (capture is None or fn in needed)):
                 _accumulate(fn, gs[0], create_graph, shared)
+                if fn._hooks:
+                    go = (_as_tensor(gs[0]),)
+                    for h in list(fn._hooks.values()):
+                        h((), go)
             continue
         if (gs[0] is None if len(gs) == 1 else all(g is None for g in gs)):
             outs = [None] * len(fn.next_functions)

@@ -167,7 +167,10 @@ def _read_saved(node: Node, key: str):
             return t
         from ..tensor import Tensor  # noqa: PLC0415 - node.py sits below tensor.py
 
-        return Tensor._wrap(out, False)
+        # torch repacks a saved output: a new Tensor whose grad_fn is this node
+        t = Tensor._wrap(out, True)
+        t.grad_fn = node
+        return t
     if kind == "param":
         p = node._p
         if p is not None and idx in p:

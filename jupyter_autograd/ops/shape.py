@@ -116,6 +116,12 @@ CLONE = _shape_op(
     lambda xp, g, x, out, p: g,
     torch=lambda torch, x: x.clone(),
 )
+# the first .grad of a leaf under backward(create_graph=True) is a recorded copy, as in torch
+COPY_BACKWARDS = _shape_op(
+    "_copy_backwards", "CopyBackwards",
+    lambda xp, x, p: x.copy(),
+    lambda xp, g, x, out, p: g,
+)
 ALIAS = _shape_op(
     "alias", "AliasBackward0",
     lambda xp, x, p: x.view() if hasattr(x, "view") else x,
