@@ -100,6 +100,7 @@ class Tensor:
     _fw = None  # forward-mode tangents: {level: Tensor}
     _inf = False
     _is_param = False
+    _view_version = 0
 
     __array_priority__ = 1000  # so that ndarray <op> Tensor defers to Tensor's reflected ops
 
@@ -494,8 +495,16 @@ class Tensor:
             if self._requires_grad and self.grad_fn is None:
                 raise RuntimeError(ERR_LEAF_INPLACE)
             b = self._base
-            if b is not None and b._requires_grad and b.grad_fn is None:
-                raise RuntimeError(ERR_VIEW_LEAF_INPLACE)
+            if b is not None and b._requires_grad:
+                if b.grad_fn is None:
+                    raise RuntimeError(ERR_VIEW_LEAF_INPLACE)
+                # torch rebases the base's history here (CopySlices); we refuse rather than
+                # let the base's gradient silently miss the modification
+                raise RuntimeError(
+                    "in-place operation on a view of a tensor that requires grad is not supported "
+                    f"by jupyter_autograd (the view's base has grad_fn={b.grad_fn.name()}); "
+                    "modify a clone() of the view, or the base itself with an index assignment"
+                )
 
 
 def _rebuild(data, requires_grad):

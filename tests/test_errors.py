@@ -240,3 +240,29 @@ def test_tensor_hooks():
     x.grad = None
     y.sum().backward()
     assert x.grad.tolist() == [0.0, 0.0]
+
+
+def test_inplace_on_view_of_leaf_and_views_of_nonleaf():
+    x = torch.ones(3, requires_grad=True)
+    v = x[0:2]
+    assert v._base is x
+    with pytest.raises(RuntimeError, match=re.escape(E.ERR_VIEW_LEAF_INPLACE)):
+        v.add_(1)
+    y = x * 2
+    w = y[1:]
+    with pytest.raises(RuntimeError, match="in-place operation on a view of a tensor that requires grad"):
+        w.mul_(2)
+    u = y[0]
+    y.mul_(3)  # in-place on the base: u's recorded history is now stale
+    with pytest.raises(RuntimeError, match="used after its base was modified by an inplace operation"):
+        u * 1
+    (y[0] * 1).backward()  # a view taken after the modification is fine
+    assert x.grad.tolist() == [6.0, 0.0, 0.0]
+
+
+def test_views_share_the_version_counter():
+    x = torch.ones(4)
+    v = x.view(2, 2)
+    x.add_(1)
+    assert v._version == x._version == 1
+    assert v.tolist() == [[2.0, 2.0], [2.0, 2.0]]

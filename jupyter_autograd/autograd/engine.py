@@ -81,11 +81,10 @@ def _meta(d):
 
 
 def _meta1(d, n_tail):
-    m = _meta(d)
-    key = (m, n_tail)
+    key = (d.shape, d.dtype, n_tail)
     s = _META1.get(key)
     if s is None:
-        s = _META1[key] = (m,) + (None,) * n_tail
+        s = _META1[key] = (_meta(d),) + (None,) * n_tail
     return s
 
 
@@ -102,6 +101,8 @@ def record(op, inputs, outs, p, results) -> Node:
             nf.append(NONE_EDGE)
             metas.append(None)
         else:
+            if t._base is not None:
+                _check_stale_view(t)
             fn = t.grad_fn
             if fn is not None:
                 nf.append((fn, t._output_nr))
@@ -157,18 +158,20 @@ def record(op, inputs, outs, p, results) -> Node:
 def record1(op, t, out, p, res, tail=()) -> Node:
     """Fast :func:`record` for one tensor input ``t`` followed by Python scalars (``y + 0.5``,
     ``y.tanh()``): the hot path of small-tensor code."""
-    if FLAGS.anomaly or FLAGS.record_tracers or t._inf:
+    if FLAGS.anomaly or FLAGS.record_tracers or t._inf or t._base is not None:
         return record(op, (t,) + tail, out, p, (res,))
     cls = op.node_cls
     node = cls.__new__(cls)
     fn = t.grad_fn
     edge = (fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0)
-    if tail:
-        node.next_functions = (edge,) + (NONE_EDGE,) * len(tail)
-        node._shapes = _meta1(t._data, len(tail))
+    n = len(tail)
+    if n == 1:
+        node.next_functions = (edge, NONE_EDGE)
+    elif n:
+        node.next_functions = (edge,) + (NONE_EDGE,) * n
     else:
         node.next_functions = (edge,)
-        node._shapes = _meta1(t._data, 0)
+    node._shapes = _meta1(t._data, n)
     if p is not None:
         node._p = p
     si = op.save_inputs
@@ -195,6 +198,18 @@ def record1(op, t, out, p, res, tail=()) -> Node:
     node._seq = next(SEQ)
     res.grad_fn = node
     return node
+
+
+def _check_stale_view(t) -> None:
+    """A view whose base (or a sibling view) was modified in place after the view was made
+    still carries the base's old history; torch regenerates it, we refuse to use it."""
+    if t._vc is not None and t._vc[0] != t._view_version and t._base._requires_grad:
+        raise RuntimeError(
+            "a view of a tensor that requires grad is used after its base was modified by an "
+            "inplace operation; its gradient would miss that modification (torch rebuilds the "
+            "view's history, jupyter_autograd does not): take the view again after the "
+            "in-place operation"
+        )
 
 
 def _legacy_type(t) -> str:

@@ -85,9 +85,28 @@ def apply1(op, x: Tensor, p=None) -> Tensor:
         res._requires_grad = False
     if STATE.inference:
         res._inf = True
+    if op.name in VIEW_OPS and out.base is not None:
+        _make_view(res, x)
     if FLAGS.forward_ad_levels:
         _forward_ad(op, (x,), (d,), out, p, (res,))
     return res
+
+
+# Ops whose result shares memory with the input (when NumPy returns a view): the result is a
+# view, with the input's base and version counter, as torch's views.
+VIEW_OPS = frozenset({
+    "view", "_unsafe_view", "transpose.int", "t", "permute", "squeeze", "squeeze.dim",
+    "squeeze.dims", "unsqueeze", "expand", "select.int", "slice.Tensor", "alias",
+})
+
+
+def _make_view(res: Tensor, x: Tensor) -> None:
+    res._base = x._base if x._base is not None else x
+    vc = x._vc
+    if vc is None:
+        vc = x._vc = [0]
+    res._vc = vc
+    res._view_version = vc[0]
 
 
 def promote2(a, b):

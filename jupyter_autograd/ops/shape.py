@@ -151,7 +151,8 @@ def _copy_back(xp, g, p):
 
 # ---------------------------------------------------------------- indexing
 def _select_fwd(xp, x, p):
-    return xp.take(x, p["index"], axis=p["dim"])
+    # basic indexing: a view of x, as torch's select
+    return x[(slice(None),) * p["dim"] + (p["index"], Ellipsis)]  # Ellipsis: 0-d view, not a scalar
 
 
 SELECT = defop(
