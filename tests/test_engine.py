@@ -144,7 +144,7 @@ def test_c4_no_leak_over_many_iterations():
 # ---------------------------------------------------------------- C5: linear time
 def _time(fn):
     best = float("inf")
-    for _ in range(3):
+    for _ in range(2):
         t0 = time.perf_counter()
         fn()
         best = min(best, time.perf_counter() - t0)
@@ -167,8 +167,9 @@ def test_c5_linear_time_chain_and_indexing():
         s.backward()
 
     # 10x the size must cost 5x-25x the time (an O(n^2) backward gives ~100x)
-    r1 = _time(lambda: chain(30_000)) / _time(lambda: chain(3_000))
-    r2 = _time(lambda: index_sum(6_000)) / _time(lambda: index_sum(600))
+    # the smallest of three measured ratios: load spikes on a shared CI machine only inflate them
+    r1 = min(_time(lambda: chain(30_000)) / _time(lambda: chain(3_000)) for _ in range(3))
+    r2 = min(_time(lambda: index_sum(6_000)) / _time(lambda: index_sum(600)) for _ in range(3))
     assert 4 <= r1 <= 25, r1
     assert 4 <= r2 <= 25, r2
 
