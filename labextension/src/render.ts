@@ -375,6 +375,7 @@ function appendRows(doc: Document, parent: HTMLElement, rows: Array<[string, str
     const key = doc.createElement('span');
     key.className = 'jp-AutogradGraph-key';
     key.textContent = k;
+    key.hidden = k === '';
     const val = doc.createElement(v.includes('\n') ? 'pre' : 'span');
     val.className = 'jp-AutogradGraph-value';
     val.textContent = v;
@@ -410,7 +411,26 @@ export function buildTooltip(doc: Document, model: IGraphModel, node: IViewNode)
     return box;
   }
   const p = model.nodes[node.index];
-  appendRows(doc, box, nodeFacts(p, TOOLTIP_PREVIEW_CHARS));
+  const rows: Array<[string, string]> = [];
+  const summary = [
+    p.kind === 'function' || p.kind === 'accumulate' ? p.op || p.kind : p.kind,
+    p.shape ? `shape ${formatShape(p.shape)}` : '',
+    p.dtype ? `dtype ${capText(p.dtype, 40)}` : '',
+    p.requires_grad ? 'requires_grad' : '',
+    p.is_leaf ? 'leaf' : '',
+    p.retains_grad ? 'retains_grad' : ''
+  ].filter(t => t !== '');
+  rows.push(['', summary.join(' · ')]);
+  if (p.name) {
+    rows.push(['name', capText(p.name, TOOLTIP_PREVIEW_CHARS)]);
+  }
+  if (p.value) {
+    rows.push(['value', capText(p.value, TOOLTIP_PREVIEW_CHARS)]);
+  }
+  if (p.grad) {
+    rows.push(['grad', capText(p.grad, TOOLTIP_PREVIEW_CHARS)]);
+  }
+  appendRows(doc, box, rows);
   const saved = savedFacts(p, TOOLTIP_PREVIEW_CHARS);
   if (saved.length > 0) {
     box.appendChild(heading(doc, 'saved tensors'));

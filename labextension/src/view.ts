@@ -59,6 +59,8 @@ export interface IGraphViewOptions {
   budget?: number;
   /** Layout engine ('auto' picks dagre when cheap enough). */
   engine?: LayoutEngine;
+  /** Leave layout and drawing to a later {@link GraphView.draw} call (to split long work). */
+  deferDraw?: boolean;
 }
 
 /** Timings of the last (re)draw, in ms. */
@@ -111,7 +113,16 @@ export class GraphView {
     this.node.className = 'jp-AutogradGraph';
     this._buildChrome();
     this._view = fitToBudget(this._model, this._state, this._budget);
-    this._redraw();
+    if (!options.deferDraw) {
+      this.draw();
+    }
+  }
+
+  /** Lay out and draw, once (the constructor does it unless `deferDraw` was set). */
+  draw(): void {
+    if (!this._drawing) {
+      this._redraw();
+    }
   }
 
   /** The indexed payload. */

@@ -166,11 +166,14 @@ def test_tutorial_graph(page: Any, lab: LabServer, autograd_magic: bool) -> None
     t0 = viewport.get_attribute("transform")
     out.locator("button[data-action=zoom-in]").click()
     assert viewport.get_attribute("transform") != t0
+    zoomed = viewport.get_attribute("transform")
     box = out.locator(".jp-AutogradGraph-canvas").bounding_box()
     page.mouse.move(box["x"] + 5, box["y"] + 5)
     page.mouse.down()
     page.mouse.move(box["x"] + 60, box["y"] + 40, steps=5)
     page.mouse.up()
+    panned = viewport.get_attribute("transform")
+    assert panned != zoomed and panned.endswith(zoomed.split(" ")[-1])  # moved, same scale
     out.locator("button[data-action=fit]").click()
     assert viewport.get_attribute("transform") == t0
 

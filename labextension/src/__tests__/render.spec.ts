@@ -2,9 +2,9 @@ import { buildModel, buildView, CollapseState } from '../graph';
 import { layoutGraph } from '../layout';
 import { capText, drawGraph, MAX_LABEL_CHARS, nodeLines, nodeSize, viewSizes } from '../render';
 import { checkPayload, IGraphPayload } from '../schema';
-import { GraphView } from '../view';
+import { GraphView, PLAY_INTERVAL_MS } from '../view';
 import { GraphWidget } from '../widget';
-import { corpusPayload, LABEL_CORPUS, mlpPayload, tutorial } from './helpers';
+import { corpusPayload, graphFixtures, LABEL_CORPUS, mlpPayload, tutorial } from './helpers';
 
 const DANGEROUS =
   'script, iframe, object, embed, foreignObject, a[href], [onerror], [onload], [onclick], [onmouseover], [data-commandlinker-command]';
@@ -114,6 +114,27 @@ describe('render', () => {
   });
 });
 
+describe('Python fixtures', () => {
+  it.each(graphFixtures())('renders %s completely and inertly', (_name, payload) => {
+    const v = mount(payload);
+    const drawn = v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]').length;
+    expect(drawn).toBe(Math.min(payload.nodes.length, v.view.nodes.length));
+    if (payload.nodes.length <= 2000) {
+      expect(drawn).toBe(payload.nodes.length);
+      expect(v.node.querySelectorAll('path.jp-AutogradGraph-edge')).toHaveLength(v.view.edges.length);
+    }
+    expect(v.node.querySelectorAll(DANGEROUS)).toHaveLength(0);
+    for (const node of payload.nodes.slice(0, 300)) {
+      const g = nodeEl(v, node.id);
+      if (g) {
+        const lines = Array.from(g.querySelectorAll('tspan')).map(t => t.textContent);
+        expect(lines.join('\n')).toBe(nodeLines(v.model, v.view.nodes[v.view.byKey.get(node.id)!]).join('\n'));
+      }
+    }
+    expect((window as any).__pwned).toBeUndefined();
+  });
+});
+
 describe('interactive view', () => {
   it('selects a node, shows details and highlights its paths', () => {
     const v = mount(tutorial());
@@ -200,6 +221,41 @@ describe('interactive view', () => {
     expect(button(v, 'step-next').disabled).toBe(true);
     click(button(v, 'step-first'));
     expect(v.node.querySelectorAll('.jp-mod-active, .jp-mod-done, .jp-mod-flowing')).toHaveLength(0);
+  });
+
+  it('plays the backward pass on a timer', () => {
+    jest.useFakeTimers();
+    try {
+      const v = mount(tutorial());
+      click(button(v, 'play'));
+      expect(button(v, 'play').textContent).toBe('Pause');
+      jest.advanceTimersByTime(PLAY_INTERVAL_MS * 3 + 10);
+      expect(v.step).toBe(3);
+      jest.advanceTimersByTime(PLAY_INTERVAL_MS * 10);
+      expect(v.step).toBe(6);
+      expect(button(v, 'play').textContent).toBe('Play');
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('zooms with Ctrl+wheel and the buttons; plain wheel is left to the notebook', () => {
+    const v = mount(tutorial());
+    const viewport = v.node.querySelector('.jp-AutogradGraph-viewport') as SVGGElement;
+    const canvas = v.node.querySelector('.jp-AutogradGraph-canvas') as HTMLElement;
+    const scale = () => parseFloat(/scale\(([\d.]+)\)/.exec(viewport.getAttribute('transform') ?? '')?.[1] ?? '1');
+    const k0 = scale();
+    const plain = new WheelEvent('wheel', { deltaY: -100, bubbles: true, cancelable: true });
+    canvas.dispatchEvent(plain);
+    expect(plain.defaultPrevented).toBe(false);
+    expect(scale()).toBe(k0);
+    const ctrl = new WheelEvent('wheel', { deltaY: -100, ctrlKey: true, bubbles: true, cancelable: true });
+    canvas.dispatchEvent(ctrl);
+    expect(ctrl.defaultPrevented).toBe(true);
+    expect(scale()).toBeGreaterThan(k0);
+    click(button(v, 'zoom-out'));
+    click(button(v, 'zoom-out'));
+    expect(scale()).toBeLessThan(k0 * 1.2);
   });
 
   it('has no stepper when backward has not run', () => {
