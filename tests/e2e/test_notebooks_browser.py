@@ -71,9 +71,9 @@ def wait_all_ran(page: Any, n_code: int, timeout: float = 240_000) -> None:
             .map(p => p.textContent.trim());
           if (prompts.some(p => p.includes('*'))) return false;
           const ran = prompts.filter(p => /\\[\\d+\\]/.test(p)).length;
-          return ran >= n || document.querySelector('[data-mime-type="application/vnd.jupyter.stderr"]')
-            && [...document.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"]')]
-                 .some(e => e.textContent.includes('Traceback'));
+          const sel = '[data-mime-type="application/vnd.jupyter.stderr"]';
+          return ran >= n || [...document.querySelectorAll(sel)]
+            .some(e => e.textContent.includes('Traceback'));
         }""",
         arg=n_code,
         timeout=timeout,

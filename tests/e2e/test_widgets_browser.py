@@ -61,7 +61,11 @@ def open_and_run(page: Any, lab: LabServer, name: str, cells: list[str], root: s
 def test_accumulation_demo(page: Any, lab: LabServer) -> None:
     """backward() twice adds up (4 -> 8 in the corner, 48 -> 96 in total), zero_() resets."""
     box = open_and_run(
-        page, lab, "w_accum.ipynb", [IMPORTS + "demo = AccumulationDemo()\ndemo"], "AccumulationDemo"
+        page,
+        lab,
+        "w_accum.ipynb",
+        [IMPORTS + "demo = AccumulationDemo()\ndemo"],
+        "AccumulationDemo",
     )
     out, count = box.locator(f"{W}out"), box.locator(f"{W}count")
     button = box.locator(f"{W}backward_button")
@@ -140,7 +144,8 @@ def test_jacobian_explorer(page: Any, lab: LabServer) -> None:
     shot(box, "jacobian-0")
     check = (
         "ex.refresh(); r = ex.report; "
-        "print(ex.throttle.draws, r.v.tolist(), np.allclose(r.vjp, r.v @ r.J), r.vjp.round(4).tolist())"
+        "print(ex.throttle.draws, r.v.tolist(), np.allclose(r.vjp, r.v @ r.J), "
+        "r.vjp.round(4).tolist())"
     )
     draws0, v0, ok0, vjp0 = _parse(kernel(page, check, "KJ0"))
     assert v0 == [1.0, 0.0, 1.0] and ok0 and vjp0 == [2.0, 5.0]
