@@ -32,6 +32,16 @@ def shot(target: Any, name: str) -> Path:
     return path
 
 
+def wait_text(el: Any, present: str, absent: str = "\0", timeout: float = 30_000) -> str:
+    """Wait until the element's text holds `present` and not `absent`; return the text."""
+    el.page.wait_for_function(
+        "([el, p, a]) => el.textContent.includes(p) && !el.textContent.includes(a)",
+        arg=[el.element_handle(), present, absent],
+        timeout=timeout,
+    )
+    return el.inner_text()
+
+
 def kernel(page: Any, code: str, tag: str, timeout: float = 60_000) -> str:
     """Run one line in a new cell below the last one; return the text it printed after
     ``tag``. The tag is assembled at run time so the cell's source never matches it."""
@@ -105,15 +115,18 @@ def test_grad_mode_toggle(page: Any, lab: LabServer) -> None:
     shot(box, "gradmode-enabled")
 
     box.locator(f"{W}mode button", has_text="torch.no_grad()").click()
-    y_out.locator("text=grad_fn=None").wait_for(timeout=30_000)
-    assert "SumBackward0" not in y_out.inner_text()
+    # The x line reads grad_fn=None in every mode: wait for y's line to lose SumBackward0.
+    text = wait_text(y_out, "with torch.no_grad():", absent="SumBackward0")
+    assert re.search(r"^y .*grad_fn=None", text, re.M), text
     assert "d.grad_fn=None" in d_out.inner_text()
     got = kernel(page, "print(tog.probe['y']['grad_fn'], torch.is_grad_enabled())", "KM1")
     assert got == "None True"
     shot(box, "gradmode-no_grad")
 
     box.locator(f"{W}mode button", has_text="torch.inference_mode()").click()
-    y_out.locator("text=is_inference=True").wait_for(timeout=30_000)
+    text = wait_text(y_out, "with torch.inference_mode():")
+    assert re.search(r"^y .*is_inference=True", text, re.M), text
+    wait_text(d_out, "d.is_inference()=True")
     got = kernel(
         page,
         "print(tog.mode.value, tog.probe['y']['is_inference'], torch.is_grad_enabled())",
@@ -123,7 +136,7 @@ def test_grad_mode_toggle(page: Any, lab: LabServer) -> None:
     shot(box, "gradmode-inference_mode")
 
     box.locator(f"{W}mode button", has_text="grad enabled").click()
-    y_out.locator("text=grad_fn=SumBackward0").wait_for(timeout=30_000)
+    wait_text(y_out, "grad_fn=SumBackward0")
     assert kernel(page, "print(tog.probe['y']['grad_fn'])", "KM3") == "SumBackward0"
     assert page.errors == []
 
