@@ -507,6 +507,11 @@ class Tensor:
                 )
 
 
+from .autograd import engine as _engine  # noqa: E402 - bind the class for the engine
+
+_engine.Tensor = Tensor
+
+
 def _rebuild(data, requires_grad):
     t = Tensor._wrap(np.array(data))
     t._requires_grad = requires_grad

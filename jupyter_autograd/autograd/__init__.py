@@ -13,6 +13,7 @@ from ..grad_mode import (  # noqa: F401 - re-exported as in torch.autograd
     no_grad,
     set_grad_enabled,
 )
+from . import engine as _engine
 from .engine import execute
 from .node import AccumulateGrad, Node
 
@@ -20,7 +21,7 @@ __all__ = ["backward", "grad", "Node", "AccumulateGrad"]
 
 
 def _tensors(x):
-    from ..tensor import Tensor  # noqa: PLC0415
+    Tensor = _engine.Tensor
 
     if isinstance(x, Tensor):
         return (x,)
@@ -31,7 +32,7 @@ def _tensors(x):
 
 def _make_grads(outputs, grads, create_graph, is_grads_batched=False):
     """Check or create the seed gradients (torch's _make_grads)."""
-    from ..tensor import Tensor  # noqa: PLC0415
+    Tensor = _engine.Tensor
 
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
@@ -156,7 +157,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         >>> g
         tensor([ 3., 12., 27.], grad_fn=<MulBackward0>)
     """
-    from ..tensor import Tensor  # noqa: PLC0415
+    Tensor = _engine.Tensor
 
     outs = _tensors(outputs)
     single_input = isinstance(inputs, Tensor)

@@ -34,6 +34,8 @@ class _Flags:
 
 
 FLAGS = _Flags()
+# Bound by tensor.py once the class exists (tensor.py imports this package first).
+Tensor = None
 
 
 def device_mismatch(tensors) -> RuntimeError:
@@ -232,7 +234,6 @@ def check_versions(node: Node) -> None:
                 if isinstance(fn, AccumulateGrad):
                     fn = None
             else:
-                from ..tensor import Tensor  # noqa: PLC0415
 
                 t = Tensor._wrap(saved[1])
                 fn, nr = node, 0
@@ -317,7 +318,6 @@ def run_node(node: Node, grads, create_graph: bool):
         g = tuple(grads)
     if create_graph:
         from ..ops.txp import TXP, as_graph_tensor  # noqa: PLC0415
-        from ..tensor import Tensor  # noqa: PLC0415
 
         xp = TXP
         if saved:
@@ -367,7 +367,6 @@ def run_node(node: Node, grads, create_graph: bool):
 
 # ------------------------------------------------------------------------ the engine
 def _as_tensor(g):
-    from ..tensor import Tensor  # noqa: PLC0415
 
     if g is None or isinstance(g, Tensor):
         return g
@@ -422,7 +421,6 @@ def _mark(shared: set, g) -> None:
 
 
 def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None:
-    from ..tensor import Tensor  # noqa: PLC0415
 
     var = acc.variable
     if g.__class__ is not _ndarray and isinstance(g, np.generic):
@@ -639,7 +637,6 @@ def _zeros_for(fn: Node, i: int, create_graph: bool, gs=()):
         like = like._data
     z = (NPX if like is None else xp_of(like)).zeros(shape, dt)
     if create_graph:
-        from ..tensor import Tensor  # noqa: PLC0415
 
         return Tensor._wrap(z)
     return z

@@ -8,6 +8,7 @@ from ..ops import api as _api
 from ..ops import linalg as LA
 from ..ops import loss as LS
 from ..ops.dispatch import apply, promote2
+from ..autograd.engine import xp_of
 from ..tensor import Tensor
 
 relu = _api.relu
@@ -128,13 +129,23 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
             f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({t.shape[0]})."
         )
     n_classes = x.shape[1] if x.ndim > 1 else x.shape[0]
+    w = _opt(weight)
+    if w is None and t.size:
+        tmin, tmax = int(t.min()), int(t.max())
+        if tmin >= 0 and tmax < n_classes and not tmin <= ignore_index <= tmax:
+            # common case: no weights, nothing ignored: the coefficient is one number
+            n = t.size
+            p = {
+                "reduction": r, "ignore_index": ignore_index, "weight": None, "st": t,
+                "coef": -1.0 / n if r == 1 else -1.0, "total_weight": float(n),
+                "self_sym_sizes": x.shape,
+            }
+            return apply(LS.NLL, (input, target if isinstance(target, Tensor) else Tensor._wrap(t)), p)
     valid = t != ignore_index
     bad = valid & ((t < 0) | (t >= n_classes))
     if np.any(bad):
         raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
     st = np.where(valid, t, 0)
-    w = _opt(weight)
-    from ..autograd.engine import xp_of  # noqa: PLC0415
 
     ww = (w[st] if w is not None else xp_of(x).ones(t.shape, x.dtype)) * valid  # on x's device
     total = ww.sum()

@@ -163,6 +163,9 @@ def _nll_vjp(xp, g, x, t, out, p):
     shape = p["self_sym_sizes"]
     cdim = 1 if len(shape) > 1 else 0
     gg = g * p["coef"]
+    st = p["st"]
+    if gg.shape != st.shape:  # a reduced loss with one coefficient: every target gets it
+        gg = xp.broadcast_to(gg, st.shape)
     return xp.put_along_axis_zeros(xp.expand_dims(gg, cdim), np.expand_dims(p["st"], cdim), cdim, shape)
 
 
