@@ -106,6 +106,45 @@ export function computeRanks(n: number, sources: number[], targets: number[]): I
   return rank;
 }
 
+/** Longest path from any source to each node (iterative; cycles broken arbitrarily). */
+function longestFromSources(n: number, preds: number[][], succs: number[][]): Int32Array {
+  const indeg = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    indeg[i] = preds[i].length;
+  }
+  const depth = new Int32Array(n);
+  const done = new Uint8Array(n);
+  const queue: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (indeg[i] === 0) {
+      queue.push(i);
+    }
+  }
+  let head = 0;
+  let scan = 0;
+  for (;;) {
+    while (head < queue.length) {
+      const v = queue[head++];
+      done[v] = 1;
+      for (const w of succs[v]) {
+        depth[w] = Math.max(depth[w], depth[v] + 1);
+        if (--indeg[w] === 0) {
+          queue.push(w);
+        }
+      }
+    }
+    while (scan < n && (done[scan] || indeg[scan] <= 0)) {
+      scan++;
+    }
+    if (scan >= n) {
+      break;
+    }
+    indeg[scan] = 0;
+    queue.push(scan);
+  }
+  return depth;
+}
+
 /** dagre's work estimate: nodes plus one dummy per extra column an edge spans. */
 export function dagreCost(n: number, sources: number[], targets: number[]): number {
   const rank = computeRanks(n, sources, targets);
@@ -232,21 +271,36 @@ export function layeredLayout(input: ILayoutInput): ILayout {
     }
   };
   // Place a column in order, each node as near its wish (bary) as the spacing allows.
+  // Place a column in order: its best-connected node exactly at its wish (so the main chain
+  // stays straight), the others as near theirs as the spacing allows, packing outwards.
+  // The spine is where the longest input path runs; ties go to the better connected node.
+  const spine = longestFromSources(n, preds, succs);
+  const better = (a: number, b: number) =>
+    spine[a] !== spine[b]
+      ? spine[a] > spine[b]
+      : preds[a].length + succs[a].length > preds[b].length + succs[b].length;
   const place = (layer: number[]) => {
-    let prevBottom = -Infinity;
-    for (const v of layer) {
-      const top = Math.max(bary[v] - heights[v] / 2, prevBottom + NODE_SEP);
-      y[v] = top + heights[v] / 2;
-      prevBottom = top + heights[v];
+    if (layer.length === 0) {
+      return;
     }
-    // Shift the column back by the mean overshoot so it stays centred on its wishes.
-    let drift = 0;
-    for (const v of layer) {
-      drift += y[v] - bary[v];
+    let anchor = 0;
+    for (let j = 1; j < layer.length; j++) {
+      if (better(layer[j], layer[anchor])) {
+        anchor = j;
+      }
     }
-    drift = layer.length > 0 ? drift / layer.length : 0;
-    for (const v of layer) {
-      y[v] -= drift;
+    y[layer[anchor]] = bary[layer[anchor]];
+    let bottom = y[layer[anchor]] + heights[layer[anchor]] / 2;
+    for (let j = anchor + 1; j < layer.length; j++) {
+      const v = layer[j];
+      y[v] = Math.max(bary[v], bottom + NODE_SEP + heights[v] / 2);
+      bottom = y[v] + heights[v] / 2;
+    }
+    let top = y[layer[anchor]] - heights[layer[anchor]] / 2;
+    for (let j = anchor - 1; j >= 0; j--) {
+      const v = layer[j];
+      y[v] = Math.min(bary[v], top - NODE_SEP - heights[v] / 2);
+      top = y[v] - heights[v] / 2;
     }
   };
   for (let it = 0; it < 2; it++) {

@@ -52,6 +52,7 @@ const EDGE_LABEL_CHARS = 32;
 const MIN_CANVAS_HEIGHT = 220;
 const MAX_CANVAS_HEIGHT = 560;
 const FIT_PAD = 8;
+const FOCUS_HEIGHT = 400;
 
 /** Options of {@link GraphView}. */
 export interface IGraphViewOptions {
@@ -178,8 +179,10 @@ export class GraphView {
     let h = ch;
     if (this._autoHeight) {
       // Size the canvas to the drawing at the width-limited scale, within bounds.
-      const kw = Math.max(Math.min(cw / layout.width, 1.25), mode === 'auto' ? FOCUS_ZOOM : 0);
-      h = Math.round(Math.max(MIN_CANVAS_HEIGHT, Math.min(MAX_CANVAS_HEIGHT, layout.height * kw + 2 * FIT_PAD)));
+      const kw = Math.min(cw / layout.width, 1.25);
+      const focus = mode === 'auto' && kw < LOW_DETAIL_ZOOM;
+      const wanted = focus ? FOCUS_HEIGHT : layout.height * kw + 2 * FIT_PAD;
+      h = Math.round(Math.max(MIN_CANVAS_HEIGHT, Math.min(MAX_CANVAS_HEIGHT, wanted)));
       if (h !== ch) {
         this._canvas.style.height = `${h}px`;
       }
