@@ -25,7 +25,10 @@ step "jlpm install"
   exit 1
 }
 
-# 3. Type check and jest (schema guard, graph logic, layout, render, view, widget).
+# 3. Lint (Prettier + ESLint, F2 again as no-restricted-syntax), type check, jest (schema
+#    guard, graph logic, layout, render, view, widget).
+step "prettier + eslint"
+(cd labextension && jlpm lint:check)
 step "tsc --noEmit"
 (cd labextension && jlpm typecheck)
 step "jest"

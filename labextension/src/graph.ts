@@ -117,7 +117,17 @@ export function buildModel(payload: IGraphPayload): IGraphModel {
       backwardOrder.push(i);
     }
   }
-  return { payload, nodes, index, edgeSource, edgeTarget, outEdges, inEdges, roots, backwardOrder };
+  return {
+    payload,
+    nodes,
+    index,
+    edgeSource,
+    edgeTarget,
+    outEdges,
+    inEdges,
+    roots,
+    backwardOrder
+  };
 }
 
 /** Which groups are collapsed; mutated by the collapse/expand operations below. */
@@ -134,7 +144,10 @@ export class CollapseState {
 }
 
 /** Compute the visible graph: payload nodes outside active groups, plus one node per group. */
-export function buildView(model: IGraphModel, state: CollapseState): IGraphView {
+export function buildView(
+  model: IGraphModel,
+  state: CollapseState
+): IGraphView {
   const n = model.nodes.length;
   const groupOf = new Int32Array(n).fill(-1);
   state.groups.forEach((g, gi) => {
@@ -254,7 +267,13 @@ function absorb(
   }
   const absorbed = new Set(children);
   state.groups = state.groups.filter(g => !absorbed.has(g));
-  const group: ICollapsedGroup = { key: state.newKey(), kind, members, children, caption };
+  const group: ICollapsedGroup = {
+    key: state.newKey(),
+    kind,
+    members,
+    children,
+    caption
+  };
   state.groups.push(group);
   return group;
 }
@@ -308,7 +327,13 @@ export function collapseInputs(
     return null;
   }
   const picked = Array.from(up).sort((a, b) => a - b);
-  return absorb(state, view, picked, 'subgraph', `inputs of ${viewNodeName(model, view.nodes[v])}`);
+  return absorb(
+    state,
+    view,
+    picked,
+    'subgraph',
+    `inputs of ${viewNodeName(model, view.nodes[v])}`
+  );
 }
 
 /**
@@ -323,7 +348,8 @@ export function collapseChains(
   minLength = MIN_CHAIN_LENGTH
 ): number {
   const n = view.nodes.length;
-  const inner = (v: number) => view.inEdges[v].length === 1 && view.outEdges[v].length === 1;
+  const inner = (v: number) =>
+    view.inEdges[v].length === 1 && view.outEdges[v].length === 1;
   const done = new Uint8Array(n);
   let made = 0;
   for (let v = 0; v < n; v++) {
@@ -427,7 +453,9 @@ export function collapseOverflow(
   }
   for (const [o, list] of owners) {
     const caption =
-      o === -2 ? 'more nodes' : `more inputs of ${viewNodeName(model, view.nodes[o])}`;
+      o === -2
+        ? 'more nodes'
+        : `more inputs of ${viewNodeName(model, view.nodes[o])}`;
     absorb(state, view, list, 'overflow', caption);
   }
   return owners.size;
@@ -516,7 +544,10 @@ export function expandGroup(
       seeds.push(v);
     }
   }
-  const room = Math.max(MIN_EXPAND_NODES, budget - (view.nodes.length - scopeCount));
+  const room = Math.max(
+    MIN_EXPAND_NODES,
+    budget - (view.nodes.length - scopeCount)
+  );
   if (collapseOverflow(model, state, view, scope, seeds, room) > 0) {
     view = buildView(model, state);
   }
@@ -541,7 +572,11 @@ export interface IBackwardFrame {
 }
 
 /** View edges that carry the gradient out of view node `v` when its backward runs. */
-function gradientEdges(model: IGraphModel, view: IGraphView, v: number): number[] {
+function gradientEdges(
+  model: IGraphModel,
+  view: IGraphView,
+  v: number
+): number[] {
   // The gradient goes from v to its inputs; through a drawn tensor it continues to its producer.
   const out: number[] = [];
   for (const e of view.inEdges[v]) {
@@ -558,7 +593,11 @@ function gradientEdges(model: IGraphModel, view: IGraphView, v: number): number[
 }
 
 /** State of the backward replay after `step` of `model.backwardOrder.length` steps. */
-export function backwardFrame(model: IGraphModel, view: IGraphView, step: number): IBackwardFrame {
+export function backwardFrame(
+  model: IGraphModel,
+  view: IGraphView,
+  step: number
+): IBackwardFrame {
   const order = model.backwardOrder;
   const last = Math.max(0, Math.min(step, order.length));
   const done = new Set<number>();

@@ -55,7 +55,11 @@ function now(): number {
  * Column of every node: longest path to a sink, counted from the right, so each input sits in
  * the column just left of its first consumer. Cycles (not expected) are broken arbitrarily.
  */
-export function computeRanks(n: number, sources: number[], targets: number[]): Int32Array {
+export function computeRanks(
+  n: number,
+  sources: number[],
+  targets: number[]
+): Int32Array {
   const out = new Int32Array(n);
   const preds: number[][] = Array.from({ length: n }, () => []);
   for (let k = 0; k < sources.length; k++) {
@@ -107,7 +111,11 @@ export function computeRanks(n: number, sources: number[], targets: number[]): I
 }
 
 /** Longest path from any source to each node (iterative; cycles broken arbitrarily). */
-function longestFromSources(n: number, preds: number[][], succs: number[][]): Int32Array {
+function longestFromSources(
+  n: number,
+  preds: number[][],
+  succs: number[][]
+): Int32Array {
   const indeg = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     indeg[i] = preds[i].length;
@@ -146,7 +154,11 @@ function longestFromSources(n: number, preds: number[][], succs: number[][]): In
 }
 
 /** dagre's work estimate: nodes plus one dummy per extra column an edge spans. */
-export function dagreCost(n: number, sources: number[], targets: number[]): number {
+export function dagreCost(
+  n: number,
+  sources: number[],
+  targets: number[]
+): number {
   const rank = computeRanks(n, sources, targets);
   let cost = n;
   for (let k = 0; k < sources.length; k++) {
@@ -159,7 +171,13 @@ function dagreLayout(input: ILayoutInput): ILayout {
   const t0 = now();
   const n = input.widths.length;
   const g = new dagre.graphlib.Graph({ multigraph: false });
-  g.setGraph({ rankdir: 'LR', nodesep: NODE_SEP, ranksep: RANK_SEP, marginx: MARGIN, marginy: MARGIN });
+  g.setGraph({
+    rankdir: 'LR',
+    nodesep: NODE_SEP,
+    ranksep: RANK_SEP,
+    marginx: MARGIN,
+    marginy: MARGIN
+  });
   g.setDefaultEdgeLabel(() => ({}));
   for (let i = 0; i < n; i++) {
     g.setNode(String(i), { width: input.widths[i], height: input.heights[i] });
@@ -177,7 +195,9 @@ function dagreLayout(input: ILayoutInput): ILayout {
   }
   const points = input.sources.map((s, k) => {
     const e = g.edge(String(s), String(input.targets[k]));
-    return e && e.points ? e.points.map((p: IPoint) => ({ x: p.x, y: p.y })) : null;
+    return e && e.points
+      ? e.points.map((p: IPoint) => ({ x: p.x, y: p.y }))
+      : null;
   });
   const graph = g.graph();
   return {
@@ -348,10 +368,14 @@ export function layeredLayout(input: ILayoutInput): ILayout {
 }
 
 /** Lay out a graph with the chosen engine ('auto': dagre when {@link dagreCost} allows). */
-export function layoutGraph(input: ILayoutInput, engine: LayoutEngine = 'auto'): ILayout {
+export function layoutGraph(
+  input: ILayoutInput,
+  engine: LayoutEngine = 'auto'
+): ILayout {
   const n = input.widths.length;
   const useDagre =
     engine === 'dagre' ||
-    (engine === 'auto' && dagreCost(n, input.sources, input.targets) <= DAGRE_MAX_COST);
+    (engine === 'auto' &&
+      dagreCost(n, input.sources, input.targets) <= DAGRE_MAX_COST);
   return useDagre ? dagreLayout(input) : layeredLayout(input);
 }

@@ -32,8 +32,12 @@ export function capText(text: string, max: number): string {
   if (text.length <= max) {
     return text;
   }
-  const points = Array.from(text.length > 4 * max ? text.slice(0, 4 * max) : text);
-  return points.length <= max ? points.join('') : points.slice(0, max).join('') + ELLIPSIS;
+  const points = Array.from(
+    text.length > 4 * max ? text.slice(0, 4 * max) : text
+  );
+  return points.length <= max
+    ? points.join('')
+    : points.slice(0, max).join('') + ELLIPSIS;
 }
 
 /** Shape as torch prints it: (5, 3), (3,) or (). */
@@ -46,7 +50,11 @@ export function formatShape(shape: number[] | null | undefined): string {
 
 /** Whether a payload node is a leaf tensor (or its AccumulateGrad) that requires grad. */
 export function isLeafRequiringGrad(node: IGraphNode): boolean {
-  return node.kind === 'tensor' && node.is_leaf === true && node.requires_grad === true;
+  return (
+    node.kind === 'tensor' &&
+    node.is_leaf === true &&
+    node.requires_grad === true
+  );
 }
 
 /** The lines drawn inside a view node, capped to {@link MAX_LABEL_LINES} x {@link MAX_LABEL_CHARS}. */
@@ -58,13 +66,22 @@ export function nodeLines(model: IGraphModel, node: IViewNode): string[] {
     const p = model.nodes[node.index];
     const text = p.label !== '' ? p.label : p.op || p.name || p.id;
     lines = text.split('\n');
-    if (p.kind === 'group' && typeof p.count === 'number' && !text.includes(`×${p.count}`)) {
+    if (
+      p.kind === 'group' &&
+      typeof p.count === 'number' &&
+      !text.includes(`×${p.count}`)
+    ) {
       lines.push(`×${p.count}`);
     }
   }
-  const capped = lines.slice(0, MAX_LABEL_LINES).map(l => capText(l, MAX_LABEL_CHARS));
+  const capped = lines
+    .slice(0, MAX_LABEL_LINES)
+    .map(l => capText(l, MAX_LABEL_CHARS));
   if (lines.length > MAX_LABEL_LINES) {
-    capped[MAX_LABEL_LINES - 1] = capText(capped[MAX_LABEL_LINES - 1] + ELLIPSIS, MAX_LABEL_CHARS + 1);
+    capped[MAX_LABEL_LINES - 1] = capText(
+      capped[MAX_LABEL_LINES - 1] + ELLIPSIS,
+      MAX_LABEL_CHARS + 1
+    );
   }
   return capped;
 }
@@ -154,12 +171,22 @@ export function edgePath(
 }
 
 /** Top-left translation of node `v` in the current direction. */
-export function nodeTransform(layout: ILayout, v: number, backward: boolean): string {
+export function nodeTransform(
+  layout: ILayout,
+  v: number,
+  backward: boolean
+): string {
   const cx = backward ? layout.width - layout.x[v] : layout.x[v];
   return `translate(${round(cx - layout.widths[v] / 2)},${round(layout.y[v] - layout.heights[v] / 2)})`;
 }
 
-function drawShape(doc: Document, g: SVGGElement, cls: string, w: number, h: number): void {
+function drawShape(
+  doc: Document,
+  g: SVGGElement,
+  cls: string,
+  w: number,
+  h: number
+): void {
   const shapeClass = 'jp-AutogradGraph-shape';
   if (cls === 'jp-AutogradGraph-accumulate') {
     const k = Math.min(9, w / 4);
@@ -169,14 +196,28 @@ function drawShape(doc: Document, g: SVGGElement, cls: string, w: number, h: num
         points: `${k},0 ${w - k},0 ${w},${h / 2} ${w - k},${h} ${k},${h} 0,${h / 2}`
       })
     );
-  } else if (cls === 'jp-AutogradGraph-group' || cls === 'jp-AutogradGraph-collapsed') {
+  } else if (
+    cls === 'jp-AutogradGraph-group' ||
+    cls === 'jp-AutogradGraph-collapsed'
+  ) {
     g.appendChild(
-      svgEl(doc, 'rect', { class: `${shapeClass}-back`, x: 4, y: -4, width: w, height: h, rx: 4 })
+      svgEl(doc, 'rect', {
+        class: `${shapeClass}-back`,
+        x: 4,
+        y: -4,
+        width: w,
+        height: h,
+        rx: 4
+      })
     );
-    g.appendChild(svgEl(doc, 'rect', { class: shapeClass, width: w, height: h, rx: 4 }));
+    g.appendChild(
+      svgEl(doc, 'rect', { class: shapeClass, width: w, height: h, rx: 4 })
+    );
   } else {
     const rx = cls === 'jp-AutogradGraph-tensor' ? Math.min(12, h / 2) : 1;
-    g.appendChild(svgEl(doc, 'rect', { class: shapeClass, width: w, height: h, rx }));
+    g.appendChild(
+      svgEl(doc, 'rect', { class: shapeClass, width: w, height: h, rx })
+    );
   }
 }
 
@@ -196,7 +237,11 @@ export function viewSizes(
 ): { lines: string[][]; widths: number[]; heights: number[] } {
   const lines = view.nodes.map(node => nodeLines(model, node));
   const sizes = lines.map(nodeSize);
-  return { lines, widths: sizes.map(s => s.width), heights: sizes.map(s => s.height) };
+  return {
+    lines,
+    widths: sizes.map(s => s.width),
+    heights: sizes.map(s => s.height)
+  };
 }
 
 /**
@@ -211,7 +256,10 @@ export function drawGraph(
   lines: string[][],
   backward: boolean
 ): IDrawing {
-  const svg = svgEl(doc, 'svg', { class: 'jp-AutogradGraph-svg', focusable: 'false' });
+  const svg = svgEl(doc, 'svg', {
+    class: 'jp-AutogradGraph-svg',
+    focusable: 'false'
+  });
   const markerId = `jp-AutogradGraph-arrow-${++markerCounter}`;
   const defs = svgEl(doc, 'defs');
   const marker = svgEl(doc, 'marker', {
@@ -224,7 +272,11 @@ export function drawGraph(
     orient: 'auto'
   });
   marker.appendChild(
-    svgEl(doc, 'path', { d: 'M0,0L10,5L0,10z', class: 'jp-AutogradGraph-arrow', fill: 'context-stroke' })
+    svgEl(doc, 'path', {
+      d: 'M0,0L10,5L0,10z',
+      class: 'jp-AutogradGraph-arrow',
+      fill: 'context-stroke'
+    })
   );
   defs.appendChild(marker);
   svg.appendChild(defs);
@@ -270,11 +322,24 @@ export function drawGraph(
     });
     drawShape(doc, g, cls, w, h);
     if (p && isLeafRequiringGrad(p)) {
-      g.appendChild(svgEl(doc, 'circle', { class: 'jp-AutogradGraph-leafMark', cx: w, cy: 0, r: 5 }));
+      g.appendChild(
+        svgEl(doc, 'circle', {
+          class: 'jp-AutogradGraph-leafMark',
+          cx: w,
+          cy: 0,
+          r: 5
+        })
+      );
     }
-    const text = svgEl(doc, 'text', { class: 'jp-AutogradGraph-label', x: w / 2 });
+    const text = svgEl(doc, 'text', {
+      class: 'jp-AutogradGraph-label',
+      x: w / 2
+    });
     lines[v].forEach((line, i) => {
-      const tspan = svgEl(doc, 'tspan', { x: w / 2, y: PAD_Y + LINE_HEIGHT * (i + 0.78) });
+      const tspan = svgEl(doc, 'tspan', {
+        x: w / 2,
+        y: PAD_Y + LINE_HEIGHT * (i + 0.78)
+      });
       if (i === 0) {
         tspan.setAttribute('class', 'jp-AutogradGraph-label-main');
       }
@@ -305,7 +370,11 @@ export function drawLegend(doc: Document): HTMLElement {
   for (const [cls, caption] of LEGEND) {
     const item = doc.createElement('span');
     item.className = 'jp-AutogradGraph-legendItem';
-    const svg = svgEl(doc, 'svg', { width: 30, height: 18, 'aria-hidden': 'true' });
+    const svg = svgEl(doc, 'svg', {
+      width: 30,
+      height: 18,
+      'aria-hidden': 'true'
+    });
     const g = svgEl(doc, 'g', {
       class: `jp-AutogradGraph-node ${cls}`,
       transform: 'translate(2,4)'
@@ -313,7 +382,14 @@ export function drawLegend(doc: Document): HTMLElement {
     const main = cls.split(' ')[0];
     drawShape(doc, g, main, 22, 12);
     if (cls.includes('jp-mod-leafGrad')) {
-      g.appendChild(svgEl(doc, 'circle', { class: 'jp-AutogradGraph-leafMark', cx: 22, cy: 0, r: 3.5 }));
+      g.appendChild(
+        svgEl(doc, 'circle', {
+          class: 'jp-AutogradGraph-leafMark',
+          cx: 22,
+          cy: 0,
+          r: 3.5
+        })
+      );
     }
     svg.appendChild(g);
     item.appendChild(svg);
@@ -326,7 +402,10 @@ export function drawLegend(doc: Document): HTMLElement {
 }
 
 /** Rows describing a payload node: [field, value] pairs, values capped to `max` code points. */
-export function nodeFacts(node: IGraphNode, max: number): Array<[string, string]> {
+export function nodeFacts(
+  node: IGraphNode,
+  max: number
+): Array<[string, string]> {
   const rows: Array<[string, string]> = [];
   const add = (k: string, v: string | null | undefined) => {
     if (v !== null && v !== undefined && v !== '') {
@@ -361,14 +440,23 @@ export function nodeFacts(node: IGraphNode, max: number): Array<[string, string]
 }
 
 /** Saved-tensor rows: name, then shape/dtype/value summary. */
-export function savedFacts(node: IGraphNode, max: number): Array<[string, string]> {
+export function savedFacts(
+  node: IGraphNode,
+  max: number
+): Array<[string, string]> {
   return (node.saved ?? []).map(s => {
-    const parts = [formatShape(s.shape), s.dtype ?? '', s.value ?? ''].filter(t => t !== '');
+    const parts = [formatShape(s.shape), s.dtype ?? '', s.value ?? ''].filter(
+      t => t !== ''
+    );
     return [capText(s.name, 200), capText(parts.join(' '), max)];
   });
 }
 
-function appendRows(doc: Document, parent: HTMLElement, rows: Array<[string, string]>): void {
+function appendRows(
+  doc: Document,
+  parent: HTMLElement,
+  rows: Array<[string, string]>
+): void {
   for (const [k, v] of rows) {
     const row = doc.createElement('div');
     row.className = 'jp-AutogradGraph-row';
@@ -402,11 +490,17 @@ export function nodeTitle(model: IGraphModel, node: IViewNode): string {
 }
 
 /** Tooltip content: value preview, grad, dtype, saved tensors. */
-export function buildTooltip(doc: Document, model: IGraphModel, node: IViewNode): HTMLElement {
+export function buildTooltip(
+  doc: Document,
+  model: IGraphModel,
+  node: IViewNode
+): HTMLElement {
   const box = doc.createElement('div');
   box.appendChild(heading(doc, nodeTitle(model, node)));
   if (node.group) {
-    appendRows(doc, box, [['contains', capText(node.group.caption, TOOLTIP_PREVIEW_CHARS)]]);
+    appendRows(doc, box, [
+      ['contains', capText(node.group.caption, TOOLTIP_PREVIEW_CHARS)]
+    ]);
     appendRows(doc, box, [['hint', 'double-click or press E to expand']]);
     return box;
   }
@@ -449,7 +543,12 @@ export function edgeGradFacts(
   for (const e of edges) {
     if (e.grad) {
       const src = model.nodes[model.index.get(e.source) as number];
-      const name = (src.name || src.op || src.label.split('\n')[0] || src.id).slice(0, 60);
+      const name = (
+        src.name ||
+        src.op ||
+        src.label.split('\n')[0] ||
+        src.id
+      ).slice(0, 60);
       rows.push([`grad → ${name}`, capText(e.grad, max)]);
     }
   }
@@ -457,14 +556,23 @@ export function edgeGradFacts(
 }
 
 /** Details panel content for a view node (full previews, saved tensors, source, members). */
-export function buildDetails(doc: Document, model: IGraphModel, node: IViewNode): HTMLElement {
+export function buildDetails(
+  doc: Document,
+  model: IGraphModel,
+  node: IViewNode
+): HTMLElement {
   const box = doc.createElement('div');
   box.appendChild(heading(doc, nodeTitle(model, node)));
   if (node.group) {
     const ops = node.group.members
       .slice(0, 50)
-      .map(i => capText(model.nodes[i].op || model.nodes[i].label.split('\n')[0], 60));
-    const more = node.group.members.length > 50 ? `\n… and ${node.group.members.length - 50} more` : '';
+      .map(i =>
+        capText(model.nodes[i].op || model.nodes[i].label.split('\n')[0], 60)
+      );
+    const more =
+      node.group.members.length > 50
+        ? `\n… and ${node.group.members.length - 50} more`
+        : '';
     appendRows(doc, box, [
       ['contains', capText(node.group.caption, DETAIL_PREVIEW_CHARS)],
       ['members', ops.join('\n') + more]
@@ -476,7 +584,13 @@ export function buildDetails(doc: Document, model: IGraphModel, node: IViewNode)
   appendRows(doc, box, nodeFacts(p, DETAIL_PREVIEW_CHARS));
   if (p.kind === 'group' && p.members && p.members.length > 0) {
     appendRows(doc, box, [
-      ['members', p.members.slice(0, 200).map(m => capText(m, 200)).join('\n')]
+      [
+        'members',
+        p.members
+          .slice(0, 200)
+          .map(m => capText(m, 200))
+          .join('\n')
+      ]
     ]);
   }
   const saved = savedFacts(p, DETAIL_PREVIEW_CHARS);
@@ -492,8 +606,12 @@ export function buildDetails(doc: Document, model: IGraphModel, node: IViewNode)
   }
   if (p.source) {
     box.appendChild(heading(doc, 'source'));
-    const where = p.source.file ? `${capText(p.source.file, 200)}:${p.source.line}` : `line ${p.source.line}`;
-    appendRows(doc, box, [[where, capText(p.source.code, DETAIL_PREVIEW_CHARS)]]);
+    const where = p.source.file
+      ? `${capText(p.source.file, 200)}:${p.source.line}`
+      : `line ${p.source.line}`;
+    appendRows(doc, box, [
+      [where, capText(p.source.code, DETAIL_PREVIEW_CHARS)]
+    ]);
   }
   return box;
 }

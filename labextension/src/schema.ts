@@ -78,7 +78,8 @@ export interface IGraphPayload {
 }
 
 /** Outcome of {@link checkPayload}: the payload, or a readable reason. */
-export type CheckResult = { ok: true; payload: IGraphPayload } | { ok: false; message: string };
+export type CheckResult =
+  { ok: true; payload: IGraphPayload } | { ok: false; message: string };
 
 type JsonSchema = { [key: string]: unknown };
 
@@ -188,7 +189,9 @@ function compile(schema: JsonSchema, root: JsonSchema): Check {
     checks.push(value => compile(target, root)(value));
   }
   if (schema.type !== undefined) {
-    const names = (Array.isArray(schema.type) ? schema.type : [schema.type]) as string[];
+    const names = (
+      Array.isArray(schema.type) ? schema.type : [schema.type]
+    ) as string[];
     const want = names.join(' or ');
     const allowsNumber = names.includes('number');
     checks.push(value => {
@@ -201,17 +204,27 @@ function compile(schema: JsonSchema, root: JsonSchema): Check {
   if (hasOwn(schema, 'const')) {
     const expected = schema.const;
     checks.push(value =>
-      value === expected ? null : new SchemaError(`should be ${JSON.stringify(expected)}, got ${describe(value)}`)
+      value === expected
+        ? null
+        : new SchemaError(
+            `should be ${JSON.stringify(expected)}, got ${describe(value)}`
+          )
     );
   }
   if (Array.isArray(schema.enum)) {
     const allowed = schema.enum as unknown[];
     const text = allowed.map(v => JSON.stringify(v)).join(', ');
-    checks.push(value => (allowed.includes(value) ? null : new SchemaError(`should be one of ${text}`)));
+    checks.push(value =>
+      allowed.includes(value)
+        ? null
+        : new SchemaError(`should be one of ${text}`)
+    );
   }
   if (Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf)) {
     const exactlyOne = Array.isArray(schema.oneOf);
-    const branches = ((schema.oneOf ?? schema.anyOf) as JsonSchema[]).map(b => compile(b, root));
+    const branches = ((schema.oneOf ?? schema.anyOf) as JsonSchema[]).map(b =>
+      compile(b, root)
+    );
     checks.push(value => {
       let passing = 0;
       let first: SchemaError | null = null;
@@ -226,7 +239,9 @@ function compile(schema: JsonSchema, root: JsonSchema): Check {
       if (passing === 0) {
         return first;
       }
-      return exactlyOne && passing > 1 ? new SchemaError('matches more than one allowed form') : null;
+      return exactlyOne && passing > 1
+        ? new SchemaError('matches more than one allowed form')
+        : null;
     });
   }
   if (typeof schema.maxLength === 'number') {
@@ -252,37 +267,52 @@ function compile(schema: JsonSchema, root: JsonSchema): Check {
       if (typeof value !== 'string' || re.test(value)) {
         return null;
       }
-      const preview = value.length > 24 ? `${JSON.stringify(value.slice(0, 24))}…` : JSON.stringify(value);
+      const preview =
+        value.length > 24
+          ? `${JSON.stringify(value.slice(0, 24))}…`
+          : JSON.stringify(value);
       return new SchemaError(`${preview} does not match ${pattern}`);
     });
   }
   if (typeof schema.minimum === 'number') {
     const min = schema.minimum;
     checks.push(value =>
-      typeof value === 'number' && value < min ? new SchemaError(`should be at least ${min}, got ${value}`) : null
+      typeof value === 'number' && value < min
+        ? new SchemaError(`should be at least ${min}, got ${value}`)
+        : null
     );
   }
   if (typeof schema.maximum === 'number') {
     const max = schema.maximum;
     checks.push(value =>
-      typeof value === 'number' && value > max ? new SchemaError(`should be at most ${max}, got ${value}`) : null
+      typeof value === 'number' && value > max
+        ? new SchemaError(`should be at most ${max}, got ${value}`)
+        : null
     );
   }
   if (typeof schema.maxItems === 'number') {
     const max = schema.maxItems;
     checks.push(value =>
       Array.isArray(value) && value.length > max
-        ? new SchemaError(`has ${value.length} items, more than the ${max} allowed`)
+        ? new SchemaError(
+            `has ${value.length} items, more than the ${max} allowed`
+          )
         : null
     );
   }
   if (typeof schema.minItems === 'number') {
     const min = schema.minItems;
     checks.push(value =>
-      Array.isArray(value) && value.length < min ? new SchemaError(`has fewer than ${min} items`) : null
+      Array.isArray(value) && value.length < min
+        ? new SchemaError(`has fewer than ${min} items`)
+        : null
     );
   }
-  if (schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items)) {
+  if (
+    schema.items &&
+    typeof schema.items === 'object' &&
+    !Array.isArray(schema.items)
+  ) {
     const item = compile(schema.items as JsonSchema, root);
     checks.push(value => {
       if (!Array.isArray(value)) {
@@ -315,7 +345,10 @@ function compile(schema: JsonSchema, root: JsonSchema): Check {
     });
   }
   const props = (schema.properties ?? {}) as { [key: string]: JsonSchema };
-  const entries: Array<[string, Check]> = Object.keys(props).map(k => [k, compile(props[k], root)]);
+  const entries: Array<[string, Check]> = Object.keys(props).map(k => [
+    k,
+    compile(props[k], root)
+  ]);
   if (entries.length > 0) {
     checks.push(value => {
       if (!isObject(value)) {
@@ -340,7 +373,9 @@ function compile(schema: JsonSchema, root: JsonSchema): Check {
       }
       for (const key of Object.keys(value)) {
         if (!hasOwn(props, key)) {
-          return new SchemaError(`has an unexpected property ${JSON.stringify(key.slice(0, 40))}`);
+          return new SchemaError(
+            `has an unexpected property ${JSON.stringify(key.slice(0, 40))}`
+          );
         }
       }
       return null;
@@ -367,7 +402,9 @@ export function validateAgainstSchema(
 }
 
 function capPath(message: string): string {
-  return message.length > MAX_PATH_CHARS * 3 ? `${message.slice(0, MAX_PATH_CHARS * 3)}…` : message;
+  return message.length > MAX_PATH_CHARS * 3
+    ? `${message.slice(0, MAX_PATH_CHARS * 3)}…`
+    : message;
 }
 
 /**
@@ -377,7 +414,10 @@ function capPath(message: string): string {
  * Never throws; never echoes long payload strings into the message.
  */
 export function checkPayload(data: unknown): CheckResult {
-  const fail = (message: string): CheckResult => ({ ok: false, message: capPath(message) });
+  const fail = (message: string): CheckResult => ({
+    ok: false,
+    message: capPath(message)
+  });
   try {
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
       return fail(`the payload should be a JSON object, got ${describe(data)}`);
@@ -409,10 +449,14 @@ export function checkPayload(data: unknown): CheckResult {
     for (let i = 0; i < payload.edges.length; i++) {
       const e = payload.edges[i];
       if (!ids.has(e.source)) {
-        return fail(`payload.edges[${i}].source ${e.source} is not a node of the payload`);
+        return fail(
+          `payload.edges[${i}].source ${e.source} is not a node of the payload`
+        );
       }
       if (!ids.has(e.target)) {
-        return fail(`payload.edges[${i}].target ${e.target} is not a node of the payload`);
+        return fail(
+          `payload.edges[${i}].target ${e.target} is not a node of the payload`
+        );
       }
       if (e.source === e.target) {
         return fail(`payload.edges[${i}] is a self-loop on ${e.source}`);
@@ -420,11 +464,15 @@ export function checkPayload(data: unknown): CheckResult {
     }
     for (let i = 0; i < payload.roots.length; i++) {
       if (!ids.has(payload.roots[i])) {
-        return fail(`payload.roots[${i}] ${payload.roots[i]} is not a node of the payload`);
+        return fail(
+          `payload.roots[${i}] ${payload.roots[i]} is not a node of the payload`
+        );
       }
     }
     return { ok: true, payload };
   } catch (e) {
-    return fail(`the payload could not be checked (${String(e).slice(0, 200)})`);
+    return fail(
+      `the payload could not be checked (${String(e).slice(0, 200)})`
+    );
   }
 }

@@ -104,7 +104,11 @@ export class GraphView {
   /** Timings of the last draw. */
   readonly timings: ITimings = { layout: 0, draw: 0 };
 
-  constructor(doc: Document, payload: IGraphPayload, options: IGraphViewOptions = {}) {
+  constructor(
+    doc: Document,
+    payload: IGraphPayload,
+    options: IGraphViewOptions = {}
+  ) {
     this._doc = doc;
     this._budget = options.budget ?? MAX_VISIBLE_NODES;
     this._engine = options.engine ?? 'auto';
@@ -182,7 +186,9 @@ export class GraphView {
       const kw = Math.min(cw / layout.width, 1.25);
       const focus = mode === 'auto' && kw < LOW_DETAIL_ZOOM;
       const wanted = focus ? FOCUS_HEIGHT : layout.height * kw + 2 * FIT_PAD;
-      h = Math.round(Math.max(MIN_CANVAS_HEIGHT, Math.min(MAX_CANVAS_HEIGHT, wanted)));
+      h = Math.round(
+        Math.max(MIN_CANVAS_HEIGHT, Math.min(MAX_CANVAS_HEIGHT, wanted))
+      );
       if (h !== ch) {
         this._canvas.style.height = `${h}px`;
       }
@@ -190,7 +196,11 @@ export class GraphView {
     }
     const k = Math.max(
       MIN_ZOOM,
-      Math.min((cw - 2 * FIT_PAD) / layout.width, (h - 2 * FIT_PAD) / layout.height, 1.25)
+      Math.min(
+        (cw - 2 * FIT_PAD) / layout.width,
+        (h - 2 * FIT_PAD) / layout.height,
+        1.25
+      )
     );
     this._autoFit = true;
     this._fitMode = mode;
@@ -199,12 +209,22 @@ export class GraphView {
       // Too small to read: show the root end of the graph instead.
       const kf = FOCUS_ZOOM;
       const half = layout.widths[seed] / 2;
-      const rx = this._backward ? layout.width - layout.x[seed] : layout.x[seed];
-      const tx = this._backward ? 3 * FIT_PAD - (rx - half) * kf : cw - 3 * FIT_PAD - (rx + half) * kf;
+      const rx = this._backward
+        ? layout.width - layout.x[seed]
+        : layout.x[seed];
+      const tx = this._backward
+        ? 3 * FIT_PAD - (rx - half) * kf
+        : cw - 3 * FIT_PAD - (rx + half) * kf;
       this._setTransform(kf, tx, h / 2 - layout.y[seed] * kf);
-      this._say('Large graph: showing the root end at a readable zoom. Press Fit (or 0) for the whole graph; drag to pan.');
+      this._say(
+        'Large graph: showing the root end at a readable zoom. Press Fit (or 0) for the whole graph; drag to pan.'
+      );
     } else {
-      this._setTransform(k, (cw - layout.width * k) / 2, (h - layout.height * k) / 2);
+      this._setTransform(
+        k,
+        (cw - layout.width * k) / 2,
+        (h - layout.height * k) / 2
+      );
     }
     this._syncDetailsHeight();
   }
@@ -223,7 +243,11 @@ export class GraphView {
     const px = cx ?? this._canvas.clientWidth / 2;
     const py = cy ?? this._canvas.clientHeight / 2;
     this._autoFit = false;
-    this._setTransform(k, px - ((px - t.x) * k) / t.k, py - ((py - t.y) * k) / t.k);
+    this._setTransform(
+      k,
+      px - ((px - t.x) * k) / t.k,
+      py - ((py - t.y) * k) / t.k
+    );
   }
 
   /** Select a view node (-1 clears): details panel, paths to the root and to the leaves. */
@@ -236,10 +260,18 @@ export class GraphView {
       const d = this._drawing as IDrawing;
       this._paths = pathsFrom(this._view, v);
       d.nodeEls[v].classList.add('jp-mod-selected');
-      this._paths.downstreamNodes.forEach(w => d.nodeEls[w].classList.add('jp-mod-downstream'));
-      this._paths.upstreamNodes.forEach(w => d.nodeEls[w].classList.add('jp-mod-upstream'));
-      this._paths.downstreamEdges.forEach(e => d.edgeEls[e].classList.add('jp-mod-downstream'));
-      this._paths.upstreamEdges.forEach(e => d.edgeEls[e].classList.add('jp-mod-upstream'));
+      this._paths.downstreamNodes.forEach(w =>
+        d.nodeEls[w].classList.add('jp-mod-downstream')
+      );
+      this._paths.upstreamNodes.forEach(w =>
+        d.nodeEls[w].classList.add('jp-mod-upstream')
+      );
+      this._paths.downstreamEdges.forEach(e =>
+        d.edgeEls[e].classList.add('jp-mod-downstream')
+      );
+      this._paths.upstreamEdges.forEach(e =>
+        d.edgeEls[e].classList.add('jp-mod-upstream')
+      );
       this._showDetails(v);
     } else {
       this._showDetails(-1);
@@ -251,13 +283,17 @@ export class GraphView {
   collapseInputsOf(v: number): boolean {
     const group = collapseInputs(this._model, this._state, this._view, v);
     if (!group) {
-      this._say(`Nothing to collapse: every input of ${nodeTitle(this._model, this._view.nodes[v])} also feeds another node.`);
+      this._say(
+        `Nothing to collapse: every input of ${nodeTitle(this._model, this._view.nodes[v])} also feeds another node.`
+      );
       return false;
     }
     this._view = buildView(this._model, this._state);
     this._redraw();
     this.select(this._view.byKey.get(group.key) ?? -1);
-    this._say(`Collapsed ${group.members.length} nodes (${capText(group.caption, 80)}).`);
+    this._say(
+      `Collapsed ${group.members.length} nodes (${capText(group.caption, 80)}).`
+    );
     return true;
   }
 
@@ -283,7 +319,9 @@ export class GraphView {
       this._redraw();
       this.select(-1);
     }
-    this._say(made > 0 ? `Collapsed ${made} chains.` : 'No chains to collapse.');
+    this._say(
+      made > 0 ? `Collapsed ${made} chains.` : 'No chains to collapse.'
+    );
     return made;
   }
 
@@ -304,10 +342,15 @@ export class GraphView {
       d.nodeEls[v].setAttribute('transform', nodeTransform(layout, v, backward))
     );
     this._view.edges.forEach((e, k) =>
-      d.edgeEls[k].setAttribute('d', edgePath(layout, e.source, e.target, layout.points[k], backward))
+      d.edgeEls[k].setAttribute(
+        'd',
+        edgePath(layout, e.source, e.target, layout.points[k], backward)
+      )
     );
     this._dirButton.setAttribute('aria-pressed', String(backward));
-    this._dirButton.textContent = backward ? 'Direction: backward' : 'Direction: forward';
+    this._dirButton.textContent = backward
+      ? 'Direction: backward'
+      : 'Direction: forward';
     this._applyStep();
   }
 
@@ -342,38 +385,59 @@ export class GraphView {
     if (low) {
       this._canvas.classList.add('jp-mod-lowDetail');
     }
-    const viewport = clone.querySelector('.jp-AutogradGraph-viewport') as SVGGElement;
+    const viewport = clone.querySelector(
+      '.jp-AutogradGraph-viewport'
+    ) as SVGGElement;
     viewport.removeAttribute('transform');
     clone.setAttribute('width', String(Math.ceil(layout.width)));
     clone.setAttribute('height', String(Math.ceil(layout.height)));
-    clone.setAttribute('viewBox', `0 0 ${Math.ceil(layout.width)} ${Math.ceil(layout.height)}`);
+    clone.setAttribute(
+      'viewBox',
+      `0 0 ${Math.ceil(layout.width)} ${Math.ceil(layout.height)}`
+    );
     const bg = this._doc.createElementNS(SVG_NS, 'rect');
     bg.setAttribute('width', '100%');
     bg.setAttribute('height', '100%');
-    bg.setAttribute('fill', view.getComputedStyle(this._canvas).backgroundColor || '#ffffff');
+    bg.setAttribute(
+      'fill',
+      view.getComputedStyle(this._canvas).backgroundColor || '#ffffff'
+    );
     clone.insertBefore(bg, clone.firstChild);
     const text = new XMLSerializer().serializeToString(clone);
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + text.replace(XML_INVALID, '\uFFFD');
+    return (
+      '<?xml version="1.0" encoding="UTF-8"?>\n' +
+      text.replace(XML_INVALID, '\uFFFD')
+    );
   }
 
   /** Render the SVG export to a PNG blob (2x, capped at {@link MAX_PNG_PIXELS}). */
   async exportPng(): Promise<Blob> {
     const layout = this._layout as ILayout;
     const svgText = this.exportSvg();
-    const url = URL.createObjectURL(new Blob([svgText], { type: 'image/svg+xml' }));
+    const url = URL.createObjectURL(
+      new Blob([svgText], { type: 'image/svg+xml' })
+    );
     try {
       const img = new Image();
       img.src = url;
       await img.decode();
       const area = Math.max(1, layout.width * layout.height);
-      const scale = Math.min(2, Math.sqrt(MAX_PNG_PIXELS / area), 16384 / layout.width, 16384 / layout.height);
+      const scale = Math.min(
+        2,
+        Math.sqrt(MAX_PNG_PIXELS / area),
+        16384 / layout.width,
+        16384 / layout.height
+      );
       const canvas = this._doc.createElement('canvas');
       canvas.width = Math.max(1, Math.floor(layout.width * scale));
       canvas.height = Math.max(1, Math.floor(layout.height * scale));
       const ctx = canvas.getContext('2d') as CanvasRenderingContext2D;
       ctx.drawImage(img, 0, 0, canvas.width, canvas.height);
       return await new Promise<Blob>((resolve, reject) =>
-        canvas.toBlob(b => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png')
+        canvas.toBlob(
+          b => (b ? resolve(b) : reject(new Error('PNG encoding failed'))),
+          'image/png'
+        )
       );
     } finally {
       URL.revokeObjectURL(url);
@@ -392,7 +456,13 @@ export class GraphView {
       toolbar.appendChild(g);
       return g;
     };
-    const button = (parent: HTMLElement, action: string, text: string, title: string, fn: () => void) => {
+    const button = (
+      parent: HTMLElement,
+      action: string,
+      text: string,
+      title: string,
+      fn: () => void
+    ) => {
       const b = doc.createElement('button');
       b.type = 'button';
       b.className = 'jp-AutogradGraph-button';
@@ -406,45 +476,83 @@ export class GraphView {
       return b;
     };
     const g1 = group();
-    button(g1, 'fit', 'Fit', 'Fit the whole graph to the view (0)', () => this.fit('all'));
+    button(g1, 'fit', 'Fit', 'Fit the whole graph to the view (0)', () =>
+      this.fit('all')
+    );
     button(g1, 'zoom-in', '+', 'Zoom in (+)', () => this.zoom(1.25));
     button(g1, 'zoom-out', '−', 'Zoom out (-)', () => this.zoom(0.8));
-    this._dirButton = button(g1, 'direction', '', 'Toggle forward / backward direction', () =>
-      this.setBackward(!this._backward)
+    this._dirButton = button(
+      g1,
+      'direction',
+      '',
+      'Toggle forward / backward direction',
+      () => this.setBackward(!this._backward)
     );
     this._dirButton.setAttribute('aria-pressed', String(this._backward));
-    this._dirButton.textContent = this._backward ? 'Direction: backward' : 'Direction: forward';
+    this._dirButton.textContent = this._backward
+      ? 'Direction: backward'
+      : 'Direction: forward';
     const g2 = group();
-    button(g2, 'collapse', 'Collapse inputs', 'Collapse the inputs of the selected node (C)', () => {
-      if (this._selected >= 0) {
-        this.collapseInputsOf(this._selected);
+    button(
+      g2,
+      'collapse',
+      'Collapse inputs',
+      'Collapse the inputs of the selected node (C)',
+      () => {
+        if (this._selected >= 0) {
+          this.collapseInputsOf(this._selected);
+        }
       }
-    });
-    button(g2, 'expand', 'Expand', 'Expand the selected collapsed node (E)', () => {
-      if (this._selected >= 0) {
-        this.expand(this._selected);
-      }
-    });
-    button(g2, 'collapse-chains', 'Collapse chains', 'Fold runs of single-input nodes', () =>
-      this.collapseAllChains()
     );
-    button(g2, 'expand-all', 'Expand all', 'Expand every collapsed node', () => this.expandEverything());
+    button(
+      g2,
+      'expand',
+      'Expand',
+      'Expand the selected collapsed node (E)',
+      () => {
+        if (this._selected >= 0) {
+          this.expand(this._selected);
+        }
+      }
+    );
+    button(
+      g2,
+      'collapse-chains',
+      'Collapse chains',
+      'Fold runs of single-input nodes',
+      () => this.collapseAllChains()
+    );
+    button(g2, 'expand-all', 'Expand all', 'Expand every collapsed node', () =>
+      this.expandEverything()
+    );
     if (this._model.backwardOrder.length > 0) {
       const g3 = group();
       g3.classList.add('jp-AutogradGraph-stepper');
       button(g3, 'step-first', '«', 'Before backward', () => this.setStep(0));
-      button(g3, 'step-prev', '◀', 'Previous backward step ([)', () => this.setStep(this._step - 1));
-      button(g3, 'step-next', '▶', 'Next backward step (])', () => this.setStep(this._step + 1));
-      button(g3, 'step-last', '»', 'After backward', () => this.setStep(this._model.backwardOrder.length));
-      button(g3, 'play', 'Play', 'Replay the backward pass', () => this._togglePlay());
+      button(g3, 'step-prev', '◀', 'Previous backward step ([)', () =>
+        this.setStep(this._step - 1)
+      );
+      button(g3, 'step-next', '▶', 'Next backward step (])', () =>
+        this.setStep(this._step + 1)
+      );
+      button(g3, 'step-last', '»', 'After backward', () =>
+        this.setStep(this._model.backwardOrder.length)
+      );
+      button(g3, 'play', 'Play', 'Replay the backward pass', () =>
+        this._togglePlay()
+      );
       this._stepLabel = doc.createElement('span');
       this._stepLabel.className = 'jp-AutogradGraph-stepLabel';
       this._stepLabel.setAttribute('aria-live', 'polite');
       g3.appendChild(this._stepLabel);
     }
     const g4 = group();
-    button(g4, 'export-svg', 'SVG', 'Export the graph as SVG', () => this._download('svg'));
-    button(g4, 'export-png', 'PNG', 'Export the graph as PNG', () => this._download('png'));
+    button(g4, 'export-svg', 'SVG', 'Export the graph as SVG', () =>
+      this._download('svg')
+    );
+    button(g4, 'export-png', 'PNG', 'Export the graph as PNG', () =>
+      this._download('png')
+    );
     this.node.appendChild(toolbar);
     this.node.appendChild(drawLegend(doc));
 
@@ -486,10 +594,20 @@ export class GraphView {
     const { lines, widths, heights } = viewSizes(this._model, this._view);
     const sources = this._view.edges.map(e => e.source);
     const targets = this._view.edges.map(e => e.target);
-    this._layout = layoutGraph({ widths, heights, sources, targets }, this._engine);
+    this._layout = layoutGraph(
+      { widths, heights, sources, targets },
+      this._engine
+    );
     this.timings.layout = this._layout.ms;
     const t0 = performance.now();
-    const drawing = drawGraph(this._doc, this._model, this._view, this._layout, lines, this._backward);
+    const drawing = drawGraph(
+      this._doc,
+      this._model,
+      this._view,
+      this._layout,
+      lines,
+      this._backward
+    );
     if (this._drawing) {
       this._drawing.svg.replaceWith(drawing.svg);
     } else {
@@ -509,7 +627,10 @@ export class GraphView {
     this.node.dataset.visibleEdges = String(this._view.edges.length);
     if (this._autoHeight) {
       // Until attached (and fitted) assume scale 1; fit() refines it.
-      const height = Math.max(MIN_CANVAS_HEIGHT, Math.min(MAX_CANVAS_HEIGHT, this._layout.height + 2 * FIT_PAD));
+      const height = Math.max(
+        MIN_CANVAS_HEIGHT,
+        Math.min(MAX_CANVAS_HEIGHT, this._layout.height + 2 * FIT_PAD)
+      );
       this._canvas.style.height = `${Math.round(height)}px`;
       this._setHeight = Math.round(height);
     }
@@ -538,13 +659,19 @@ export class GraphView {
         `Showing ${p.nodes.length} of ${p.total_nodes} nodes: the graph was truncated in Python (raise max_nodes to see more).`
       );
     }
-    const collapsed = this._state.groups.reduce((n, g) => n + g.members.length, 0);
+    const collapsed = this._state.groups.reduce(
+      (n, g) => n + g.members.length,
+      0
+    );
     if (collapsed > 0) {
       parts.push(
         `${collapsed} nodes are folded into ${this._state.groups.length} collapsed nodes; select one and press Expand (or double-click it).`
       );
     }
-    if ((this._layout as ILayout).engine === 'layered' && this._engine === 'auto') {
+    if (
+      (this._layout as ILayout).engine === 'layered' &&
+      this._engine === 'auto'
+    ) {
       parts.push('Large graph: simplified layout.');
     }
     this._notice.textContent = parts.join(' ');
@@ -554,14 +681,21 @@ export class GraphView {
   private _updateButtons(): void {
     const sel = this._selected >= 0 ? this._view.nodes[this._selected] : null;
     (this._buttons.get('collapse') as HTMLButtonElement).disabled = !sel;
-    (this._buttons.get('expand') as HTMLButtonElement).disabled = !(sel && sel.group);
-    (this._buttons.get('expand-all') as HTMLButtonElement).disabled = this._state.groups.length === 0;
+    (this._buttons.get('expand') as HTMLButtonElement).disabled = !(
+      sel && sel.group
+    );
+    (this._buttons.get('expand-all') as HTMLButtonElement).disabled =
+      this._state.groups.length === 0;
     const total = this._model.backwardOrder.length;
     if (total > 0) {
-      (this._buttons.get('step-first') as HTMLButtonElement).disabled = this._step === 0;
-      (this._buttons.get('step-prev') as HTMLButtonElement).disabled = this._step === 0;
-      (this._buttons.get('step-next') as HTMLButtonElement).disabled = this._step === total;
-      (this._buttons.get('step-last') as HTMLButtonElement).disabled = this._step === total;
+      (this._buttons.get('step-first') as HTMLButtonElement).disabled =
+        this._step === 0;
+      (this._buttons.get('step-prev') as HTMLButtonElement).disabled =
+        this._step === 0;
+      (this._buttons.get('step-next') as HTMLButtonElement).disabled =
+        this._step === total;
+      (this._buttons.get('step-last') as HTMLButtonElement).disabled =
+        this._step === total;
     }
   }
 
@@ -569,7 +703,10 @@ export class GraphView {
     this._t = { k, x, y };
     const d = this._drawing;
     if (d) {
-      d.viewport.setAttribute('transform', `translate(${x.toFixed(1)},${y.toFixed(1)}) scale(${k.toFixed(4)})`);
+      d.viewport.setAttribute(
+        'transform',
+        `translate(${x.toFixed(1)},${y.toFixed(1)}) scale(${k.toFixed(4)})`
+      );
     }
     this._canvas.classList.toggle('jp-mod-lowDetail', k < LOW_DETAIL_ZOOM);
   }
@@ -584,10 +721,18 @@ export class GraphView {
     }
     const p = this._paths;
     if (p) {
-      p.downstreamNodes.forEach(w => d.nodeEls[w].classList.remove('jp-mod-downstream'));
-      p.upstreamNodes.forEach(w => d.nodeEls[w].classList.remove('jp-mod-upstream'));
-      p.downstreamEdges.forEach(e => d.edgeEls[e].classList.remove('jp-mod-downstream'));
-      p.upstreamEdges.forEach(e => d.edgeEls[e].classList.remove('jp-mod-upstream'));
+      p.downstreamNodes.forEach(w =>
+        d.nodeEls[w].classList.remove('jp-mod-downstream')
+      );
+      p.upstreamNodes.forEach(w =>
+        d.nodeEls[w].classList.remove('jp-mod-upstream')
+      );
+      p.downstreamEdges.forEach(e =>
+        d.edgeEls[e].classList.remove('jp-mod-downstream')
+      );
+      p.upstreamEdges.forEach(e =>
+        d.edgeEls[e].classList.remove('jp-mod-upstream')
+      );
     }
     this._paths = null;
   }
@@ -599,7 +744,12 @@ export class GraphView {
       return;
     }
     for (const el of this._stepEls) {
-      el.classList.remove('jp-mod-active', 'jp-mod-done', 'jp-mod-flowing', 'jp-mod-flowed');
+      el.classList.remove(
+        'jp-mod-active',
+        'jp-mod-done',
+        'jp-mod-flowing',
+        'jp-mod-flowed'
+      );
     }
     this._stepEls = [];
     while (d.edgeLabels.firstChild) {
@@ -610,7 +760,9 @@ export class GraphView {
       el.classList.add(cls);
       this._stepEls.push(el);
     };
-    frame.done.forEach(v => mark(d.nodeEls[v], v === frame.active ? 'jp-mod-active' : 'jp-mod-done'));
+    frame.done.forEach(v =>
+      mark(d.nodeEls[v], v === frame.active ? 'jp-mod-active' : 'jp-mod-done')
+    );
     frame.flowed.forEach(e => mark(d.edgeEls[e], 'jp-mod-flowed'));
     frame.flowing.forEach(e => {
       mark(d.edgeEls[e], 'jp-mod-flowing');
@@ -618,7 +770,10 @@ export class GraphView {
     });
     this.node.classList.toggle('jp-mod-replaying', this._step > 0);
     if (this._stepLabel) {
-      const name = frame.active >= 0 ? `: ${nodeTitle(this._model, this._view.nodes[frame.active])}` : '';
+      const name =
+        frame.active >= 0
+          ? `: ${nodeTitle(this._model, this._view.nodes[frame.active])}`
+          : '';
       this._stepLabel.textContent = `Backward step ${this._step}/${total}${name}`;
     }
     if (frame.active >= 0 && this._selected < 0) {
@@ -631,7 +786,9 @@ export class GraphView {
     const d = this._drawing as IDrawing;
     const layout = this._layout as ILayout;
     const ve = this._view.edges[k];
-    const grad = ve.edges.map(i => this._model.payload.edges[i].grad).find(g => !!g);
+    const grad = ve.edges
+      .map(i => this._model.payload.edges[i].grad)
+      .find(g => !!g);
     if (!grad) {
       return;
     }
@@ -712,7 +869,10 @@ export class GraphView {
   private _nodeAt(target: EventTarget | null): number {
     let el = target as Element | null;
     while (el && el !== this._canvas) {
-      if (el instanceof SVGGElement && el.classList.contains('jp-AutogradGraph-node')) {
+      if (
+        el instanceof SVGGElement &&
+        el.classList.contains('jp-AutogradGraph-node')
+      ) {
         const key = el.getAttribute('data-key') ?? '';
         return this._view.byKey.get(key) ?? -1;
       }
@@ -774,7 +934,8 @@ export class GraphView {
     // Keep the focused node inside the canvas.
     const layout = this._layout as ILayout;
     const t = this._t;
-    const cx = (this._backward ? layout.width - layout.x[v] : layout.x[v]) * t.k + t.x;
+    const cx =
+      (this._backward ? layout.width - layout.x[v] : layout.x[v]) * t.k + t.x;
     const cy = layout.y[v] * t.k + t.y;
     const cw = this._canvas.clientWidth;
     const ch = this._canvas.clientHeight;
@@ -798,7 +959,11 @@ export class GraphView {
       const down = key === 'ArrowDown';
       candidates = [];
       for (let w = 0; w < view.nodes.length; w++) {
-        if (w !== v && Math.abs(layout.x[w] - layout.x[v]) < 1 && (layout.y[w] > layout.y[v]) === down) {
+        if (
+          w !== v &&
+          Math.abs(layout.x[w] - layout.x[v]) < 1 &&
+          layout.y[w] > layout.y[v] === down
+        ) {
           candidates.push(w);
         }
       }
@@ -806,7 +971,9 @@ export class GraphView {
     let best = -1;
     let bestDist = Infinity;
     for (const w of candidates) {
-      const dist = Math.abs(layout.y[w] - layout.y[v]) + Math.abs(layout.x[w] - layout.x[v]) / 4;
+      const dist =
+        Math.abs(layout.y[w] - layout.y[v]) +
+        Math.abs(layout.x[w] - layout.x[v]) / 4;
       if (dist < bestDist) {
         bestDist = dist;
         best = w;
@@ -883,13 +1050,27 @@ export class GraphView {
 
   private _listen(): void {
     const canvas = this._canvas;
-    let drag: { x: number; y: number; tx: number; ty: number; moved: boolean; id: number } | null = null;
+    let drag: {
+      x: number;
+      y: number;
+      tx: number;
+      ty: number;
+      moved: boolean;
+      id: number;
+    } | null = null;
     let suppressClick = false;
     canvas.addEventListener('pointerdown', (event: PointerEvent) => {
       if (event.button !== 0 || this._nodeAt(event.target) >= 0) {
         return;
       }
-      drag = { x: event.clientX, y: event.clientY, tx: this._t.x, ty: this._t.y, moved: false, id: event.pointerId };
+      drag = {
+        x: event.clientX,
+        y: event.clientY,
+        tx: this._t.x,
+        ty: this._t.y,
+        moved: false,
+        id: event.pointerId
+      };
     });
     canvas.addEventListener('pointermove', (event: PointerEvent) => {
       if (!drag || event.pointerId !== drag.id) {
@@ -948,7 +1129,11 @@ export class GraphView {
         }
         event.preventDefault();
         const box = canvas.getBoundingClientRect();
-        this.zoom(Math.exp(-event.deltaY * 0.0015), event.clientX - box.left, event.clientY - box.top);
+        this.zoom(
+          Math.exp(-event.deltaY * 0.0015),
+          event.clientX - box.left,
+          event.clientY - box.top
+        );
       },
       { passive: false }
     );
@@ -968,7 +1153,9 @@ export class GraphView {
         this._hideTooltip();
       }
     });
-    canvas.addEventListener('keydown', (event: KeyboardEvent) => this._onKey(event));
+    canvas.addEventListener('keydown', (event: KeyboardEvent) =>
+      this._onKey(event)
+    );
     if (typeof ResizeObserver !== 'undefined') {
       this._observer = new ResizeObserver(() => {
         const h = canvas.clientHeight;
@@ -1003,7 +1190,9 @@ export class GraphView {
       if (kind === 'svg') {
         save(new Blob([this.exportSvg()], { type: 'image/svg+xml' }));
       } else {
-        this.exportPng().then(save, err => this._say(`PNG export failed: ${String(err).slice(0, 200)}`));
+        this.exportPng().then(save, err =>
+          this._say(`PNG export failed: ${String(err).slice(0, 200)}`)
+        );
       }
     } catch (err) {
       this._say(`Export failed: ${String(err).slice(0, 200)}`);

@@ -69,7 +69,9 @@ export class GraphWidget extends Widget implements IRenderMime.IRenderer {
         if (token !== this._renderToken) {
           return;
         }
-        const view = timed(() => new GraphView(document, result.payload, { deferDraw: true }));
+        const view = timed(
+          () => new GraphView(document, result.payload, { deferDraw: true })
+        );
         await nextTask();
         if (token !== this._renderToken) {
           view.dispose();
@@ -81,7 +83,9 @@ export class GraphWidget extends Widget implements IRenderMime.IRenderer {
       }
     } catch (err) {
       this._clear();
-      this._showError(`internal error while drawing (${String(err).slice(0, 300)})`);
+      this._showError(
+        `internal error while drawing (${String(err).slice(0, 300)})`
+      );
     }
     this.node.dataset.renderMs = busy.toFixed(1);
     this._rendered = true;

@@ -25,7 +25,14 @@ describe('graph model and view', () => {
     expect(model.nodes).toHaveLength(11);
     expect(model.edgeSource).toHaveLength(10);
     expect(model.roots[0]).toBe(model.index.get('n0'));
-    expect(model.backwardOrder.map(i => model.nodes[i].id)).toEqual(['n1', 'n3', 'n4', 'n5', 'n6', 'n9']);
+    expect(model.backwardOrder.map(i => model.nodes[i].id)).toEqual([
+      'n1',
+      'n3',
+      'n4',
+      'n5',
+      'n6',
+      'n9'
+    ]);
     const view = buildView(model, new CollapseState());
     expect(view.nodes).toHaveLength(11);
     expect(view.edges).toHaveLength(10);
@@ -36,7 +43,14 @@ describe('graph model and view', () => {
     const view = buildView(model, new CollapseState());
     const p = pathsFrom(view, view.byKey.get('n3') as number);
     expect(keys(view, p.downstreamNodes)).toEqual(['n0', 'n1', 'n2']);
-    expect(keys(view, p.upstreamNodes)).toEqual(['n10', 'n4', 'n5', 'n6', 'n7', 'n9']);
+    expect(keys(view, p.upstreamNodes)).toEqual([
+      'n10',
+      'n4',
+      'n5',
+      'n6',
+      'n7',
+      'n9'
+    ]);
     expect(p.downstreamEdges.size).toBe(3);
     expect(p.upstreamEdges.size).toBe(6);
   });
@@ -45,9 +59,21 @@ describe('graph model and view', () => {
     const model = buildModel(tutorial());
     const state = new CollapseState();
     let view = buildView(model, state);
-    const g = collapseInputs(model, state, view, view.byKey.get('n3') as number);
+    const g = collapseInputs(
+      model,
+      state,
+      view,
+      view.byKey.get('n3') as number
+    );
     expect(g).not.toBeNull();
-    expect(g!.members.map(i => model.nodes[i].id).sort()).toEqual(['n10', 'n4', 'n5', 'n6', 'n7', 'n9']);
+    expect(g!.members.map(i => model.nodes[i].id).sort()).toEqual([
+      'n10',
+      'n4',
+      'n5',
+      'n6',
+      'n7',
+      'n9'
+    ]);
     expect(g!.caption).toBe('inputs of AddBackward0');
     view = buildView(model, state);
     expect(view.nodes).toHaveLength(6);
@@ -62,19 +88,41 @@ describe('graph model and view', () => {
     const state = new CollapseState();
     const view = buildView(model, state);
     // Everything upstream of the loss function n1 feeds only it: all but n0 fold.
-    const g = collapseInputs(model, state, view, view.byKey.get('n1') as number);
+    const g = collapseInputs(
+      model,
+      state,
+      view,
+      view.byKey.get('n1') as number
+    );
     expect(g!.members).toHaveLength(9);
     // A leaf has nothing upstream.
-    expect(collapseInputs(model, new CollapseState(), view, view.byKey.get('n7') as number)).toBeNull();
+    expect(
+      collapseInputs(
+        model,
+        new CollapseState(),
+        view,
+        view.byKey.get('n7') as number
+      )
+    ).toBeNull();
   });
 
   it('nests groups: collapsing over a group absorbs it, expanding restores it', () => {
     const model = buildModel(tutorial());
     const state = new CollapseState();
     let view = buildView(model, state);
-    const inner = collapseInputs(model, state, view, view.byKey.get('n5') as number)!;
+    const inner = collapseInputs(
+      model,
+      state,
+      view,
+      view.byKey.get('n5') as number
+    )!;
     view = buildView(model, state);
-    const outer = collapseInputs(model, state, view, view.byKey.get('n3') as number)!;
+    const outer = collapseInputs(
+      model,
+      state,
+      view,
+      view.byKey.get('n3') as number
+    )!;
     expect(outer.children).toEqual([inner]);
     expect(state.groups).toEqual([outer]);
     view = expandGroup(model, state, outer.key);
@@ -136,7 +184,10 @@ describe('graph model and view', () => {
     const view = buildView(model, new CollapseState());
     const edgeKeys = (set: Set<number>) =>
       Array.from(set)
-        .map(e => `${view.nodes[view.edges[e].source].key}->${view.nodes[view.edges[e].target].key}`)
+        .map(
+          e =>
+            `${view.nodes[view.edges[e].source].key}->${view.nodes[view.edges[e].target].key}`
+        )
         .sort();
     const f0 = backwardFrame(model, view, 0);
     expect(f0.active).toBe(-1);

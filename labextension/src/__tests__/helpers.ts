@@ -8,7 +8,14 @@ import * as path from 'path';
 import { IGraphEdge, IGraphNode, IGraphPayload } from '../schema';
 
 /** Repository folder holding the shared JSON fixtures. */
-export const FIXTURE_DIR = path.join(__dirname, '..', '..', '..', 'tests', 'fixtures');
+export const FIXTURE_DIR = path.join(
+  __dirname,
+  '..',
+  '..',
+  '..',
+  'tests',
+  'fixtures'
+);
 
 /** Every graph fixture the Python side keeps in sync with graph.py (graph_*.json). */
 export function graphFixtures(): Array<[string, IGraphPayload]> {
@@ -16,12 +23,17 @@ export function graphFixtures(): Array<[string, IGraphPayload]> {
     .readdirSync(FIXTURE_DIR)
     .filter(f => /^graph_.*\.json$/.test(f))
     .sort()
-    .map(f => [f, JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, f), 'utf8'))]);
+    .map(f => [
+      f,
+      JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, f), 'utf8'))
+    ]);
 }
 
 /** The hand-written tutorial graph (11 nodes, 10 edges, 6 backward steps). */
 export function tutorial(): IGraphPayload {
-  return JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, 'graph_tutorial.json'), 'utf8'));
+  return JSON.parse(
+    fs.readFileSync(path.join(FIXTURE_DIR, 'graph_tutorial.json'), 'utf8')
+  );
 }
 
 /** Deep copy, for mutation tests. */
@@ -29,7 +41,11 @@ export function clone<T>(value: T): T {
   return JSON.parse(JSON.stringify(value));
 }
 
-function payload(nodes: IGraphNode[], edges: IGraphEdge[], roots: string[]): IGraphPayload {
+function payload(
+  nodes: IGraphNode[],
+  edges: IGraphEdge[],
+  roots: string[]
+): IGraphPayload {
   return {
     version: 1,
     nodes,
@@ -68,24 +84,46 @@ export function chainPayload(count: number): IGraphPayload {
 export function mlpPayload(count: number): IGraphPayload {
   const nodes: IGraphNode[] = [];
   const edges: IGraphEdge[] = [];
-  const add = (kind: IGraphNode['kind'], label: string, extra: Partial<IGraphNode> = {}) => {
+  const add = (
+    kind: IGraphNode['kind'],
+    label: string,
+    extra: Partial<IGraphNode> = {}
+  ) => {
     const id = `n${nodes.length}`;
     nodes.push({ id, kind, label, ...extra });
     return id;
   };
-  let h = add('tensor', 'x\n(64, 32)', { name: 'x', shape: [64, 32], is_leaf: true, requires_grad: false });
+  let h = add('tensor', 'x\n(64, 32)', {
+    name: 'x',
+    shape: [64, 32],
+    is_leaf: true,
+    requires_grad: false
+  });
   let layer = 0;
   while (nodes.length + 11 <= count) {
-    const w = add('tensor', `w${layer}\n(32, 32)`, { name: `w${layer}`, is_leaf: true, requires_grad: true, shape: [32, 32] });
+    const w = add('tensor', `w${layer}\n(32, 32)`, {
+      name: `w${layer}`,
+      is_leaf: true,
+      requires_grad: true,
+      shape: [32, 32]
+    });
     const aw = add('accumulate', 'AccumulateGrad', { op: 'AccumulateGrad' });
-    const b = add('tensor', `b${layer}\n(32,)`, { name: `b${layer}`, is_leaf: true, requires_grad: true, shape: [32] });
+    const b = add('tensor', `b${layer}\n(32,)`, {
+      name: `b${layer}`,
+      is_leaf: true,
+      requires_grad: true,
+      shape: [32]
+    });
     const ab = add('accumulate', 'AccumulateGrad', { op: 'AccumulateGrad' });
     const mm = add('function', 'MmBackward0', { op: 'MmBackward0' });
     const t1 = add('tensor', '(64, 32)', { shape: [64, 32] });
     const ad = add('function', 'AddBackward0', { op: 'AddBackward0' });
     const t2 = add('tensor', '(64, 32)', { shape: [64, 32] });
     const re = add('function', 'ReluBackward0', { op: 'ReluBackward0' });
-    const t3 = add('tensor', `h${layer}\n(64, 32)`, { name: `h${layer}`, shape: [64, 32] });
+    const t3 = add('tensor', `h${layer}\n(64, 32)`, {
+      name: `h${layer}`,
+      shape: [64, 32]
+    });
     edges.push(
       { source: w, target: aw },
       { source: b, target: ab },
@@ -102,7 +140,11 @@ export function mlpPayload(count: number): IGraphPayload {
     layer++;
   }
   const sum = add('function', 'SumBackward0', { op: 'SumBackward0' });
-  const loss = add('tensor', 'loss\n()', { name: 'loss', shape: [], is_root: true });
+  const loss = add('tensor', 'loss\n()', {
+    name: 'loss',
+    shape: [],
+    is_root: true
+  });
   edges.push({ source: h, target: sum }, { source: sum, target: loss });
   return payload(nodes, edges, [loss]);
 }
@@ -148,6 +190,9 @@ export function corpusPayload(): IGraphPayload {
   });
   const p = payload(nodes, edges, [`n${LABEL_CORPUS.length - 1}`]);
   p.title = LABEL_CORPUS[0];
-  p.backward_order = nodes.filter(n => n.kind === 'function').map(n => n.id).reverse();
+  p.backward_order = nodes
+    .filter(n => n.kind === 'function')
+    .map(n => n.id)
+    .reverse();
   return p;
 }

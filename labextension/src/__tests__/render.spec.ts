@@ -1,10 +1,23 @@
 import { buildModel, buildView, CollapseState } from '../graph';
 import { layoutGraph } from '../layout';
-import { capText, drawGraph, MAX_LABEL_CHARS, nodeLines, nodeSize, viewSizes } from '../render';
+import {
+  capText,
+  drawGraph,
+  MAX_LABEL_CHARS,
+  nodeLines,
+  nodeSize,
+  viewSizes
+} from '../render';
 import { checkPayload, IGraphPayload } from '../schema';
 import { GraphView, PLAY_INTERVAL_MS } from '../view';
 import { GraphWidget } from '../widget';
-import { corpusPayload, graphFixtures, LABEL_CORPUS, mlpPayload, tutorial } from './helpers';
+import {
+  corpusPayload,
+  graphFixtures,
+  LABEL_CORPUS,
+  mlpPayload,
+  tutorial
+} from './helpers';
 
 const DANGEROUS =
   'script, iframe, object, embed, foreignObject, a[href], [onerror], [onload], [onclick], [onmouseover], [data-commandlinker-command]';
@@ -19,7 +32,12 @@ function drawn(payload: IGraphPayload) {
     sources: view.edges.map(e => e.source),
     targets: view.edges.map(e => e.target)
   });
-  return { model, view, layout, drawing: drawGraph(document, model, view, layout, lines, false) };
+  return {
+    model,
+    view,
+    layout,
+    drawing: drawGraph(document, model, view, layout, lines, false)
+  };
 }
 
 function mount(payload: IGraphPayload): GraphView {
@@ -34,11 +52,15 @@ function click(el: Element): void {
 }
 
 function button(v: GraphView, action: string): HTMLButtonElement {
-  return v.node.querySelector(`button[data-action="${action}"]`) as HTMLButtonElement;
+  return v.node.querySelector(
+    `button[data-action="${action}"]`
+  ) as HTMLButtonElement;
 }
 
 function nodeEl(v: GraphView, key: string): SVGGElement {
-  return v.node.querySelector(`g.jp-AutogradGraph-node[data-key="${key}"]`) as SVGGElement;
+  return v.node.querySelector(
+    `g.jp-AutogradGraph-node[data-key="${key}"]`
+  ) as SVGGElement;
 }
 
 describe('render', () => {
@@ -49,12 +71,18 @@ describe('render', () => {
     expect(svg.querySelectorAll('path.jp-AutogradGraph-edge')).toHaveLength(10);
     expect(svg.querySelectorAll('.jp-AutogradGraph-tensor')).toHaveLength(5);
     expect(svg.querySelectorAll('.jp-AutogradGraph-function')).toHaveLength(4);
-    expect(svg.querySelectorAll('.jp-AutogradGraph-accumulate polygon')).toHaveLength(2);
+    expect(
+      svg.querySelectorAll('.jp-AutogradGraph-accumulate polygon')
+    ).toHaveLength(2);
     expect(svg.querySelectorAll('.jp-mod-leafGrad')).toHaveLength(2);
-    expect(svg.querySelectorAll('.jp-mod-leafGrad .jp-AutogradGraph-leafMark')).toHaveLength(2);
+    expect(
+      svg.querySelectorAll('.jp-mod-leafGrad .jp-AutogradGraph-leafMark')
+    ).toHaveLength(2);
     expect(svg.querySelectorAll('.jp-mod-root')).toHaveLength(1);
     const w = svg.querySelector('g[data-key="n7"]') as SVGGElement;
-    expect(Array.from(w.querySelectorAll('tspan')).map(t => t.textContent)).toEqual(['w', '(5, 3)']);
+    expect(
+      Array.from(w.querySelectorAll('tspan')).map(t => t.textContent)
+    ).toEqual(['w', '(5, 3)']);
     const mm = svg.querySelector('g[data-key="n5"]') as SVGGElement;
     expect(mm.textContent).toBe('MmBackward0');
   });
@@ -70,8 +98,14 @@ describe('render', () => {
     const multi = { ...tutorial() };
     multi.nodes[0].label = 'a\nb\nc\nd\ne';
     const m2 = buildModel(multi);
-    expect(nodeLines(m2, buildView(m2, new CollapseState()).nodes[0])).toEqual(['a', 'b', 'c…']);
-    expect(nodeSize(['abc']).width).toBeLessThan(nodeSize(['abcdefghijklmnopqrstuvwxyz']).width);
+    expect(nodeLines(m2, buildView(m2, new CollapseState()).nodes[0])).toEqual([
+      'a',
+      'b',
+      'c…'
+    ]);
+    expect(nodeSize(['abc']).width).toBeLessThan(
+      nodeSize(['abcdefghijklmnopqrstuvwxyz']).width
+    );
   });
 
   // Test plan F1: labels are text, never markup.
@@ -84,12 +118,19 @@ describe('render', () => {
     expect((window as any).__pwned).toBeUndefined();
     payload.nodes.forEach(n => {
       const g = nodeEl(v, n.id);
-      const lines = Array.from(g.querySelectorAll('tspan')).map(t => t.textContent);
-      const expected = n.label.split('\n').slice(0, 3).map(l => capText(l, MAX_LABEL_CHARS));
+      const lines = Array.from(g.querySelectorAll('tspan')).map(
+        t => t.textContent
+      );
+      const expected = n.label
+        .split('\n')
+        .slice(0, 3)
+        .map(l => capText(l, MAX_LABEL_CHARS));
       expect(lines).toEqual(expected);
     });
     // Open every tooltip/details panel and click everything.
-    for (const el of Array.from(root.querySelectorAll('g.jp-AutogradGraph-node, button'))) {
+    for (const el of Array.from(
+      root.querySelectorAll('g.jp-AutogradGraph-node, button')
+    )) {
       el.dispatchEvent(new MouseEvent('pointerover', { bubbles: true }));
       click(el);
     }
@@ -99,12 +140,16 @@ describe('render', () => {
     for (const el of Array.from(root.querySelectorAll('[id], [name]'))) {
       for (const attr of ['id', 'name']) {
         const value = el.getAttribute(attr) ?? '';
-        expect(LABEL_CORPUS.some(s => s.length > 3 && value.includes(s.slice(0, 12)))).toBe(false);
+        expect(
+          LABEL_CORPUS.some(s => s.length > 3 && value.includes(s.slice(0, 12)))
+        ).toBe(false);
       }
     }
     // The details panel shows the raw text.
     click(nodeEl(v, 'n1'));
-    const details = root.querySelector('.jp-AutogradGraph-details') as HTMLElement;
+    const details = root.querySelector(
+      '.jp-AutogradGraph-details'
+    ) as HTMLElement;
     expect(details.textContent).toContain(LABEL_CORPUS[1]);
     // Exported SVG stays inert and well-formed even with NUL and lone surrogates.
     const xml = v.exportSvg();
@@ -115,24 +160,37 @@ describe('render', () => {
 });
 
 describe('Python fixtures', () => {
-  it.each(graphFixtures())('renders %s completely and inertly', (_name, payload) => {
-    const v = mount(payload);
-    const drawn = v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]').length;
-    expect(drawn).toBe(Math.min(payload.nodes.length, v.view.nodes.length));
-    if (payload.nodes.length <= 2000) {
-      expect(drawn).toBe(payload.nodes.length);
-      expect(v.node.querySelectorAll('path.jp-AutogradGraph-edge')).toHaveLength(v.view.edges.length);
-    }
-    expect(v.node.querySelectorAll(DANGEROUS)).toHaveLength(0);
-    for (const node of payload.nodes.slice(0, 300)) {
-      const g = nodeEl(v, node.id);
-      if (g) {
-        const lines = Array.from(g.querySelectorAll('tspan')).map(t => t.textContent);
-        expect(lines.join('\n')).toBe(nodeLines(v.model, v.view.nodes[v.view.byKey.get(node.id)!]).join('\n'));
+  it.each(graphFixtures())(
+    'renders %s completely and inertly',
+    (_name, payload) => {
+      const v = mount(payload);
+      const drawn = v.node.querySelectorAll(
+        'g.jp-AutogradGraph-node[data-key]'
+      ).length;
+      expect(drawn).toBe(Math.min(payload.nodes.length, v.view.nodes.length));
+      if (payload.nodes.length <= 2000) {
+        expect(drawn).toBe(payload.nodes.length);
+        expect(
+          v.node.querySelectorAll('path.jp-AutogradGraph-edge')
+        ).toHaveLength(v.view.edges.length);
       }
+      expect(v.node.querySelectorAll(DANGEROUS)).toHaveLength(0);
+      for (const node of payload.nodes.slice(0, 300)) {
+        const g = nodeEl(v, node.id);
+        if (g) {
+          const lines = Array.from(g.querySelectorAll('tspan')).map(
+            t => t.textContent
+          );
+          expect(lines.join('\n')).toBe(
+            nodeLines(v.model, v.view.nodes[v.view.byKey.get(node.id)!]).join(
+              '\n'
+            )
+          );
+        }
+      }
+      expect((window as any).__pwned).toBeUndefined();
     }
-    expect((window as any).__pwned).toBeUndefined();
-  });
+  );
 });
 
 describe('interactive view', () => {
@@ -144,7 +202,9 @@ describe('interactive view', () => {
     expect(v.node.querySelectorAll('g.jp-mod-upstream')).toHaveLength(6);
     expect(v.node.querySelectorAll('path.jp-mod-downstream')).toHaveLength(3);
     expect(v.node.querySelectorAll('path.jp-mod-upstream')).toHaveLength(6);
-    const details = v.node.querySelector('.jp-AutogradGraph-details') as HTMLElement;
+    const details = v.node.querySelector(
+      '.jp-AutogradGraph-details'
+    ) as HTMLElement;
     expect(details.textContent).toContain('AddBackward0');
     expect(details.textContent).toContain('_saved_alpha');
     expect(details.textContent).toContain('z = torch.matmul(x, w)+b');
@@ -155,14 +215,20 @@ describe('interactive view', () => {
 
   it('shows a tooltip with value, grad, dtype and saved tensors', () => {
     const v = mount(tutorial());
-    nodeEl(v, 'n7').dispatchEvent(new MouseEvent('pointerover', { bubbles: true }));
-    const tip = v.node.querySelector('.jp-AutogradGraph-tooltip') as HTMLElement;
+    nodeEl(v, 'n7').dispatchEvent(
+      new MouseEvent('pointerover', { bubbles: true })
+    );
+    const tip = v.node.querySelector(
+      '.jp-AutogradGraph-tooltip'
+    ) as HTMLElement;
     expect(tip.hidden).toBe(false);
     expect(tip.textContent).toContain('dtype');
     expect(tip.textContent).toContain('float32');
     expect(tip.textContent).toContain('requires_grad=True');
     expect(tip.textContent).toContain('tensor([[0.3178');
-    nodeEl(v, 'n1').dispatchEvent(new MouseEvent('pointerover', { bubbles: true }));
+    nodeEl(v, 'n1').dispatchEvent(
+      new MouseEvent('pointerover', { bubbles: true })
+    );
     expect(tip.textContent).toContain('saved tensors');
     expect(tip.textContent).toContain('_saved_target');
   });
@@ -172,20 +238,30 @@ describe('interactive view', () => {
     expect(button(v, 'collapse').disabled).toBe(true);
     click(nodeEl(v, 'n3'));
     click(button(v, 'collapse'));
-    expect(v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')).toHaveLength(6);
-    expect(v.node.querySelectorAll('path.jp-AutogradGraph-edge')).toHaveLength(5);
-    const group = v.node.querySelector('g.jp-AutogradGraph-collapsed[data-key]') as SVGGElement;
+    expect(
+      v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')
+    ).toHaveLength(6);
+    expect(v.node.querySelectorAll('path.jp-AutogradGraph-edge')).toHaveLength(
+      5
+    );
+    const group = v.node.querySelector(
+      'g.jp-AutogradGraph-collapsed[data-key]'
+    ) as SVGGElement;
     expect(group.textContent).toBe('6 nodesinputs of AddBackward0');
     expect(group.classList.contains('jp-mod-selected')).toBe(true);
     click(button(v, 'expand'));
-    expect(v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')).toHaveLength(11);
+    expect(
+      v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')
+    ).toHaveLength(11);
     // Double-click on a collapsed node expands it too.
     click(nodeEl(v, 'n3'));
     click(button(v, 'collapse'));
     v.node
       .querySelector('g.jp-AutogradGraph-collapsed[data-key]')!
       .dispatchEvent(new MouseEvent('dblclick', { bubbles: true }));
-    expect(v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')).toHaveLength(11);
+    expect(
+      v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')
+    ).toHaveLength(11);
   });
 
   it('toggles forward and backward direction', () => {
@@ -197,21 +273,29 @@ describe('interactive view', () => {
     const after = nodeEl(v, 'n0').getAttribute('transform');
     expect(after).not.toBe(before);
     // The root moves from the right edge to the left edge.
-    const x = (t: string | null) => parseFloat((t ?? '').slice('translate('.length));
+    const x = (t: string | null) =>
+      parseFloat((t ?? '').slice('translate('.length));
     expect(x(after)).toBeLessThan(x(before));
   });
 
   it('steps through the backward pass', () => {
     const p = tutorial();
-    p.edges.find(e => e.source === 'n2')!.grad = 'tensor([0.3178, 0.3126, 0.0038])';
+    p.edges.find(e => e.source === 'n2')!.grad =
+      'tensor([0.3178, 0.3126, 0.0038])';
     const v = mount(p);
-    const label = v.node.querySelector('.jp-AutogradGraph-stepLabel') as HTMLElement;
+    const label = v.node.querySelector(
+      '.jp-AutogradGraph-stepLabel'
+    ) as HTMLElement;
     expect(label.textContent).toBe('Backward step 0/6');
     click(button(v, 'step-next'));
-    expect(label.textContent).toBe('Backward step 1/6: BinaryCrossEntropyWithLogitsBackward0');
+    expect(label.textContent).toBe(
+      'Backward step 1/6: BinaryCrossEntropyWithLogitsBackward0'
+    );
     expect(v.node.querySelectorAll('g.jp-mod-active')).toHaveLength(1);
     expect(v.node.querySelectorAll('path.jp-mod-flowing')).toHaveLength(3);
-    expect(v.node.querySelector('.jp-AutogradGraph-edgeLabel')!.textContent).toBe('tensor([0.3178, 0.3126, 0.0038])');
+    expect(
+      v.node.querySelector('.jp-AutogradGraph-edgeLabel')!.textContent
+    ).toBe('tensor([0.3178, 0.3126, 0.0038])');
     click(button(v, 'step-next'));
     expect(label.textContent).toBe('Backward step 2/6: AddBackward0');
     expect(v.node.querySelectorAll('g.jp-mod-done')).toHaveLength(1);
@@ -220,7 +304,9 @@ describe('interactive view', () => {
     expect(label.textContent).toBe('Backward step 6/6: AccumulateGrad');
     expect(button(v, 'step-next').disabled).toBe(true);
     click(button(v, 'step-first'));
-    expect(v.node.querySelectorAll('.jp-mod-active, .jp-mod-done, .jp-mod-flowing')).toHaveLength(0);
+    expect(
+      v.node.querySelectorAll('.jp-mod-active, .jp-mod-done, .jp-mod-flowing')
+    ).toHaveLength(0);
   });
 
   it('plays the backward pass on a timer', () => {
@@ -241,15 +327,33 @@ describe('interactive view', () => {
 
   it('zooms with Ctrl+wheel and the buttons; plain wheel is left to the notebook', () => {
     const v = mount(tutorial());
-    const viewport = v.node.querySelector('.jp-AutogradGraph-viewport') as SVGGElement;
-    const canvas = v.node.querySelector('.jp-AutogradGraph-canvas') as HTMLElement;
-    const scale = () => parseFloat(/scale\(([\d.]+)\)/.exec(viewport.getAttribute('transform') ?? '')?.[1] ?? '1');
+    const viewport = v.node.querySelector(
+      '.jp-AutogradGraph-viewport'
+    ) as SVGGElement;
+    const canvas = v.node.querySelector(
+      '.jp-AutogradGraph-canvas'
+    ) as HTMLElement;
+    const scale = () =>
+      parseFloat(
+        /scale\(([\d.]+)\)/.exec(
+          viewport.getAttribute('transform') ?? ''
+        )?.[1] ?? '1'
+      );
     const k0 = scale();
-    const plain = new WheelEvent('wheel', { deltaY: -100, bubbles: true, cancelable: true });
+    const plain = new WheelEvent('wheel', {
+      deltaY: -100,
+      bubbles: true,
+      cancelable: true
+    });
     canvas.dispatchEvent(plain);
     expect(plain.defaultPrevented).toBe(false);
     expect(scale()).toBe(k0);
-    const ctrl = new WheelEvent('wheel', { deltaY: -100, ctrlKey: true, bubbles: true, cancelable: true });
+    const ctrl = new WheelEvent('wheel', {
+      deltaY: -100,
+      ctrlKey: true,
+      bubbles: true,
+      cancelable: true
+    });
     canvas.dispatchEvent(ctrl);
     expect(ctrl.defaultPrevented).toBe(true);
     expect(scale()).toBeGreaterThan(k0);
@@ -267,9 +371,14 @@ describe('interactive view', () => {
 
   it('is keyboard reachable', () => {
     const v = mount(tutorial());
-    const canvas = v.node.querySelector('.jp-AutogradGraph-canvas') as HTMLElement;
+    const canvas = v.node.querySelector(
+      '.jp-AutogradGraph-canvas'
+    ) as HTMLElement;
     expect(canvas.tabIndex).toBe(0);
-    const key = (k: string) => canvas.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true }));
+    const key = (k: string) =>
+      canvas.dispatchEvent(
+        new KeyboardEvent('keydown', { key: k, bubbles: true })
+      );
     key('ArrowLeft');
     expect(document.activeElement).toBe(nodeEl(v, 'n0'));
     key('ArrowLeft');
@@ -277,9 +386,13 @@ describe('interactive view', () => {
     key('Enter');
     expect(v.selected).toBe(v.view.byKey.get('n1'));
     key('c');
-    expect(v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')).toHaveLength(3);
+    expect(
+      v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')
+    ).toHaveLength(3);
     key('e');
-    expect(v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')).toHaveLength(11);
+    expect(
+      v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')
+    ).toHaveLength(11);
     key(']');
     expect(v.step).toBe(1);
     key('Escape');
@@ -296,37 +409,59 @@ describe('interactive view', () => {
     const doc = new DOMParser().parseFromString(xml, 'image/svg+xml');
     expect(doc.getElementsByTagName('parsererror')).toHaveLength(0);
     expect(doc.querySelectorAll('g.jp-AutogradGraph-node')).toHaveLength(11);
-    expect(doc.documentElement.getAttribute('viewBox')).toMatch(/^0 0 \d+ \d+$/);
+    expect(doc.documentElement.getAttribute('viewBox')).toMatch(
+      /^0 0 \d+ \d+$/
+    );
   });
 
   it('draws 2 000 nodes quickly and collapses 20 000', () => {
     const t0 = Date.now();
     const v = mount(mlpPayload(2000));
-    expect(v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')).toHaveLength(1993);
+    expect(
+      v.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]')
+    ).toHaveLength(1993);
     expect(Date.now() - t0).toBeLessThan(10000);
     const big = mount(mlpPayload(20000));
     expect(big.view.nodes.length).toBeLessThanOrEqual(2000);
-    expect(big.node.querySelector('.jp-AutogradGraph-notice')!.textContent).toContain('folded into');
+    expect(
+      big.node.querySelector('.jp-AutogradGraph-notice')!.textContent
+    ).toContain('folded into');
   });
 });
 
 describe('widget', () => {
   const model = (data: unknown) =>
-    ({ data: { 'application/vnd.jupyter-autograd.graph+json': data }, trusted: false, metadata: {} }) as any;
+    ({
+      data: { 'application/vnd.jupyter-autograd.graph+json': data },
+      trusted: false,
+      metadata: {}
+    }) as any;
 
-  it.each([null, 42, 'str', [], {}, { version: 999 }])('shows an alert for %p', async data => {
-    const w = new GraphWidget({ mimeType: 'application/vnd.jupyter-autograd.graph+json' } as any);
-    await expect(w.renderModel(model(data))).resolves.toBeUndefined();
-    const alert = w.node.querySelector('[role="alert"]') as HTMLElement;
-    expect(alert.textContent!.startsWith('Cannot render autograd graph:')).toBe(true);
-  });
+  it.each([null, 42, 'str', [], {}, { version: 999 }])(
+    'shows an alert for %p',
+    async data => {
+      const w = new GraphWidget({
+        mimeType: 'application/vnd.jupyter-autograd.graph+json'
+      } as any);
+      await expect(w.renderModel(model(data))).resolves.toBeUndefined();
+      const alert = w.node.querySelector('[role="alert"]') as HTMLElement;
+      expect(
+        alert.textContent!.startsWith('Cannot render autograd graph:')
+      ).toBe(true);
+    }
+  );
 
   it('renders a valid payload the same whether trusted or not', async () => {
-    const a = new GraphWidget({ mimeType: 'application/vnd.jupyter-autograd.graph+json' } as any);
-    const b = new GraphWidget({ mimeType: 'application/vnd.jupyter-autograd.graph+json' } as any);
+    const a = new GraphWidget({
+      mimeType: 'application/vnd.jupyter-autograd.graph+json'
+    } as any);
+    const b = new GraphWidget({
+      mimeType: 'application/vnd.jupyter-autograd.graph+json'
+    } as any);
     await a.renderModel(model(tutorial()));
     await b.renderModel({ ...model(tutorial()), trusted: true });
-    const count = (w: GraphWidget) => w.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]').length;
+    const count = (w: GraphWidget) =>
+      w.node.querySelectorAll('g.jp-AutogradGraph-node[data-key]').length;
     expect(count(a)).toBe(11);
     expect(count(b)).toBe(11);
   });

@@ -1,10 +1,31 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { checkPayload, ERROR_PREFIX, MIME_TYPE, validateAgainstSchema } from '../schema';
-import { chainPayload, clone, corpusPayload, FIXTURE_DIR, graphFixtures, mlpPayload, tutorial } from './helpers';
+import {
+  checkPayload,
+  ERROR_PREFIX,
+  MIME_TYPE,
+  validateAgainstSchema
+} from '../schema';
+import {
+  chainPayload,
+  clone,
+  corpusPayload,
+  FIXTURE_DIR,
+  graphFixtures,
+  mlpPayload,
+  tutorial
+} from './helpers';
 
-const CANONICAL = path.join(__dirname, '..', '..', '..', 'jupyter_autograd', 'schema', 'graph-v1.schema.json');
+const CANONICAL = path.join(
+  __dirname,
+  '..',
+  '..',
+  '..',
+  'jupyter_autograd',
+  'schema',
+  'graph-v1.schema.json'
+);
 
 function reject(data: unknown): string {
   const r = checkPayload(data);
@@ -14,15 +35,21 @@ function reject(data: unknown): string {
 
 describe('schema guard', () => {
   it('uses the canonical schema file shared with Python', () => {
-    const copy = fs.readFileSync(path.join(__dirname, '..', 'graph-v1.schema.json'), 'utf8');
+    const copy = fs.readFileSync(
+      path.join(__dirname, '..', 'graph-v1.schema.json'),
+      'utf8'
+    );
     expect(copy).toBe(fs.readFileSync(CANONICAL, 'utf8'));
     expect(JSON.parse(copy).description).toContain(MIME_TYPE);
   });
 
-  it.each(graphFixtures())('accepts the Python fixture %s', (_name, payload) => {
-    const r = checkPayload(payload);
-    expect(r.ok ? 'ok' : r.message).toBe('ok');
-  });
+  it.each(graphFixtures())(
+    'accepts the Python fixture %s',
+    (_name, payload) => {
+      const r = checkPayload(payload);
+      expect(r.ok ? 'ok' : r.message).toBe('ok');
+    }
+  );
 
   it('accepts generated graphs up to the 20 000-node schema limit', () => {
     expect(checkPayload(mlpPayload(2000)).ok).toBe(true);
@@ -51,31 +78,92 @@ describe('schema guard', () => {
     ['"str"', 'str', 'should be a JSON object, got a string'],
     ['[]', [], 'should be a JSON object, got an array'],
     ['{}', {}, 'missing the required property "version"'],
-    ['nodes: "x"', { ...clone(tut), nodes: 'x' }, 'payload.nodes should be array'],
-    ['edge to n-1', withNodes(p => (p.edges[0].source = 'n-1')), 'payload.edges[0].source "n-1" does not match'],
-    ['edge to 1e9', withNodes(p => (p.edges[0].target = 'n1000000000')), 'does not match'],
-    ['edge to unknown', withNodes(p => (p.edges[0].target = 'n999999999')), 'is not a node of the payload'],
-    ['self-loop', withNodes(p => (p.edges[0].target = p.edges[0].source)), 'self-loop'],
+    [
+      'nodes: "x"',
+      { ...clone(tut), nodes: 'x' },
+      'payload.nodes should be array'
+    ],
+    [
+      'edge to n-1',
+      withNodes(p => (p.edges[0].source = 'n-1')),
+      'payload.edges[0].source "n-1" does not match'
+    ],
+    [
+      'edge to 1e9',
+      withNodes(p => (p.edges[0].target = 'n1000000000')),
+      'does not match'
+    ],
+    [
+      'edge to unknown',
+      withNodes(p => (p.edges[0].target = 'n999999999')),
+      'is not a node of the payload'
+    ],
+    [
+      'self-loop',
+      withNodes(p => (p.edges[0].target = p.edges[0].source)),
+      'self-loop'
+    ],
     ['duplicate ids', withNodes(p => (p.nodes[1].id = 'n0')), 'duplicate'],
-    ['id __proto__', withNodes(p => (p.nodes[1].id = '__proto__')), 'does not match'],
-    ['id constructor', withNodes(p => (p.nodes[1].id = 'constructor')), 'does not match'],
-    ['version 999', { ...clone(tut), version: 999 }, 'unsupported schema version 999'],
-    ['version "1"', { ...clone(tut), version: '1' }, 'unsupported schema version "1"'],
-    ['NaN as string', { ...clone(tut), total_nodes: 'NaN' }, 'payload.total_nodes should be integer'],
-    ['Infinity as string', withNodes(p => ((p.nodes[7] as any).shape = ['Infinity'])), 'payload.nodes[7].shape'],
-    ['bad kind', withNodes(p => ((p.nodes[0] as any).kind = 'widget')), 'should be one of'],
-    ['root unknown', withNodes(p => (p.roots = ['n77'])), 'payload.roots[0] n77 is not a node'],
-    ['truncated missing', withNodes(p => delete (p as any).truncated), 'missing the required property "truncated"']
+    [
+      'id __proto__',
+      withNodes(p => (p.nodes[1].id = '__proto__')),
+      'does not match'
+    ],
+    [
+      'id constructor',
+      withNodes(p => (p.nodes[1].id = 'constructor')),
+      'does not match'
+    ],
+    [
+      'version 999',
+      { ...clone(tut), version: 999 },
+      'unsupported schema version 999'
+    ],
+    [
+      'version "1"',
+      { ...clone(tut), version: '1' },
+      'unsupported schema version "1"'
+    ],
+    [
+      'NaN as string',
+      { ...clone(tut), total_nodes: 'NaN' },
+      'payload.total_nodes should be integer'
+    ],
+    [
+      'Infinity as string',
+      withNodes(p => ((p.nodes[7] as any).shape = ['Infinity'])),
+      'payload.nodes[7].shape'
+    ],
+    [
+      'bad kind',
+      withNodes(p => ((p.nodes[0] as any).kind = 'widget')),
+      'should be one of'
+    ],
+    [
+      'root unknown',
+      withNodes(p => (p.roots = ['n77'])),
+      'payload.roots[0] n77 is not a node'
+    ],
+    [
+      'truncated missing',
+      withNodes(p => delete (p as any).truncated),
+      'missing the required property "truncated"'
+    ]
   ];
 
-  it.each(cases)('rejects %s with a readable message', (_name, data, expected) => {
-    const before = Object.getOwnPropertyNames(Object.prototype).sort().join();
-    const message = reject(data);
-    expect(message).toContain(expected);
-    expect(message.length).toBeLessThan(400);
-    expect(Object.getOwnPropertyNames(Object.prototype).sort().join()).toBe(before);
-    expect(({} as any).polluted).toBeUndefined();
-  });
+  it.each(cases)(
+    'rejects %s with a readable message',
+    (_name, data, expected) => {
+      const before = Object.getOwnPropertyNames(Object.prototype).sort().join();
+      const message = reject(data);
+      expect(message).toContain(expected);
+      expect(message.length).toBeLessThan(400);
+      expect(Object.getOwnPropertyNames(Object.prototype).sort().join()).toBe(
+        before
+      );
+      expect(({} as any).polluted).toBeUndefined();
+    }
+  );
 
   it('rejects a 10 MB string quickly without echoing it', () => {
     const p = clone(tut);
@@ -83,7 +171,9 @@ describe('schema guard', () => {
     const t0 = Date.now();
     const message = reject(p);
     expect(Date.now() - t0).toBeLessThan(1000);
-    expect(message).toBe('payload.nodes[0].value is longer than 20000 characters');
+    expect(message).toBe(
+      'payload.nodes[0].value is longer than 20000 characters'
+    );
     expect(message.length).toBeLessThan(100);
   });
 
@@ -113,7 +203,11 @@ describe('schema guard', () => {
       required: ['a'],
       properties: {
         a: { oneOf: [{ type: 'integer', minimum: 0 }, { type: 'null' }] },
-        b: { type: 'array', maxItems: 2, items: { type: 'string', pattern: '^x' } },
+        b: {
+          type: 'array',
+          maxItems: 2,
+          items: { type: 'string', pattern: '^x' }
+        },
         c: { enum: ['p', 'q'] }
       },
       additionalProperties: false
@@ -121,16 +215,26 @@ describe('schema guard', () => {
     expect(validateAgainstSchema({ a: 1 }, schema)).toBeNull();
     expect(validateAgainstSchema({ a: null, b: ['x1'] }, schema)).toBeNull();
     expect(validateAgainstSchema({ a: -1 }, schema)).toContain('at least 0');
-    expect(validateAgainstSchema({ a: 1.5 }, schema)).toContain('should be integer');
-    expect(validateAgainstSchema({ a: 1, b: ['x', 'x', 'x'] }, schema)).toContain('3 items');
-    expect(validateAgainstSchema({ a: 1, b: ['y'] }, schema)).toContain('does not match');
+    expect(validateAgainstSchema({ a: 1.5 }, schema)).toContain(
+      'should be integer'
+    );
+    expect(
+      validateAgainstSchema({ a: 1, b: ['x', 'x', 'x'] }, schema)
+    ).toContain('3 items');
+    expect(validateAgainstSchema({ a: 1, b: ['y'] }, schema)).toContain(
+      'does not match'
+    );
     expect(validateAgainstSchema({ a: 1, c: 'r' }, schema)).toContain('one of');
-    expect(validateAgainstSchema({ a: 1, d: 0 }, schema)).toContain('unexpected property');
+    expect(validateAgainstSchema({ a: 1, d: 0 }, schema)).toContain(
+      'unexpected property'
+    );
   });
 
   it('agrees with Python on the shared invalid-payload corpus', () => {
     const file = path.join(FIXTURE_DIR, 'labext_invalid_payloads.json');
-    const corpus: Array<{ name: string; payload: unknown }> = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const corpus: Array<{ name: string; payload: unknown }> = JSON.parse(
+      fs.readFileSync(file, 'utf8')
+    );
     expect(corpus.length).toBeGreaterThan(10);
     for (const { name, payload } of corpus) {
       const r = checkPayload(payload);
