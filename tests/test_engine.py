@@ -130,6 +130,7 @@ def test_c4_no_leak_over_many_iterations():
     for _ in range(10):
         step()
     gc.collect()
+    nodes_before = _live_nodes()  # other tests' graphs may still be alive in this process
     tracemalloc.start()
     base, _ = tracemalloc.get_traced_memory()
     for _ in range(30):
@@ -138,7 +139,7 @@ def test_c4_no_leak_over_many_iterations():
     cur, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert cur - base < 1_000_000
-    assert _live_nodes() == 0 or _live_nodes() < 5
+    assert _live_nodes() <= nodes_before
 
 
 # ---------------------------------------------------------------- C5: linear time

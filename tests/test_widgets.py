@@ -565,16 +565,28 @@ def test_redraw_throttle_backs_off_for_slow_draws():
 
 
 def test_default_schedule_uses_the_running_loop():
-    fired = []
+    # in a thread of its own: a session-wide browser fixture (Playwright's sync API) may own the
+    # main thread's event loop
+    import threading
 
-    async def main():
-        assert widget_core._loop_call_later(0.0, lambda: fired.append(1)) is True
-        await asyncio.sleep(0)
-        await asyncio.sleep(0)
+    result = {}
 
-    asyncio.run(main())
-    assert fired == [1]
-    assert widget_core._loop_call_later(0.0, lambda: None) is False  # no loop here
+    def body():
+        fired = []
+
+        async def main():
+            assert widget_core._loop_call_later(0.0, lambda: fired.append(1)) is True
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+
+        asyncio.run(main())
+        result["fired"] = fired
+        result["no_loop"] = widget_core._loop_call_later(0.0, lambda: None)  # no loop here
+
+    t = threading.Thread(target=body)
+    t.start()
+    t.join(10)
+    assert result == {"fired": [1], "no_loop": False}
 
 
 # ------------------------------------------------------------------------ fallbacks, plotting
