@@ -10,8 +10,9 @@ import * as dagre from '@dagrejs/dagre';
  * dagre takes about 0.4 s at 800 units in headless Chromium on a 2-core machine, ~1 s at 2 000. */
 export const DAGRE_MAX_COST = 800;
 
-/** Gap between columns and between nodes of a column, in px. */
+/** Gap between columns, in px. */
 export const RANK_SEP = 36;
+/** Gap between nodes of a column, in px. */
 export const NODE_SEP = 14;
 const MARGIN = 16;
 

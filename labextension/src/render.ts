@@ -10,12 +10,14 @@ import { IGraphEdge, IGraphNode } from './schema';
 /** SVG namespace. */
 export const SVG_NS = 'http://www.w3.org/2000/svg';
 
-/** Label lines drawn per node, and code points per line, before an ellipsis. */
+/** Label lines drawn per node before an ellipsis. */
 export const MAX_LABEL_LINES = 3;
+/** Code points per drawn label line. */
 export const MAX_LABEL_CHARS = 40;
 
-/** Characters of a value/grad preview in the tooltip and in the details panel. */
+/** Characters of a value/grad preview in the tooltip. */
 export const TOOLTIP_PREVIEW_CHARS = 300;
+/** Characters of a preview in the details panel. */
 export const DETAIL_PREVIEW_CHARS = 4000;
 
 const CHAR_WIDTH = 6.8;

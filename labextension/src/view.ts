@@ -35,9 +35,11 @@ import {
 } from './render';
 import { IGraphPayload } from './schema';
 
-/** Zoom limits and the scale under which labels are hidden. */
+/** Smallest zoom factor. */
 export const MIN_ZOOM = 0.02;
+/** Largest zoom factor. */
 export const MAX_ZOOM = 4;
+/** Zoom below which labels are hidden. */
 export const LOW_DETAIL_ZOOM = 0.35;
 /** Zoom used to show the root end of a graph too big to read when fitted whole. */
 export const FOCUS_ZOOM = 0.8;

@@ -164,4 +164,5 @@ function nextTask(): Promise<void> {
   return new Promise(resolve => setTimeout(resolve, 0));
 }
 
+/** Re-exported for convenience: the MIME type this widget renders. */
 export { MIME_TYPE };
