@@ -362,6 +362,34 @@ describe('interactive view', () => {
     expect(scale()).toBeLessThan(k0 * 1.2);
   });
 
+  it('says when Python truncated the graph, and lists the members of its groups', () => {
+    const p = tutorial();
+    p.truncated = true;
+    p.total_nodes = 100000;
+    p.nodes[4] = {
+      id: 'n4',
+      kind: 'group',
+      label: 'MulBackward0 ×500',
+      count: 500,
+      members: ['MulBackward0', 'AddBackward0']
+    };
+    const v = mount(p);
+    const notice = v.node.querySelector(
+      '.jp-AutogradGraph-notice'
+    ) as HTMLElement;
+    expect(notice.hidden).toBe(false);
+    expect(notice.textContent).toContain('Showing 11 of 100000 nodes');
+    const g = nodeEl(v, 'n4');
+    expect(g.classList.contains('jp-AutogradGraph-group')).toBe(true);
+    expect(g.querySelectorAll('.jp-AutogradGraph-shape-back')).toHaveLength(1);
+    click(g);
+    const details = v.node.querySelector(
+      '.jp-AutogradGraph-details'
+    ) as HTMLElement;
+    expect(details.textContent).toContain('collapsed nodes500');
+    expect(details.textContent).toContain('MulBackward0\nAddBackward0');
+  });
+
   it('has no stepper when backward has not run', () => {
     const p = tutorial();
     delete p.backward_order;
