@@ -17,6 +17,8 @@ export const MAX_LABEL_CHARS = 40;
 
 /** Characters of a value/grad preview in the tooltip. */
 export const TOOLTIP_PREVIEW_CHARS = 300;
+/** Lines of a value/grad preview in the tooltip (the details panel shows all). */
+export const TOOLTIP_LINES = 3;
 /** Characters of a preview in the details panel. */
 export const DETAIL_PREVIEW_CHARS = 4000;
 
@@ -40,6 +42,14 @@ export function capText(text: string, max: number): string {
   return points.length <= max
     ? points.join('')
     : points.slice(0, max).join('') + ELLIPSIS;
+}
+
+/** Keep the first `max` lines of a preview, marking the cut with an ellipsis line. */
+export function capLines(text: string, max: number): string {
+  const lines = text.split('\n');
+  return lines.length <= max
+    ? text
+    : lines.slice(0, max).join('\n') + '\n' + ELLIPSIS;
 }
 
 /** Shape as torch prints it: (5, 3), (3,) or (). */
@@ -521,10 +531,16 @@ export function buildTooltip(
     rows.push(['name', capText(p.name, TOOLTIP_PREVIEW_CHARS)]);
   }
   if (p.value) {
-    rows.push(['value', capText(p.value, TOOLTIP_PREVIEW_CHARS)]);
+    rows.push([
+      'value',
+      capLines(capText(p.value, TOOLTIP_PREVIEW_CHARS), TOOLTIP_LINES)
+    ]);
   }
   if (p.grad) {
-    rows.push(['grad', capText(p.grad, TOOLTIP_PREVIEW_CHARS)]);
+    rows.push([
+      'grad',
+      capLines(capText(p.grad, TOOLTIP_PREVIEW_CHARS), TOOLTIP_LINES)
+    ]);
   }
   appendRows(doc, box, rows);
   const saved = savedFacts(p, TOOLTIP_PREVIEW_CHARS);
