@@ -17,6 +17,7 @@ from ._errors import (
     WARN_NONLEAF_GRAD,
     list_str,
 )
+from .autograd.engine import _new_vc
 from .autograd.node import AccumulateGrad, _HookDict, add_hook
 from .backend import CPU, _BACKENDS, canonical_device, device
 from .grad_mode import STATE
@@ -124,7 +125,7 @@ class Tensor:
     def data(self) -> "Tensor":
         """The same values without autograd history (shares memory), as ``torch.Tensor.data``."""
         t = Tensor._wrap(self._data)
-        t._vc = [0]
+        t._vc = _new_vc()
         return t
 
     @data.setter
@@ -200,7 +201,7 @@ class Tensor:
     def _bump_version(self) -> None:
         vc = self._vc
         if vc is None:
-            self._vc = [1]
+            self._vc = _new_vc(1)
         else:
             vc[0] += 1
 
@@ -372,7 +373,7 @@ class Tensor:
         """
         t = Tensor._wrap(self._data)
         if self._vc is None:
-            self._vc = [0]
+            self._vc = _new_vc()
         t._vc = self._vc  # shares the version counter: in-place changes are still detected
         t._inf = self._inf
         return t

@@ -65,6 +65,11 @@ def xp_of(arr):
 
 # ------------------------------------------------------------------------ recording
 _NUMBER_TYPES = (float, int, bool, complex, type(None))
+
+
+def _new_vc(v: int = 0):
+    """A version counter: a one-item list shared by a tensor and its views."""
+    return [v]
 # Interned (shape, dtype) metadata and 1-input metadata tuples: a graph of many same-shaped ops
 # then holds shared tuples instead of new ones per node (fewer objects for the cyclic GC).
 _META: dict = {}
@@ -126,14 +131,14 @@ def record(op, inputs, outs, p, results) -> Node:
             if t.__class__ not in _NUMBER_TYPES and hasattr(t, "_vc"):
                 if t._inf:
                     raise RuntimeError(E.ERR_INFERENCE_SAVE)
+                # an input's counter is read from the saved tensor itself at check time, so a
+                # fresh tensor needs no counter object now (None stands for "the tensor's")
                 vc = t._vc
-                if vc is None:
-                    vc = t._vc = [0]
-                vers += (vc, vc[0], i)
+                vers += (None, vc[0] if vc is not None else 0, i)
         out = None
         if op.save_result:
             out = outs
-            vc = results[0]._vc = [0]
+            vc = results[0]._vc = _new_vc()
             vers += (vc, 0, -1)
         # the raw arrays too, so the first-order backward reads them without unwrapping
         raw = tuple(t if t is None or t.__class__ in _NUMBER_TYPES else t._data for t in ins)
@@ -185,13 +190,11 @@ def record1(op, t, out, p, res, tail=()) -> Node:
             raw = tuple(x if x is None or x.__class__ in _NUMBER_TYPES else x._data for x in ins)
             if 0 in si:
                 vc = t._vc
-                if vc is None:
-                    vc = t._vc = [0]
-                vers += (vc, vc[0], 0)
+                vers += (None, vc[0] if vc is not None else 0, 0)
         else:
             ins = raw = op.none_inputs
         if op.save_result:
-            vc = res._vc = [0]
+            vc = res._vc = _new_vc()
             vers += (vc, 0, -1)
             node._saved = (ins, out, raw)
         else:
@@ -226,6 +229,10 @@ def check_versions(node: Node) -> None:
     vers = node._vers  # flat: (counter, expected, input index or -1 for the result) * n
     for k in range(0, len(vers), 3):
         vc, v, i = vers[k], vers[k + 1], vers[k + 2]
+        if vc is None:
+            vc = node._saved[0][i]._vc
+            if vc is None:
+                continue  # never modified in place: still version 0
         if vc[0] != v:
             saved = node._saved
             if i >= 0:
@@ -549,9 +556,13 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
     anomaly = FLAGS.anomaly
     tracers = FLAGS.backward_tracers
     pop, push = heapq.heappop, heapq.heappush
-    # 4. run
-    while heap:
-        _, fn = pop(heap)
+    # 4. run; a node that becomes ready while nothing else waits runs next without the heap
+    fn = None
+    while True:
+        if fn is None:
+            if not heap:
+                break
+            fn = pop(heap)[1]
         gs = buffers.pop(fn)
         if tracers:
             for cb in tracers:
@@ -568,6 +579,7 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     for k in ks:
                         results[k] = gs[nr]
             if fn not in needed:
+                fn = None
                 continue
         if fn.__class__ is AccumulateGrad:
             if gs[0] is not None and (accumulate and (capture is None or fn in needed)):
@@ -576,6 +588,7 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     go = (_as_tensor(gs[0]),)
                     for h in list(fn._hooks.values()):
                         h((), go)
+            fn = None
             continue
         if (gs[0] is None if len(gs) == 1 else all(g is None for g in gs)):
             outs = [None] * len(fn.next_functions)
@@ -586,15 +599,14 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 from .anomaly_mode import run_with_anomaly  # noqa: PLC0415
 
                 outs = run_with_anomaly(fn, gs, create_graph)
+            elif fn._op is not None:
+                outs = run_node(fn, gs, create_graph)
             else:
-                if fn._op is not None:
-                    outs = run_node(fn, gs, create_graph)
-                else:
-                    outs = fn._apply(gs, create_graph)
-                    # a user's backward may return arrays of tensors it holds: never steal them
-                    for g in outs:
-                        if g is not None:
-                            _mark(shared, g)
+                outs = fn._apply(gs, create_graph)
+                # a user's backward may return arrays of tensors it holds: never steal them
+                for g in outs:
+                    if g is not None:
+                        _mark(shared, g)
             hooks = fn._hooks
             if hooks:
                 gi = tuple(_as_tensor(g) for g in outs)
@@ -612,6 +624,7 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
                         _mark(shared, g)
         if not keep_graph and fn._saved:
             fn._saved = None
+        single = None
         for (nxt, nr), g in zip(fn.next_functions, outs):
             if nxt is None:
                 continue
@@ -624,7 +637,14 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
             d = deps[nxt] - 1
             deps[nxt] = d
             if d == 0:
-                push(heap, (-nxt._seq, nxt))
+                if single is None:
+                    single = nxt
+                else:
+                    push(heap, (-nxt._seq, nxt))
+        if single is not None and heap and heap[0][0] < -single._seq:
+            push(heap, (-single._seq, single))  # a waiting node has a higher sequence number
+            single = None
+        fn = single
     if capture is not None:
         return results
     return None

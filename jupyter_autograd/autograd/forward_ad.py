@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .engine import _new_vc
+
 import itertools
 from collections import namedtuple
 
@@ -155,7 +157,7 @@ def make_dual(tensor, tangent, *, level=None):
     else:
         dual = Tensor._wrap(tensor._data)
         if tensor._vc is None:
-            tensor._vc = [0]
+            tensor._vc = _new_vc()
         dual._vc = tensor._vc
     tan = tangent
     if tan._data.dtype != tensor._data.dtype:

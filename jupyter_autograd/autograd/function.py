@@ -8,6 +8,8 @@ the engine runs it through its ``_apply`` method because its class has ``_op = N
 
 from __future__ import annotations
 
+from .engine import _new_vc
+
 import functools
 import traceback
 
@@ -427,7 +429,7 @@ def _apply_function(cls, args, kwargs):
             packed.append(("out", t._data, orig_out_ids[id(t)]))
         else:
             if t._vc is None:
-                t._vc = [0]
+                t._vc = _new_vc()
             packed.append(("in", t, t._vc[0]))
     ctx._saved = tuple(packed) if packed else ()
     if FLAGS.anomaly:
@@ -439,7 +441,7 @@ def _apply_function(cls, args, kwargs):
 
 def _bump(t) -> None:
     if t._vc is None:
-        t._vc = [0]
+        t._vc = _new_vc()
     t._vc[0] += 1
 
 

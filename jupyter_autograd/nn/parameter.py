@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
-from ..tensor import Tensor
+from ..tensor import Tensor, _new_vc
 
 
 class Parameter(Tensor):
@@ -42,7 +42,7 @@ class Parameter(Tensor):
             t._requires_grad = True
         if isinstance(data, Tensor):
             if data._vc is None:
-                data._vc = [0]
+                data._vc = _new_vc()
             t._vc = data._vc
         return t
 

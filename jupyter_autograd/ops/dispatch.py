@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
-from ..autograd.engine import FLAGS, device_mismatch, record, record1, xp_of
+from ..autograd.engine import FLAGS, _new_vc, device_mismatch, record, record1, xp_of
 from ..grad_mode import STATE
 from ..tensor import Tensor
 from .xp import NPX
@@ -104,7 +104,7 @@ def _make_view(res: Tensor, x: Tensor) -> None:
     res._base = x._base if x._base is not None else x
     vc = x._vc
     if vc is None:
-        vc = x._vc = [0]
+        vc = x._vc = _new_vc()
     res._vc = vc
     res._view_version = vc[0]
 
