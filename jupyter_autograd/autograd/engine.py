@@ -182,24 +182,30 @@ def record1(op, t, out, p, res, tail=()) -> Node:
     if p is not None:
         node._p = p
     si = op.save_inputs
-    if si or op.save_result:
-        vers = []
-        if si:
-            ins = (t,) + tail
-            ins = tuple(x if i in si else None for i, x in enumerate(ins))
-            raw = tuple(x if x is None or x.__class__ in _NUMBER_TYPES else x._data for x in ins)
-            if 0 in si:
-                vc = t._vc
-                vers += (None, vc[0] if vc is not None else 0, 0)
+    if si:
+        if len(si) == n + 1:  # every input saved (mul, div, pow): no per-item filtering
+            ins = (t,) + tail if n else (t,)
+            raw = (t._data,) + tail if n else (t._data,)
         else:
-            ins = raw = op.none_inputs
+            ins = tuple(x if i in si else None for i, x in enumerate((t,) + tail))
+            raw = tuple(x if x is None or x.__class__ in _NUMBER_TYPES else x._data for x in ins)
+        if 0 in si:
+            vc = t._vc
+            vers = (None, vc[0] if vc is not None else 0, 0)
+        else:
+            vers = ()
         if op.save_result:
-            vc = res._vc = _new_vc()
-            vers += (vc, 0, -1)
+            vc = res._vc = [0]
             node._saved = (ins, out, raw)
+            node._vers = vers + (vc, 0, -1)
         else:
             node._saved = (ins, None, raw)
-        node._vers = tuple(vers)
+            node._vers = vers
+    elif op.save_result:
+        vc = res._vc = [0]
+        ins = op.none_inputs
+        node._saved = (ins, out, ins)
+        node._vers = (vc, 0, -1)
     node._seq = next(SEQ)
     res.grad_fn = node
     return node
