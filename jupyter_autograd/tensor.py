@@ -360,6 +360,7 @@ class Tensor:
         retain = fn._retain
         if retain is None:
             retain = fn._retain = {}
+            fn._pre = True
         retain[self._output_nr] = weakref.ref(self)
 
     def detach(self) -> "Tensor":

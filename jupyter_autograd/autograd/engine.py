@@ -573,7 +573,7 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
         if tracers:
             for cb in tracers:
                 cb(fn, tuple(gs))
-        if fn._tensor_prehooks or fn._retain or fn._prehooks:
+        if fn._pre:
             _call_prehooks(fn, gs, create_graph)
             for g in gs:
                 if g is not None:

@@ -71,6 +71,7 @@ class Node:
     _n_out = 1
     _out_meta = None
     _hooks = None
+    _pre = False  # any prehook, tensor hook or retain_grad: one flag for the engine to test
     _prehooks = None
     _tensor_prehooks = None
     _retain = None
@@ -120,6 +121,7 @@ class Node:
         d = self._prehooks
         if d is None:
             d = self._prehooks = _HookDict()
+            self._pre = True
         return add_hook(d, fn)
 
     @property
@@ -130,6 +132,7 @@ class Node:
         hooks = self._tensor_prehooks
         if hooks is None:
             hooks = self._tensor_prehooks = {}
+            self._pre = True
         d = hooks.get(nr)
         if d is None:
             d = hooks[nr] = _HookDict()
