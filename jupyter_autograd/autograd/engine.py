@@ -178,7 +178,10 @@ def record1(op, t, out, p, res, tail=()) -> Node:
         node.next_functions = (edge,) + (NONE_EDGE,) * n
     else:
         node.next_functions = (edge,)
-    node._shapes = _meta1(t._data, n)
+    d = t._data
+    key = (d.shape, d.dtype, n)
+    shapes = _META1.get(key)
+    node._shapes = shapes if shapes is not None else _meta1(d, n)
     if p is not None:
         node._p = p
     si = op.save_inputs
@@ -611,8 +614,13 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 if create_graph or op.n_out != 1 or op.variadic or saved is None:
                     outs = run_node(fn, gs, create_graph)
                 else:
-                    if fn._vers:
-                        check_versions(fn)
+                    vers = fn._vers
+                    if vers:
+                        vc = vers[0]
+                        if vc is None:
+                            vc = saved[0][vers[2]]._vc
+                        if len(vers) > 3 or (vc is not None and vc[0] != vers[1]):
+                            check_versions(fn)
                     # run_node's first-order fast path, inlined: the per-node hot path
                     g = gs[0]
                     if saved:
