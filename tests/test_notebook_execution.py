@@ -141,7 +141,6 @@ class _Scan(HTMLParser):
         self.handlers: list = []
         self.js_urls: list = []
         self.data_svgs: list = []
-        self._in_script = False
 
     def handle_starttag(self, tag, attrs):
         self.tags.append(tag)
@@ -193,26 +192,41 @@ def test_f5_text_plain_summary_in_every_graph_output(f5):
         assert SUMMARY.search(o.data["text/plain"]), o.data["text/plain"][:200]
     assert not any(o.output_type in ("error", "stream") and o.get("name") != "stdout"
                    for o in _outputs(nb)), [o for o in _outputs(nb) if o.output_type != "display_data"]
-    # the labels reached the payload and the SVG (else the test would prove nothing)
+    # the labels reached the payload (else the test would prove nothing)
     auto = graphs[0].data
     labels = {n["label"].split("\n")[0] for n in auto[MIME]["nodes"]}
     assert XSS[0] in labels and XSS[1] in labels and XSS[0] + "Backward" in {
         n.get("op") for n in auto[MIME]["nodes"]}
+    # the text tree carries the labels, with bidi overrides and NUL neutralised
+    tree = graphs[1].data["text/plain"]
+    assert XSS[0] in tree and "\\u202e" in tree and "\u202e" not in tree and "\x00" not in tree
     for o in graphs:
         assert "text/html" not in o.data  # no HTML fallback to escape; SVG/text only
 
 
-def test_f5_nbconvert_html_has_no_injected_markup(f5):
+_DATA_SVG = re.compile(r'<img\b[^>]*?\bsrc="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"[^>]*>')
+
+
+def _inline_svgs(html: str) -> str:
+    """The page as nbconvert < 7 (and Classic Notebook, VS Code) showed it: SVG inlined."""
+    return _DATA_SVG.sub(lambda m: base64.b64decode(m.group(1)).decode("utf-8"), html)
+
+
+@pytest.mark.parametrize("svg", ["base64", "inline"])
+def test_f5_nbconvert_html_has_no_injected_markup(f5, svg):
     _, html = f5["hostile"]
     _, control_html = f5["control"]
+    if svg == "inline":
+        html, control_html = _inline_svgs(html), _inline_svgs(control_html)
+        assert html.count("jp-AutogradGraph-svg") == 3 and not _DATA_SVG.search(html)
     hostile, control = _scan(html), _scan(control_html)
     # nbconvert's own <script> tags (MathJax, require.js, ...) are the same in both
     assert sorted(map(str, hostile.scripts)) == sorted(map(str, control.scripts))
     assert hostile.handlers == [] and hostile.js_urls == []
-    for tag in ("iframe", "foreignobject", "object", "embed", "button", "svg"):
+    # the same elements as the control notebook: no label became markup
+    assert sorted(set(hostile.tags)) == sorted(set(control.tags))
+    for tag in ("iframe", "foreignobject", "object", "embed", "button", "svg", "a", "img", "script"):
         assert hostile.tags.count(tag) == control.tags.count(tag), tag
-    assert hostile.tags.count("a") == control.tags.count("a")
-    assert hostile.tags.count("img") == control.tags.count("img")
     lowered = html.lower()
     for raw in INJECTED:
         assert raw.lower() not in lowered, raw
