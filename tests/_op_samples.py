@@ -159,6 +159,11 @@ def _shape_builders():
         "flip": ((2, 3), lambda t: t.flip(1), lambda tt, t: t.flip(1)),
         "clone": ((2, 3), lambda t: t.clone(), lambda tt, t: t.clone()),
         "_copy_backwards": ((2, 3), lambda t: _copy_backwards(t), None),
+        "masked_fill": ((3, 4), lambda t: t.masked_fill(ja.tensor(_MASK), 0.5),
+                        lambda tt, t: t.masked_fill(tt.tensor(_MASK), 0.5)),
+        "index_select": ((4, 3), lambda t: t.index_select(0, ja.tensor([0, 2, 2])),
+                         lambda tt, t: t.index_select(0, tt.tensor([0, 2, 2]))),
+        "div_scalar": ((3, 4), lambda t: _div_scalar(t), None),
         "alias": ((2, 3), lambda t: t[:], None),
         "_to_copy": ((2, 3), lambda t: t.to(ja.float32).to(ja.float64) * 1.0, None),
         "select": ((3, 4), lambda t: t[1], lambda tt, t: t[1]),
@@ -205,6 +210,16 @@ def _shape_builders():
             return cs
 
         _BUILDERS[kind] = builder
+
+
+_MASK = np.array([[True, False, True, False]] * 3)
+
+
+def _div_scalar(t):
+    from jupyter_autograd.ops import elementwise as EW
+    from jupyter_autograd.ops.dispatch import apply1
+
+    return apply1(EW.DIV_SCALAR, t, {"other": 3.0})
 
 
 def _copy_backwards(t):

@@ -187,7 +187,11 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             terms = terms * weight.reshape(shape)
         per = -terms.sum(cdim)
         if r == 1:
-            return per.sum() / (input._data.shape[0] if input._data.ndim > 1 else 1)
+            from ..ops import elementwise as EW  # noqa: PLC0415
+            from ..ops.dispatch import apply1  # noqa: PLC0415
+
+            n = input._data.shape[0] if input._data.ndim > 1 else 1
+            return apply1(EW.DIV_SCALAR, per.sum(), {"other": n})
         return per.sum() if r == 2 else per
     if label_smoothing:
         n = input._data.shape[cdim]

@@ -107,6 +107,12 @@ def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
     if not isinstance(input, Tensor):
         input = _t(input, other)
     if rounding_mode is not None:
+        o = other._data if isinstance(other, Tensor) else other
+        a = input._data
+        if a.dtype.kind in "iu" and (np.asarray(o).dtype.kind in "iu"):
+            # integers stay integers, as torch: floor or truncate the exact quotient
+            q = np.floor_divide(a, o) if rounding_mode == "floor" else np.trunc(np.true_divide(a, o)).astype(a.dtype)
+            return Tensor._wrap(np.asarray(q))
         r = true_divide(input, other).detach()
         return floor(r) if rounding_mode == "floor" else r.trunc()
     if input._data.dtype.kind in "iub" and (not isinstance(other, Tensor) or other._data.dtype.kind in "iub") and not isinstance(other, float):
@@ -408,19 +414,28 @@ def prod(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:
     return apply1(RD.PROD_DIM, input, {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim, "shape": input._data.shape})
 
 
-_MinMax = namedtuple("return_types", ["values", "indices"])
+def _return_type(name):
+    """torch.return_types.<name>: a (values, indices) named tuple printed as torch prints it."""
+    base = namedtuple(name, ["values", "indices"])
+
+    def __repr__(self):
+        return f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+    cls = type(name, (base,), {"__slots__": (), "__repr__": __repr__})
+    cls.__module__ = "torch.return_types"
+    return cls
 
 
 class _ReturnTypes:
-    max = namedtuple("max", ["values", "indices"])
-    min = namedtuple("min", ["values", "indices"])
+    max = _return_type("max")
+    min = _return_type("min")
 
 
 def _minmax_dim(input, dim, keepdim, op, argf, kind):
     d = _wrap_dim(dim, input._data.ndim)
     if input._data.ndim == 0:
         idx = _xp(input).zeros((), np.int64)
-        return getattr(_ReturnTypes, kind)(input.clone() if False else apply1(SH.ALIAS, input), Tensor._wrap(idx))
+        return getattr(_ReturnTypes, kind)(apply1(SH.ALIAS, input), Tensor._wrap(idx))
     if input._data.shape[d] == 0:
         raise IndexError(
             f"{kind}(): Expected reduction dim {d} to have non-zero size."
@@ -962,14 +977,24 @@ def gather(input, dim, index) -> Tensor:
 
 
 def masked_fill(input, mask, value) -> Tensor:
-    return where(_t(mask), _t(value, input) if isinstance(value, Tensor) else value, input)
+    """``value`` where ``mask`` is True (MaskedFillBackward0); a tensor value goes through where."""
+    mask = _t(mask)
+    if isinstance(value, Tensor):
+        if value._requires_grad or value._data.ndim:
+            return where(mask, value, input)
+        value = value.item()
+    if mask._data.dtype.kind != "b":
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype.name}"
+        )
+    return apply1(SH.MASKED_FILL, input, {"mask": mask._data, "value": value})
 
 
 def index_select(input, dim, index) -> Tensor:
+    """Rows (along ``dim``) picked by an integer index (IndexSelectBackward0)."""
     d = _wrap_dim(dim, input._data.ndim)
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
-    key = (slice(None),) * d + (idx,)
-    return apply1(SH.INDEX, input, {"key": key, "indices": [index], "self_sym_sizes": input._data.shape})
+    return apply1(SH.INDEX_SELECT, input, {"dim": d, "index": idx, "self_sym_sizes": input._data.shape})
 
 
 def trace(input) -> Tensor:

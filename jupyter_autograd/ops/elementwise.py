@@ -60,6 +60,16 @@ DIV = defop(
 )
 
 
+# div(self, other: Scalar) as torch's internals call it (e.g. a loss divided by the batch size)
+DIV_SCALAR = defop(
+    "div.Scalar", node="DivBackward1", inputs=("self",), saved=("other",),
+    fwd=lambda xp, x, p: x / p["other"],
+    vjp=lambda xp, g, x, out, p: g / p["other"],
+    jvp=lambda xp, t, x, out, p: t[0] / p["other"], linear=True,
+    sample={"domain": (-3, 3), "kind": "div_scalar"},
+)
+
+
 # pow(self, exponent: scalar): d/dx x^c = c x^(c-1); c == 0 gives zeros, as torch
 def _pow_scalar_vjp(xp, g, x, out, p):
     c = p["exponent"]

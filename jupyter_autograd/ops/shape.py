@@ -186,6 +186,30 @@ INDEX = defop(
     sample={"domain": (-3, 3), "kind": "index"},
     torch=None,
 )
+# masked_fill(self, mask, value): the gradient is zero where the value was written
+MASKED_FILL = defop(
+    "masked_fill.Scalar", node="MaskedFillBackward0", inputs=("self",), saved=("mask",),
+    fwd=lambda xp, x, p: xp.where(p["mask"], xp.asarray(p["value"], dtype=x.dtype), x),
+    vjp=lambda xp, g, x, out, p: xp.where(p["mask"], 0.0, g),
+    jvp=lambda xp, t, x, out, p: xp.where(p["mask"], 0.0, t[0]), linear=True,
+    sample={"domain": (-3, 3), "kind": "masked_fill"},
+    torch=lambda torch, x: x.masked_fill(x > 0, 0.5),
+)
+
+
+def _index_select_key(p):
+    return (slice(None),) * p["dim"] + (p["index"],)
+
+
+# index_select: repeated indices accumulate their gradients (index_add)
+INDEX_SELECT = defop(
+    "index_select", node="IndexSelectBackward0", inputs=("self",), saved=("dim", "index", "self_sym_sizes"),
+    fwd=lambda xp, x, p: xp.take(x, p["index"], axis=p["dim"]),
+    vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, _index_select_key(p), p["self_sym_sizes"]),
+    jvp=lambda xp, t, x, out, p: xp.take(t[0], p["index"], axis=p["dim"]), linear=True,
+    sample={"domain": (-3, 3), "kind": "index_select"},
+    torch=lambda torch, x: x.index_select(0, torch.tensor([0, 2, 2])),
+)
 # The scatter used by the gradients above, as an op so that create_graph can differentiate it.
 SCATTER = defop(
     "_index_put_zeros", node="IndexPutBackward0", inputs=("values",), saved=("indices",),

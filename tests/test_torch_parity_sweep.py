@@ -1,0 +1,148 @@
+"""Torch parity sweep: ~120 one-line programs run with ``torch`` bound to jupyter_autograd and to
+torch 2.13; their results print identically (reprs, grad_fn names, next_functions, errors)."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import pytest
+
+import jupyter_autograd as ja
+
+ADDR = re.compile(r"0x[0-9a-f]+")
+CASES = r'''
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x[0]
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x[:, 1]
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x[..., None]
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x[x > 2]
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x[[1, 0]]
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x[1:, ::2]
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.sum(1, keepdim=True)
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.max(1)
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.mean()
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.var(1)
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.std()
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.norm()
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.T
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.mT
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.flatten()
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.view(-1)
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.unsqueeze(0).squeeze()
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.expand(2, 2, 3)
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.repeat(2, 1)
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = T.cat([x, x], 1)
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = T.stack([x, x])
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.split(1)
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.chunk(3, 1)
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.clamp(2, 5)
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = T.where(x > 3, x, T.zeros(1))
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.softmax(1)
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.log_softmax(0)
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.logsumexp(1)
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.prod()
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.double()
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.to(T.float64)
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.clone()
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.detach()
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x.t() @ x
+x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x @ T.ones(3)
+x = T.tensor([1.,2.,3.], requires_grad=True); r = T.outer(x, x)
+x = T.tensor([1.,2.,3.], requires_grad=True); r = x.dot(x)
+x = T.tensor([1.,2.,3.], requires_grad=True); r = 1 - x
+x = T.tensor([1.,2.,3.], requires_grad=True); r = 1 / x
+x = T.tensor([1.,2.,3.], requires_grad=True); r = 2 ** x
+x = T.tensor([1.,2.,3.], requires_grad=True); r = x ** x
+x = T.tensor([1.,2.,3.], requires_grad=True); r = x.square()
+x = T.tensor([1.,2.,3.], requires_grad=True); r = -x
+x = T.tensor([1.,2.,3.], requires_grad=True); r = abs(x)
+x = T.tensor([1.,2.,3.], requires_grad=True); r = x.relu()
+x = T.tensor([1.,2.,3.], requires_grad=True); r = x.sigmoid()
+x = T.tensor([1.,2.,3.], requires_grad=True); r = x.max()
+x = T.tensor([1.,2.,3.], requires_grad=True); r = x.amax(0)
+x = T.tensor([1.,2.,3.], requires_grad=True); r = x.argmax()
+x = T.tensor([1.,2.,3.], requires_grad=True); r = x.flip(0)
+x = T.tensor([1.,2.,3.], requires_grad=True); r = x * 2; r += 1
+x = T.tensor([1.,2.,3.], requires_grad=True); r = x * 2; r.mul_(3)
+x = T.tensor([1.,2.,3.], requires_grad=True); r = x * 2; r[0] = 5
+x = T.tensor([1.,2.,3.], requires_grad=True); r = x.exp().sum()
+x = T.tensor([1,2,3]); r = x * 1.5
+x = T.tensor([1,2,3]); r = x / 2
+x = T.tensor([1,2,3]); r = x // 2
+x = T.tensor([1,2,3]); r = x.float().mean()
+x = T.tensor([True, False]); r = x + 1
+x = T.tensor([1.,2.], dtype=T.float64); r = x + T.tensor(1.)
+x = T.tensor([1,2]); r = x + T.tensor(1.5)
+x = T.tensor([1.,2.]); r = x.sum(dtype=T.float64)
+x = T.arange(6).reshape(2, 3); r = x.sum(0)
+x = T.arange(6.).reshape(2, 3); r = x.mean(1)
+x = T.zeros(2, 3, dtype=T.int32); r = x
+x = T.ones(2, 3) * 1e-5; r = x
+x = T.linspace(0, 1, 5); r = x
+x = T.full((2,), 3); r = x
+x = T.full((2,), 3.); r = x
+x = T.eye(3); r = x[1:]
+x = T.tensor([[1.,2.],[3.,4.]], requires_grad=True); r = T.nn.functional.mse_loss(x, T.zeros(2, 2))
+x = T.tensor([[1.,2.],[3.,4.]], requires_grad=True); r = T.nn.functional.l1_loss(x, T.zeros(2, 2))
+x = T.tensor([[1.,2.],[3.,4.]], requires_grad=True); r = T.nn.functional.cross_entropy(x, T.tensor([0, 1]))
+x = T.tensor([[1.,2.],[3.,4.]], requires_grad=True); r = T.nn.functional.cross_entropy(x, T.tensor([[0.5, 0.5],[1., 0.]]))
+x = T.tensor([[1.,2.],[3.,4.]], requires_grad=True); r = T.nn.functional.nll_loss(x, T.tensor([0, 1]), reduction="none")
+x = T.tensor([[1.,2.],[3.,4.]], requires_grad=True); r = T.nn.functional.binary_cross_entropy(x.sigmoid(), T.ones(2, 2))
+x = T.tensor([[1.,2.],[3.,4.]], requires_grad=True); r = T.nn.functional.linear(x, T.ones(3, 2), T.zeros(3))
+x = T.tensor([[1.,2.],[3.,4.]], requires_grad=True); r = T.nn.functional.linear(x, T.ones(3, 2))
+x = T.tensor([[1.,2.],[3.,4.]], requires_grad=True); r = T.nn.functional.softmax(x, dim=1)
+x = T.tensor([[[1.,2.],[3.,4.]]], requires_grad=True); r = x @ x
+x = T.tensor([[[1.,2.],[3.,4.]]], requires_grad=True); r = x @ T.ones(2, 2)
+x = T.tensor([[[1.,2.],[3.,4.]]], requires_grad=True); r = T.bmm(x, x)
+x = T.tensor([1., 2.]); r = x.numpy()
+x = T.tensor(3.5); r = x.item()
+x = T.tensor([[1, 2], [3, 4]]); r = x.tolist()
+x = T.tensor([1.,2.,3.]); r = x.shape
+x = T.tensor([1.,2.,3.]); r = x.size(0)
+x = T.tensor([1.,2.,3.]); r = x.dtype
+x = T.tensor([1.,2.,3.]); r = x.device
+x = T.tensor([1.,2.,3.], requires_grad=True); r = x.is_leaf, (x*2).is_leaf, (x*2).requires_grad
+x = T.tensor([1.,2.,3.], requires_grad=True); r = x.grad_fn, (x*2).grad_fn.next_functions
+x = T.tensor([1.,2.,3.], requires_grad=True); r = (x + 1).grad_fn.next_functions
+x = T.tensor([1.,2.,3.], requires_grad=True); r = (x * x).grad_fn.next_functions
+x = T.tensor([1.,2.,3.], requires_grad=True); r = (x.exp()).grad_fn._saved_result
+x = T.tensor([1.,2.,3.], requires_grad=True); r = (x.sum()).grad_fn._saved_self_sym_sizes
+x = T.tensor([1.,2.,3.], requires_grad=True); r = (x ** 3).grad_fn._saved_exponent
+x = T.tensor([1.,2.,3.], requires_grad=True); r = T.autograd.grad((x ** 3).sum(), x, create_graph=True)
+x = T.tensor([1.,2.,3.], requires_grad=True); r = T.autograd.functional.jacobian(lambda t: t ** 2, x)
+x = T.tensor([1.,2.,3.], requires_grad=True); r = T.autograd.functional.hessian(lambda t: (t ** 3).sum(), x)
+x = T.tensor([1.,2.,3.]); r = T.autograd.functional.vjp(lambda t: (t ** 2).sum(), x)
+x = T.tensor([1.,2.,3.]); r = T.autograd.functional.jvp(lambda t: t ** 2, x, T.ones(3))
+x = T.randn(3, 3) ; r = x.shape
+x = T.tensor([0.1, 0.2]); r = T.tensor([[x[0], x[1]]])
+x = T.tensor([1.,2.,3.,4.]); r = x.reshape(2, 2).t().contiguous()
+x = T.tensor([1.,2.,3.,4.]); r = x.unflatten(0, (2, 2))
+x = T.tensor([1.,2.,3.,4.]); r = x.masked_fill(x > 2, 0.)
+x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.masked_fill(x > 2, 0.)
+x = T.tensor([1.,2.,3.,4.]); r = T.allclose(x, x + 1e-9)
+x = T.tensor([1.,2.,3.,4.]); r = x == 2
+x = T.tensor([1.,2.,3.,4.]); r = (x > 1).all(), (x > 1).any()
+x = T.tensor([1.,2.,3.,4.]); r = x.where(x > 2, T.tensor(-1.))
+x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.gather(0, T.tensor([0, 0, 3]))
+x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.index_select(0, T.tensor([0, 2]))
+x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.narrow(0, 1, 2)
+x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.unbind()
+'''
+
+
+
+def _run(module, line):
+    ns = {"T": module}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(line, ns)  # noqa: S102 - fixed programs from this file
+        return ADDR.sub("0x", repr(ns["r"])).replace("jupyter_autograd.", "torch.")
+    except Exception as e:  # noqa: BLE001 - errors are compared too
+        return f"{type(e).__name__}: {e}"
+
+
+@pytest.mark.parametrize("line", CASES.strip().splitlines())
+def test_same_output_as_torch(line):
+    torch = pytest.importorskip("torch")
+    assert _run(ja, line) == _run(torch, line)
