@@ -22,6 +22,9 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 import jupyter_autograd as ja  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run as run_bench  # noqa: E402 - the same workloads as the CPU benchmarks
+
 
 def _sync():
     if ja.cuda.is_available():
@@ -137,39 +140,11 @@ def op_suite(dev):
 
 # ---------------------------------------------------------------- workloads
 def chain_ops(lib, dev, n_ops=1000):
-    x = lib.tensor([0.1, 0.2, 0.3], dtype=lib.float64, device=dev, requires_grad=True)
-
-    def run():
-        x.grad = None
-        y = x
-        for _ in range(n_ops // 4):
-            y = y + 0.5
-            y = y * 0.9
-            y = y.tanh()
-            y = y - 0.1
-        y.sum().backward()
-
-    return run
+    return run_bench.chain_ops(lib, n_ops, lib.float64, device=dev)
 
 
 def big_chain(lib, dev, n):
-    x = lib.tensor(np.linspace(-1, 1, n), dtype=lib.float64, device=dev, requires_grad=True)
-
-    def run():
-        x.grad = None
-        y = x * 1.5
-        y = y + 0.5
-        y = y.tanh()
-        y = y * y
-        y = y.exp()
-        y = y - 1.0
-        y = y.sin()
-        y = y * 0.5
-        y = y.sigmoid()
-        y = y + x
-        y.sum().backward()
-
-    return run
+    return run_bench.big_chain(lib, n, device=dev)
 
 
 def mlp_step(lib, dev):

@@ -51,9 +51,9 @@ def compare(fns: dict, repeat: int, warmup: int = 1) -> dict:
 
 
 # ---------------------------------------------------------------- workloads
-def chain_ops(lib, n_ops, dtype):
+def chain_ops(lib, n_ops, dtype, device=None):
     """1000-op chain of + * tanh - on a (3,) float64 tensor, then sum().backward()."""
-    x = lib.tensor([0.1, 0.2, 0.3], dtype=dtype, requires_grad=True)
+    x = lib.tensor([0.1, 0.2, 0.3], dtype=dtype, device=device, requires_grad=True)
 
     def run():
         x.grad = None
@@ -88,8 +88,8 @@ def chain_numpy(n_ops):
     return run
 
 
-def big_chain(lib, n):
-    x = lib.tensor(np.linspace(-1, 1, n), dtype=lib.float64, requires_grad=True)
+def big_chain(lib, n, device=None):
+    x = lib.tensor(np.linspace(-1, 1, n), dtype=lib.float64, device=device, requires_grad=True)
 
     def run():
         x.grad = None

@@ -609,42 +609,7 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
 
                 outs = run_with_anomaly(fn, gs, create_graph)
             elif fn._op is not None:
-                op = fn._op
-                saved = fn._saved
-                if create_graph or op.n_out != 1 or op.variadic or saved is None:
-                    outs = run_node(fn, gs, create_graph)
-                else:
-                    vers = fn._vers
-                    if vers:
-                        vc = vers[0]
-                        if vc is None:
-                            vc = saved[0][vers[2]]._vc
-                        if len(vers) > 3 or (vc is not None and vc[0] != vers[1]):
-                            check_versions(fn)
-                    # run_node's first-order fast path, inlined: the per-node hot path
-                    g = gs[0]
-                    if saved:
-                        out = saved[1]
-                        ins = saved[2]
-                    else:
-                        out = None
-                        ins = op.none_inputs
-                    xp = NPX if g.__class__ is _ndarray else xp_of(g)
-                    p = fn._p
-                    outs = []
-                    for (nf, _), rule, meta in zip(fn.next_functions, op.vjp, fn._shapes):
-                        if nf is None or rule.__class__ is _Marker:
-                            if rule is NOT_IMPLEMENTED and nf is not None:
-                                _not_implemented(fn, op.vjp.index(rule))
-                            outs.append(None)
-                            continue
-                        gi = rule(xp, g, *ins, out, p)
-                        shape, dt = meta
-                        if gi.shape != shape:
-                            gi = _sum_to(xp, gi, shape)
-                        if gi.dtype != dt:
-                            gi = gi.astype(dt)
-                        outs.append(gi)
+                outs = run_node(fn, gs, create_graph)
             else:
                 outs = fn._apply(gs, create_graph)
                 # a user's backward may return arrays of tensors it holds: never steal them
