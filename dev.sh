@@ -22,7 +22,10 @@ setup() {
 case "${1:-test}" in
   lab)
     setup
-    exec jupyter lab --notebook-dir=notebooks ${JUPYTER_ALLOW_ROOT:+--allow-root} "${@:2}"
+    extra=()
+    # JupyterLab refuses to run as root without this flag (containers, CI machines)
+    if [ "$(id -u)" = 0 ] || [ -n "${JUPYTER_ALLOW_ROOT:-}" ]; then extra+=(--allow-root); fi
+    exec jupyter lab --notebook-dir=notebooks "${extra[@]}" "${@:2}"
     ;;
   test)
     setup
