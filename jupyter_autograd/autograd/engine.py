@@ -65,6 +65,10 @@ def xp_of(arr):
 
 # ------------------------------------------------------------------------ recording
 _NUMBER_TYPES = (float, int, bool, complex, type(None))
+# Edges are stored as two flat tuples (nodes, output numbers): fewer objects per recorded op
+# than torch's tuple of (node, nr) pairs, which Node.next_functions builds on demand.
+_NRS1 = ((0,), (1,))
+_NRS2 = ((0, 0), (1, 0))
 
 
 def _new_vc(v: int = 0):
@@ -99,25 +103,30 @@ def record(op, inputs, outs, p, results) -> Node:
     """Create the node for one op application and attach it to the result tensors."""
     cls = op.node_cls
     node = cls.__new__(cls)
-    nf = []
+    fns = []
+    nrs = []
     metas = []
     diffs = op.differentiable
     i = 0
     for t in inputs:
         if t.__class__ in _NUMBER_TYPES or not t._requires_grad or not diffs[i]:
-            nf.append(NONE_EDGE)
+            fns.append(None)
+            nrs.append(0)
             metas.append(None)
         else:
             if t._base is not None:
                 _check_stale_view(t)
             fn = t.grad_fn
             if fn is not None:
-                nf.append((fn, t._output_nr))
+                fns.append(fn)
+                nrs.append(t._output_nr)
             else:
-                nf.append((t._grad_accumulator(), 0))
+                fns.append(t._grad_accumulator())
+                nrs.append(0)
             metas.append(_meta(t._data))
         i += 1
-    node.next_functions = tuple(nf)
+    node._fns = tuple(fns)
+    node._nrs = tuple(nrs)
     node._shapes = tuple(metas)
     if p is not None:
         node._p = p
@@ -170,14 +179,21 @@ def record1(op, t, out, p, res, tail=()) -> Node:
     cls = op.node_cls
     node = cls.__new__(cls)
     fn = t.grad_fn
-    edge = (fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0)
+    if fn is not None:
+        nr = t._output_nr
+    else:
+        fn = t._grad_accumulator()
+        nr = 0
     n = len(tail)
     if n == 1:
-        node.next_functions = (edge, NONE_EDGE)
+        node._fns = (fn, None)
+        node._nrs = _NRS2[nr] if nr < 2 else (nr, 0)
     elif n:
-        node.next_functions = (edge,) + (NONE_EDGE,) * n
+        node._fns = (fn,) + (None,) * n
+        node._nrs = (nr,) + (0,) * n
     else:
-        node.next_functions = (edge,)
+        node._fns = (fn,)
+        node._nrs = _NRS1[nr] if nr < 2 else (nr,)
     d = t._data
     key = (d.shape, d.dtype, n)
     shapes = _META1.get(key)
@@ -246,7 +262,7 @@ def check_versions(node: Node) -> None:
             saved = node._saved
             if i >= 0:
                 t = saved[0][i]
-                fn, nr = node.next_functions[i]
+                fn, nr = node._fns[i], node._nrs[i]
                 if isinstance(fn, AccumulateGrad):
                     fn = None
             else:
@@ -311,7 +327,7 @@ def run_node(node: Node, grads, create_graph: bool):
         p = node._p
         res = []
         i = 0
-        for (fn, _), rule, meta in zip(node.next_functions, op.vjp, node._shapes):
+        for fn, rule, meta in zip(node._fns, op.vjp, node._shapes):
             if fn is None:
                 res.append(None)
             elif rule.__class__ is _Marker:
@@ -356,9 +372,9 @@ def run_node(node: Node, grads, create_graph: bool):
         xp = NPX if first.__class__ is _ndarray else xp_of(first)
     p = node._p
     res = []
-    rules = op.vjp if not op.variadic else (op.vjp[0],) * len(node.next_functions)
-    for i, (edge, rule) in enumerate(zip(node.next_functions, rules)):
-        if edge[0] is None:
+    rules = op.vjp if not op.variadic else (op.vjp[0],) * len(node._fns)
+    for i, (nxt, rule) in enumerate(zip(node._fns, rules)):
+        if nxt is None:
             res.append(None)
             continue
         if rule.__class__ is _Marker:
@@ -514,7 +530,7 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
     get = deps.get
     while stack:
         fn = stack.pop()
-        for nxt, _ in fn.next_functions:
+        for nxt in fn._fns:
             if nxt is not None:
                 d = get(nxt)
                 if d is None:
@@ -540,7 +556,7 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 if fn in targets:
                     needed.add(fn)
                 continue
-            for nxt, _ in fn.next_functions:
+            for nxt in fn._fns:
                 if nxt is not None and (nxt in needed or nxt in targets):
                     needed.add(fn)
                     break
@@ -564,6 +580,9 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
 
     anomaly = FLAGS.anomaly
     tracers = FLAGS.backward_tracers
+    plain = not (anomaly or tracers or capture is not None)
+    if capture is None:
+        results = None
     pop, push = heapq.heappop, heapq.heappush
     # 4. run; a node that becomes ready while nothing else waits runs next without the heap
     fn = None
@@ -573,68 +592,20 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 break
             fn = pop(heap)[1]
         gs = buffers.pop(fn)
-        if tracers:
-            for cb in tracers:
-                cb(fn, tuple(gs))
-        if fn._pre:
-            _call_prehooks(fn, gs, create_graph)
-            for g in gs:
-                if g is not None:
-                    _mark(shared, g)
-        if capture is not None:
-            for nr in range(len(gs)):
-                ks = capture.get((fn, nr))
-                if ks:
-                    for k in ks:
-                        results[k] = gs[nr]
-            if fn not in needed:
+        op = fn._op
+        if plain and op is not None and not fn._pre and not fn._hooks and gs[0] is not None and op.n_out == 1:
+            # the common node: a registry op, one output, no hooks, nothing to capture
+            outs = run_node(fn, gs, create_graph)
+        else:
+            outs = _run_general(fn, gs, create_graph, tracers, capture, needed, results,
+                                accumulate, anomaly, shared)
+            if outs is None:  # AccumulateGrad, or skipped
                 fn = None
                 continue
-        if fn.__class__ is AccumulateGrad:
-            if gs[0] is not None and (accumulate and (capture is None or fn in needed)):
-                _accumulate(fn, gs[0], create_graph, shared)
-                if fn._hooks:
-                    go = (_as_tensor(gs[0]),)
-                    for h in list(fn._hooks.values()):
-                        h((), go)
-            fn = None
-            continue
-        if (gs[0] is None if len(gs) == 1 else all(g is None for g in gs)):
-            outs = [None] * len(fn.next_functions)
-        else:
-            if fn._n_out > 1:
-                gs = [g if g is not None else _zeros_for(fn, i, create_graph, gs) for i, g in enumerate(gs)]
-            if anomaly:
-                from .anomaly_mode import run_with_anomaly  # noqa: PLC0415
-
-                outs = run_with_anomaly(fn, gs, create_graph)
-            elif fn._op is not None:
-                outs = run_node(fn, gs, create_graph)
-            else:
-                outs = fn._apply(gs, create_graph)
-                # a user's backward may return arrays of tensors it holds: never steal them
-                for g in outs:
-                    if g is not None:
-                        _mark(shared, g)
-            hooks = fn._hooks
-            if hooks:
-                gi = tuple(_as_tensor(g) for g in outs)
-                go = tuple(_as_tensor(g) for g in gs)
-                for g in outs:
-                    if g is not None:
-                        _mark(shared, g)
-                for h in list(hooks.values()):
-                    r = h(gi, go)
-                    if r is not None:
-                        gi = tuple(r)
-                outs = [_unwrap(g, create_graph) for g in gi]
-                for g in outs:
-                    if g is not None:
-                        _mark(shared, g)
         if not keep_graph and fn._saved:
             fn._saved = None
         single = None
-        for (nxt, nr), g in zip(fn.next_functions, outs):
+        for nxt, nr, g in zip(fn._fns, fn._nrs, outs):
             if nxt is None:
                 continue
             buf = buffers.get(nxt)
@@ -659,6 +630,69 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
     return None
 
 
+def _run_general(fn, gs, create_graph, tracers, capture, needed, results, accumulate, anomaly, shared):
+    """One node with everything the fast path leaves out: tracers, hooks, capture for
+    autograd.grad, AccumulateGrad, custom Functions, several outputs, anomaly mode. Returns the
+    gradients for the node's inputs, or None when nothing flows on (a leaf, a skipped node)."""
+    if tracers:
+        for cb in tracers:
+            cb(fn, tuple(gs))
+    if fn._pre:
+        _call_prehooks(fn, gs, create_graph)
+        for g in gs:
+            if g is not None:
+                _mark(shared, g)
+    if capture is not None:
+        for nr in range(len(gs)):
+            ks = capture.get((fn, nr))
+            if ks:
+                for k in ks:
+                    results[k] = gs[nr]
+        if fn not in needed:
+            return None
+    if fn.__class__ is AccumulateGrad:
+        if gs[0] is not None and (accumulate and (capture is None or fn in needed)):
+            _accumulate(fn, gs[0], create_graph, shared)
+            if fn._hooks:
+                go = (_as_tensor(gs[0]),)
+                for h in list(fn._hooks.values()):
+                    h((), go)
+        return None
+    if (gs[0] is None if len(gs) == 1 else all(g is None for g in gs)):
+        outs = [None] * len(fn._fns)
+    else:
+        if fn._n_out > 1:
+            gs = [g if g is not None else _zeros_for(fn, i, create_graph, gs) for i, g in enumerate(gs)]
+        if anomaly:
+            from .anomaly_mode import run_with_anomaly  # noqa: PLC0415
+
+            outs = run_with_anomaly(fn, gs, create_graph)
+        elif fn._op is not None:
+            outs = run_node(fn, gs, create_graph)
+        else:
+            outs = fn._apply(gs, create_graph)
+            # a user's backward may return arrays of tensors it holds: never steal them
+            for g in outs:
+                if g is not None:
+                    _mark(shared, g)
+        hooks = fn._hooks
+        if hooks:
+            gi = tuple(_as_tensor(g) for g in outs)
+            go = tuple(_as_tensor(g) for g in gs)
+            for g in outs:
+                if g is not None:
+                    _mark(shared, g)
+            for h in list(hooks.values()):
+                r = h(gi, go)
+                if r is not None:
+                    gi = tuple(r)
+            outs = [_unwrap(g, create_graph) for g in gi]
+            for g in outs:
+                if g is not None:
+                    _mark(shared, g)
+    return outs
+
+
 def _zeros_for(fn: Node, i: int, create_graph: bool, gs=()):
     shape, dt = fn._out_meta[i]
     like = next((g for g in gs if g is not None), None)  # zeros on the other outputs' device
@@ -666,6 +700,5 @@ def _zeros_for(fn: Node, i: int, create_graph: bool, gs=()):
         like = like._data
     z = (NPX if like is None else xp_of(like)).zeros(shape, dt)
     if create_graph:
-
         return Tensor._wrap(z)
     return z

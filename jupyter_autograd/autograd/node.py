@@ -63,6 +63,21 @@ class Node:
         'torch::autograd::AccumulateGrad'
     """
 
+    # Edges: the engine keeps the nodes and output numbers as two flat tuples.
+    _fns = ()
+    _nrs = ()
+
+    @property
+    def next_functions(self) -> tuple:
+        """One ``(node, output_nr)`` pair per differentiable input; ``(None, 0)`` where the
+        input needs no gradient."""
+        return tuple(zip(self._fns, self._nrs))
+
+    @next_functions.setter
+    def next_functions(self, edges) -> None:
+        self._fns = tuple(e[0] for e in edges)
+        self._nrs = tuple(e[1] for e in edges)
+
     # Optional state lives in class-level defaults, so recording an op writes only what it has.
     _saved = ()
     _vers = ()
