@@ -72,7 +72,7 @@ _METHODS = [
     "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims", "t", "permute",
     "squeeze", "unsqueeze", "expand", "expand_as", "repeat", "flip", "clone", "split", "chunk",
     "unbind", "narrow", "select", "gather", "masked_fill", "index_select", "trace", "diag",
-    "where", "float_power", "broadcast_to", "erf",
+    "where", "float_power", "broadcast_to", "erf", "cumsum",
 ]
 for _name in _METHODS:
     setattr(Tensor, _name, getattr(F, _name))

@@ -164,6 +164,7 @@ def _shape_builders():
         "index_select": ((4, 3), lambda t: t.index_select(0, ja.tensor([0, 2, 2])),
                          lambda tt, t: t.index_select(0, tt.tensor([0, 2, 2]))),
         "div_scalar": ((3, 4), lambda t: _div_scalar(t), None),
+        "cumsum": ((3, 4), lambda t: t.cumsum(1), lambda tt, t: t.cumsum(1)),
         "alias": ((2, 3), lambda t: t[:], None),
         "_to_copy": ((2, 3), lambda t: t.to(ja.float32).to(ja.float64) * 1.0, None),
         "select": ((3, 4), lambda t: t[1], lambda tt, t: t[1]),

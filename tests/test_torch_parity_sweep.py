@@ -127,6 +127,8 @@ x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.gather(0, T.tensor([0, 0,
 x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.index_select(0, T.tensor([0, 2]))
 x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.narrow(0, 1, 2)
 x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.unbind()
+x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.cumsum(0)
+x = T.tensor([1,2,3]); r = x.cumsum(0)
 '''
 
 

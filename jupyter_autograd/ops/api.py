@@ -564,8 +564,6 @@ def _mm_args(a, b):
         raise TypeError(f"expected Tensor as element, got {type(b if isinstance(a, Tensor) else a).__name__}")
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {a.dtype._legacy_name()} != {b.dtype._legacy_name()}"
-            if False else
             f"expected mat1 and mat2 to have the same dtype, but got: {_dname(a)} != {_dname(b)}"
         )
 
@@ -928,10 +926,6 @@ def split(tensor, split_size_or_sections, dim=0):
     return res
 
 
-class _SplitNodeName:
-    pass
-
-
 def _rename_node(node, cls):
     node.__class__ = cls
 
@@ -1004,7 +998,18 @@ def trace(input) -> Tensor:
 
 
 def cumsum(input, dim, *, dtype=None) -> Tensor:
-    raise NotImplementedError("cumsum is not implemented yet")
+    """Cumulative sum along ``dim`` (CumsumBackward0).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.cumsum(torch.tensor([1., 2., 3.]), 0)
+        tensor([1., 3., 6.])
+    """
+    if dtype is not None:
+        input = input.to(dtype)
+    elif input._data.dtype.kind in "iub" and input._data.dtype != np.int64:
+        input = input.to(_dtype.int64)
+    return apply1(RD.CUMSUM, input, {"dim": _wrap_dim(dim, input._data.ndim)})
 
 
 def diag(input, diagonal=0) -> Tensor:
@@ -1018,10 +1023,6 @@ def diag(input, diagonal=0) -> Tensor:
     n = builtins.min(input._data.shape)
     idx = np.arange(n)
     return apply1(SH.INDEX, input, {"key": (idx, idx), "indices": None, "self_sym_sizes": input._data.shape})
-
-
-def sigmoid_(x):
-    return x.sigmoid_()
 
 
 def broadcast_tensors(*tensors):

@@ -344,3 +344,19 @@ LOG_SOFTMAX = defop(
     sample=_red_sample({"dim": -1}, needs_dim=True, single_dim=True),
     torch=lambda torch, x, dim: torch.log_softmax(x, dim),
 )
+
+
+# cumsum: the gradient is the reversed cumulative sum of the incoming gradient
+def _cumsum_vjp(xp, g, x, out, p):
+    d = p["dim"]
+    return xp.flip(xp.cumsum(xp.flip(g, d), axis=d), d)
+
+
+CUMSUM = defop(
+    "cumsum", node="CumsumBackward0", inputs=("self",), saved=("dim",),
+    fwd=lambda xp, x, p: xp.cumsum(x, axis=p["dim"]),
+    vjp=_cumsum_vjp,
+    jvp=lambda xp, t, x, out, p: xp.cumsum(t[0], axis=p["dim"]), linear=True,
+    sample={"domain": (-3, 3), "kind": "cumsum"},
+    torch=lambda torch, x, dim: torch.cumsum(x, dim),
+)

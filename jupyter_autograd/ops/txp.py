@@ -151,6 +151,10 @@ class _TXP:
         return api.flip(x, dims)
 
     @staticmethod
+    def cumsum(x, axis):
+        return api.cumsum(x, axis)
+
+    @staticmethod
     def concatenate(xs, axis=0):
         return api.cat(list(xs), axis)
 
