@@ -119,8 +119,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
         raise device_mismatch([input, target if isinstance(target, Tensor) else Tensor._wrap(t)])
     if t.dtype.kind not in "iu":
+        scalar = {"float32": "Float", "float64": "Double", "float16": "Half", "bool": "Bool"}
         raise RuntimeError(
-            f"expected scalar type Long but found {target.dtype.name.capitalize() if isinstance(target, Tensor) else t.dtype}"
+            f"expected target dtype to be Long or Byte, but got {scalar.get(t.dtype.name, t.dtype.name)}"
         )
     if x.ndim < 1:
         raise ValueError("Expected 1 or more dimensions (got 0)")
