@@ -129,6 +129,65 @@ x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.narrow(0, 1, 2)
 x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.unbind()
 x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.cumsum(0)
 x = T.tensor([1,2,3]); r = x.cumsum(0)
+x = T.ones(2, requires_grad=True); y = x * 2; y.retain_grad(); y.sum().backward(); r = y.grad, x.grad, y.retains_grad
+x = T.ones(2, requires_grad=True); y = (x * 2).sum(); y.backward(retain_graph=True); y.backward(); r = x.grad
+x = T.ones(2, requires_grad=True); y = x.exp(); y.sum().backward(); r = y.grad_fn._saved_result
+x = T.ones(2, requires_grad=True); r = x.detach().requires_grad, x.detach().is_leaf
+x = T.ones(2, requires_grad=True); y = x * 2; y.detach_(); r = y.is_leaf, y.requires_grad, y.grad_fn
+x = T.ones(2, requires_grad=True); r = x.requires_grad_(False)
+x = T.ones(2); x.requires_grad = True; r = x
+with T.no_grad(): r = T.ones(2, requires_grad=True) * 2
+with T.inference_mode(): r = T.ones(2) * 2
+x = T.ones(2, requires_grad=True); r = T.autograd.grad((x * x).sum(), x)
+x = T.ones(2, requires_grad=True); r = T.autograd.grad((x * x).sum(), x, create_graph=True)
+x = T.ones(2, requires_grad=True); g, = T.autograd.grad((x ** 3).sum(), x, create_graph=True); r = T.autograd.grad(g.sum(), x)
+x = T.ones(2, requires_grad=True); y = x * 2; r = T.autograd.grad(y, x, T.ones(2))
+x = T.ones(2, requires_grad=True); y = x * 2; r = T.autograd.grad(y, x)
+x = T.ones(2, requires_grad=True); r = T.autograd.grad(x.sum(), x)
+x = T.ones(2, requires_grad=True); r = x.sum().grad_fn.next_functions[0][0].variable is x
+x = T.ones(2, requires_grad=True); r = (x * 2).grad_fn.name(), x.sum().grad_fn.next_functions[0][0].name()
+x = T.ones(2, requires_grad=True); h = x.register_hook(lambda g: g * 3); (x * 1).sum().backward(); h.remove(); (x * 1).sum().backward(); r = x.grad
+x = T.tensor([1., 2.], requires_grad=True); y = x ** 2; y.backward(T.tensor([1., 1.])); r = x.grad
+x = T.tensor([1., 2.], requires_grad=True); a = x.clone(); a[0] = 10.; a.sum().backward(); r = x.grad, a.grad_fn
+x = T.tensor([1., 2.], requires_grad=True); a = x * 1; a.add_(x); a.sum().backward(); r = x.grad
+x = T.tensor([1., 2.], requires_grad=True); r = (x > 1).requires_grad, (x.argmax()).requires_grad
+x = T.tensor([1., 2.], requires_grad=True); r = x.int().requires_grad, x.double().requires_grad
+x = T.tensor([1., 2.], requires_grad=True); y = x.double(); y.sum().backward(); r = x.grad
+x = T.ones(3, requires_grad=True); y = x[1:]; y.sum().backward(); r = x.grad
+x = T.ones(3, requires_grad=True); y = x[[0, 0, 2]]; y.sum().backward(); r = x.grad
+x = T.ones(2, 2, requires_grad=True); y = x[x > 0]; y.sum().backward(); r = x.grad
+x = T.ones(2, 2, requires_grad=True); y = x.sum(0); y.backward(T.tensor([1., 2.])); r = x.grad
+x = T.ones(2, 2, requires_grad=True); y = x.expand(3, 2, 2); y.sum().backward(); r = x.grad
+x = T.ones(2, 2, requires_grad=True); y = T.cat([x, x * 2]); y.sum().backward(); r = x.grad
+x = T.ones(2, 2, requires_grad=True); a, b = x.unbind(); (a * 2 + b).sum().backward(); r = x.grad
+x = T.ones(2, 2, requires_grad=True); a, b = x.split(1); (a * 2).sum().backward(); r = x.grad
+x = T.tensor([3., 3., 1.], requires_grad=True); x.max().backward(); r = x.grad
+x = T.tensor([[3., 3.], [1., 2.]], requires_grad=True); x.max(1)[0].sum().backward(); r = x.grad
+x = T.tensor([3., 3., 1.], requires_grad=True); x.amax().backward(); r = x.grad
+x = T.tensor([0., 2.], requires_grad=True); x.abs().sum().backward(); r = x.grad
+x = T.tensor([0., 2.], requires_grad=True); x.relu().sum().backward(); r = x.grad
+x = T.tensor([0., 2.], requires_grad=True); x.sqrt().sum().backward(); r = x.grad
+x = T.tensor([0., 2.], requires_grad=True); x.norm().backward(); r = x.grad
+x = T.tensor([0., 0.], requires_grad=True); x.norm().backward(); r = x.grad
+x = T.tensor([1., 1.], requires_grad=True); T.maximum(x, T.tensor([1., 0.])).sum().backward(); r = x.grad
+x = T.tensor([0., 2.], requires_grad=True); x.prod().backward(); r = x.grad
+x = T.tensor([1., 2.], requires_grad=True); (x ** 0).sum().backward(); r = x.grad
+x = T.tensor([0., 2.], requires_grad=True); (x ** x).sum().backward(); r = x.grad
+x = T.tensor([1., 2.], requires_grad=True); x.clamp(1, 1.5).sum().backward(); r = x.grad
+m = T.nn.Linear(3, 2); r = m
+m = T.nn.Sequential(T.nn.Linear(3, 4), T.nn.ReLU(), T.nn.Linear(4, 1)); r = m
+m = T.nn.Sequential(T.nn.Linear(3, 4), T.nn.ReLU()); r = list(m.state_dict().keys())
+m = T.nn.Linear(3, 2); r = [(n, p.shape) for n, p in m.named_parameters()]
+m = T.nn.Linear(3, 2); r = m(T.ones(4, 5))
+r = T.nn.Parameter(T.ones(2))
+r = T.nn.CrossEntropyLoss()
+r = T.nn.MSELoss(reduction="sum")
+r = T.nn.Dropout(0.2), T.nn.LayerNorm(4), T.nn.Embedding(10, 3)
+r = T.nn.ModuleList([T.nn.ReLU(), T.nn.ReLU()])
+p = T.nn.Parameter(T.ones(2)); r = T.optim.SGD([p], lr=0.1)
+p = T.ones(2, requires_grad=True); r = T.optim.SGD([p * 2], lr=0.1)
+p = T.nn.Parameter(T.ones(2)); o = T.optim.SGD([p], lr=0.1); (p * p).sum().backward(); o.step(); r = p
+p = T.nn.Parameter(T.ones(2)); o = T.optim.Adam([p], lr=0.1); (p * p).sum().backward(); o.step(); o.zero_grad(); r = p, p.grad
 r = T.arange(12).reshape(3, 4).sum(-1)
 r = T.arange(12.).reshape(3, 4).mean(-2, keepdim=True)
 r = T.arange(12.).reshape(3, 4)[:, -1]

@@ -99,7 +99,8 @@ POW_TT = defop(
     "pow.Tensor_Tensor", node="PowBackward1", inputs=("self", "exponent"),
     saved=("exponent", "self", "result"),
     fwd=lambda xp, a, b, p: a ** b,
-    vjp=(lambda xp, g, a, b, out, p: g * (b * a ** (b - 1)), _pow_exponent_vjp),
+    # torch masks the base's gradient where the exponent is 0 (0 * 0^-1 would be nan)
+    vjp=(lambda xp, g, a, b, out, p: xp.where(b == 0, 0.0, g * (b * a ** (b - 1))), _pow_exponent_vjp),
     jvp=lambda xp, t, x, out, p: t[0] * (x[1] * x[0] ** (x[1] - 1)) + t[1] * out * xp.log(x[0]),
     sample={"domain": (0.2, 3)}, torch=lambda torch, a, b: torch.pow(a, b),
 )
