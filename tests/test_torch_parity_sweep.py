@@ -129,6 +129,41 @@ x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.narrow(0, 1, 2)
 x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.unbind()
 x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.cumsum(0)
 x = T.tensor([1,2,3]); r = x.cumsum(0)
+r = T.arange(1500.).reshape(30, 50)
+r = T.arange(3000).reshape(10, 15, 20)
+r = T.arange(20.).reshape(4, 5) / 7
+r = T.arange(20.).reshape(2, 2, 5) * 1e-6
+r = T.tensor(np.linspace(-3, 3, 25).reshape(5, 5))
+r = T.tensor(np.linspace(-3, 3, 25).reshape(5, 5), dtype=T.float64, requires_grad=True)
+r = T.tensor(np.linspace(0, 1, 40))
+r = T.tensor(np.arange(40) * 1000.)
+r = T.ones(100, 3) * 0.5
+r = T.tensor([[float("inf"), 1.], [float("nan"), -2.5]])
+r = T.tensor(np.arange(1200.).reshape(2, 600))
+T.set_printoptions(precision=2); r = T.tensor([1.23456, 2.5]); T.set_printoptions(profile="default")
+T.set_printoptions(sci_mode=True); r = T.tensor([1.5, 2.5]); T.set_printoptions(profile="default", sci_mode=None)
+T.set_printoptions(threshold=5); r = T.arange(10.); T.set_printoptions(profile="default")
+T.set_printoptions(linewidth=40); r = T.arange(20.); T.set_printoptions(profile="default")
+T.set_printoptions(edgeitems=1, threshold=3); r = T.arange(16.).reshape(4, 4); T.set_printoptions(profile="default")
+with T.autograd.forward_ad.dual_level(): d = T.autograd.forward_ad.make_dual(T.tensor([2., 3.]), T.tensor([1., 1.])); r = d ** 2
+with T.autograd.forward_ad.dual_level(): d = T.autograd.forward_ad.make_dual(T.tensor([2., 3.]), T.tensor([1., 0.])); r = T.autograd.forward_ad.unpack_dual(d.sin())
+r = T.autograd.functional.jacobian(lambda a, b: a * b, (T.tensor([1., 2.]), T.tensor([3., 4.])))
+r = T.autograd.functional.jacobian(lambda a: (a * 2, a.sum()), T.tensor([1., 2.]))
+r = T.autograd.functional.hessian(lambda a: (a ** 3).sum(), T.tensor([1., 2.]))
+r = T.autograd.functional.vjp(lambda a: a ** 2, T.tensor([1., 2.]))
+r = T.autograd.functional.vjp(lambda a: a ** 2, T.tensor([1., 2.]), T.tensor([1., 1.]))
+r = T.autograd.functional.jvp(lambda a: a ** 2, T.tensor([1., 2.]), T.tensor([1., 0.]))
+r = T.autograd.functional.hvp(lambda a: (a ** 3).sum(), T.tensor([1., 2.]), T.tensor([1., 0.]))
+r = T.autograd.functional.vhp(lambda a: (a ** 3).sum(), T.tensor([1., 2.]), T.tensor([1., 0.]))
+r = T.func.grad(lambda a: (a ** 2).sum())(T.tensor([1., 2.]))
+r = T.func.jacrev(lambda a: a ** 2)(T.tensor([1., 2.]))
+r = T.func.jacfwd(lambda a: a ** 2)(T.tensor([1., 2.]))
+r = T.func.hessian(lambda a: (a ** 3).sum())(T.tensor([1., 2.]))
+r = T.func.vjp(lambda a: a ** 2, T.tensor([1., 2.]))[1](T.ones(2))
+r = T.func.jvp(lambda a: a ** 2, (T.tensor([1., 2.]),), (T.ones(2),))
+r = T.func.grad_and_value(lambda a: (a ** 2).sum())(T.tensor([1., 2.]))
+r = T.func.vmap(lambda a: a.sum())(T.ones(3, 2))
+r = T.autograd.gradcheck(lambda a: a ** 2, (T.tensor([1., 2.], dtype=T.float64, requires_grad=True),))
 x = T.ones(2, requires_grad=True); y = x * 2; y.retain_grad(); y.sum().backward(); r = y.grad, x.grad, y.retains_grad
 x = T.ones(2, requires_grad=True); y = (x * 2).sum(); y.backward(retain_graph=True); y.backward(); r = x.grad
 x = T.ones(2, requires_grad=True); y = x.exp(); y.sum().backward(); r = y.grad_fn._saved_result
@@ -310,7 +345,9 @@ r = T.nn.functional.linear(T.ones(2, 2, 3), T.ones(4, 3), T.ones(4))
 
 
 def _run(module, line):
-    ns = {"T": module}
+    import numpy as np
+
+    ns = {"T": module, "np": np}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
