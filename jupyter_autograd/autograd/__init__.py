@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from .. import _errors as E
+from ..grad_mode import STATE as _GRAD_STATE
 from ..grad_mode import (  # noqa: F401 - re-exported as in torch.autograd
     enable_grad,
     inference_mode,
@@ -140,10 +141,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         with _sge(create_graph):
             execute(roots, seeds, retain_graph, create_graph, inputs=edges, accumulate=True)
         return
-    from ..grad_mode import set_grad_enabled as _sge  # noqa: PLC0415
-
-    with _sge(create_graph):
+    # backward runs with grad mode = create_graph (set directly: this is every training step)
+    prev = _GRAD_STATE.grad_enabled
+    _GRAD_STATE.grad_enabled = bool(create_graph)
+    try:
         execute(roots, seeds, retain_graph, create_graph)
+    finally:
+        _GRAD_STATE.grad_enabled = prev
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,

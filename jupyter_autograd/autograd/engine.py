@@ -288,11 +288,15 @@ def _sum_to(xp, g, shape):
     gs = g.shape
     if len(gs) != len(shape):
         lead = len(gs) - len(shape)
-        g = xp.sum(g, axis=tuple(range(lead))) if lead > 0 else xp.reshape(g, shape)
+        if lead > 0:
+            # the array method skips NumPy's Python-level sum wrapper (Tensors use xp.sum)
+            g = g.sum(axis=tuple(range(lead))) if g.__class__ is _ndarray else xp.sum(g, axis=tuple(range(lead)))
+        else:
+            g = xp.reshape(g, shape)
         gs = g.shape
     axes = tuple(i for i, (a, b) in enumerate(zip(gs, shape)) if a != b)
     if axes:
-        g = xp.sum(g, axis=axes, keepdims=True)
+        g = g.sum(axis=axes, keepdims=True) if g.__class__ is _ndarray else xp.sum(g, axis=axes, keepdims=True)
     if g.shape != tuple(shape):
         g = xp.reshape(g, shape)
     return g

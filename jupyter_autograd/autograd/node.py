@@ -214,8 +214,7 @@ class AccumulateGrad(Node):
     """The node that writes a leaf's ``.grad``; ``.variable`` is the leaf."""
 
     def __init__(self, variable) -> None:
-        self.variable = variable
-        self.next_functions = ()
+        self.variable = variable  # no inputs: the class defaults (empty edges) stand
         self._seq = ACCUMULATE_PRIORITY + next(SEQ)
 
     def name(self) -> str:

@@ -6,7 +6,8 @@ from .registry import defop
 
 
 def _mT(xp, a):
-    return xp.swapaxes(a, -1, -2)
+    # the method, not xp.swapaxes: arrays and Tensors both have it, without NumPy's wrapper
+    return a.swapaxes(-1, -2)
 
 
 def _check_mm(a, b, name):

@@ -154,6 +154,9 @@ MSE = defop(
 # (-w/total for mean, -w otherwise, 0 where ignored) into p.
 def _nll_fwd(xp, x, t, p):
     cdim = 1 if x.ndim > 1 else 0
+    if x.ndim == 2:  # (N, C): pick x[i, t_i] directly
+        v = x[xp.arange(x.shape[0]), p["st"]] * p["coef"]
+        return v if p["reduction"] == 0 else xp.sum(v)
     picked = xp.squeeze(xp.take_along_axis(x, xp.expand_dims(p["st"], cdim), axis=cdim), axis=cdim)
     v = picked * p["coef"]
     return v if p["reduction"] == 0 else xp.sum(v)
@@ -164,6 +167,10 @@ def _nll_vjp(xp, g, x, t, out, p):
     cdim = 1 if len(shape) > 1 else 0
     gg = g * p["coef"]
     st = p["st"]
+    if len(shape) == 2 and not xp.is_txp:  # (N, C): write g into [i, t_i] of zeros
+        z = xp.zeros(shape, gg.dtype)
+        z[xp.arange(shape[0]), st] = gg
+        return z
     if gg.shape != st.shape:  # a reduced loss with one coefficient: every target gets it
         gg = xp.broadcast_to(gg, st.shape)
     return xp.put_along_axis_zeros(xp.expand_dims(gg, cdim), np.expand_dims(p["st"], cdim), cdim, shape)

@@ -38,8 +38,8 @@ TRANSPOSE = _shape_op(
 )
 T = _shape_op(
     "t", "TBackward0",
-    lambda xp, x, p: xp.swapaxes(x, 0, 1) if x.ndim == 2 else x,
-    lambda xp, g, x, out, p: xp.swapaxes(g, 0, 1) if g.ndim == 2 else g,
+    lambda xp, x, p: x.swapaxes(0, 1) if x.ndim == 2 else x,
+    lambda xp, g, x, out, p: g.swapaxes(0, 1) if g.ndim == 2 else g,
     torch=lambda torch, x: x.t(),
 )
 PERMUTE = _shape_op(
