@@ -132,26 +132,29 @@ def record(op, inputs, outs, p, results) -> Node:
         node._p = p
     save_inputs = op.save_inputs
     if save_inputs or op.save_result:
-        ins = [None] * len(inputs)
+        n_in = len(inputs)
+        ins = [None] * n_in
+        raw = [None] * n_in  # the arrays too: the first-order backward reads them directly
         vers = []
         for i in save_inputs:
             t = inputs[i]
             ins[i] = t
-            if t.__class__ not in _NUMBER_TYPES and hasattr(t, "_vc"):
-                if t._inf:
-                    raise RuntimeError(E.ERR_INFERENCE_SAVE)
-                # an input's counter is read from the saved tensor itself at check time, so a
-                # fresh tensor needs no counter object now (None stands for "the tensor's")
-                vc = t._vc
-                vers += (None, vc[0] if vc is not None else 0, i)
+            if t is None or t.__class__ in _NUMBER_TYPES:
+                raw[i] = t
+                continue
+            raw[i] = t._data
+            if t._inf:
+                raise RuntimeError(E.ERR_INFERENCE_SAVE)
+            # an input's counter is read from the saved tensor itself at check time, so a
+            # fresh tensor needs no counter object now (None stands for "the tensor's")
+            vc = t._vc
+            vers += (None, vc[0] if vc is not None else 0, i)
         out = None
         if op.save_result:
             out = outs
-            vc = results[0]._vc = _new_vc()
+            vc = results[0]._vc = [0]
             vers += (vc, 0, -1)
-        # the raw arrays too, so the first-order backward reads them without unwrapping
-        raw = tuple(t if t is None or t.__class__ in _NUMBER_TYPES else t._data for t in ins)
-        node._saved = (tuple(ins), out, raw)
+        node._saved = (tuple(ins), out, tuple(raw))
         node._vers = tuple(vers)
     node._seq = next(SEQ)
     if len(results) == 1:
