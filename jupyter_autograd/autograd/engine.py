@@ -13,7 +13,7 @@ from .. import _errors as E
 from ..grad_mode import STATE
 from ..ops.registry import NOT_IMPLEMENTED, _Marker
 from ..ops.xp import NPX, namespace_for
-from .node import SEQ, AccumulateGrad, Node
+from .node import ACCUMULATE_PRIORITY, SEQ, AccumulateGrad, Node
 
 _ndarray = np.ndarray
 NONE_EDGE = (None, 0)
@@ -523,10 +523,74 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, inputs=None, acc
     if gc_was_on:
         gc.disable()
     try:
+        if inputs is None and not FLAGS.anomaly and not FLAGS.backward_tracers:
+            return _execute_by_sequence(roots, grads, keep_graph, create_graph)
         return _execute(roots, grads, keep_graph, create_graph, inputs, accumulate)
     finally:
         if gc_was_on:
             gc.enable()
+
+
+def _priority(fn) -> int:
+    """Heap key: the creation order; AccumulateGrad by its own creation (before every use)."""
+    s = fn._seq
+    return s - ACCUMULATE_PRIORITY if s >= ACCUMULATE_PRIORITY else s
+
+
+def _execute_by_sequence(roots, grads, keep_graph, create_graph):
+    """backward without a dependency pass: every consumer of a node was created after it (has
+    a higher sequence number), so running the discovered nodes strictly from the highest
+    sequence number down completes each node's gradient before it runs. AccumulateGrad then
+    runs once per leaf, with the full gradient, after the nodes that feed it. Used when nothing
+    observes the visiting order (no tracer, no anomaly mode, no captured inputs)."""
+    shared: set = set()  # arrays the caller can see: never stolen by a leaf
+    for g in grads:
+        _mark(shared, g)
+    buffers: dict = {}
+    for (fn, nr), g in zip(roots, grads):
+        buf = buffers.get(fn)
+        if buf is None:
+            buf = buffers[fn] = [None] * fn._n_out
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    heap = [(-_priority(fn), fn) for fn in buffers]
+    heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
+    fn = None
+    while True:
+        if fn is None:
+            if not heap:
+                break
+            fn = pop(heap)[1]
+        gs = buffers.pop(fn)
+        op = fn._op
+        if op is not None and not fn._pre and not fn._hooks and gs[0] is not None and op.n_out == 1:
+            outs = run_node(fn, gs, create_graph)
+        else:
+            outs = _run_general(fn, gs, create_graph, (), None, None, None, True, False, shared)
+            if outs is None:  # AccumulateGrad
+                fn = None
+                continue
+        if not keep_graph and fn._saved:
+            fn._saved = None
+        new = None
+        for nxt, nr, g in zip(fn._fns, fn._nrs, outs):
+            if nxt is None:
+                continue
+            buf = buffers.get(nxt)
+            if buf is None:  # first seen: it joins the queue
+                buf = buffers[nxt] = [None] * nxt._n_out
+                if new is None:
+                    new = nxt
+                else:
+                    push(heap, (-_priority(nxt), nxt))
+            if g is not None:
+                old = buf[nr]
+                buf[nr] = g if old is None else old + g
+        if new is not None and heap and heap[0][0] < -_priority(new):
+            push(heap, (-_priority(new), new))  # a queued node comes first
+            new = None
+        fn = new
+    return None
 
 
 def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
