@@ -11,7 +11,7 @@ from .grad_mode import STATE, no_grad
 from .ops import api as F
 from .ops import elementwise as EW
 from .ops import shape as SH
-from .ops.dispatch import apply, apply1, apply2
+from .ops.dispatch import apply, apply1, apply2, binary_method, unary_method
 from .autograd.engine import FLAGS
 from .tensor import Tensor, _to_device
 
@@ -19,17 +19,9 @@ ADD, SUB, MUL, DIV = EW.ADD, EW.SUB, EW.MUL, EW.DIV
 
 
 # ---------------------------------------------------------------- operators (hot path)
-def _add(self, other):
-    return apply2(ADD, self, other)
-
-
-def _sub(self, other):
-    return apply2(SUB, self, other)
-
-
-def _mul(self, other):
-    return apply2(MUL, self, other)
-
+_add = binary_method(ADD)
+_sub = binary_method(SUB)
+_mul = binary_method(MUL)
 
 Tensor.__add__ = Tensor.__radd__ = _add
 Tensor.__sub__ = _sub
@@ -76,6 +68,11 @@ _METHODS = [
 ]
 for _name in _METHODS:
     setattr(Tensor, _name, getattr(F, _name))
+# the elementwise math methods run their row inline for floating tensors (the hot path)
+for _name, _op in (("exp", EW.EXP), ("log", EW.LOG), ("log1p", EW.LOG1P), ("expm1", EW.EXPM1),
+                   ("sqrt", EW.SQRT), ("rsqrt", EW.RSQRT), ("sin", EW.SIN), ("cos", EW.COS),
+                   ("tan", EW.TAN), ("tanh", EW.TANH), ("sigmoid", EW.SIGMOID), ("relu", EW.RELU)):
+    setattr(Tensor, _name, unary_method(_op, getattr(F, _name)))
 Tensor.greater = F.gt
 Tensor.less = F.lt
 

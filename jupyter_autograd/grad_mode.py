@@ -17,9 +17,12 @@ __all__ = [
 
 
 class _State(threading.local):
-    # class attributes are the per-thread defaults: a new thread starts with grad enabled
-    grad_enabled = True
-    inference = False
+    """Per-thread grad mode; __init__ runs once in each thread, so a new thread starts with
+    grad enabled (and the flags are plain per-thread attributes: the fastest lookup)."""
+
+    def __init__(self) -> None:
+        self.grad_enabled = True
+        self.inference = False
 
 
 STATE = _State()

@@ -22,15 +22,17 @@ _ACC_LOCK = threading.RLock()
 
 
 class _Flags:
-    """Process-wide debug flags (anomaly mode is global in torch, not per thread)."""
+    """Process-wide debug flags (anomaly mode is global in torch, not per thread). Instance
+    attributes, read on every op."""
 
-    anomaly = False
-    anomaly_check_nan = True
-    forward_ad_levels: list = []  # active dual levels, innermost last
-    inference_tensors = False  # set once any inference tensor exists
-    # Graph tracing (jupyter_autograd.graph): callbacks run only while a list is non-empty.
-    record_tracers: list = []  # cb(node, inputs) after an op is recorded
-    backward_tracers: list = []  # cb(node, grad_outputs) when backward executes a node
+    def __init__(self) -> None:
+        self.anomaly = False
+        self.anomaly_check_nan = True
+        self.forward_ad_levels: list = []  # active dual levels, innermost last
+        self.inference_tensors = False  # set once any inference tensor exists
+        # Graph tracing (jupyter_autograd.graph): callbacks run only while a list is non-empty.
+        self.record_tracers: list = []  # cb(node, inputs) after an op is recorded
+        self.backward_tracers: list = []  # cb(node, grad_outputs) when backward executes a node
 
 
 FLAGS = _Flags()
@@ -313,15 +315,24 @@ def _not_implemented(node: Node, i: int):
     )
 
 
-def run_node(node: Node, grads, create_graph: bool):
+def run_node(node: Node, grads, create_graph: bool, op=None):
     """Compute the gradients a registry node sends to each of its inputs."""
-    op = type(node)._op
+    if op is None:
+        op = node._op
     saved = node._saved
     if saved is None:
         raise RuntimeError(E.ERR_BACKWARD_TWICE)
-    if node._vers:
-        check_versions(node)
-    if not create_graph and op.n_out == 1 and not op.variadic:
+    vers = node._vers
+    if vers:
+        if len(vers) == 3:  # one saved tensor (the common case), checked inline
+            vc = vers[0]
+            if vc is None:
+                vc = saved[0][vers[2]]._vc
+            if vc is not None and vc[0] != vers[1]:
+                check_versions(node)
+        else:
+            check_versions(node)
+    if not create_graph and op.simple:
         # first-order fast path: raw arrays, one output
         g = grads[0]
         if saved:
@@ -333,13 +344,12 @@ def run_node(node: Node, grads, create_graph: bool):
         xp = NPX if g.__class__ is _ndarray else xp_of(g)
         p = node._p
         res = []
-        i = 0
         for fn, rule, meta in zip(node._fns, op.vjp, node._shapes):
             if fn is None:
                 res.append(None)
             elif rule.__class__ is _Marker:
                 if rule is NOT_IMPLEMENTED:
-                    _not_implemented(node, i)
+                    _not_implemented(node, op.vjp.index(rule))
                 res.append(None)
             else:
                 gi = rule(xp, g, *ins, out, p)
@@ -349,7 +359,6 @@ def run_node(node: Node, grads, create_graph: bool):
                 if gi.dtype != dt:
                     gi = gi.astype(dt)
                 res.append(gi)
-            i += 1
         return res
     if op.n_out == 1:
         g = grads[0]
@@ -563,8 +572,8 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
             fn = pop(heap)[1]
         gs = buffers.pop(fn)
         op = fn._op
-        if op is not None and not fn._pre and not fn._hooks and gs[0] is not None and op.n_out == 1:
-            outs = run_node(fn, gs, create_graph)
+        if op is not None and op.simple and not fn._pre and not fn._hooks and gs[0] is not None:
+            outs = run_node(fn, gs, create_graph, op)
         else:
             outs = _run_general(fn, gs, create_graph, (), None, None, None, True, False, shared)
             if outs is None:  # AccumulateGrad
@@ -578,12 +587,16 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
                 continue
             buf = buffers.get(nxt)
             if buf is None:  # first seen: it joins the queue
-                buf = buffers[nxt] = [None] * nxt._n_out
+                if nr == 0 and nxt._n_out == 1:
+                    buffers[nxt] = [g]
+                else:
+                    buf = buffers[nxt] = [None] * nxt._n_out
+                    buf[nr] = g
                 if new is None:
                     new = nxt
                 else:
                     push(heap, (-_priority(nxt), nxt))
-            if g is not None:
+            elif g is not None:
                 old = buf[nr]
                 buf[nr] = g if old is None else old + g
         if new is not None and heap and heap[0][0] < -_priority(new):

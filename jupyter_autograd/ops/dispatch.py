@@ -144,27 +144,86 @@ def _cast(t: Tensor, dt) -> Tensor:
     return t.to(_dtype.from_numpy_dtype(np.dtype(dt)))
 
 
-def apply2(op, a, b, p=None) -> Tensor:
-    """Binary op with torch's promotion; ``a`` is a Tensor, ``b`` a Tensor or Python scalar."""
-    if b.__class__ is float and a._data.dtype.kind == "f":
-        # hot path: tensor op Python float (no promotion needed, the scalar is an input slot)
-        ad = a._data
-        cls = ad.__class__
-        out = op.fwd(NPX if cls is _ndarray else xp_of(ad), ad, b, p)
+def binary_method(op):
+    """``Tensor.__add__`` and friends for a binary row: ``tensor <op> float`` runs inline (the
+    hot path of small-tensor code: no promotion, the scalar is an input slot), anything else
+    goes through :func:`apply2`."""
+    fwd = op.fwd
+
+    def method(a, b):
+        if b.__class__ is float:
+            ad = a._data
+            cls = ad.__class__
+            if ad.dtype.kind == "f":
+                out = fwd(NPX if cls is _ndarray else xp_of(ad), ad, b, None)
+                if out.__class__ is not cls:
+                    out = _fix_out(out, cls, NPX)
+                res = _new(Tensor)
+                res._data = out
+                if a._requires_grad and STATE.grad_enabled:
+                    res._requires_grad = True
+                    record1(op, a, out, None, res, (b,))
+                else:
+                    res._requires_grad = False
+                if STATE.inference:
+                    res._inf = True
+                if FLAGS.forward_ad_levels:
+                    _forward_ad(op, (a, b), (ad, b), out, None, (res,))
+                return res
+        return _apply2(op, a, b, None)
+
+    method.__name__ = method.__qualname__ = f"__{op.name}__"
+    return method
+
+
+def unary_method(op, fallback):
+    """``Tensor.tanh`` and friends for an elementwise row: floating inputs run :func:`apply1`'s
+    steps inline (the hot path); others (integer promotion) go through ``fallback``."""
+    fwd = op.fwd
+    differentiable = op.differentiable[0]
+
+    def method(x):
+        d = x._data
+        if d.dtype.kind != "f":
+            return fallback(x)
+        cls = d.__class__
+        out = fwd(NPX if cls is _ndarray else xp_of(d), d, None)
         if out.__class__ is not cls:
             out = _fix_out(out, cls, NPX)
         res = _new(Tensor)
         res._data = out
-        if a._requires_grad and STATE.grad_enabled:
+        if x._requires_grad and differentiable and STATE.grad_enabled:
             res._requires_grad = True
-            record1(op, a, out, p, res, (b,))
+            record1(op, x, out, None, res)
         else:
             res._requires_grad = False
         if STATE.inference:
             res._inf = True
         if FLAGS.forward_ad_levels:
-            _forward_ad(op, (a, b), (ad, b), out, p, (res,))
+            _forward_ad(op, (x,), (d,), out, None, (res,))
         return res
+
+    method.__name__ = method.__qualname__ = op.name
+    method.__doc__ = fallback.__doc__
+    return method
+
+
+def apply2(op, a, b, p=None) -> Tensor:
+    """Binary op with torch's promotion; ``a`` is a Tensor, ``b`` a Tensor or Python scalar."""
+    if p is None:
+        m = _METHODS.get(op)
+        if m is None:
+            m = _METHODS[op] = binary_method(op)
+        return m(a, b)
+    return _apply2(op, a, b, p)
+
+
+_METHODS: dict = {}
+
+
+def _apply2(op, a, b, p):
+    if b.__class__ is float and a._data.dtype.kind == "f":
+        return apply(op, (a, b), p)
     if b.__class__ is not Tensor and not isinstance(b, Tensor):
         if not isinstance(b, _SCALARS):
             b = as_operand(b, a)

@@ -76,6 +76,7 @@ class OpDef:
         "defaults",
         "variadic",
         "none_inputs",
+        "simple",
     )
 
     def __repr__(self) -> str:
@@ -162,6 +163,7 @@ def defop(
         _AllTrue() if variadic else tuple(r is not NO_GRAD for r in op.vjp)
     )
     op.node_cls = make_node_class(node, op, tuple(saved))
+    op.simple = n_out == 1 and not variadic  # the engine's first-order fast path applies
     OPS[name] = op
     return op
 
