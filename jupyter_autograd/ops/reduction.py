@@ -312,8 +312,9 @@ def _softmax_fwd(xp, x, p):
     d = p["dim"]
     if x.size == 0:
         return x.copy()
-    e = xp.exp(x - xp.amax(x, axis=d, keepdims=True))
-    return e / xp.sum(e, axis=d, keepdims=True)
+    # forwards get raw arrays: their methods skip NumPy's Python-level reduction wrappers
+    e = xp.exp(x - x.max(axis=d, keepdims=True))
+    return e / e.sum(axis=d, keepdims=True)
 
 
 # d softmax: y * (g - sum(g * y))
@@ -331,8 +332,8 @@ def _log_softmax_fwd(xp, x, p):
     d = p["dim"]
     if x.size == 0:
         return x.copy()
-    s = x - xp.amax(x, axis=d, keepdims=True)
-    return s - xp.log(xp.sum(xp.exp(s), axis=d, keepdims=True))
+    s = x - x.max(axis=d, keepdims=True)
+    return s - xp.log(xp.exp(s).sum(axis=d, keepdims=True))
 
 
 # d log_softmax: g - softmax * sum(g)
