@@ -521,10 +521,12 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
 def execute(roots, grads, keep_graph: bool, create_graph: bool, inputs=None, accumulate=True):
     """Run backward from ``roots`` (a list of ``(node, output_nr)``) seeded with ``grads``.
 
-    Nodes run in dependency order, highest sequence number first among the ready ones (as
-    torch does), without recursion. With ``inputs`` (a list of ``(node, output_nr)`` edges), the
-    gradients flowing into those edges are returned, and nodes that lead to none of them are
-    skipped.
+    Without recursion. When a tracer, anomaly mode or captured ``inputs`` can observe the order,
+    nodes run exactly as torch orders them (dependency counts; the ready node with the highest
+    sequence number first; AccumulateGrad as soon as it is ready); otherwise the cheaper
+    :func:`_execute_by_sequence` gives the same gradients and the same order for every other
+    node. With ``inputs`` (a list of ``(node, output_nr)`` edges), the gradients flowing into
+    those edges are returned, and nodes that lead to none of them are skipped.
     """
     # The engine allocates only short-lived objects; pausing the cyclic GC while it runs avoids
     # repeated full collections over a large live graph (torch's graph is invisible to it).
