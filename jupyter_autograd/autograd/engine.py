@@ -542,6 +542,20 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, inputs=None, acc
             gc.enable()
 
 
+def _seed(roots, grads):
+    """Gradient buffers holding the root seeds, and the set of arrays a leaf must not keep."""
+    shared: set = set()  # arrays the caller can see: never stolen by a leaf
+    for g in grads:
+        _mark(shared, g)
+    buffers: dict = {}
+    for (fn, nr), g in zip(roots, grads):
+        buf = buffers.get(fn)
+        if buf is None:
+            buf = buffers[fn] = [None] * fn._n_out
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    return buffers, shared
+
+
 def _priority(fn) -> int:
     """Heap key: the creation order; AccumulateGrad by its own creation (before every use)."""
     s = fn._seq
@@ -554,15 +568,7 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
     sequence number down completes each node's gradient before it runs. AccumulateGrad then
     runs once per leaf, with the full gradient, after the nodes that feed it. Used when nothing
     observes the visiting order (no tracer, no anomaly mode, no captured inputs)."""
-    shared: set = set()  # arrays the caller can see: never stolen by a leaf
-    for g in grads:
-        _mark(shared, g)
-    buffers: dict = {}
-    for (fn, nr), g in zip(roots, grads):
-        buf = buffers.get(fn)
-        if buf is None:
-            buf = buffers[fn] = [None] * fn._n_out
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    buffers, shared = _seed(roots, grads)
     heap = [(-_priority(fn), fn) for fn in buffers]
     heapq.heapify(heap)
     pop, push = heapq.heappop, heapq.heappush
@@ -649,19 +655,8 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
         results = [None] * len(inputs)
 
     # 3. seed the roots
-    shared: set = set()  # arrays the caller can see: never stolen by a leaf
-    for g in grads:
-        _mark(shared, g)
-    buffers: dict = {}
-    heap = []
-    for (fn, nr), g in zip(roots, grads):
-        buf = buffers.get(fn)
-        if buf is None:
-            buf = buffers[fn] = [None] * fn._n_out
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
-    for fn in buffers:
-        if fn not in deps:
-            heap.append((-fn._seq, fn))
+    buffers, shared = _seed(roots, grads)
+    heap = [(-fn._seq, fn) for fn in buffers if fn not in deps]
     heapq.heapify(heap)
 
     anomaly = FLAGS.anomaly
