@@ -129,6 +129,43 @@ x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.narrow(0, 1, 2)
 x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.unbind()
 x = T.tensor([1.,2.,3.,4.], requires_grad=True); r = x.cumsum(0)
 x = T.tensor([1,2,3]); r = x.cumsum(0)
+m = T.nn.Linear(2, 3); r = m.weight.shape, m.bias.shape, m.weight.requires_grad, m.training
+m = T.nn.Sequential(T.nn.Linear(2, 3), T.nn.Tanh()); m.eval(); r = m.training, m[0].training
+m = T.nn.Sequential(T.nn.Linear(2, 3), T.nn.Tanh()); r = m[0], len(m), m[-1]
+m = T.nn.ModuleDict({"a": T.nn.ReLU(), "b": T.nn.Linear(1, 1)}); r = m
+m = T.nn.Sequential(T.nn.Linear(2, 3), T.nn.GELU(), T.nn.LayerNorm(3), T.nn.Dropout(0.1), T.nn.Softmax(dim=-1)); r = m
+m = T.nn.Sequential(T.nn.Flatten(), T.nn.Linear(4, 2), T.nn.LogSoftmax(dim=1)); r = m(T.ones(3, 2, 2)).shape
+m = T.nn.Embedding(5, 2); r = m(T.tensor([[0, 4]])).shape, m
+m = T.nn.LeakyReLU(0.2); r = m, m(T.tensor([-1., 1.]))
+r = T.nn.Sigmoid()(T.tensor([0.])), T.nn.Tanh()(T.tensor([0.])), T.nn.Identity()(T.tensor([3.]))
+r = T.nn.BCELoss()(T.tensor([0.5]), T.tensor([1.])), T.nn.BCEWithLogitsLoss()(T.tensor([0.]), T.tensor([1.]))
+r = T.nn.L1Loss()(T.tensor([1., 2.]), T.tensor([0., 0.])), T.nn.NLLLoss()(T.tensor([[-1., -2.]]), T.tensor([1]))
+m = T.nn.Linear(2, 2); r = sum(p.numel() for p in m.parameters()), [n for n, _ in m.named_modules()]
+m = T.nn.Sequential(T.nn.Linear(2, 2)); r = [n for n, _ in m.named_parameters()], [n for n, _ in m.named_children()]
+m = T.nn.Linear(2, 2); m.requires_grad_(False); r = [p.requires_grad for p in m.parameters()]
+m = T.nn.Linear(2, 2); m.register_buffer("running", T.zeros(2)); r = list(m.state_dict().keys()), list(m.buffers())
+m = T.nn.Linear(2, 2); r = m.load_state_dict({"weight": T.zeros(2, 2)})
+m = T.nn.Linear(2, 2); r = m.load_state_dict({"weight": T.zeros(2, 2), "bias": T.zeros(2)})
+m = T.nn.Linear(2, 2); r = m.load_state_dict({"weight": T.zeros(3, 2), "bias": T.zeros(2)})
+m = T.nn.Linear(2, 2); m.zero_grad(); r = m.weight.grad
+p = T.nn.Parameter(T.ones(2)); o = T.optim.SGD([p], lr=0.1, momentum=0.9); r = o.state_dict()
+p = T.nn.Parameter(T.ones(2)); o = T.optim.Adam([p], lr=0.1); r = o.param_groups[0]["betas"], o.defaults["eps"]
+p = T.nn.Parameter(T.ones(2)); o = T.optim.SGD([p], lr=-1)
+p = T.nn.Parameter(T.ones(2)); o = T.optim.SGD([p], lr=0.1); s = T.optim.lr_scheduler.StepLR(o, 2, 0.5); [ (o.step(), s.step()) for _ in range(3)]; r = s.get_last_lr()
+p = T.nn.Parameter(T.ones(2)); o = T.optim.SGD([p], lr=0.1); s = T.optim.lr_scheduler.CosineAnnealingLR(o, 10); [ (o.step(), s.step()) for _ in range(3)]; r = s.get_last_lr()
+d = T.utils.data.TensorDataset(T.arange(6.), T.arange(6)); r = len(d), d[2]
+d = T.utils.data.TensorDataset(T.arange(6.)); r = [b for b in T.utils.data.DataLoader(d, batch_size=4)]
+d = T.utils.data.TensorDataset(T.arange(6.)); r = [b[0].shape for b in T.utils.data.DataLoader(d, batch_size=4, drop_last=True)]
+r = T.nn.init.calculate_gain("relu"), T.nn.init.calculate_gain("tanh")
+w = T.empty(3, 3); T.nn.init.constant_(w, 0.5); r = w
+w = T.empty(3, 3); T.nn.init.eye_(w); r = w
+w = T.empty(3, 3); T.nn.init.zeros_(w); r = w
+r = T.nn.functional.gelu(T.tensor([-1., 0., 1.]))
+r = T.nn.functional.leaky_relu(T.tensor([-1., 1.]), 0.1)
+r = T.nn.functional.layer_norm(T.tensor([[1., 2., 3.]]), (3,))
+r = T.nn.functional.embedding(T.tensor([1]), T.eye(3))
+r = T.nn.functional.dropout(T.ones(3), 0.5, training=False)
+r = T.nn.functional.dropout(T.ones(3), 1.5)
 r = T.arange(1500.).reshape(30, 50)
 r = T.arange(3000).reshape(10, 15, 20)
 r = T.arange(20.).reshape(4, 5) / 7
