@@ -266,3 +266,16 @@ def test_views_share_the_version_counter():
     x.add_(1)
     assert v._version == x._version == 1
     assert v.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+def test_modified_saved_tensor_hint_under_anomaly_mode():
+    x = torch.ones(3, requires_grad=True)
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+        ctx = torch.autograd.detect_anomaly()
+    with ctx, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = x.exp()
+        y.add_(1)
+        with pytest.raises(RuntimeError) as e:
+            y.sum().backward()
+    assert str(e.value).endswith(E.HINT_ANOMALY_ON)
