@@ -18,7 +18,7 @@ from jupyter_autograd.grad_mode import STATE
 from ._devices import cuda_device, device, pytest_addoption, pytest_generate_tests  # noqa: E402,F401 - device lanes (issue 9)
 
 settings.register_profile(
-    "ci", max_examples=60, deadline=2000, suppress_health_check=[HealthCheck.too_slow]
+    "ci", max_examples=200, deadline=2000, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile("nightly", max_examples=1000, deadline=None)
 settings.register_profile("dev", max_examples=10, deadline=None)
