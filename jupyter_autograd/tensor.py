@@ -17,6 +17,7 @@ from ._errors import (
     WARN_NONLEAF_GRAD,
     list_str,
 )
+from .autograd import backward as _autograd_backward
 from .autograd.engine import _new_vc
 from .autograd.node import AccumulateGrad, _HookDict, add_hook
 from .backend import CPU, _BACKENDS, canonical_device, device
@@ -315,9 +316,7 @@ class Tensor:
             >>> x.grad
             tensor([2., 4.])
         """
-        from .autograd import backward as _backward  # noqa: PLC0415
-
-        _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def register_hook(self, hook):
         """Register ``hook(grad) -> grad or None`` run when this tensor's gradient is computed.
