@@ -343,8 +343,20 @@ def run_node(node: Node, grads, create_graph: bool, op=None):
             ins = op.none_inputs
         xp = NPX if g.__class__ is _ndarray else xp_of(g)
         p = node._p
+        fns = node._fns
+        if fns[0] is not None and (len(fns) == 1 or (len(fns) == 2 and fns[1] is None)):
+            # one differentiable input (y.tanh(), y * 0.5): no loop
+            rule = op.vjp[0]
+            if rule.__class__ is not _Marker:
+                gi = rule(xp, g, *ins, out, p)
+                shape, dt = node._shapes[0]
+                if gi.shape != shape:
+                    gi = _sum_to(xp, gi, shape)
+                if gi.dtype != dt:
+                    gi = gi.astype(dt)
+                return [gi] if len(fns) == 1 else [gi, None]
         res = []
-        for fn, rule, meta in zip(node._fns, op.vjp, node._shapes):
+        for fn, rule, meta in zip(fns, op.vjp, node._shapes):
             if fn is None:
                 res.append(None)
             elif rule.__class__ is _Marker:
