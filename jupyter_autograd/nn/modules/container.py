@@ -15,7 +15,30 @@ def _index(idx: int, n: int, name: str) -> int:
     return idx % n
 
 
-class Sequential(Module):
+class _NumberedModules(Module):
+    """Children numbered "0", "1", ...: length, iteration, and deletion that renumbers the rest
+    (as torch's Sequential and ModuleList)."""
+
+    def __delitem__(self, idx) -> None:
+        keys = list(self._modules)
+        if isinstance(idx, slice):
+            for k in keys[idx]:
+                delattr(self, k)
+        else:
+            delattr(self, keys[_index(idx, len(keys), type(self).__name__)])
+        mods = list(self._modules.values())
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self._modules[str(i)] = m
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+
+class Sequential(_NumberedModules):
     """Modules applied in order; children are named ``"0"``, ``"1"``... or by an OrderedDict.
 
     Example:
@@ -51,24 +74,6 @@ class Sequential(Module):
         keys = list(self._modules)
         setattr(self, keys[_index(idx, len(keys), "Sequential")], module)
 
-    def __delitem__(self, idx) -> None:
-        keys = list(self._modules)
-        if isinstance(idx, slice):
-            for k in keys[idx]:
-                delattr(self, k)
-        else:
-            delattr(self, keys[_index(idx, len(keys), "Sequential")])
-        # torch renumbers the remaining children
-        mods = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self._modules[str(i)] = m
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
 
     def append(self, module) -> "Sequential":
         self.add_module(str(len(self)), module)
@@ -93,7 +98,7 @@ class Sequential(Module):
         return self
 
 
-class ModuleList(Module):
+class ModuleList(_NumberedModules):
     """A list of modules whose parameters are registered (children ``"0"``, ``"1"``...).
 
     Example:
@@ -117,23 +122,6 @@ class ModuleList(Module):
     def __setitem__(self, idx, module) -> None:
         setattr(self, str(_index(idx, len(self), "ModuleList")), module)
 
-    def __delitem__(self, idx) -> None:
-        keys = list(self._modules)
-        if isinstance(idx, slice):
-            for k in keys[idx]:
-                delattr(self, k)
-        else:
-            delattr(self, keys[_index(idx, len(keys), "ModuleList")])
-        mods = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self._modules[str(i)] = m
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
 
     def __iadd__(self, modules) -> "ModuleList":
         return self.extend(modules)
