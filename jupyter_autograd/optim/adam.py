@@ -1,4 +1,11 @@
-"""Adam and AdamW (decoupled weight decay), in torch's single-tensor arithmetic."""
+"""Adam and AdamW (decoupled weight decay), in torch's single-tensor arithmetic.
+
+By default (``foreach=None``) the moments of a parameter group live in one flat array per
+moment, and each optimizer state tensor is a view into it: one NumPy call then updates every
+parameter of the group, as torch's multi-tensor ("foreach") path does. The arithmetic per element
+is the single-tensor one, operation for operation, so the two paths give identical numbers;
+``foreach=False`` keeps the loop over parameters.
+"""
 
 from __future__ import annotations
 
@@ -45,7 +52,9 @@ class Adam(Optimizer):
     def step(self, closure=None):
         """One Adam update; returns the closure's loss."""
         loss = self._closure(closure)
-        for group in self.param_groups:
+        for gi, group in enumerate(self.param_groups):
+            if group["foreach"] is not False and _FlatAdam.step(self, gi, group):
+                continue
             beta1, beta2 = group["betas"]
             lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
             amsgrad, maximize = group["amsgrad"], group["maximize"]
@@ -87,6 +96,156 @@ class Adam(Optimizer):
                 x += (-step_size) * m / denom
                 p._bump_version()
         return loss
+
+
+class _FlatAdam:
+    """One parameter group's Adam state in flat arrays; the state tensors are views into them."""
+
+    __slots__ = ("ids", "params", "state", "dtype", "m", "v", "vmax", "steps", "g", "x", "tmp",
+                 "upd", "upd_views", "views")
+
+    @staticmethod
+    def step(opt, gi: int, group) -> bool:
+        """Update ``group`` in flat arrays; False (nothing done) when it needs the per-parameter
+        loop: mixed dtypes or devices, a Tensor lr, a state it did not make and cannot adopt."""
+        params = [p for p in group["params"] if p._grad is not None]
+        if not params:
+            return True
+        lr = group["lr"]
+        if isinstance(lr, Tensor) or group.get("differentiable"):
+            return False
+        grads = [p._grad._data for p in params]
+        dt = grads[0].dtype
+        if dt.kind != "f":
+            return False
+        for p, g in zip(params, grads):
+            if g.__class__ is not np.ndarray or p._data.__class__ is not np.ndarray or g.dtype != dt or p._data.dtype != dt:
+                return False
+        caches = opt.__dict__.setdefault("_flat", {})
+        flat = caches.get(gi)
+        amsgrad = group["amsgrad"]
+        if flat is None or not flat.valid(opt, params, dt, amsgrad):
+            flat = _FlatAdam.build(opt, params, dt, amsgrad)
+            if flat is None:
+                return False
+            caches[gi] = flat
+        beta1, beta2 = group["betas"]
+        eps, wd = group["eps"], group["weight_decay"]
+        decoupled = group.get("decoupled_weight_decay", opt._decoupled)
+        g = np.concatenate([x.reshape(-1) for x in grads], out=flat.g)
+        if group["maximize"]:
+            np.negative(g, out=g)
+        if wd != 0 and not decoupled:
+            x = np.concatenate([p._data.reshape(-1) for p in params], out=flat.x)
+            x *= wd
+            g += x
+        flat.steps += 1
+        m, v, t, u = flat.m, flat.v, flat.tmp, flat.upd
+        # the single-tensor formulas, one array per moment (see Adam.step)
+        np.subtract(g, m, out=t)
+        t *= 1 - beta1
+        m += t
+        v *= beta2
+        np.multiply(g, 1 - beta2, out=t)
+        t *= g
+        v += t
+        step_size, bc2_sqrt = flat.bias_corrections(lr, beta1, beta2)
+        if amsgrad:
+            np.maximum(flat.vmax, v, out=flat.vmax)
+            np.sqrt(flat.vmax, out=t)
+        else:
+            np.sqrt(v, out=t)
+        t /= bc2_sqrt
+        t += eps
+        np.multiply(m, -step_size, out=u)
+        u /= t
+        shrink = 1 - lr * wd if wd != 0 and decoupled else None
+        for p, du in zip(params, flat.upd_views):
+            x = p._data
+            if shrink is not None:
+                x *= shrink
+            x += du
+            p._bump_version()
+        return True
+
+    def bias_corrections(self, lr, beta1, beta2):
+        """``lr / (1 - beta1**step)`` and ``sqrt(1 - beta2**step)``: two numbers when every
+        parameter is at the same step, else one value per element, rounded to the parameters'
+        dtype as NumPy rounds a Python float operand, so both cases give the loop's numbers."""
+        steps = self.steps.tolist()
+        s = steps[0]
+        if steps.count(s) == len(steps):
+            return lr / (1 - beta1**s), (1 - beta2**s) ** 0.5
+        dt, sizes = self.dtype, [v[0].size for v in self.views]
+        size = np.repeat(np.array([lr / (1 - beta1**s) for s in steps], dt), sizes)
+        bc2 = np.repeat(np.array([(1 - beta2**s) ** 0.5 for s in steps], dt), sizes)
+        return size, bc2
+
+    def valid(self, opt, params, dt, amsgrad) -> bool:
+        if self.state is not opt.state or self.dtype != dt or (self.vmax is not None) != amsgrad:
+            return False
+        if self.ids != tuple(map(id, params)):
+            return False
+        state = opt.state
+        for p, (mv, vv, sv, xv) in zip(params, self.views):
+            st = state.get(p)
+            if (st is None or p._data.shape != mv.shape or st["exp_avg"]._data is not mv or st["exp_avg_sq"]._data is not vv
+                    or st["step"]._data is not sv
+                    or (xv is not None and st["max_exp_avg_sq"]._data is not xv)):
+                return False
+        return True
+
+    @staticmethod
+    def build(opt, params, dt, amsgrad):
+        """Flat arrays for ``params``, holding any state they already have (a loaded state dict,
+        an earlier set of parameters); that state's tensors become views into them."""
+        names = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")[:2 + amsgrad]
+        for p in params:
+            st = opt.state.get(p)
+            if st and (any(k not in st for k in ("step",) + names)
+                       or any(st[k]._data.shape != p._data.shape for k in names)):
+                return None  # a state this path does not know: the per-parameter loop decides
+        sizes = [p._data.size for p in params]
+        total = sum(sizes)
+        flat = _FlatAdam()
+        flat.ids = tuple(map(id, params))
+        flat.params = params  # holds the parameters alive, so their ids stay theirs
+        flat.state = opt.state
+        flat.dtype = dt
+        flat.m, flat.v = np.zeros(total, dt), np.zeros(total, dt)
+        flat.vmax = np.zeros(total, dt) if amsgrad else None
+        flat.steps = np.zeros(len(params), np.float32)
+        flat.g, flat.x, flat.tmp, flat.upd = (np.empty(total, dt) for _ in range(4))
+        arrays = (flat.m, flat.v, flat.vmax)
+        views, upd_views = [], []
+        start = 0
+        for i, (p, n) in enumerate(zip(params, sizes)):
+            shape = p._data.shape
+            sl = slice(start, start + n)
+            st = opt.state[p]
+            row = []
+            for name, arr in zip(names, arrays):
+                view = arr[sl].reshape(shape)
+                old = st.get(name)
+                if old is None:
+                    st[name] = Tensor._wrap(view)
+                else:
+                    view[...] = old._data
+                    old._data = view
+                row.append(view)
+            sv = flat.steps[i:i + 1].reshape(())
+            old = st.get("step")
+            if old is None:
+                st["step"] = Tensor._wrap(sv)
+            else:
+                sv[...] = old._data
+                old._data = sv
+            views.append((row[0], row[1], sv, row[2] if amsgrad else None))
+            upd_views.append(flat.upd[sl].reshape(shape))
+            start += n
+        flat.views = views
+        flat.upd_views = upd_views
+        return flat
 
 
 class AdamW(Adam):
