@@ -293,6 +293,8 @@ def _sum_to(xp, g, shape):
     gs = g.shape
     if len(gs) != len(shape):
         lead = len(gs) - len(shape)
+        if lead == 1 and gs[1:] == shape and g.__class__ is _ndarray:
+            return g.sum(axis=0)  # a bias: (N, *shape) -> shape
         if lead > 0:
             # the array method skips NumPy's Python-level sum wrapper (Tensors use xp.sum)
             g = g.sum(axis=tuple(range(lead))) if g.__class__ is _ndarray else xp.sum(g, axis=tuple(range(lead)))
@@ -324,12 +326,19 @@ def run_node(node: Node, grads, create_graph: bool, op=None):
         raise RuntimeError(E.ERR_BACKWARD_TWICE)
     vers = node._vers
     if vers:
-        if len(vers) == 3:  # one saved tensor (the common case), checked inline
+        n = len(vers)
+        if n <= 6:  # one or two saved tensors (the common cases), checked inline
             vc = vers[0]
             if vc is None:
                 vc = saved[0][vers[2]]._vc
             if vc is not None and vc[0] != vers[1]:
                 check_versions(node)
+            if n == 6:
+                vc = vers[3]
+                if vc is None:
+                    vc = saved[0][vers[5]]._vc
+                if vc is not None and vc[0] != vers[4]:
+                    check_versions(node)
         else:
             check_versions(node)
     if not create_graph and op.simple:
@@ -496,7 +505,18 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
             _mark(shared, g)
     with _ACC_LOCK:
         cur = var._grad
-        if create_graph:
+        if cur is None and not create_graph and shared is not None and g.__class__ is _ndarray:
+            # the common case, inline: keep the engine's array unless someone else can see it
+            base = g.base
+            ig = id(g)
+            if ig in shared or (base is not None and id(base) in shared) or not g.flags.writeable:
+                g = g.copy()
+            else:
+                shared.add(ig)
+                if base is not None:
+                    shared.add(id(base))
+            var._grad = Tensor._wrap(g)
+        elif create_graph:
             g = g if isinstance(g, Tensor) else Tensor._wrap(g)
             if cur is None:
                 # torch stores a differentiable copy of the first gradient (CopyBackwards)
@@ -595,6 +615,11 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
         if op is not None and op.simple and not fn._pre and not fn._hooks and gs[0] is not None:
             outs = run_node(fn, gs, create_graph, op)
         else:
+            if fn.__class__ is AccumulateGrad and not fn._pre and not fn._hooks:
+                if gs[0] is not None:
+                    _accumulate(fn, gs[0], create_graph, shared)
+                fn = None
+                continue
             outs = _run_general(fn, gs, create_graph, (), None, None, None, True, False, shared)
             if outs is None:  # AccumulateGrad
                 fn = None
@@ -615,13 +640,17 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
                 if new is None:
                     new = nxt
                 else:
-                    push(heap, (-_priority(nxt), nxt))
+                    k = nxt._seq  # _priority, inline
+                    push(heap, (ACCUMULATE_PRIORITY - k if k >= ACCUMULATE_PRIORITY else -k, nxt))
             elif g is not None:
                 old = buf[nr]
                 buf[nr] = g if old is None else old + g
-        if new is not None and heap and heap[0][0] < -_priority(new):
-            push(heap, (-_priority(new), new))  # a queued node comes first
-            new = None
+        if new is not None and heap:
+            k = new._seq
+            k = ACCUMULATE_PRIORITY - k if k >= ACCUMULATE_PRIORITY else -k
+            if heap[0][0] < k:
+                push(heap, (k, new))  # a queued node comes first
+                new = None
         fn = new
     return None
 
