@@ -87,11 +87,11 @@ Tensor.where = _where_method
 def _view(self, *shape):
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
         return Tensor._wrap(self._data.view(shape[0].np))
-    return F.reshape(self, *shape)
+    return F.view(self, *shape)
 
 
 Tensor.view = _view
-Tensor.view_as = lambda self, other: F.reshape(self, other.shape)
+Tensor.view_as = lambda self, other: F.view(self, other.shape)
 Tensor.reshape_as = lambda self, other: F.reshape(self, other.shape)
 Tensor.type_as = lambda self, other: self.to(other.dtype)
 

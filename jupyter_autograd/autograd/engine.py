@@ -489,6 +489,13 @@ def _mark(shared: set, g) -> None:
         shared.add(id(base))
 
 
+def _like_leaf(leaf, g):
+    """A private copy of ``g`` with the leaf's strides: torch's layout contract for ``.grad``."""
+    out = np.empty_like(leaf, dtype=g.dtype)
+    out[...] = g
+    return out
+
+
 def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None:
 
     var = acc.variable
@@ -509,8 +516,10 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
             # the common case, inline: keep the engine's array unless someone else can see it
             base = g.base
             ig = id(g)
-            if ig in shared or (base is not None and id(base) in shared) or not g.flags.writeable:
-                g = g.copy()
+            if g.strides != var._data.strides and g.size > 1:
+                g = _like_leaf(var._data, g)
+            elif ig in shared or (base is not None and id(base) in shared) or not g.flags.writeable:
+                g = _like_leaf(var._data, g)
             else:
                 shared.add(ig)
                 if base is not None:

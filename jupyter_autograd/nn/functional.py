@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..ops import api as _api
 from ..ops import linalg as LA
 from ..ops import loss as LS
-from ..ops.dispatch import apply, promote2
+from ..ops.dispatch import addmm_linear, apply, promote2
 from ..autograd.engine import xp_of
 from ..tensor import Tensor
 
@@ -216,10 +218,35 @@ def linear(input, weight, bias=None):
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input._data.shape[-1]} and "
             f"{weight._data.shape[-1]}x{weight._data.shape[0]})"
         )
-    if input._data.ndim == 2 and bias is not None:
-        return apply(LA.ADDMM, (bias, input, weight.t()), None)
-    out = _api.matmul(input, weight.t())
-    return out + bias if bias is not None else out
+    x, w = input._data, weight._data
+    if (bias is None or w.ndim != 2 or x.ndim == 0
+            or (x.ndim > 2 and not (x.flags.c_contiguous and bias._data.ndim
+                                    and bias._data.size == bias._data.shape[-1]))):
+        out = _api.matmul(input, weight.t())
+        return out + bias if bias is not None else out
+    # torch: addmm(bias, input, weight.t()); a 1-D input, or a contiguous one of higher rank with
+    # a bias that is one row, is viewed as 2-D around it (ViewBackward0 on both sides)
+    if x.dtype != w.dtype:
+        raise RuntimeError(_api._MM_DTYPE_ERRORS["addmm"](input, weight))
+    b = bias._data
+    if b.dtype != w.dtype:
+        raise RuntimeError(_api._MM_DTYPE_ERRORS["addmm_self"](bias, weight))
+    rows = math.prod(x.shape[:-1])
+    if b.shape != w.shape[:1]:
+        if x.ndim == 1 and b.ndim and b.size != b.shape[-1]:
+            # torch adds a bias of several rows to a 1-D input's product in place
+            try:
+                shape = np.broadcast_shapes(b.shape, w.shape[:1])
+            except ValueError:
+                return _api.matmul(input, weight.t()) + bias  # torch's broadcast error
+            raise RuntimeError(
+                f"output with shape [{w.shape[0]}] doesn't match the broadcast shape {list(shape)}"
+            )
+        _api._expanded_shape(bias, (rows, w.shape[0]))
+    if x.ndim == 2:
+        return addmm_linear(bias, input, weight)
+    out = addmm_linear(bias, _api.view(input, (rows, x.shape[-1])), weight)
+    return _api.view(out, x.shape[:-1] + w.shape[:1])
 
 
 # ---------------------------------------------------------------- layers' functional forms

@@ -559,13 +559,32 @@ def log_softmax(input, dim=None, dtype=None) -> Tensor:
 
 
 # ---------------------------------------------------------------- linear algebra
-def _mm_args(a, b):
+def _mm_args(a, b, kind="mm"):
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError(f"expected Tensor as element, got {type(b if isinstance(a, Tensor) else a).__name__}")
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(
-            f"expected mat1 and mat2 to have the same dtype, but got: {_dname(a)} != {_dname(b)}"
-        )
+        raise RuntimeError(_MM_DTYPE_ERRORS[kind](a, b))
+
+
+def scalar_type(t) -> str:
+    """torch's ScalarType name of a tensor's dtype: Float, Double, Long..."""
+    return _dtype.from_numpy_dtype(t._data.dtype)._legacy[: -len("Tensor")]
+
+
+# each product names a dtype mismatch its own way in torch 2.13
+_MM_DTYPE_ERRORS = {
+    "mm": lambda a, b: f"expected m1 and m2 to have the same dtype, but got: {_dname(a)} != {_dname(b)}",
+    "dot": lambda a, b: (
+        f"dot : expected both vectors to have same dtype, but found {scalar_type(a)} and {scalar_type(b)}"),
+    "mv": lambda a, b: (
+        f"addmv input tensors must have the same dtype, but got {scalar_type(b)}, {scalar_type(a)}, "
+        f"and {scalar_type(b)}"),
+    "bmm": lambda a, b: f"expected scalar type {scalar_type(a)} but found {scalar_type(b)}",
+    "addmm": lambda a, b: (
+        f"mat1 and mat2 must have the same dtype, but got {scalar_type(a)} and {scalar_type(b)}"),
+    "addmm_self": lambda a, b: (
+        f"self and mat2 must have the same dtype, but got {scalar_type(a)} and {scalar_type(b)}"),
+}
 
 
 def _dname(t):
@@ -581,12 +600,12 @@ def mm(input, mat2) -> Tensor:
 
 
 def mv(input, vec) -> Tensor:
-    _mm_args(input, vec)
+    _mm_args(input, vec, "mv")
     return apply2(LA.MV, input, vec)
 
 
 def dot(input, tensor) -> Tensor:
-    _mm_args(input, tensor)
+    _mm_args(input, tensor, "dot")
     if input._data.ndim != 1 or tensor._data.ndim != 1:
         raise RuntimeError(
             f"1D tensors expected, but got {input._data.ndim}D and {tensor._data.ndim}D tensors"
@@ -595,7 +614,7 @@ def dot(input, tensor) -> Tensor:
 
 
 def bmm(input, mat2) -> Tensor:
-    _mm_args(input, mat2)
+    _mm_args(input, mat2, "bmm")
     if input._data.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor")
     if mat2._data.ndim != 3:
@@ -611,9 +630,33 @@ ger = outer
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
-    _mm_args(mat1, mat2)
+    """``beta * input + alpha * (mat1 @ mat2)`` (AddmmBackward0), ``input`` broadcast to the
+    product's shape.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.addmm(torch.ones(2), torch.eye(2), torch.ones(2, 2))
+        tensor([[2., 2.],
+                [2., 2.]])
+    """
+    _mm_args(mat1, mat2, "addmm")
+    _mm_args(input, mat2, "addmm_self")
+    if mat1._data.ndim == 2 and mat2._data.ndim == 2:
+        _expanded_shape(input, (mat1._data.shape[0], mat2._data.shape[1]))
     p = None if alpha == 1 and beta == 1 else {"alpha": alpha, "beta": beta}
     return apply(LA.ADDMM, (input, mat1, mat2), p)
+
+
+def _matmul_kind(a, b) -> str:
+    """Which product torch's matmul reaches for these ranks (it names dtype errors after it)."""
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        return "mm"
+    da, db = a._data.ndim, b._data.ndim
+    if da == 1 and db == 1:
+        return "dot"
+    if db == 1:
+        return "mv"
+    return "bmm" if db >= 3 else "mm"
 
 
 def matmul(input, other) -> Tensor:
@@ -628,7 +671,7 @@ def matmul(input, other) -> Tensor:
         <SqueezeBackward4 object at 0x...>
     """
     if not isinstance(input, Tensor) or not isinstance(other, Tensor) or input._data.dtype != other._data.dtype:
-        _mm_args(input, other)
+        _mm_args(input, other, _matmul_kind(input, other))
     da, db = input._data.ndim, other._data.ndim
     if da == 2 and db == 2:  # the common case first: one MmBackward0 node
         return apply2(LA.MM, input, other)
@@ -714,12 +757,46 @@ def _infer_shape(shape, numel):
 
 
 def reshape(input, *shape) -> Tensor:
-    """Same data in a new shape (ViewBackward0); one dimension may be -1."""
-    shape = _infer_shape(_shape_arg(shape), input._data.size)
-    return apply1(SH.VIEW, input, {"size": shape, "self_sym_sizes": input._data.shape})
+    """Same data in a new shape; one dimension may be -1. A view (ViewBackward0) where the
+    strides allow one, else a copy (UnsafeViewBackward0 over CloneBackward0), as torch.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> x = torch.ones(2, 3, requires_grad=True)
+        >>> x.reshape(-1).grad_fn, x.t().reshape(-1).grad_fn
+        (<ViewBackward0 object at 0x...>, <UnsafeViewBackward0 object at 0x...>)
+    """
+    d = input._data
+    shape = _infer_shape(_shape_arg(shape), d.size)
+    if _viewable(d, shape):
+        return apply1(SH.VIEW, input, {"size": shape, "self_sym_sizes": d.shape})
+    copy = apply1(SH.CLONE, input)
+    return apply1(SH.UNSAFE_VIEW, copy, {"size": shape, "self_sym_sizes": d.shape})
 
 
-view = reshape
+def view(input, *shape) -> Tensor:
+    """The same memory in a new shape (ViewBackward0); torch's error where no view can exist."""
+    d = input._data
+    shape = _infer_shape(_shape_arg(shape), d.size)
+    if not _viewable(d, shape):
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return apply1(SH.VIEW, input, {"size": shape, "self_sym_sizes": d.shape})
+
+
+def _viewable(d, shape) -> bool:
+    """Whether ``d`` can take ``shape`` without copying (torch's computeStride criterion)."""
+    if d.flags.c_contiguous or d.size <= 1:
+        return True
+    if d.__class__ is np.ndarray:
+        try:
+            np.reshape(d, shape, copy=False)
+        except ValueError:
+            return False
+        return True
+    return d.reshape(shape).base is not None  # other array libraries: did it view?
 
 
 def flatten(input, start_dim=0, end_dim=-1) -> Tensor:
@@ -786,6 +863,13 @@ def expand(input, *sizes) -> Tensor:
     """Broadcast to a larger shape without copying (ExpandBackward0); -1 keeps a dimension."""
     sizes = _shape_arg(sizes)
     shp = input._data.shape
+    full = _expanded_shape(input, sizes)
+    return apply1(SH.EXPAND, input, {"size": full, "self_sym_sizes": shp})
+
+
+def _expanded_shape(input, sizes) -> tuple:
+    """The shape ``input.expand(*sizes)`` has, or torch's error for sizes it cannot take."""
+    shp = input._data.shape
     if len(sizes) < len(shp):
         raise RuntimeError(
             f"expand({input.type()}{{{list(shp)}}}, size={list(sizes)}): the number of sizes "
@@ -808,7 +892,7 @@ def expand(input, *sizes) -> Tensor:
                 f"Tensor sizes: {list(shp)}"
             )
         full.append(s)
-    return apply1(SH.EXPAND, input, {"size": tuple(full), "self_sym_sizes": shp})
+    return tuple(full)
 
 
 def expand_as(input, other) -> Tensor:

@@ -68,6 +68,14 @@ def apply(op, inputs: tuple, p=None):
     return res
 
 
+def addmm_linear(bias: Tensor, x: Tensor, weight: Tensor) -> Tensor:
+    """``F.linear`` on a 2-D input with a bias, as torch records it: ``addmm(bias, x, weight.t())``
+    (AddmmBackward0 over TBackward0), the caller having checked dtypes and shapes."""
+    from .linalg import ADDMM  # noqa: PLC0415
+
+    return apply(ADDMM, (bias, x, weight.t()), None)
+
+
 def apply1(op, x: Tensor, p=None) -> Tensor:
     """Fast path of :func:`apply` for one tensor input."""
     d = x._data

@@ -18,6 +18,26 @@ def _check_mm(a, b, name):
         )
 
 
+def _col_major(x) -> bool:
+    """A 2-D array laid out column by column (a transposed view, such as ``weight.t()``)."""
+    return x.ndim == 2 and x.flags.f_contiguous and not x.flags.c_contiguous
+
+
+# torch's mm_mat1_backward / mm_mat2_backward: a gradient comes out in its input's memory
+# layout, so ``linear``'s weight (seen as the column-major ``weight.t()``) gets a row-major
+# ``.grad`` with the weight's strides, as in torch, from a product of the same cost.
+def _mm_grad_mat1(xp, g, b, a=None):
+    if a is not None and not xp.is_txp and _col_major(a):
+        return _mT(xp, xp.matmul(b, _mT(xp, g)))
+    return xp.matmul(g, _mT(xp, b))
+
+
+def _mm_grad_mat2(xp, g, a, b=None):
+    if b is not None and not xp.is_txp and _col_major(b):
+        return _mT(xp, xp.matmul(_mT(xp, g), a))
+    return xp.matmul(_mT(xp, a), g)
+
+
 def _mm_fwd(xp, a, b, p):
     _check_mm(a, b, "mm")
     return xp.matmul(a, b)
@@ -27,8 +47,8 @@ MM = defop(
     "mm", node="MmBackward0", inputs=("self", "mat2"),
     saved=("mat2", "mat2_sym_sizes", "self", "self_sym_sizes"),
     fwd=_mm_fwd,
-    vjp=(lambda xp, g, a, b, out, p: xp.matmul(g, _mT(xp, b)),
-         lambda xp, g, a, b, out, p: xp.matmul(_mT(xp, a), g)),
+    vjp=(lambda xp, g, a, b, out, p: _mm_grad_mat1(xp, g, b, a),
+         lambda xp, g, a, b, out, p: _mm_grad_mat2(xp, g, a, b)),
     jvp=lambda xp, t, x, out, p: xp.matmul(t[0], x[1]) + xp.matmul(x[0], t[1]),
     sample={"domain": (-2, 2), "kind": "mm"}, torch=lambda torch, a, b: torch.mm(a, b),
 )
@@ -105,8 +125,8 @@ ADDMM = defop(
     saved=("alpha=1", "beta=1", "mat1", "mat1_sym_sizes", "mat2", "mat2_sym_sizes"),
     fwd=_addmm_fwd,
     vjp=(lambda xp, g, bias, a, b, out, p: g if p is None else g * p["beta"],
-         lambda xp, g, bias, a, b, out, p: xp.matmul(g, _mT(xp, b)) if p is None else xp.matmul(g, _mT(xp, b)) * p["alpha"],
-         lambda xp, g, bias, a, b, out, p: xp.matmul(_mT(xp, a), g) if p is None else xp.matmul(_mT(xp, a), g) * p["alpha"]),
+         lambda xp, g, bias, a, b, out, p: _mm_grad_mat1(xp, g, b, a) if p is None else _mm_grad_mat1(xp, g, b, a) * p["alpha"],
+         lambda xp, g, bias, a, b, out, p: _mm_grad_mat2(xp, g, a, b) if p is None else _mm_grad_mat2(xp, g, a, b) * p["alpha"]),
     jvp=lambda xp, t, x, out, p: t[0] + xp.matmul(t[1], x[2]) + xp.matmul(x[1], t[2]),
     sample={"domain": (-2, 2), "kind": "addmm"},
     torch=lambda torch, bias, a, b: torch.addmm(bias, a, b),
