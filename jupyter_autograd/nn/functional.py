@@ -29,6 +29,10 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def _reduction(reduction, size_average=None, reduce=None):
+    if size_average is None and reduce is None:
+        r = LS.REDUCTIONS.get(reduction)
+        if r is not None:
+            return r
     if size_average is not None or reduce is not None:
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce
@@ -133,17 +137,19 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         )
     n_classes = x.shape[1] if x.ndim > 1 else x.shape[0]
     w = _opt(weight)
-    if w is None and t.size:
-        tmin, tmax = int(t.min()), int(t.max())
-        if tmin >= 0 and tmax < n_classes and not tmin <= ignore_index <= tmax:
-            # common case: no weights, nothing ignored: the coefficient is one number
-            n = t.size
-            p = {
-                "reduction": r, "ignore_index": ignore_index, "weight": None, "st": t,
-                "coef": -1.0 / n if r == 1 else -1.0, "total_weight": float(n),
-                "self_sym_sizes": x.shape,
-            }
+    if w is None and t.size and ignore_index < 0 and t.min() >= 0:
+        # common case: no weights, nothing ignored: the coefficient is one number. A class index
+        # past the end makes the forward's indexing fail; the general path below names it.
+        n = t.size
+        p = {
+            "reduction": r, "ignore_index": ignore_index, "weight": None, "st": t,
+            "coef": -1.0 / n if r == 1 else -1.0, "total_weight": float(n),
+            "self_sym_sizes": x.shape,
+        }
+        try:
             return apply(LS.NLL, (input, target if isinstance(target, Tensor) else Tensor._wrap(t)), p)
+        except IndexError:
+            pass
     valid = t != ignore_index
     bad = valid & ((t < 0) | (t >= n_classes))
     if np.any(bad):
@@ -212,13 +218,18 @@ def linear(input, weight, bias=None):
     Raises:
         RuntimeError: when the input's last dimension differs from ``weight.shape[1]``.
     """
-    if input._data.shape[-1] != weight._data.shape[-1] if weight._data.ndim else False:
-        rows = int(np.prod(input._data.shape[:-1])) if input._data.ndim > 1 else 1
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input._data.shape[-1]} and "
-            f"{weight._data.shape[-1]}x{weight._data.shape[0]})"
-        )
     x, w = input._data, weight._data
+    if bias is not None and x.ndim == 2:  # the common case (a batch through a layer), first
+        b = bias._data
+        if (x.dtype == w.dtype == b.dtype and w.ndim == 2 and x.shape[1] == w.shape[1]
+                and b.shape == w.shape[:1]):
+            return addmm_linear(bias, input, weight)
+    if x.shape[-1] != w.shape[-1] if w.ndim else False:
+        rows = int(np.prod(x.shape[:-1])) if x.ndim > 1 else 1
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} and "
+            f"{w.shape[-1]}x{w.shape[0]})"
+        )
     if (bias is None or w.ndim != 2 or x.ndim == 0
             or (x.ndim > 2 and not (x.flags.c_contiguous and bias._data.ndim
                                     and bias._data.size == bias._data.shape[-1]))):

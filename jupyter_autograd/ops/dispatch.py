@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
-from ..autograd.engine import FLAGS, _new_vc, device_mismatch, record, record1, xp_of
+from ..autograd.engine import FLAGS, _meta, _new_vc, device_mismatch, record, record1, xp_of
+from ..autograd.node import SEQ
 from ..grad_mode import STATE
 from ..tensor import Tensor
 from .xp import NPX
@@ -70,10 +71,49 @@ def apply(op, inputs: tuple, p=None):
 
 def addmm_linear(bias: Tensor, x: Tensor, weight: Tensor) -> Tensor:
     """``F.linear`` on a 2-D input with a bias, as torch records it: ``addmm(bias, x, weight.t())``
-    (AddmmBackward0 over TBackward0), the caller having checked dtypes and shapes."""
-    from .linalg import ADDMM  # noqa: PLC0415
+    (AddmmBackward0 over TBackward0), the caller having checked dtypes and shapes.
 
-    return apply(ADDMM, (bias, x, weight.t()), None)
+    Every layer of every training step runs this, so for plain NumPy arrays with nothing
+    observing the recording it runs ADDMM's forward and builds its node inline (what
+    :func:`apply` and :func:`record` would do, without their generality)."""
+    wt = apply1(_T, weight)
+    xd, wd, bd = x._data, wt._data, bias._data
+    if (xd.__class__ is not _ndarray or wd.__class__ is not _ndarray or bd.__class__ is not _ndarray
+            or FLAGS.forward_ad_levels or FLAGS.anomaly or FLAGS.record_tracers
+            or FLAGS.inference_tensors or x._base is not None or bias._base is not None):
+        return apply(_ADDMM, (bias, x, wt), None)
+    out = _addmm_fwd(NPX, bd, xd, wd, None)
+    res = _new(Tensor)
+    res._data = out
+    if not (STATE.grad_enabled and (x._requires_grad or wt._requires_grad or bias._requires_grad)):
+        res._requires_grad = False
+        return res
+    res._requires_grad = True
+    node = _AddmmBackward0.__new__(_AddmmBackward0)
+    fb, nb, mb = _edge(bias)
+    fx, nx, mx = _edge(x)
+    fw, nw, mw = _edge(wt)
+    node._fns = (fb, fx, fw)
+    node._nrs = (nb, nx, nw)
+    node._shapes = (mb, mx, mw)
+    vx, vw = x._vc, wt._vc  # saved: mat1 and mat2 (see record)
+    node._saved = ((None, x, wt), None, (None, xd, wd))
+    node._vers = (None, vx[0] if vx is not None else 0, 1, None, vw[0] if vw is not None else 0, 2)
+    node._seq = next(SEQ)
+    res.grad_fn = node
+    return res
+
+
+
+
+def _edge(t: Tensor):
+    """(next node, output number, input metadata) of one input, as :func:`record` makes them."""
+    if not t._requires_grad:
+        return None, 0, None
+    fn = t.grad_fn
+    if fn is not None:
+        return fn, t._output_nr, _meta(t._data)
+    return t._grad_accumulator(), 0, _meta(t._data)
 
 
 def apply1(op, x: Tensor, p=None) -> Tensor:
@@ -294,3 +334,9 @@ def _raise_broadcast(s1, s2):
     from .api import _broadcast_error  # noqa: PLC0415
 
     _broadcast_error(s1, s2)
+
+
+from .linalg import ADDMM as _ADDMM, _addmm_fwd  # noqa: E402 - rows defined after the helpers above
+from .shape import T as _T  # noqa: E402
+
+_AddmmBackward0 = _ADDMM.node_cls

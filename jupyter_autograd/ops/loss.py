@@ -156,7 +156,9 @@ def _nll_fwd(xp, x, t, p):
     cdim = 1 if x.ndim > 1 else 0
     if x.ndim == 2:  # (N, C): pick x[i, t_i] directly
         v = x[xp.arange(x.shape[0]), p["st"]] * p["coef"]
-        return v if p["reduction"] == 0 else xp.sum(v)
+        if p["reduction"] == 0:
+            return v
+        return v.sum() if v.__class__ is np.ndarray else xp.sum(v)
     picked = xp.squeeze(xp.take_along_axis(x, xp.expand_dims(p["st"], cdim), axis=cdim), axis=cdim)
     v = picked * p["coef"]
     return v if p["reduction"] == 0 else xp.sum(v)

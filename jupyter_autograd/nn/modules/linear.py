@@ -51,7 +51,10 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        return F.linear(input, self.weight, self.bias)
+        p = self._parameters  # read directly: Module.__getattr__ is a slow path, per layer per step
+        if "weight" in p and "bias" in p:
+            return F.linear(input, p["weight"], p["bias"])
+        return F.linear(input, self.weight, self.bias)  # a reparametrized weight (plain attribute)
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
