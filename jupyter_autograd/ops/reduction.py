@@ -308,20 +308,34 @@ NORM = defop(
 )
 
 
+def _keep(xp, x, d, how):
+    """``x.sum/max(axis=d, keepdims=True)``. NumPy reduces a short innermost axis one row at a
+    time (300x3 floats: 12 us for max, 6 us for sum; 3000x3: 100 us), so such an axis (a
+    classifier's logits) is reduced on a transposed copy instead (about 2 us)."""
+    if (x.__class__ is np.ndarray and x.ndim >= 2 and d == x.ndim - 1 and x.shape[-1] <= 16
+            and x.size >= 64 and x.flags.c_contiguous):
+        c = x.shape[-1]
+        cols = np.ascontiguousarray(x.reshape(-1, c).T)
+        r = cols.max(axis=0) if how == "max" else cols.sum(axis=0)
+        return r.reshape(x.shape[:-1] + (1,))
+    if how == "max":
+        return xp.amax(x, axis=d, keepdims=True) if xp.is_txp else x.max(axis=d, keepdims=True)
+    return xp.sum(x, axis=d, keepdims=True) if xp.is_txp else x.sum(axis=d, keepdims=True)
+
+
 def _softmax_fwd(xp, x, p):
     d = p["dim"]
     if x.size == 0:
         return x.copy()
-    # forwards get raw arrays: their methods skip NumPy's Python-level reduction wrappers
-    e = xp.exp(x - x.max(axis=d, keepdims=True))
-    return e / e.sum(axis=d, keepdims=True)
+    e = xp.exp(x - _keep(xp, x, d, "max"))
+    return e / _keep(xp, e, d, "sum")
 
 
 # d softmax: y * (g - sum(g * y))
 SOFTMAX = defop(
     "_softmax", node="SoftmaxBackward0", inputs=("self",), saved=("dim", "result"),
     fwd=_softmax_fwd,
-    vjp=lambda xp, g, x, out, p: out * (g - xp.sum(g * out, axis=p["dim"], keepdims=True)),
+    vjp=lambda xp, g, x, out, p: out * (g - _keep(xp, g * out, p["dim"], "sum")),
     jvp=lambda xp, t, x, out, p: out * (t[0] - xp.sum(t[0] * out, axis=p["dim"], keepdims=True)),
     sample=_red_sample({"dim": -1}, needs_dim=True, single_dim=True),
     torch=lambda torch, x, dim: torch.softmax(x, dim),
@@ -332,15 +346,15 @@ def _log_softmax_fwd(xp, x, p):
     d = p["dim"]
     if x.size == 0:
         return x.copy()
-    s = x - x.max(axis=d, keepdims=True)
-    return s - xp.log(xp.exp(s).sum(axis=d, keepdims=True))
+    s = x - _keep(xp, x, d, "max")
+    return s - xp.log(_keep(xp, xp.exp(s), d, "sum"))
 
 
 # d log_softmax: g - softmax * sum(g)
 LOG_SOFTMAX = defop(
     "_log_softmax", node="LogSoftmaxBackward0", inputs=("self",), saved=("dim", "result"),
     fwd=_log_softmax_fwd,
-    vjp=lambda xp, g, x, out, p: g - xp.exp(out) * xp.sum(g, axis=p["dim"], keepdims=True),
+    vjp=lambda xp, g, x, out, p: g - xp.exp(out) * _keep(xp, g, p["dim"], "sum"),
     jvp=lambda xp, t, x, out, p: t[0] - xp.sum(xp.exp(out) * t[0], axis=p["dim"], keepdims=True),
     sample=_red_sample({"dim": -1}, needs_dim=True, single_dim=True),
     torch=lambda torch, x, dim: torch.log_softmax(x, dim),

@@ -1,0 +1,102 @@
+"""The shortcuts the training step takes give the general path's answers.
+
+Each case here is large or shaped enough to take a shortcut that the registry sweep's small
+samples never reach: the transposed reduction of a short class axis, the nll_loss target check
+that leaves the upper bound to the forward's indexing, and F.linear's inline AddmmBackward0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import jupyter_autograd as ja
+from jupyter_autograd.ops.reduction import _keep
+from jupyter_autograd.ops.xp import NPX
+
+F = ja.nn.functional
+
+
+@pytest.mark.parametrize("shape", [(300, 3), (40, 5, 7), (64, 1), (1000, 16), (1000, 40)])
+@pytest.mark.parametrize("how", ["max", "sum"])
+def test_short_last_axis_reduction(shape, how):
+    x = np.random.default_rng(0).normal(size=shape).astype(np.float32)
+    x[3, ...] = np.nan if how == "max" else x[3, ...]  # NaN propagates like NumPy's max
+    want = getattr(x, how)(axis=-1, keepdims=True)
+    got = _keep(NPX, x, x.ndim - 1, how)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    # the row's terms are added in another order: float32 rounding of the sum of magnitudes
+    tol = 1e-6 * np.nanmax(np.abs(x).sum(-1))
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=tol, equal_nan=True)
+
+
+def _log_softmax_ref(x):
+    s = x - x.max(axis=-1, keepdims=True)
+    return s - np.log(np.exp(s).sum(axis=-1, keepdims=True))
+
+
+@pytest.mark.parametrize("shape", [(300, 3), (20, 6, 10)])
+def test_log_softmax_and_softmax_on_class_axes(shape):
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=shape) * 5
+    g = rng.normal(size=shape)
+    t = ja.tensor(x, requires_grad=True)
+    out = F.log_softmax(t, -1)
+    np.testing.assert_allclose(out.detach().numpy(), _log_softmax_ref(x), rtol=1e-12, atol=1e-12)
+    out.backward(ja.tensor(g))
+    sm = np.exp(_log_softmax_ref(x))
+    np.testing.assert_allclose(t.grad.numpy(), g - sm * g.sum(-1, keepdims=True), rtol=1e-12, atol=1e-12)
+    t2 = ja.tensor(x, requires_grad=True)
+    y = F.softmax(t2, -1)
+    np.testing.assert_allclose(y.detach().numpy(), sm, rtol=1e-12, atol=1e-12)
+    y.backward(ja.tensor(g))
+    np.testing.assert_allclose(t2.grad.numpy(), sm * (g - (g * sm).sum(-1, keepdims=True)),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_cross_entropy_targets_checked_on_every_path():
+    logits = ja.zeros(300, 3, requires_grad=True)
+    y = ja.tensor(np.arange(300) % 3)
+    loss = F.cross_entropy(logits, y)
+    assert abs(loss.item() - np.log(3)) < 1e-6
+    loss.backward()
+    np.testing.assert_allclose(logits.grad.numpy().sum(axis=1), 0, atol=1e-7)
+    for bad, value in ((3, 3), (-1, -1), (7, 7)):
+        yy = y.clone()
+        yy[5] = bad
+        with pytest.raises(IndexError, match=rf"^Target {value} is out of bounds\.$"):
+            F.cross_entropy(logits, yy)
+    yy = y.clone()
+    yy[5] = -100  # ignored, not an error
+    assert np.isfinite(F.cross_entropy(logits, yy).item())
+    assert logits.grad is not None  # the failed calls recorded nothing that ran backward
+
+
+def test_inline_linear_node_matches_the_general_record():
+    lin = ja.nn.Linear(4, 3)
+    x = ja.randn(5, 4, requires_grad=True)
+    fast = lin(x)
+    general = ja.addmm(lin.bias, x, lin.weight.t())
+    np.testing.assert_array_equal(fast.detach().numpy(), general.detach().numpy())
+    for a, b in ((fast.grad_fn, general.grad_fn),):
+        assert type(a) is type(b)
+        assert [type(f).__name__ for f, _ in a.next_functions] == [type(f).__name__ for f, _ in b.next_functions]
+        assert a._saved_mat1 is x and a._saved_mat2.shape == (4, 3)
+        assert a._saved_alpha == 1 and a._saved_beta == 1
+    g = ja.randn(5, 3)
+    fast.backward(g)
+    want = [t.grad.numpy().copy() for t in (x, lin.weight, lin.bias)]
+    for t in (x, lin.weight, lin.bias):
+        t.grad = None
+    general.backward(g)
+    for w, t in zip(want, (x, lin.weight, lin.bias)):
+        np.testing.assert_allclose(w, t.grad.numpy(), rtol=1e-6)
+    # modifying a saved input in place is caught, as for any recorded op
+    y = lin(x)
+    with ja.no_grad():
+        lin.weight.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    # no grad anywhere: nothing recorded
+    with ja.no_grad():
+        assert lin(x).grad_fn is None
