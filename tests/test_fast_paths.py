@@ -100,3 +100,23 @@ def test_inline_linear_node_matches_the_general_record():
     # no grad anywhere: nothing recorded
     with ja.no_grad():
         assert lin(x).grad_fn is None
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_bias_gradient_column_sum(dtype):
+    """A broadcast bias's gradient over a batch of rows is summed by BLAS (ones @ g)."""
+    rng = np.random.default_rng(2)
+    g = rng.normal(size=(300, 64)).astype(dtype)
+    g[7, 3], g[9, 5] = np.inf, np.nan
+    b = ja.zeros(64, dtype=getattr(ja, dtype), requires_grad=True)
+    x = ja.zeros(300, 64, dtype=getattr(ja, dtype))
+    (x + b).backward(ja.tensor(g))
+    assert b.grad.dtype == getattr(ja, dtype) and b.grad.shape == (64,)
+    want = g.sum(axis=0)
+    np.testing.assert_allclose(b.grad.numpy(), want, rtol=1e-5 if dtype == "float32" else 1e-12,
+                               atol=1e-4 if dtype == "float32" else 1e-12)
+    assert np.isposinf(b.grad.numpy()[3]) and np.isnan(b.grad.numpy()[5])
+    b.grad.numpy()[0] += 1  # the leaf owns its gradient: the shared ones vector is untouched
+    b.grad = None
+    (x + b).backward(ja.ones(300, 64, dtype=getattr(ja, dtype)))
+    np.testing.assert_array_equal(b.grad.numpy(), np.full(64, 300.0))

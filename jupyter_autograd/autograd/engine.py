@@ -288,13 +288,32 @@ def check_versions(node: Node) -> None:
 
 
 # ------------------------------------------------------------------------ node execution
+_ONES: dict = {}
+
+
+def _ones(n: int, dtype):
+    """A read-only vector of n ones (cached: one per batch size and dtype in use)."""
+    key = (n, dtype)
+    v = _ONES.get(key)
+    if v is None:
+        if len(_ONES) > 64:
+            _ONES.clear()
+        v = _ONES[key] = np.ones(n, dtype)
+        v.flags.writeable = False
+    return v
+
+
 def _sum_to(xp, g, shape):
     """Reduce a broadcast gradient back to ``shape`` (the inverse of broadcasting)."""
     gs = g.shape
     if len(gs) != len(shape):
         lead = len(gs) - len(shape)
         if lead == 1 and gs[1:] == shape and g.__class__ is _ndarray:
-            return g.sum(axis=0)  # a bias: (N, *shape) -> shape
+            # a bias: (N, *shape) -> shape. For a batch of rows, BLAS's ones @ g is 3-5x
+            # faster than NumPy's column sum (300x64 float32: 1.6 us against 6.2 us).
+            if len(gs) == 2 and gs[0] >= 8 and g.dtype.kind == "f" and g.dtype.itemsize >= 4:
+                return _ones(gs[0], g.dtype) @ g
+            return g.sum(axis=0)
         if lead > 0:
             # the array method skips NumPy's Python-level sum wrapper (Tensors use xp.sum)
             g = g.sum(axis=tuple(range(lead))) if g.__class__ is _ndarray else xp.sum(g, axis=tuple(range(lead)))
