@@ -626,12 +626,14 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
     """backward without a dependency pass: every consumer of a node was created after it (has
     a higher sequence number), so running the discovered nodes strictly from the highest
     sequence number down completes each node's gradient before it runs. AccumulateGrad then
-    runs once per leaf, with the full gradient, after the nodes that feed it. Used when nothing
-    observes the visiting order (no tracer, no anomaly mode, no captured inputs)."""
+    runs once per leaf, with the full gradient, after the nodes that feed it (without hooks of
+    its own, after every other node: nothing can tell). Used when nothing observes the visiting
+    order (no tracer, no anomaly mode, no captured inputs)."""
     buffers, shared = _seed(roots, grads)
     heap = [(-_priority(fn), fn) for fn in buffers]
     heapq.heapify(heap)
     pop, push = heapq.heappop, heapq.heappush
+    leaves = []  # hook-free AccumulateGrad nodes, run once every other node has run
     fn = None
     while True:
         if fn is None:
@@ -665,7 +667,10 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
                 else:
                     buf = buffers[nxt] = [None] * nxt._n_out
                     buf[nr] = g
-                if new is None:
+                if (nxt.__class__ is AccumulateGrad and not nxt._pre and not nxt._hooks
+                        and not nxt.variable._hooks and not nxt.variable._post_acc_hooks):
+                    leaves.append(nxt)  # no hook can tell when: after every other node
+                elif new is None:
                     new = nxt
                 else:
                     k = nxt._seq  # _priority, inline
@@ -680,6 +685,10 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
                 push(heap, (k, new))  # a queued node comes first
                 new = None
         fn = new
+    for acc in leaves:
+        g = buffers.pop(acc)[0]
+        if g is not None:
+            _accumulate(acc, g, create_graph, shared)
     return None
 
 
