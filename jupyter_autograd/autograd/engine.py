@@ -19,6 +19,7 @@ _ndarray = np.ndarray
 NONE_EDGE = (None, 0)
 # Accumulating into a shared leaf from several threads must not lose updates (test plan D3).
 _ACC_LOCK = threading.RLock()
+_new_obj = object.__new__
 
 
 class _Flags:
@@ -380,7 +381,7 @@ def run_node(node: Node, grads, create_graph: bool, op=None):
                 shape, dt = node._shapes[0]
                 if gi.shape != shape:
                     gi = _sum_to(xp, gi, shape)
-                if gi.dtype != dt:
+                if gi.dtype is not dt and gi.dtype != dt:
                     gi = gi.astype(dt)
                 return [gi] if len(fns) == 1 else [gi, None]
         res = []
@@ -396,7 +397,7 @@ def run_node(node: Node, grads, create_graph: bool, op=None):
                 shape, dt = meta
                 if gi.shape != shape:
                     gi = _sum_to(xp, gi, shape)
-                if gi.dtype != dt:
+                if gi.dtype is not dt and gi.dtype != dt:
                     gi = gi.astype(dt)
                 res.append(gi)
         return res
@@ -543,7 +544,12 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
                 shared.add(ig)
                 if base is not None:
                     shared.add(id(base))
-            var._grad = Tensor._wrap(g)
+            t = _new_obj(Tensor)
+            t._data = g
+            t._requires_grad = False
+            if STATE.inference:
+                t._inf = True
+            var._grad = t
         elif create_graph:
             g = g if isinstance(g, Tensor) else Tensor._wrap(g)
             if cur is None:

@@ -84,7 +84,9 @@ class CrossEntropyLoss(_WeightedLoss):
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):
-        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+        b = self._buffers  # read directly: Module.__getattr__ is a slow path, once per step
+        weight = b["weight"] if "weight" in b else self.weight
+        return F.cross_entropy(input, target, weight=weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
