@@ -460,8 +460,9 @@ class Tensor:
             return self.item().__format__(spec)
         return object.__format__(self, spec) if spec else repr(self)
 
-    def __hash__(self) -> int:
-        return id(self)
+    # identity hashing, in C: tensors key optimizer state and sets on hot paths (torch hashes by
+    # id(self) too; only the number differs)
+    __hash__ = object.__hash__
 
     def __repr__(self) -> str:
         from ._printing import tensor_repr  # noqa: PLC0415

@@ -72,7 +72,7 @@ def test_flat_path_equals_loop(name, kw, dtype):
     _same(a, b)
     _same_state(oa, ob)
     # the flat path ran, over every parameter, at different step counts (9 and 12)
-    assert len(oa._flat[0].ids) == 4 and not hasattr(ob, "_flat")
+    assert len(oa._flat[0].params) == 4 and not hasattr(ob, "_flat")
     assert sorted({float(s["step"]) for s in oa.state.values()}) == [9.0, 12.0]
     # the state tensors are views of the flat arrays: a user's edit is seen by the next step
     for o in (oa, ob):

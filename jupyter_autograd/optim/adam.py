@@ -101,25 +101,31 @@ class Adam(Optimizer):
 class _FlatAdam:
     """One parameter group's Adam state in flat arrays; the state tensors are views into them."""
 
-    __slots__ = ("ids", "params", "state", "dtype", "m", "v", "vmax", "steps", "g", "x", "tmp",
+    __slots__ = ("params", "state", "dtype", "m", "v", "vmax", "steps", "g", "x", "tmp",
                  "upd", "upd_views", "views")
 
     @staticmethod
     def step(opt, gi: int, group) -> bool:
         """Update ``group`` in flat arrays; False (nothing done) when it needs the per-parameter
         loop: mixed dtypes or devices, a Tensor lr, a state it did not make and cannot adopt."""
-        params = [p for p in group["params"] if p._grad is not None]
+        params, grads = [], []
+        for p in group["params"]:
+            g = p._grad
+            if g is not None:
+                params.append(p)
+                grads.append(g._data)
         if not params:
             return True
         lr = group["lr"]
         if isinstance(lr, Tensor) or group.get("differentiable"):
             return False
-        grads = [p._grad._data for p in params]
         dt = grads[0].dtype
         if dt.kind != "f":
             return False
+        nd = np.ndarray
         for p, g in zip(params, grads):
-            if g.__class__ is not np.ndarray or p._data.__class__ is not np.ndarray or g.dtype != dt or p._data.dtype != dt:
+            x = p._data
+            if g.__class__ is not nd or x.__class__ is not nd or g.dtype != dt or x.dtype != dt:
                 return False
         caches = opt.__dict__.setdefault("_flat", {})
         flat = caches.get(gi)
@@ -165,7 +171,11 @@ class _FlatAdam:
             if shrink is not None:
                 x *= shrink
             x += du
-            p._bump_version()
+            vc = p._vc  # p._bump_version(), inline
+            if vc is None:
+                p._vc = [1]
+            else:
+                vc[0] += 1
         return True
 
     def bias_corrections(self, lr, beta1, beta2):
@@ -184,10 +194,12 @@ class _FlatAdam:
     def valid(self, opt, params, dt, amsgrad) -> bool:
         if self.state is not opt.state or self.dtype != dt or (self.vmax is not None) != amsgrad:
             return False
-        if self.ids != tuple(map(id, params)):
+        if len(params) != len(self.params):
             return False
         state = opt.state
-        for p, (mv, vv, sv, xv) in zip(params, self.views):
+        for p, q, (mv, vv, sv, xv) in zip(params, self.params, self.views):
+            if p is not q:
+                return False
             st = state.get(p)
             if (st is None or p._data.shape != mv.shape or st["exp_avg"]._data is not mv or st["exp_avg_sq"]._data is not vv
                     or st["step"]._data is not sv
@@ -208,8 +220,7 @@ class _FlatAdam:
         sizes = [p._data.size for p in params]
         total = sum(sizes)
         flat = _FlatAdam()
-        flat.ids = tuple(map(id, params))
-        flat.params = params  # holds the parameters alive, so their ids stay theirs
+        flat.params = params
         flat.state = opt.state
         flat.dtype = dt
         flat.m, flat.v = np.zeros(total, dt), np.zeros(total, dt)
