@@ -9,7 +9,8 @@ import numpy as np
 from ..ops import api as _api
 from ..ops import linalg as LA
 from ..ops import loss as LS
-from ..ops.dispatch import addmm_linear, apply, promote2
+from ..ops import reduction as RD
+from ..ops.dispatch import addmm_linear, apply, apply1, promote2
 from ..autograd.engine import xp_of
 from ..tensor import Tensor
 
@@ -179,7 +180,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         <NllLossBackward0 object at 0x...>
     """
     cdim = 1 if input._data.ndim > 1 else 0
-    logp = log_softmax(input, cdim)
+    if input._data.dtype.kind == "f":  # the common case: the row directly, once per step
+        logp = apply1(RD.LOG_SOFTMAX, input, {"dim": cdim})
+    else:
+        logp = log_softmax(input, cdim)
     if isinstance(target, Tensor) and target._data.dtype.kind in "fc":
         if target._data.shape != input._data.shape:
             raise RuntimeError(
@@ -197,7 +201,6 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         per = -terms.sum(cdim)
         if r == 1:
             from ..ops import elementwise as EW  # noqa: PLC0415
-            from ..ops.dispatch import apply1  # noqa: PLC0415
 
             n = input._data.shape[0] if input._data.ndim > 1 else 1
             return apply1(EW.DIV_SCALAR, per.sum(), {"other": n})
