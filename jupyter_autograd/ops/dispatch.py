@@ -76,16 +76,31 @@ def addmm_linear(bias: Tensor, x: Tensor, weight: Tensor) -> Tensor:
     Every layer of every training step runs this, so for plain NumPy arrays with nothing
     observing the recording it runs ADDMM's forward and builds its node inline (what
     :func:`apply` and :func:`record` would do, without their generality)."""
-    wt = apply1(_T, weight)
-    xd, wd, bd = x._data, wt._data, bias._data
-    if (xd.__class__ is not _ndarray or wd.__class__ is not _ndarray or bd.__class__ is not _ndarray
+    xd, w0, bd = x._data, weight._data, bias._data
+    if (xd.__class__ is not _ndarray or w0.__class__ is not _ndarray or bd.__class__ is not _ndarray
             or FLAGS.forward_ad_levels or FLAGS.anomaly or FLAGS.record_tracers
-            or FLAGS.inference_tensors or x._base is not None or bias._base is not None):
-        return apply(_ADDMM, (bias, x, wt), None)
+            or FLAGS.inference_tensors or x._base is not None or bias._base is not None
+            or weight._base is not None):
+        return apply(_ADDMM, (bias, x, apply1(_T, weight)), None)
+    grad = STATE.grad_enabled
+    # weight.t(): T's row, the result a view of the weight (apply1's steps for this case)
+    wt = _new(Tensor)
+    wt._data = wd = _T.fwd(NPX, w0, None)
+    wt._base = weight
+    vc = weight._vc
+    if vc is None:
+        vc = weight._vc = _new_vc()
+    wt._vc = vc
+    wt._view_version = vc[0]
+    if grad and weight._requires_grad:
+        wt._requires_grad = True
+        record1(_T, weight, wd, None, wt)
+    else:
+        wt._requires_grad = False
     out = _addmm_fwd(NPX, bd, xd, wd, None)
     res = _new(Tensor)
     res._data = out
-    if not (STATE.grad_enabled and (x._requires_grad or wt._requires_grad or bias._requires_grad)):
+    if not (grad and (x._requires_grad or wt._requires_grad or bias._requires_grad)):
         res._requires_grad = False
         return res
     res._requires_grad = True
