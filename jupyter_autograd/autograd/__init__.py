@@ -113,6 +113,20 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         >>> x.grad
         tensor([3., 3.])
     """
+    if (grad_tensors is None and grad_variables is None and inputs is None and not create_graph
+            and not retain_graph and tensors.__class__ is _engine.Tensor):
+        # loss.backward(), every training step: the same checks and seed as below, in one place
+        d = tensors._data
+        fn = tensors.grad_fn
+        if (fn is not None and d.__class__ is np.ndarray and d.size == 1 and d.dtype.kind == "f"
+                and tensors._requires_grad):
+            prev = _GRAD_STATE.grad_enabled
+            _GRAD_STATE.grad_enabled = False
+            try:
+                execute([(fn, tensors._output_nr)], [np.ones(d.shape, d.dtype)], False, False)
+            finally:
+                _GRAD_STATE.grad_enabled = prev
+            return
     if grad_variables is not None:
         grad_tensors = grad_variables
     outputs = _tensors(tensors)

@@ -516,6 +516,28 @@ def _like_leaf(leaf, g):
     return out
 
 
+def _steal(var, g, shared: set) -> None:
+    """A leaf's first gradient: the engine's array itself unless someone else can see it (a
+    seed, a view of one, a hook's or another leaf's array), else a private copy; either way
+    with the leaf's strides. Called with _ACC_LOCK held."""
+    base = g.base
+    ig = id(g)
+    if g.strides != var._data.strides and g.size > 1:
+        g = _like_leaf(var._data, g)
+    elif ig in shared or (base is not None and id(base) in shared) or not g.flags.writeable:
+        g = _like_leaf(var._data, g)
+    else:
+        shared.add(ig)
+        if base is not None:
+            shared.add(id(base))
+    t = _new_obj(Tensor)
+    t._data = g
+    t._requires_grad = False
+    if STATE.inference:
+        t._inf = True
+    var._grad = t
+
+
 def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None:
 
     var = acc.variable
@@ -533,23 +555,7 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
     with _ACC_LOCK:
         cur = var._grad
         if cur is None and not create_graph and shared is not None and g.__class__ is _ndarray:
-            # the common case, inline: keep the engine's array unless someone else can see it
-            base = g.base
-            ig = id(g)
-            if g.strides != var._data.strides and g.size > 1:
-                g = _like_leaf(var._data, g)
-            elif ig in shared or (base is not None and id(base) in shared) or not g.flags.writeable:
-                g = _like_leaf(var._data, g)
-            else:
-                shared.add(ig)
-                if base is not None:
-                    shared.add(id(base))
-            t = _new_obj(Tensor)
-            t._data = g
-            t._requires_grad = False
-            if STATE.inference:
-                t._inf = True
-            var._grad = t
+            _steal(var, g, shared)
         elif create_graph:
             g = g if isinstance(g, Tensor) else Tensor._wrap(g)
             if cur is None:
@@ -691,10 +697,17 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
                 push(heap, (k, new))  # a queued node comes first
                 new = None
         fn = new
-    for acc in leaves:
-        g = buffers.pop(acc)[0]
-        if g is not None:
-            _accumulate(acc, g, create_graph, shared)
+    if leaves:
+        with _ACC_LOCK:  # once for all the leaves (re-entrant for _accumulate)
+            for acc in leaves:
+                g = buffers.pop(acc)[0]
+                if g is None:
+                    continue
+                var = acc.variable
+                if var._grad is None and not create_graph and g.__class__ is _ndarray:
+                    _steal(var, g, shared)
+                else:
+                    _accumulate(acc, g, create_graph, shared)
     return None
 
 
