@@ -158,7 +158,7 @@ def _nll_fwd(xp, x, t, p):
         v = x[xp.arange(x.shape[0]), p["st"]] * p["coef"]
         if p["reduction"] == 0:
             return v
-        return v.sum() if v.__class__ is np.ndarray else xp.sum(v)
+        return np.add.reduce(v) if v.__class__ is np.ndarray else xp.sum(v)
     picked = xp.squeeze(xp.take_along_axis(x, xp.expand_dims(p["st"], cdim), axis=cdim), axis=cdim)
     v = picked * p["coef"]
     return v if p["reduction"] == 0 else xp.sum(v)

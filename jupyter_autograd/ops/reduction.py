@@ -316,11 +316,16 @@ def _keep(xp, x, d, how):
             and x.size >= 64 and x.flags.c_contiguous):
         c = x.shape[-1]
         cols = np.ascontiguousarray(x.reshape(-1, c).T)
-        r = cols.max(axis=0) if how == "max" else cols.sum(axis=0)
+        r = (_max_reduce if how == "max" else _add_reduce)(cols, 0)
         return r.reshape(x.shape[:-1] + (1,))
-    if how == "max":
-        return xp.amax(x, axis=d, keepdims=True) if xp.is_txp else x.max(axis=d, keepdims=True)
-    return xp.sum(x, axis=d, keepdims=True) if xp.is_txp else x.sum(axis=d, keepdims=True)
+    if xp.is_txp:
+        return xp.amax(x, axis=d, keepdims=True) if how == "max" else xp.sum(x, axis=d, keepdims=True)
+    if x.__class__ is np.ndarray and x.dtype.kind == "f":  # the ufuncs' C reduce, no wrapper
+        return (_max_reduce if how == "max" else _add_reduce)(x, d, keepdims=True)
+    return x.max(axis=d, keepdims=True) if how == "max" else x.sum(axis=d, keepdims=True)
+
+
+_max_reduce, _add_reduce = np.maximum.reduce, np.add.reduce
 
 
 def _softmax_fwd(xp, x, p):
