@@ -12,7 +12,7 @@ import numpy as np
 from .. import _errors as E
 from ..grad_mode import STATE
 from ..ops.registry import NOT_IMPLEMENTED, _Marker
-from ..ops.xp import NPX, namespace_for
+from ..ops.xp import NPX, _ones, namespace_for
 from .node import ACCUMULATE_PRIORITY, SEQ, AccumulateGrad, Node
 
 _ndarray = np.ndarray
@@ -291,19 +291,6 @@ def check_versions(node: Node) -> None:
 # ------------------------------------------------------------------------ node execution
 # the ufunc's reduce itself: ndarray.sum goes through a Python-level wrapper first
 _add_reduce = np.add.reduce
-_ONES: dict = {}
-
-
-def _ones(n: int, dtype):
-    """A read-only vector of n ones (cached: one per batch size and dtype in use)."""
-    key = (n, dtype)
-    v = _ONES.get(key)
-    if v is None:
-        if len(_ONES) > 64:
-            _ONES.clear()
-        v = _ONES[key] = np.ones(n, dtype)
-        v.flags.writeable = False
-    return v
 
 
 def _sum_to(xp, g, shape):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .registry import defop
+from .xp import _ones
 
 
 def _expand_back(xp, g, p, shape):
@@ -315,8 +316,10 @@ def _keep(xp, x, d, how):
     if (x.__class__ is np.ndarray and x.ndim >= 2 and d == x.ndim - 1 and x.shape[-1] <= 16
             and x.size >= 64 and x.flags.c_contiguous):
         c = x.shape[-1]
-        cols = np.ascontiguousarray(x.reshape(-1, c).T)
-        r = (_max_reduce if how == "max" else _add_reduce)(cols, 0)
+        if how == "sum" and x.dtype.kind == "f" and x.dtype.itemsize >= 4:
+            r = x.reshape(-1, c) @ _ones(c, x.dtype)  # BLAS: faster still than the copy
+        else:
+            r = (_max_reduce if how == "max" else _add_reduce)(np.ascontiguousarray(x.reshape(-1, c).T), 0)
         return r.reshape(x.shape[:-1] + (1,))
     if xp.is_txp:
         return xp.amax(x, axis=d, keepdims=True) if how == "max" else xp.sum(x, axis=d, keepdims=True)

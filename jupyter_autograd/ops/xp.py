@@ -44,6 +44,19 @@ class ArrayNamespace:
 
 
 NPX = ArrayNamespace(np)
+_ONES: dict = {}
+
+
+def _ones(n: int, dtype):
+    """A read-only vector of n ones, for sums as BLAS products (cached per length and dtype)."""
+    key = (n, dtype)
+    v = _ONES.get(key)
+    if v is None:
+        if len(_ONES) > 64:
+            _ONES.clear()
+        v = _ONES[key] = np.ones(n, dtype)
+        v.flags.writeable = False
+    return v
 _CACHE = {np: NPX}
 
 
