@@ -360,6 +360,7 @@ class Tensor:
         if retain is None:
             retain = fn._retain = {}
             fn._pre = True
+            fn._plain = False
         retain[self._output_nr] = weakref.ref(self)
 
     def detach(self) -> "Tensor":

@@ -642,9 +642,8 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
                 break
             fn = pop(heap)[1]
         gs = buffers.pop(fn)
-        op = fn._op
-        if op is not None and op.simple and not fn._pre and not fn._hooks and gs[0] is not None:
-            outs = run_node(fn, gs, create_graph, op)
+        if fn._plain and gs[0] is not None:
+            outs = run_node(fn, gs, create_graph, fn._op)
         else:
             if fn.__class__ is AccumulateGrad and not fn._pre and not fn._hooks:
                 if gs[0] is not None:

@@ -87,6 +87,9 @@ class Node:
     _out_meta = None
     _hooks = None
     _pre = False  # any prehook, tensor hook or retain_grad: one flag for the engine to test
+    # a registry node with one output and no hook of any kind: the engine's fast path (the
+    # registry's node classes set it from their op; registering a hook clears it)
+    _plain = False
     _prehooks = None
     _tensor_prehooks = None
     _retain = None
@@ -129,6 +132,7 @@ class Node:
         d = self._hooks
         if d is None:
             d = self._hooks = _HookDict()
+            self._plain = False
         return add_hook(d, fn)
 
     def register_prehook(self, fn):
@@ -137,6 +141,7 @@ class Node:
         if d is None:
             d = self._prehooks = _HookDict()
             self._pre = True
+            self._plain = False
         return add_hook(d, fn)
 
     @property
@@ -148,6 +153,7 @@ class Node:
         if hooks is None:
             hooks = self._tensor_prehooks = {}
             self._pre = True
+            self._plain = False
         d = hooks.get(nr)
         if d is None:
             d = hooks[nr] = _HookDict()
@@ -204,7 +210,7 @@ def _read_saved(node: Node, key: str):
 
 def make_node_class(name: str, op, saved_names: tuple) -> type:
     """A Node subclass with torch's name; its module is ``builtins`` as in torch."""
-    cls = type(name, (Node,), {"_op": op, "_saved_names": saved_names})
+    cls = type(name, (Node,), {"_op": op, "_saved_names": saved_names, "_plain": op.simple})
     cls.__module__ = "builtins"
     cls.__qualname__ = name
     return cls

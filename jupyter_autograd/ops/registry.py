@@ -162,8 +162,8 @@ def defop(
     op.differentiable = (
         _AllTrue() if variadic else tuple(r is not NO_GRAD for r in op.vjp)
     )
-    op.node_cls = make_node_class(node, op, tuple(saved))
     op.simple = n_out == 1 and not variadic  # the engine's first-order fast path applies
+    op.node_cls = make_node_class(node, op, tuple(saved))
     OPS[name] = op
     return op
 
