@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .registry import NO_GRAD, defop
+from .xp import _arange
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -155,7 +156,7 @@ MSE = defop(
 def _nll_fwd(xp, x, t, p):
     cdim = 1 if x.ndim > 1 else 0
     if x.ndim == 2:  # (N, C): pick x[i, t_i] directly
-        v = x[xp.arange(x.shape[0]), p["st"]] * p["coef"]
+        v = x[_arange(x.shape[0]) if x.__class__ is np.ndarray else xp.arange(x.shape[0]), p["st"]] * p["coef"]
         if p["reduction"] == 0:
             return v
         return np.add.reduce(v) if v.__class__ is np.ndarray else xp.sum(v)
@@ -171,7 +172,7 @@ def _nll_vjp(xp, g, x, t, out, p):
     st = p["st"]
     if len(shape) == 2 and not xp.is_txp:  # (N, C): write g into [i, t_i] of zeros
         z = xp.zeros(shape, gg.dtype)
-        z[xp.arange(shape[0]), st] = gg
+        z[_arange(shape[0]) if z.__class__ is np.ndarray else xp.arange(shape[0]), st] = gg
         return z
     if gg.shape != st.shape:  # a reduced loss with one coefficient: every target gets it
         gg = xp.broadcast_to(gg, st.shape)

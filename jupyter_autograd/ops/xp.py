@@ -45,6 +45,18 @@ class ArrayNamespace:
 
 NPX = ArrayNamespace(np)
 _ONES: dict = {}
+_ARANGE: dict = {}
+
+
+def _arange(n: int):
+    """A read-only ``arange(n)`` (row indices for picking one column per row), cached."""
+    v = _ARANGE.get(n)
+    if v is None:
+        if len(_ARANGE) > 64:
+            _ARANGE.clear()
+        v = _ARANGE[n] = np.arange(n)
+        v.flags.writeable = False
+    return v
 
 
 def _ones(n: int, dtype):
