@@ -312,19 +312,23 @@ NORM = defop(
 def _keep(xp, x, d, how):
     """``x.sum/max(axis=d, keepdims=True)``. NumPy reduces a short innermost axis one row at a
     time (300x3 floats: 12 us for max, 6 us for sum; 3000x3: 100 us), so such an axis (a
-    classifier's logits) is reduced on a transposed copy instead (about 2 us)."""
-    if (x.__class__ is np.ndarray and x.ndim >= 2 and d == x.ndim - 1 and x.shape[-1] <= 16
-            and x.size >= 64 and x.flags.c_contiguous):
-        c = x.shape[-1]
-        if how == "sum" and x.dtype.kind == "f" and x.dtype.itemsize >= 4:
-            r = x.reshape(-1, c) @ _ones(c, x.dtype)  # BLAS: faster still than the copy
-        else:
-            r = (_max_reduce if how == "max" else _add_reduce)(np.ascontiguousarray(x.reshape(-1, c).T), 0)
-        return r.reshape(x.shape[:-1] + (1,))
-    if xp.is_txp:
+    classifier's logits) is summed as a BLAS product with ones, and its max taken over a
+    transposed copy (1-2 us)."""
+    if x.__class__ is np.ndarray:
+        shape = x.shape
+        n = len(shape)
+        if n >= 2 and d == n - 1 and 1 < shape[-1] <= 16 and x.size >= 64 and x.dtype.kind == "f":
+            c = shape[-1]
+            x2 = x if n == 2 else x.reshape(-1, c)
+            if how == "sum":
+                r = x2 @ _ones(c, x.dtype)
+            else:
+                r = _max_reduce(x2.T.copy(), 0)
+            return r.reshape(shape[:-1] + (1,))
+        if x.dtype.kind == "f":  # the ufuncs' C reduce: ndarray.sum/max add a Python wrapper
+            return (_max_reduce if how == "max" else _add_reduce)(x, d, keepdims=True)
+    elif xp.is_txp:
         return xp.amax(x, axis=d, keepdims=True) if how == "max" else xp.sum(x, axis=d, keepdims=True)
-    if x.__class__ is np.ndarray and x.dtype.kind == "f":  # the ufuncs' C reduce, no wrapper
-        return (_max_reduce if how == "max" else _add_reduce)(x, d, keepdims=True)
     return x.max(axis=d, keepdims=True) if how == "max" else x.sum(axis=d, keepdims=True)
 
 
