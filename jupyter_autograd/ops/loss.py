@@ -156,9 +156,13 @@ MSE = defop(
 def _nll_fwd(xp, x, t, p):
     cdim = 1 if x.ndim > 1 else 0
     if x.ndim == 2:  # (N, C): pick x[i, t_i] directly
-        v = x[_arange(x.shape[0]) if x.__class__ is np.ndarray else xp.arange(x.shape[0]), p["st"]] * p["coef"]
+        picked = x[_arange(x.shape[0]) if x.__class__ is np.ndarray else xp.arange(x.shape[0]), p["st"]]
+        coef = p["coef"]
         if p["reduction"] == 0:
-            return v
+            return picked * coef
+        if coef.__class__ is float and picked.__class__ is np.ndarray:  # one coefficient: sum, then scale
+            return np.add.reduce(picked) * coef
+        v = picked * coef
         return np.add.reduce(v) if v.__class__ is np.ndarray else xp.sum(v)
     picked = xp.squeeze(xp.take_along_axis(x, xp.expand_dims(p["st"], cdim), axis=cdim), axis=cdim)
     v = picked * p["coef"]
