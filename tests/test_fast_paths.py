@@ -120,3 +120,15 @@ def test_bias_gradient_column_sum(dtype):
     b.grad = None
     (x + b).backward(ja.ones(300, 64, dtype=getattr(ja, dtype)))
     np.testing.assert_array_equal(b.grad.numpy(), np.full(64, 300.0))
+
+
+def test_relu_gradient_passes_nan_as_torch():
+    """threshold_backward: only result <= 0 cuts the gradient (a NaN result lets it through)."""
+    x = ja.tensor([float("nan"), -1.0, 0.0, 2.0], requires_grad=True)
+    y = x.relu()
+    y.backward(ja.ones(4))
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 0.0, 0.0, 1.0])
+    with ja.autograd.forward_ad.dual_level():
+        d = ja.autograd.forward_ad.make_dual(ja.tensor([float("nan"), -1.0, 2.0]), ja.ones(3))
+        t = ja.autograd.forward_ad.unpack_dual(d.relu()).tangent
+    np.testing.assert_array_equal(t.numpy(), [1.0, 0.0, 1.0])
