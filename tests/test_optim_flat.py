@@ -83,13 +83,19 @@ def test_flat_path_equals_loop(name, kw, dtype):
     _same_state(oa, ob)
 
 
-def test_loaded_state_dict_is_adopted():
+def _twins(steps):
+    """Two identical float64 models after ``steps`` Adam steps: the flat path and the loop."""
     x, y = _data("float64")
     a, b = _model(ja.float64), _model(ja.float64)
     oa = ja.optim.Adam(a.parameters(), lr=0.02)
     ob = ja.optim.Adam(b.parameters(), lr=0.02, foreach=False)
-    _steps(a, oa, x, y, 4)
-    _steps(b, ob, x, y, 4)
+    _steps(a, oa, x, y, steps)
+    _steps(b, ob, x, y, steps)
+    return x, y, a, b, oa, ob
+
+
+def test_loaded_state_dict_is_adopted():
+    x, y, a, b, oa, ob = _twins(4)
     fresh = ja.optim.Adam(a.parameters(), lr=1.0)
     fresh.load_state_dict(oa.state_dict())
     p0 = next(iter(a.parameters()))
@@ -107,12 +113,7 @@ def test_loaded_state_dict_is_adopted():
 
 
 def test_replaced_state_tensor_and_mixed_dtypes_fall_back_correctly():
-    x, y = _data("float64")
-    a, b = _model(ja.float64), _model(ja.float64)
-    oa = ja.optim.Adam(a.parameters(), lr=0.02)
-    ob = ja.optim.Adam(b.parameters(), lr=0.02, foreach=False)
-    _steps(a, oa, x, y, 2)
-    _steps(b, ob, x, y, 2)
+    x, y, a, b, oa, ob = _twins(2)
     for o, m in ((oa, a), (ob, b)):  # a state tensor replaced outright
         p = m[0].weight
         o.state[p]["exp_avg_sq"] = o.state[p]["exp_avg_sq"] * 2
