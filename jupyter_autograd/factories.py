@@ -178,6 +178,26 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     return Tensor._wrap(ndarray)
 
 
+_RANDOM_SIGNATURES = (
+    " * (tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+    " * (tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+)
+
+
+def _required_size(name: str, size: tuple) -> None:
+    """torch's TypeError for a factory called without any size (``torch.ones()``)."""
+    if size:
+        return
+    if name in ("rand", "randn"):
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got (), but expected one "
+            f"of:\n{_RANDOM_SIGNATURES}"
+        )
+    raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+
+
 def _size(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
@@ -213,6 +233,7 @@ def _filled(size, value, dtype, device, requires_grad, default=None):
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     """A tensor of zeros (default dtype float32)."""
+    _required_size("zeros", size)
     return _filled(_size(size), 0, dtype, device, requires_grad)
 
 
@@ -225,10 +246,12 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
         tensor([[1., 1.],
                 [1., 1.]])
     """
+    _required_size("ones", size)
     return _filled(_size(size), 1, dtype, device, requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+    _required_size("empty", size)
     return _filled(_size(size), 0, dtype, device, requires_grad)
 
 
@@ -396,12 +419,14 @@ def _rng(generator):
 
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     """Uniform samples in [0, 1)."""
+    _required_size("rand", size)
     dt = _np_dtype(dtype, _dtype.get_default_dtype().np)
     return _finish(_rng(generator).random(_size(size)).astype(dt), None, device, requires_grad)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     """Standard normal samples."""
+    _required_size("randn", size)
     dt = _np_dtype(dtype, _dtype.get_default_dtype().np)
     return _finish(_rng(generator).standard_normal(_size(size)).astype(dt), None, device, requires_grad)
 

@@ -211,8 +211,10 @@ def sign(input) -> Tensor:
     return apply1(EW.SIGN, input)
 
 
-def relu(input) -> Tensor:
-    """max(x, 0) (ReluBackward0)."""
+def relu(input, inplace: bool = False) -> Tensor:
+    """max(x, 0) (ReluBackward0); ``inplace=True`` writes into ``input`` (``input.relu_()``)."""
+    if inplace:
+        return input.relu_()
     return apply1(EW.RELU, input)
 
 
