@@ -31,7 +31,11 @@ case "${1:-test}" in
     setup
     if [ -f .ci/labextension.sh ]; then bash .ci/labextension.sh; fi
     python -c "import matplotlib.pyplot" >/dev/null 2>&1 || true   # warm the font cache
+    # benchmark smokes: they must run, their timings are not tests
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 python benchmarks/run.py --smoke
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_training.py --smoke
+    python benchmarks/bench_functional.py
+    python benchmarks/bench_graph.py
     nb=()
     if [ -d notebooks ]; then
       nb=(notebooks --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout 120)
