@@ -178,7 +178,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     Tensor = _engine.Tensor
 
     outs = _tensors(outputs)
-    single_input = isinstance(inputs, Tensor)
     ins = _tensors(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import heapq
 import threading
-import warnings
 
 import numpy as np
 
@@ -511,9 +510,8 @@ def _steal(var, g, shared: set) -> None:
     with the leaf's strides. Called with _ACC_LOCK held."""
     base = g.base
     ig = id(g)
-    if g.strides != var._data.strides and g.size > 1:
-        g = _like_leaf(var._data, g)
-    elif ig in shared or (base is not None and id(base) in shared) or not g.flags.writeable:
+    if ((g.strides != var._data.strides and g.size > 1) or ig in shared
+            or (base is not None and id(base) in shared) or not g.flags.writeable):
         g = _like_leaf(var._data, g)
     else:
         shared.add(ig)

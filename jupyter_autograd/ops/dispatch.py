@@ -119,8 +119,6 @@ def addmm_linear(bias: Tensor, x: Tensor, weight: Tensor) -> Tensor:
     return res
 
 
-
-
 def _edge(t: Tensor):
     """(next node, output number, input metadata) of one input, as :func:`record` makes them."""
     if not t._requires_grad:
