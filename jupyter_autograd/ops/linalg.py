@@ -110,6 +110,10 @@ BMM = defop(
 )
 
 
+def _alpha(g, p):
+    return g if p is None else g * p["alpha"]
+
+
 def _addmm_fwd(xp, bias, a, b, p):
     _check_mm(a, b, "addmm")
     out = xp.matmul(a, b)
@@ -125,8 +129,8 @@ ADDMM = defop(
     saved=("alpha=1", "beta=1", "mat1", "mat1_sym_sizes", "mat2", "mat2_sym_sizes"),
     fwd=_addmm_fwd,
     vjp=(lambda xp, g, bias, a, b, out, p: g if p is None else g * p["beta"],
-         lambda xp, g, bias, a, b, out, p: _mm_grad_mat1(xp, g, b, a) if p is None else _mm_grad_mat1(xp, g, b, a) * p["alpha"],
-         lambda xp, g, bias, a, b, out, p: _mm_grad_mat2(xp, g, a, b) if p is None else _mm_grad_mat2(xp, g, a, b) * p["alpha"]),
+         lambda xp, g, bias, a, b, out, p: _alpha(_mm_grad_mat1(xp, g, b, a), p),
+         lambda xp, g, bias, a, b, out, p: _alpha(_mm_grad_mat2(xp, g, a, b), p)),
     jvp=lambda xp, t, x, out, p: t[0] + xp.matmul(t[1], x[2]) + xp.matmul(x[1], t[2]),
     sample={"domain": (-2, 2), "kind": "addmm"},
     torch=lambda torch, bias, a, b: torch.addmm(bias, a, b),

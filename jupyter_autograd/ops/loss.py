@@ -156,11 +156,12 @@ MSE = defop(
 def _nll_fwd(xp, x, t, p):
     cdim = 1 if x.ndim > 1 else 0
     if x.ndim == 2:  # (N, C): pick x[i, t_i] directly
-        picked = x[_arange(x.shape[0]) if x.__class__ is np.ndarray else xp.arange(x.shape[0]), p["st"]]
+        rows = _arange(x.shape[0]) if x.__class__ is np.ndarray else xp.arange(x.shape[0])
+        picked = x[rows, p["st"]]
         coef = p["coef"]
         if p["reduction"] == 0:
             return picked * coef
-        if coef.__class__ is float and picked.__class__ is np.ndarray:  # one coefficient: sum, then scale
+        if coef.__class__ is float and picked.__class__ is np.ndarray:  # one number: sum, scale
             return np.add.reduce(picked) * coef
         v = picked * coef
         return np.add.reduce(v) if v.__class__ is np.ndarray else xp.sum(v)
@@ -176,7 +177,8 @@ def _nll_vjp(xp, g, x, t, out, p):
     st = p["st"]
     if len(shape) == 2 and not xp.is_txp:  # (N, C): write g into [i, t_i] of zeros
         z = xp.zeros(shape, gg.dtype)
-        z[_arange(shape[0]) if z.__class__ is np.ndarray else xp.arange(shape[0]), st] = gg
+        rows = _arange(shape[0]) if z.__class__ is np.ndarray else xp.arange(shape[0])
+        z[rows, st] = gg
         return z
     if gg.shape != st.shape:  # a reduced loss with one coefficient: every target gets it
         gg = xp.broadcast_to(gg, st.shape)

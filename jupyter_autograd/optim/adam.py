@@ -192,6 +192,8 @@ class _FlatAdam:
         return size, bc2
 
     def valid(self, opt, params, dt, amsgrad) -> bool:
+        """Whether these flat arrays still hold this group's state: the same parameters, shapes
+        and options, and every state tensor still a view made here (not replaced or loaded)."""
         if self.state is not opt.state or self.dtype != dt or (self.vmax is not None) != amsgrad:
             return False
         if len(params) != len(self.params):
@@ -201,8 +203,8 @@ class _FlatAdam:
             if p is not q:
                 return False
             st = state.get(p)
-            if (st is None or p._data.shape != mv.shape or st["exp_avg"]._data is not mv or st["exp_avg_sq"]._data is not vv
-                    or st["step"]._data is not sv
+            if (st is None or p._data.shape != mv.shape or st["exp_avg"]._data is not mv
+                    or st["exp_avg_sq"]._data is not vv or st["step"]._data is not sv
                     or (xv is not None and st["max_exp_avg_sq"]._data is not xv)):
                 return False
         return True
