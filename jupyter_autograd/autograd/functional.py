@@ -177,6 +177,18 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
     return res
 
 
+def _vector_product(outputs, of, inputs, v, create_graph, strict, stage, is_outputs_tuple,
+                    is_inputs_tuple):
+    """The second half of vjp and vhp: vᵀ·d(of)/d(inputs), zeros where an input is unused, and
+    ``(outputs, product)`` shaped as the caller passed them."""
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grad_res = _autograd_grad(of, inputs, v, create_graph=create_graph)
+        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, stage)
+    outputs = _grad_postprocess(outputs, create_graph)
+    res = _grad_postprocess(res, create_graph)
+    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_inputs_tuple)
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), vᵀ·J)``: the vector-Jacobian product at ``inputs``.
 
@@ -200,12 +212,8 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
                 "The vector v can only be None if the user-provided function returns a single "
                 "Tensor with a single element."
             )
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
-        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_inputs_tuple)
+    return _vector_product(outputs, outputs, inputs, v, create_graph, strict, "back",
+                           is_outputs_tuple, is_inputs_tuple)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -464,12 +472,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _scalar_gradient(
             func, inputs, v, create_graph, strict, "vhp")
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
-        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_inputs_tuple)
+    return _vector_product(outputs, jac, inputs, v, create_graph, strict, "double_back",
+                           is_outputs_tuple, is_inputs_tuple)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):

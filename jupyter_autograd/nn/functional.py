@@ -138,8 +138,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         )
     n_classes = x.shape[1] if x.ndim > 1 else x.shape[0]
     w = _opt(weight)
-    tmin = (np.minimum.reduce(t, None) if t.__class__ is np.ndarray else t.min()) if t.size else 0
-    if w is None and t.size and ignore_index < 0 and tmin >= 0:
+    if (w is None and t.size and ignore_index < 0
+            and (np.minimum.reduce(t, None) if t.__class__ is np.ndarray else t.min()) >= 0):
         # common case: no weights, nothing ignored: the coefficient is one number. A class index
         # past the end makes the forward's indexing fail; the general path below names it.
         n = t.size

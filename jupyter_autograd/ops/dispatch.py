@@ -86,12 +86,7 @@ def addmm_linear(bias: Tensor, x: Tensor, weight: Tensor) -> Tensor:
     # weight.t(): T's row, the result a view of the weight (apply1's steps for this case)
     wt = _new(Tensor)
     wt._data = wd = _T.fwd(NPX, w0, None)
-    wt._base = weight
-    vc = weight._vc
-    if vc is None:
-        vc = weight._vc = _new_vc()
-    wt._vc = vc
-    wt._view_version = vc[0]
+    _make_view(wt, weight)
     if grad and weight._requires_grad:
         wt._requires_grad = True
         record1(_T, weight, wd, None, wt)

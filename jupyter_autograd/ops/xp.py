@@ -44,31 +44,29 @@ class ArrayNamespace:
 
 
 NPX = ArrayNamespace(np)
-_ONES: dict = {}
-_ARANGE: dict = {}
+_READONLY: dict = {}
 
 
-def _arange(n: int):
-    """A read-only ``arange(n)`` (row indices for picking one column per row), cached."""
-    v = _ARANGE.get(n)
+def _readonly(key, make):
+    """A cached read-only array (shared by every caller: nobody may write into it)."""
+    v = _READONLY.get(key)
     if v is None:
-        if len(_ARANGE) > 64:
-            _ARANGE.clear()
-        v = _ARANGE[n] = np.arange(n)
+        if len(_READONLY) > 128:
+            _READONLY.clear()
+        v = _READONLY[key] = make()
         v.flags.writeable = False
     return v
 
 
 def _ones(n: int, dtype):
-    """A read-only vector of n ones, for sums as BLAS products (cached per length and dtype)."""
-    key = (n, dtype)
-    v = _ONES.get(key)
-    if v is None:
-        if len(_ONES) > 64:
-            _ONES.clear()
-        v = _ONES[key] = np.ones(n, dtype)
-        v.flags.writeable = False
-    return v
+    """A read-only vector of n ones, for sums as BLAS products."""
+    return _readonly(("ones", n, dtype), lambda: np.ones(n, dtype))
+
+
+def _arange(n: int):
+    """A read-only ``arange(n)`` (row indices for picking one column per row)."""
+    return _readonly(("arange", n), lambda: np.arange(n))
+
 _CACHE = {np: NPX}
 
 
