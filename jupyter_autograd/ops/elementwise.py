@@ -213,10 +213,11 @@ def _sigmoid(xp, x, p):
 SIGMOID = _unary("sigmoid", "SigmoidBackward0", _sigmoid,
                  lambda xp, g, x, out, p: g * (out * (1 - out)),
                  lambda xp, t, x, out, p: t[0] * (out * (1 - out)), ("result",))
-# torch's threshold_backward: the gradient is cut where result <= 0 and passes elsewhere, NaN too
+# torch's threshold_backward: the gradient is cut where result <= 0 and passes elsewhere, NaN
+# too; a ReLU result is never negative, so that is `result != 0`, one comparison
 RELU = _unary("relu", "ReluBackward0", lambda xp, x, p: xp.maximum(x, 0),
-              lambda xp, g, x, out, p: g * ~(out <= 0),
-              lambda xp, t, x, out, p: t[0] * ~(out <= 0), ("result",), avoid=(0.0,), smooth=False)
+              lambda xp, g, x, out, p: g * (out != 0),
+              lambda xp, t, x, out, p: t[0] * (out != 0), ("result",), avoid=(0.0,), smooth=False)
 FLOOR = _unary("floor", "FloorBackward0", lambda xp, x, p: xp.floor(x),
                lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
                avoid=tuple(float(i) for i in range(-3, 4)), smooth=False)

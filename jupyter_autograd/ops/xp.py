@@ -47,25 +47,27 @@ NPX = ArrayNamespace(np)
 _READONLY: dict = {}
 
 
-def _readonly(key, make):
-    """A cached read-only array (shared by every caller: nobody may write into it)."""
-    v = _READONLY.get(key)
-    if v is None:
-        if len(_READONLY) > 128:
-            _READONLY.clear()
-        v = _READONLY[key] = make()
-        v.flags.writeable = False
+def _readonly(key, make, *args):
+    """A cached read-only ``make(*args)`` (shared by every caller: nobody may write into it)."""
+    if len(_READONLY) > 128:
+        _READONLY.clear()
+    v = _READONLY[key] = make(*args)
+    v.flags.writeable = False
     return v
 
 
 def _ones(n: int, dtype):
     """A read-only vector of n ones, for sums as BLAS products."""
-    return _readonly(("ones", n, dtype), lambda: np.ones(n, dtype))
+    key = ("ones", n, dtype)
+    v = _READONLY.get(key)
+    return v if v is not None else _readonly(key, np.ones, n, dtype)
 
 
 def _arange(n: int):
     """A read-only ``arange(n)`` (row indices for picking one column per row)."""
-    return _readonly(("arange", n), lambda: np.arange(n))
+    key = ("arange", n)
+    v = _READONLY.get(key)
+    return v if v is not None else _readonly(key, np.arange, n)
 
 _CACHE = {np: NPX}
 
