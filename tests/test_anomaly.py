@@ -9,6 +9,7 @@ import pytest
 
 import jupyter_autograd as ja
 from jupyter_autograd import autograd
+from ._torch import require as require_torch
 
 
 class MyFunc(ja.autograd.Function):
@@ -115,7 +116,7 @@ def test_exception_in_backward_warns_with_forward_trace():
 
 
 def test_matches_torch_message():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with torch.autograd.detect_anomaly():

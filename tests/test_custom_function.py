@@ -10,6 +10,8 @@ import textwrap
 import numpy as np
 import pytest
 
+from ._torch import require as require_torch
+
 import jupyter_autograd as ja
 from jupyter_autograd.autograd.function import once_differentiable
 
@@ -132,7 +134,7 @@ def test_node_name_repr_and_ctx_identity():
 
 
 def test_matches_torch_names_and_grads():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
 
     class TExp(torch.autograd.Function):
         forward = staticmethod(Exp.forward)

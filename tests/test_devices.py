@@ -20,6 +20,7 @@ from jupyter_autograd.ops import OPS
 
 from ._devices import cuda_device  # noqa: F401 - fixture
 from ._op_samples import Unsampleable, cases
+from ._torch import require as require_torch
 
 
 def _sampleable():
@@ -208,7 +209,7 @@ def test_printing_shows_the_device(cuda_device):
 def test_printing_matches_torch_strings():
     """The strings above are torch's own (checked against torch where installed, on the meta
     device's printing rules they share with cuda)."""
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     assert str(torch.device("cuda", 0)) == str(ja.device("cuda", 0)) == "cuda:0"
     assert repr(torch.device("cuda:1")) == repr(ja.device("cuda:1"))
     assert repr(torch.device("cpu")) == repr(ja.device("cpu"))

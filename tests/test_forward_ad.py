@@ -14,6 +14,7 @@ import jupyter_autograd.autograd.forward_ad as fwAD
 from jupyter_autograd.ops import OPS
 
 from ._op_samples import Unsampleable, cases
+from ._torch import require as require_torch
 
 ALL = sorted(OPS)
 ELEMENTWISE = [n for n in ALL if not (OPS[n].sample or {}).get("kind") and not (OPS[n].sample or {}).get("reduce")]
@@ -51,7 +52,7 @@ def test_dual_api_errors():
 
 
 def test_matches_torch_on_a_composite():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     a = np.array([0.3, 1.7, -0.4])
     v = np.array([1.0, -2.0, 0.5])
 

@@ -9,6 +9,7 @@ import pytest
 import jupyter_autograd as ja
 from jupyter_autograd import func as jfunc
 from jupyter_autograd.autograd import functional as F
+from ._torch import require as require_torch
 
 
 def _fd_jac(f, x, eps=1e-6):
@@ -111,7 +112,7 @@ def test_create_graph_and_strict():
 
 
 def test_functional_matches_torch(rng):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     x = rng.normal(size=3)
     v = rng.normal(size=3)
 
@@ -171,7 +172,7 @@ def test_func_argnums_aux_nesting_and_vmap():
 
 
 def test_func_matches_torch_func(rng):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     x = rng.normal(size=3)
 
     def f(m):

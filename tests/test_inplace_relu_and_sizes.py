@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import jupyter_autograd as ja
+from ._torch import require as require_torch
 
 
 @pytest.mark.parametrize("make", [
@@ -40,7 +41,7 @@ def test_random_factory_without_size(name):
 
 
 def test_messages_match_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     for name in ("zeros", "ones", "empty", "rand", "randn"):
         msgs = []
         for lib in (ja, torch):

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import jupyter_autograd as ja
+from ._torch import require as require_torch
 
 
 def _chain(fn):
@@ -89,7 +90,7 @@ def test_golden_linear_errors_and_graphs():
 
 
 def test_every_case_matches_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     ours = [(name, _outcome(f)) for name, f in _cases(ja)]
     theirs = [(name, _outcome(f)) for name, f in _cases(torch)]
     assert ours == theirs

@@ -14,6 +14,7 @@ import jupyter_autograd as ja
 from jupyter_autograd.ops import OPS
 
 from ._op_samples import Unsampleable, cases
+from ._torch import require as require_torch
 
 ALL = sorted(OPS)
 # ops whose sample is a plain elementwise call: hypothesis draws broadcastable shapes for them
@@ -117,7 +118,7 @@ def test_elementwise_broadcasting_hypothesis(name, data):
 
 @pytest.mark.parametrize("name", ALL)
 def test_matches_torch(name, rng):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     op = OPS[name]
     compared = 0
     for case in cases(op, rng):

@@ -7,8 +7,9 @@ import pytest
 
 import jupyter_autograd as ja
 from jupyter_autograd import nn
+from ._torch import require as require_torch
 
-torch = pytest.importorskip("torch")
+torch = require_torch()
 
 TOL = {"float64": 1e-10, "float32": 1e-5}
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import jupyter_autograd as torch
+from ._torch import require as require_torch
 
 GOLDEN = [
     (lambda: torch.tensor([1e10, 1.0]), "tensor([1.0000e+10, 1.0000e+00])"),
@@ -71,7 +72,7 @@ def test_parameter_like_and_int_default_dtype_omitted():
 
 @pytest.mark.parametrize("seed", range(8))
 def test_random_tensors_print_as_torch(seed):
-    t = pytest.importorskip("torch")
+    t = require_torch()
     rng = np.random.default_rng(seed)
     for shape in [(), (7,), (3, 4), (2, 3, 4), (30, 40)]:
         for scale in (1.0, 1e-5, 1e5, 1e9):

@@ -9,6 +9,7 @@ import warnings
 import pytest
 
 import jupyter_autograd as ja
+from ._torch import require as require_torch
 
 ADDR = re.compile(r"0x[0-9a-f]+")
 CASES = r'''
@@ -396,5 +397,5 @@ def _run(module, line):
 
 @pytest.mark.parametrize("line", CASES.strip().splitlines())
 def test_same_output_as_torch(line):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     assert _run(ja, line) == _run(torch, line)

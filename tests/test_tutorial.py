@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import jupyter_autograd
+from ._torch import require as require_torch
 
 TUTORIAL = '''
 x = torch.ones(5)  # input tensor
@@ -103,7 +104,7 @@ def test_tutorial_runs_and_matches_known_values(weights):
 
 
 def test_tutorial_prints_exactly_what_torch_prints(weights):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     W, B = weights
     ours = run_tutorial(jupyter_autograd, W, B)
     theirs = run_tutorial(torch, W, B)

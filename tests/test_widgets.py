@@ -14,6 +14,8 @@ import typing
 import numpy as np
 import pytest
 
+from ._torch import require as require_torch
+
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
@@ -128,7 +130,7 @@ def test_backward_trace_follows_the_engine_order_and_matches_torch():
     mul = next(s for s in steps if s.name == "MulBackward0")
     np.testing.assert_allclose(mul.grad_inputs[0].numpy(), [0.5, -1.0])
     np.testing.assert_allclose(mul.grad_inputs[1].numpy(), [1.0, 2.0])
-    pt = pytest.importorskip("torch")
+    pt = require_torch()
     tx = pt.tensor([1.0, 2.0], requires_grad=True)
     tw = pt.tensor([0.5, -1.0], requires_grad=True)
     tl = (tx * tw).sum() + tw.pow(2).sum()
@@ -287,7 +289,7 @@ def test_accumulation_demo_grads_add_up_then_zero(comms):
 
 
 def test_accumulation_demo_matches_torch_tutorial():
-    pt = pytest.importorskip("torch")
+    pt = require_torch()
     inp = pt.eye(4, 5, requires_grad=True)
     out = (inp + 1).pow(2).t()
     out.backward(pt.ones_like(out), retain_graph=True)
@@ -335,7 +337,7 @@ def test_grad_mode_toggle_values(comms, mode, y_requires_grad, y_grad_fn, y_infe
 
 
 def test_grad_mode_probe_matches_torch():
-    pt = pytest.importorskip("torch")
+    pt = require_torch()
     ctx = {"enabled": pt.enable_grad, "no_grad": pt.no_grad, "inference_mode": pt.inference_mode}
     for mode, cm in ctx.items():
         x = pt.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -374,7 +376,7 @@ def test_jacobian_vjp_jvp_against_finite_differences_and_torch():
     v, u = np.array([1.0, -2.0, 0.5]), np.array([0.7, 0.1])
     np.testing.assert_allclose(vjp_backward(f_r2_r3, x, v), v @ J, atol=1e-12)
     np.testing.assert_allclose(jvp_forward(f_r2_r3, x, u), J @ u, atol=1e-12)
-    pt = pytest.importorskip("torch")
+    pt = require_torch()
 
     def tf(t):
         return pt.stack([t[0] * t[1], pt.sin(t[0]), t[1] ** 2])
