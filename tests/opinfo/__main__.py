@@ -1,0 +1,53 @@
+"""``python -m tests.opinfo [--json FILE] [name-prefix...]``: run OpInfo entries (the skip list
+included) and print one line per entry, then the coverage figures."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from . import harness
+from .skips import SKIPS, reason_of
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("names", nargs="*", help="entry ids, or prefixes ending in * (default: all)")
+    ap.add_argument("--json", help="write per-entry results here")
+    ap.add_argument("-v", action="store_true", help="print every failure message")
+    ap.add_argument("--failing", action="store_true", help="print failing entries only")
+    a = ap.parse_args(argv)
+    entries = harness.all_entries()
+    names = [n for n in entries if not a.names
+             or any(n == p or (p.endswith("*") and n.startswith(p[:-1])) for p in a.names)]
+    out = {}
+    t0 = time.perf_counter()
+    for n in names:
+        r = harness.run_entry(entries[n])
+        skip = reason_of(n)
+        out[n] = {"passed": r.passed, "fwd": r.status["forward_ad"], "status": r.status,
+                  "errors": r.errors, "seconds": round(r.seconds, 3), "skip": skip,
+                  "samples": r.samples, "nodes": [r.nodes_same, r.nodes_total]}
+        if a.failing and r.passed_all:
+            continue
+        flag = "PASS" if r.passed_all else ("pass" if r.passed else "FAIL")
+        line = f"{flag} {n:45s} {r.seconds:6.2f}s" + (f"  [skip: {skip}]" if skip else "")
+        if not r.passed_all:
+            first = next(iter(r.errors.items()), ("", ""))
+            msg = f"{first[0]}: {first[1]}" if not a.v else r.summary()
+            line += "\n     " + msg[: 400 if not a.v else 4000].replace("\n", "\n     ")
+        print(line, flush=True)
+    n_pass = sum(v["passed"] for v in out.values())
+    n_fwd = sum(v["passed"] and v["fwd"] is not False for v in out.values())
+    print(f"\n{n_pass}/{len(out)} entries pass outputs and gradients (forward AD too: {n_fwd}); "
+          f"{time.perf_counter() - t0:.0f}s; {len(SKIPS)} on the skip list")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
