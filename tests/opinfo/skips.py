@@ -28,7 +28,7 @@ _PRIVATE = [
     "_softmax_backward_data", "_native_batch_norm_legit", "_batch_norm_with_update",
     "_upsample_bilinear2d_aa", "torch.ops.aten._safe_softmax.default",
     "torch.ops.aten._flash_attention_forward", "torch.ops.aten._efficient_attention_forward",
-    "_unsafe_masked_index",
+    "_unsafe_masked_index", "slice",
     "_unsafe_masked_index_put_accumulate", "_chunk_cat", "_segment_reduce.lengths",
     "_segment_reduce.offsets",
 ]
@@ -113,7 +113,7 @@ _OPINFO = [
     "mvlgamma.mvlgamma_p_3", "mvlgamma.mvlgamma_p_5", "ne", "narrow_copy", "view_copy", "neg",
     "dist", "ormqr", "permute_copy", "qr", "rad2deg", "real", "roll", "rot90", "round",
     "round.decimals_0", "round.decimals_3", "round.decimals_neg_3", "sinc", "sinh", "sgn",
-    "unsafe_split", "split_with_sizes", "split_with_sizes_copy", "select_scatter", "slice",
+    "unsafe_split", "split_with_sizes", "split_with_sizes_copy", "select_scatter",
     "slice_scatter", "signbit", "tensor_split", "hsplit", "vsplit", "dsplit", "triangular_solve",
     "trunc", "exp2", "expm1", "nan_to_num", "lerp", "angle", "isposinf", "isneginf", "isreal",
     "svd", "polar", "polygamma.polygamma_n_0", "polygamma.polygamma_n_1",
