@@ -593,9 +593,12 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, inputs=None, acc
     if gc_was_on:
         gc.disable()
     try:
-        if inputs is None and not FLAGS.anomaly and not FLAGS.backward_tracers:
-            return _execute_by_sequence(roots, grads, keep_graph, create_graph)
-        return _execute(roots, grads, keep_graph, create_graph, inputs, accumulate)
+        # torch's kernels never warn about inf/nan arithmetic: gradients at degenerate points
+        # (0/0 masked by a where, inf * 0) are computed silently, as there
+        with np.errstate(all="ignore"):
+            if inputs is None and not FLAGS.anomaly and not FLAGS.backward_tracers:
+                return _execute_by_sequence(roots, grads, keep_graph, create_graph)
+            return _execute(roots, grads, keep_graph, create_graph, inputs, accumulate)
     finally:
         if gc_was_on:
             gc.enable()

@@ -467,26 +467,54 @@ def min(input, dim=None, keepdim=False):  # noqa: A001
     return _minmax_dim(input, dim, keepdim, RD.MIN_DIM, np.argmin, "min")
 
 
+def _extremum_dims(input, dim, name):
+    """amax/amin's reduced dims, with torch's errors where an empty one has no identity."""
+    d = input._data
+    if dim in ((), []):
+        if d.size == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+                "the reduction dim with the 'dim' argument."
+            )
+        return tuple(range(d.ndim))
+    dims = _dims(dim, d.ndim)
+    if d.size == 0:
+        for given in (dim if isinstance(dim, (list, tuple)) else (dim,)):
+            if d.shape[_wrap_dim(given, d.ndim)] == 0 and d.ndim:
+                raise IndexError(f"{name}(): Expected reduction dim {given} to have non-zero size.")
+    return dims
+
+
 def amax(input, dim=(), keepdim=False) -> Tensor:
-    dims = _dims(dim, input._data.ndim) if dim not in ((), []) else tuple(range(input._data.ndim))
-    return apply1(RD.AMAX, input, {"dim": dims, "keepdim": keepdim})
+    return apply1(RD.AMAX, input, {"dim": _extremum_dims(input, dim, "amax"), "keepdim": keepdim})
 
 
 def amin(input, dim=(), keepdim=False) -> Tensor:
-    dims = _dims(dim, input._data.ndim) if dim not in ((), []) else tuple(range(input._data.ndim))
-    return apply1(RD.AMIN, input, {"dim": dims, "keepdim": keepdim})
+    return apply1(RD.AMIN, input, {"dim": _extremum_dims(input, dim, "amin"), "keepdim": keepdim})
+
+
+def _arg_extremum(input, dim, keepdim, f, name) -> Tensor:
+    d = input._data
+    if dim is None:
+        if d.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        return Tensor._wrap(_xp(input).asarray(f(d), dtype=np.int64))
+    ax = _wrap_dim(dim, d.ndim)
+    if d.size == 0 and d.ndim and d.shape[ax] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {ax} to have non-zero size.")
+    if d.ndim == 0:
+        return Tensor._wrap(_xp(input).zeros((), np.int64))
+    return Tensor._wrap(f(d, axis=ax, keepdims=keepdim).astype(np.int64))
 
 
 def argmax(input, dim=None, keepdim=False) -> Tensor:
-    if dim is None:
-        return Tensor._wrap(_xp(input).asarray(np.argmax(input._data), dtype=np.int64))
-    return Tensor._wrap(np.argmax(input._data, axis=_wrap_dim(dim, input._data.ndim), keepdims=keepdim).astype(np.int64))
+    """Index of the largest element (of all, or along ``dim``); no gradient."""
+    return _arg_extremum(input, dim, keepdim, np.argmax, "argmax")
 
 
 def argmin(input, dim=None, keepdim=False) -> Tensor:
-    if dim is None:
-        return Tensor._wrap(_xp(input).asarray(np.argmin(input._data), dtype=np.int64))
-    return Tensor._wrap(np.argmin(input._data, axis=_wrap_dim(dim, input._data.ndim), keepdims=keepdim).astype(np.int64))
+    """Index of the smallest element (of all, or along ``dim``); no gradient."""
+    return _arg_extremum(input, dim, keepdim, np.argmin, "argmin")
 
 
 def _correction(unbiased, correction):
@@ -497,20 +525,53 @@ def _correction(unbiased, correction):
     return 1 if unbiased else 0
 
 
+def _var_params(input, dim, unbiased, keepdim, correction, name) -> dict:
+    """var/std's row parameters; torch's warning where the degrees of freedom are <= 0."""
+    _check_float_reduce(input, name)
+    dims = _dims(dim, input._data.ndim)
+    c = _correction(unbiased, correction)
+    shape = input._data.shape
+    # torch's reduction factor: input numel / output numel (0 for an empty input)
+    out_numel = RD._count(shape, tuple(i for i in range(len(shape)) if i not in dims)) if dims is not None else 1
+    if input._data.size // builtins.max(out_numel, 1) - c <= 0:
+        import warnings  # noqa: PLC0415
+
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=3,
+        )
+    return {"dim": dims, "correction": c, "keepdim": keepdim}
+
+
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None) -> Tensor:
-    """Variance with Bessel's correction by default (VarBackward0)."""
+    """Variance with Bessel's correction by default (VarBackward0).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.tensor([1., 2., 3.]).var()
+        tensor(1.)
+    """
     if isinstance(dim, bool):
         unbiased, dim = dim, None
-    _check_float_reduce(input, "var")
-    return apply1(RD.VAR, input, {"dim": _dims(dim, input._data.ndim), "correction": _correction(unbiased, correction), "keepdim": keepdim})
+    return apply1(RD.VAR, input, _var_params(input, dim, unbiased, keepdim, correction, "var"))
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None) -> Tensor:
-    """Standard deviation (StdBackward0)."""
+    """Standard deviation (StdBackward0); its gradient is zero where it is zero (a constant
+    slice), as torch's.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> x = torch.ones(3, requires_grad=True)
+        >>> x.std().backward()
+        >>> x.grad
+        tensor([0., 0., 0.])
+    """
     if isinstance(dim, bool):
         unbiased, dim = dim, None
-    _check_float_reduce(input, "std")
-    return apply1(RD.STD, input, {"dim": _dims(dim, input._data.ndim), "correction": _correction(unbiased, correction), "keepdim": keepdim})
+    return apply1(RD.STD, input, _var_params(input, dim, unbiased, keepdim, correction, "std"))
 
 
 def logsumexp(input, dim, keepdim=False) -> Tensor:
@@ -519,12 +580,42 @@ def logsumexp(input, dim, keepdim=False) -> Tensor:
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None) -> Tensor:
-    """Vector p-norm (LinalgVectorNormBackward0); ``'fro'`` is the 2-norm of all elements."""
+    """Vector p-norm (LinalgVectorNormBackward0); ``'fro'`` is the 2-norm of all elements.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.tensor([3., 4.]).norm()
+        tensor(5.)
+    """
     if p == "fro" or p is None:
         p = 2
     if p == "nuc":
         raise NotImplementedError("norm(p='nuc') is not supported")
-    return apply1(RD.NORM, input, {"ord": float(p) if p not in (1, 2) else p, "dim": _dims(dim, input._data.ndim), "keepdim": keepdim})
+    return _vector_norm(input, p, dim, keepdim)
+
+
+def _vector_norm(x, ord, dim, keepdim) -> Tensor:  # noqa: A002 - torch's name
+    d = x._data
+    if d.dtype.kind not in "fc":
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{scalar_type(x)}"
+        )
+    dims = _dims(dim, d.ndim)
+    o = ord if ord in (1, 2) else float(ord)
+    if o in (float("inf"), -float("inf")) and d.size == 0 and dims is None:
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
+    if o in (float("inf"), -float("inf")) and dims is not None:
+        for i in (dim if isinstance(dim, (list, tuple)) else (dim,)):  # named as given
+            if d.shape[i] == 0:
+                raise RuntimeError(
+                    f"linalg.vector_norm cannot compute the {ord} norm on the dimension {i}because "
+                    "this dimension is empty and the operation does not have an identity"
+                )
+    return apply1(RD.NORM0 if o == 0 else RD.NORM, x, {"ord": o, "dim": dims, "keepdim": keepdim})
 
 
 class _Linalg:
@@ -532,7 +623,14 @@ class _Linalg:
 
     @staticmethod
     def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-        return apply1(RD.NORM, x, {"ord": ord, "dim": _dims(dim, x._data.ndim), "keepdim": keepdim})
+        """``linalg.vector_norm``: ord 0 (nonzero count), +-inf (max/min |x|) or any p.
+
+        Example:
+            >>> import jupyter_autograd as torch
+            >>> torch.linalg.vector_norm(torch.tensor([3., -4.]), float("inf"))
+            tensor(4.)
+        """
+        return _vector_norm(x, ord, dim, keepdim)
 
     @staticmethod
     def norm(x, ord=None, dim=None, keepdim=False):  # noqa: A002

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import defop
+from .registry import UNDEFINED_GRAD, defop
 from .xp import _ones
 
 
@@ -52,7 +52,7 @@ SUM_DIM = defop(
 )
 MEAN = defop(
     "mean", node="MeanBackward0", inputs=("self",), saved=("self_sym_numel", "self_sym_sizes"),
-    fwd=lambda xp, x, p: xp.mean(x),
+    fwd=lambda xp, x, p: xp.mean(x) if x.size else _empty_mean(xp, x, None, False),
     vjp=lambda xp, g, x, out, p: xp.broadcast_to(g / max(p["numel"], 1), p["shape"]) if p["numel"] else xp.broadcast_to(g * float("nan"), p["shape"]),
     jvp=lambda xp, t, x, out, p: xp.mean(t[0]), linear=True,
     sample=_red_sample(nonempty=True), torch=lambda torch, x: x.mean(),
@@ -60,12 +60,18 @@ MEAN = defop(
 MEAN_DIM = defop(
     "mean.dim", node="MeanBackward1", inputs=("self",),
     saved=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
-    fwd=lambda xp, x, p: xp.mean(x, axis=p["dim"], keepdims=p["keepdim"]),
-    vjp=lambda xp, g, x, out, p: _expand_back(xp, g / _count(p["shape"], p["dim"]), p, p["shape"]),
+    fwd=lambda xp, x, p: xp.mean(x, axis=p["dim"], keepdims=p["keepdim"]) if x.size else _empty_mean(xp, x, p["dim"], p["keepdim"]),
+    vjp=lambda xp, g, x, out, p: _expand_back(xp, g / max(_count(p["shape"], p["dim"]), 1), p, p["shape"]),
     jvp=lambda xp, t, x, out, p: xp.mean(t[0], axis=p["dim"], keepdims=p["keepdim"]), linear=True,
     sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, nonempty=True),
     torch=lambda torch, x, dim, keepdim: x.mean(dim, keepdim=keepdim),
 )
+
+
+def _empty_mean(xp, x, dims, keepdim):
+    """The mean of an empty slice is nan, as torch's, without NumPy's warning."""
+    with np.errstate(all="ignore"):
+        return xp.sum(x, axis=dims, keepdims=keepdim) / 0.0
 
 
 def _prod_others(xp, x, axis):
@@ -87,7 +93,17 @@ def _prod_others(xp, x, axis):
     return xp.moveaxis(xp.prod(big, axis=-1), -1, axis)
 
 
+def _no_zeros(xp, x) -> bool:
+    d = x._data if xp.is_txp else x
+    return not (d == 0).any()
+
+
+# torch's prod_backward: grad * result / x where x has no zero (so inf and nan inputs give
+# nan, as torch's), else the product of the other elements
 def _prod_vjp(xp, g, x, out, p):
+    if _no_zeros(xp, x):
+        with np.errstate(all="ignore"):
+            return g * (out / x)
     shape = x.shape
     flat = xp.reshape(x, (-1,)) if x.ndim != 1 else x
     others = _prod_others(xp, flat, 0)
@@ -107,6 +123,10 @@ def _prod_dim_vjp(xp, g, x, out, p):
     d = p["dim"][0]
     if not p["keepdim"]:
         g = xp.expand_dims(g, d)
+        out = xp.expand_dims(out, d)
+    if _no_zeros(xp, x):
+        with np.errstate(all="ignore"):
+            return g * (out / x)
     return g * _prod_others(xp, x, d)
 
 
@@ -197,18 +217,29 @@ MIN_DIM = defop(
 )
 
 
-# var: d/dx_i = 2 (x_i - mean) / (N - correction)
+# var: d/dx_i = 2 (x_i - mean) / (N - correction). Degrees of freedom <= 0 give torch's inf/nan,
+# computed under errstate: torch never warns about them (api.var warns its own way)
 def _var_vjp(xp, g, x, out, p):
     dims = p["dim"]
     n = _count(x.shape, dims) if dims is not None else int(np.prod(x.shape))  # x may be a Tensor (create_graph)
-    mean = xp.mean(x, axis=dims, keepdims=True)
-    if dims is not None and not p["keepdim"]:
-        g = xp.reshape(g, _kept_shape(x.shape, dims))
-    return g * (2.0 / max(n - p["correction"], 0)) * (x - mean) if n - p["correction"] > 0 else g * (x - mean) * float("inf")
+    dof = n - p["correction"]
+    with np.errstate(all="ignore"):
+        mean = xp.sum(x, axis=dims, keepdims=True) / n if n else x  # NumPy warns on empty means
+        if dims is not None and not p["keepdim"]:
+            g = xp.reshape(g, _kept_shape(x.shape, dims))
+        return g * (2.0 / dof) * (x - mean) if dof > 0 else g * (x - mean) * float("inf")
 
 
 def _var_fwd(xp, x, p):
-    return xp.var(x, axis=p["dim"], ddof=p["correction"], keepdims=p["keepdim"])
+    dims = p["dim"]
+    n = _count(x.shape, dims) if dims is not None else x.size
+    with np.errstate(all="ignore"):
+        if n - p["correction"] > 0:
+            return xp.var(x, axis=dims, ddof=p["correction"], keepdims=p["keepdim"])
+        # torch divides the sum of squares by max(0, N - correction): nan for a constant or
+        # empty slice, inf otherwise (NumPy would divide by the negative count)
+        d = x - xp.sum(x, axis=dims, keepdims=True) / n if n else x
+        return xp.sum(d * d, axis=dims, keepdims=p["keepdim"]) / 0.0
 
 
 VAR = defop(
@@ -220,7 +251,8 @@ VAR = defop(
 )
 
 
-# std = sqrt(var): d std = d var / (2 std)
+# std = sqrt(var): d std = d var / (2 std), zero where std is zero (a constant slice), as
+# torch's std_backward masks it
 def _std_vjp(xp, g, x, out, p):
     o = out
     if p["dim"] is not None and not p["keepdim"]:
@@ -229,7 +261,9 @@ def _std_vjp(xp, g, x, out, p):
         q = dict(p, keepdim=True)
     else:
         q = p
-    return _var_vjp(xp, g / (2 * o), x, out, q)
+    with np.errstate(all="ignore"):
+        gv = xp.where(o == 0, 0.0, g / (2 * o))
+    return _var_vjp(xp, gv, x, out, q)
 
 
 STD = defop(
@@ -244,11 +278,12 @@ STD = defop(
 # logsumexp: shift by the max so that exp never overflows (test plan A7)
 def _logsumexp_fwd(xp, x, p):
     dims = p["dim"]
-    if x.size == 0:
-        return xp.log(xp.sum(xp.exp(x), axis=dims, keepdims=p["keepdim"]))
-    m = xp.amax(x, axis=dims, keepdims=True)
-    m = xp.where(xp.isfinite(m), m, 0)
-    r = xp.log(xp.sum(xp.exp(x - m), axis=dims, keepdims=True)) + m
+    with np.errstate(all="ignore"):  # an empty or all -inf slice gives -inf, silently as torch
+        if x.size == 0:
+            return xp.log(xp.sum(xp.exp(x), axis=dims, keepdims=p["keepdim"]))
+        m = xp.amax(x, axis=dims, keepdims=True)
+        m = xp.where(xp.isfinite(m), m, 0)
+        r = xp.log(xp.sum(xp.exp(x - m), axis=dims, keepdims=True)) + m
     return r if p["keepdim"] else xp.squeeze(r, axis=dims)
 
 
@@ -256,7 +291,8 @@ def _logsumexp_vjp(xp, g, x, out, p):
     if not p["keepdim"]:
         g = xp.reshape(g, _kept_shape(x.shape, p["dim"]))
         out = xp.reshape(out, _kept_shape(x.shape, p["dim"]))
-    return g * xp.exp(x - out)
+    with np.errstate(all="ignore"):
+        return g * xp.exp(x - out)
 
 
 LOGSUMEXP = defop(
@@ -268,20 +304,35 @@ LOGSUMEXP = defop(
 )
 
 
-# vector norm: d||x||_p = x |x|^(p-2) / ||x||^(p-1); 0 where the norm is 0
+# vector norm ||x||_p = sum(|x|^p)^(1/p); ord 0 counts the nonzeros, +-inf is max/min |x|.
+# A general p is accumulated in float64 for float32 input, as torch's CPU kernel does.
+_INF = float("inf")
+
+
 def _norm_fwd(xp, x, p):
     o = p["ord"]
     dims = p["dim"]
+    k = p["keepdim"]
     a = xp.abs(x)
     if o == 2:
-        return xp.sqrt(xp.sum(a * a, axis=dims, keepdims=p["keepdim"]))
-    if o == float("inf"):
-        return xp.amax(a, axis=dims, keepdims=p["keepdim"])
+        return xp.sqrt(xp.sum(a * a, axis=dims, keepdims=k))
     if o == 1:
-        return xp.sum(a, axis=dims, keepdims=p["keepdim"])
-    return xp.sum(a ** o, axis=dims, keepdims=p["keepdim"]) ** (1.0 / o)
+        return xp.sum(a, axis=dims, keepdims=k)
+    if o == _INF:
+        return xp.amax(a, axis=dims, keepdims=k)
+    if o == -_INF:
+        return xp.amin(a, axis=dims, keepdims=k)
+    if o == 0:
+        nz = a != 0
+        return xp.sum(nz if xp.is_txp else nz.astype(x.dtype), axis=dims, keepdims=k)
+    with np.errstate(all="ignore"):  # |0|^p for p < 0 is inf, and the norm 0, without a warning
+        if not xp.is_txp and x.dtype == np.float32:
+            return (xp.sum(a.astype(np.float64) ** o, axis=dims, keepdims=k) ** (1.0 / o)).astype(x.dtype)
+        return xp.sum(a ** o, axis=dims, keepdims=k) ** (1.0 / o)
 
 
+# torch's norm_backward, case by case: zero where the norm (or, for p < 1, the element) is zero;
+# for +-inf the gradient is shared evenly by the elements whose |x| is the norm (or NaN)
 def _norm_vjp(xp, g, x, out, p):
     o = p["ord"]
     dims = p["dim"]
@@ -289,23 +340,62 @@ def _norm_vjp(xp, g, x, out, p):
         g = xp.reshape(g, _kept_shape(x.shape, dims))
         out = xp.reshape(out, _kept_shape(x.shape, dims))
     if o == 1:
-        return g * xp.sign(x)
-    if o == float("inf"):
-        q = {"dim": dims if dims is not None else tuple(range(x.ndim)), "keepdim": True}
-        return _even_vjp(xp, g, xp.abs(x), out, q) * xp.sign(x)
-    safe = xp.where(out == 0, 1.0, out)
-    if o == 2:
-        return xp.where(out == 0, 0.0, g * x / safe)
-    return xp.where(out == 0, 0.0, g * x * xp.abs(x) ** (o - 2) / safe ** (o - 1))
+        return xp.sign(x) * g
+    with np.errstate(all="ignore"):
+        if o == 2:
+            return g * xp.where(out == 0, 0.0, x / out)
+        if o == _INF or o == -_INF:
+            a = xp.abs(x)
+            mask = (a == out) | (a != a)
+            count = xp.sum(mask, axis=dims, keepdims=True)
+            return xp.sign(x) * ((g / count) * mask)
+        if o < 1:
+            scaled = xp.sign(x) * xp.where(x == 0, 0.0, xp.abs(x) ** (o - 1))
+            return scaled * g * out ** (1 - o)
+        scaled = xp.sign(x) * xp.abs(x) ** (o - 1) if o < 2 else x * xp.abs(x) ** (o - 2)
+        return scaled * xp.where(out == 0, 0.0, g / out ** (o - 1))
+
+
+def _norm_jvp(xp, t, x, out, p):
+    if p["ord"] == 0:
+        return xp.sum(t[0], axis=p["dim"], keepdims=p["keepdim"]) * 0
+    return xp.sum(_norm_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"])
+
+
+def _norm_cases(rng):
+    x = rng.uniform(-3, 3, (3, 4))
+    x = x + np.sign(x) * 0.1  # away from 0, where |x| and |x|^p have no derivative to check
+    distinct = x + np.arange(12).reshape(3, 4) * 1e-1
+    out = []
+    for o, dim, xx in ((2, None, x), (1, 1, x), (3, 0, x), (1.5, 1, x), (0.5, None, x), (-1, 1, x),
+                       (float("inf"), None, distinct), (-float("inf"), 1, distinct)):
+        out.append((lambda t, o=o, d=dim: _api().linalg.vector_norm(t, o, d), [xx],
+                    lambda tt, t, o=o, d=dim: tt.linalg.vector_norm(t, o, d)))
+    return out
+
+
+def _api():
+    from . import api  # noqa: PLC0415 - api imports this module
+
+    return api
 
 
 NORM = defop(
     "linalg_vector_norm", node="LinalgVectorNormBackward0", inputs=("self",),
     saved=("dim", "keepdim", "ord", "result", "self"),
-    fwd=_norm_fwd, vjp=_norm_vjp,
-    jvp=lambda xp, t, x, out, p: xp.sum(_norm_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),
-    sample=_red_sample({"ord": 2, "dim": None, "keepdim": False}, avoid={0: (0.0,)}, kind="norm"),
+    fwd=_norm_fwd, vjp=_norm_vjp, jvp=_norm_jvp,
+    sample={"reduce": True, "cases": _norm_cases},
     torch=lambda torch, x, ord, dim, keepdim: torch.linalg.vector_norm(x, ord, dim, keepdim=keepdim),
+)
+# ord 0 counts nonzeros: torch records the node but its backward sends no gradient (the
+# inputs' .grad stays None), which the NO_GRAD-like marker below says to the engine
+NORM0 = defop(
+    "linalg_vector_norm.ord0", node="LinalgVectorNormBackward0", inputs=("self",),
+    saved=("dim", "keepdim", "ord", "result", "self"),
+    fwd=_norm_fwd, vjp=UNDEFINED_GRAD, jvp=_norm_jvp,
+    sample={"reduce": True, "cases": lambda rng: [(lambda t: _api().linalg.vector_norm(t, 0), [rng.uniform(-3, 3, (3, 4))],
+                                   lambda tt, t: tt.linalg.vector_norm(t, 0))]},
+    torch=lambda torch, x, dim, keepdim: torch.linalg.vector_norm(x, 0, dim, keepdim=keepdim),
 )
 
 

@@ -38,6 +38,9 @@ class _Marker:
 NO_GRAD = _Marker("NO_GRAD")
 #: The derivative exists but is not written yet: backward raises NotImplementedError.
 NOT_IMPLEMENTED = _Marker("NOT_IMPLEMENTED")
+#: The output is recorded (it has a grad_fn) but backward sends no gradient to this input, as
+#: torch's formulas that return an undefined tensor (``linalg.vector_norm(x, 0)``).
+UNDEFINED_GRAD = _Marker("UNDEFINED_GRAD")
 
 
 class _AllTrue(tuple):
@@ -106,7 +109,8 @@ def defop(
         name: registry key, torch's op name plus overload (``"sum.dim"``).
         node: the grad_fn class name torch uses (``"SumBackward1"``).
         fwd: ``fwd(xp, *arrays, p) -> array``.
-        vjp: one rule per input (see module docstring), or NO_GRAD / NOT_IMPLEMENTED.
+        vjp: one rule per input (see module docstring), or NO_GRAD / NOT_IMPLEMENTED /
+            UNDEFINED_GRAD.
         jvp: forward-mode rule ``jvp(xp, tangents, inputs, out, p)``; tangents are zeros where
             an input has none.
         inputs: torch's argument names of the tensor inputs (``("self", "mat2")``).
