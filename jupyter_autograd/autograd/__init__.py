@@ -150,6 +150,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if len(ins) == 0:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         edges = _input_edges(ins)
+        for t in ins:
+            if t.grad_fn is not None:
+                # torch's run_backward: a non-leaf input keeps its gradient (retain_grad), and
+                # its node runs (the engine marks it needed) so that the retain hook fires
+                t.retain_grad()
         from ..grad_mode import set_grad_enabled as _sge  # noqa: PLC0415
 
         with _sge(create_graph):

@@ -248,11 +248,22 @@ def _check_stale_view(t) -> None:
 
 
 def _legacy_type(t) -> str:
-    d = t._data
-    dt = t.dtype._legacy
-    dev = t.device
-    prefix = "torch." if dev.type == "cpu" else f"torch.{dev.type}."
-    return f"{prefix}{dt} " + E.list_str(d.shape)
+    return f"{_type_str(t)} " + E.list_str(t._data.shape)
+
+
+def _modified_error(t, fn, nr: int, version: int, expected: int) -> RuntimeError:
+    """torch's SavedVariable::unpack error for a saved tensor modified in place since."""
+    where = ""
+    if fn is not None and not isinstance(fn, AccumulateGrad):
+        opname = fn.name()
+        base = opname.split("Backward")[0] if "Backward" in opname else opname
+        where = f", which is output {nr} of {base},"
+    hint = E.HINT_ANOMALY_ON if FLAGS.anomaly else E.HINT_ANOMALY
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{_legacy_type(t)}]{where} is at version {version}; expected "
+        f"version {expected} instead.{hint}"
+    )
 
 
 def check_versions(node: Node) -> None:
@@ -265,26 +276,13 @@ def check_versions(node: Node) -> None:
                 continue  # never modified in place: still version 0
         if vc[0] != v:
             saved = node._saved
-            if i >= 0:
+            if i >= 0:  # a saved input is named by its current history, as torch does
                 t = saved[0][i]
-                fn, nr = node._fns[i], node._nrs[i]
-                if isinstance(fn, AccumulateGrad):
-                    fn = None
+                fn, nr = t.grad_fn, t._output_nr
             else:
-
                 t = Tensor._wrap(saved[1])
                 fn, nr = node, 0
-            where = ""
-            if fn is not None:
-                opname = fn.name()
-                base = opname.split("Backward")[0] if "Backward" in opname else opname
-                where = f", which is output {nr} of {base},"
-            hint = E.HINT_ANOMALY_ON if FLAGS.anomaly else E.HINT_ANOMALY
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{_legacy_type(t)}]{where} is at version {vc[0]}; expected "
-                f"version {v} instead.{hint}"
-            )
+            raise _modified_error(t, fn, nr, vc[0], v)
 
 
 # ------------------------------------------------------------------------ node execution
@@ -456,6 +454,54 @@ def _unwrap(g, create_graph):
     return g._data
 
 
+def _hook_name(hook) -> str:
+    name = getattr(hook, "__name__", None)
+    return name if isinstance(name, str) else "<unknown>"
+
+
+def _type_str(t) -> str:
+    """``Tensor::toString()``: the legacy type name; complex types have none, and torch falls
+    back to the backend's type name there (``CPUComplexFloatType``)."""
+    dev = t.device
+    if t._data.dtype.kind == "c":
+        return ("CPU" if dev.type == "cpu" else dev.type.upper()) + t.dtype._legacy[:-6] + "Type"
+    return ("torch." if dev.type == "cpu" else f"torch.{dev.type}.") + t.dtype._legacy
+
+
+def _hook_value(original, result, hook):
+    """What a hook's return replaces ``original`` with, checked as torch's check_single_result:
+    a hook may not change a gradient's type (dtype, device) or size, nor fill a None one."""
+    if result is None:
+        return original
+    if original is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    o, r = original._data, result._data
+    if o.dtype != r.dtype or o.__class__ is not r.__class__:
+        raise RuntimeError(
+            f"hook '{_hook_name(hook)}' has changed the type of value (was {_type_str(original)} "
+            f"got {_type_str(result)})"
+        )
+    if o.shape != r.shape:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+    return result
+
+
+def _hook_values(originals: tuple, result, hook) -> tuple:
+    """A node hook's returned tuple, checked as torch's check_result."""
+    if result is None:
+        return originals
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(originals):
+        raise RuntimeError(
+            f"hook '{_hook_name(hook)}' has returned an incorrect number of values (got "
+            f"{len(result)}, but expected {len(originals)})"
+        )
+    return tuple(_hook_value(o, r, hook) for o, r in zip(originals, result))
+
+
 def _call_prehooks(node: Node, grads: list, create_graph: bool) -> None:
     """Tensor hooks of the node's outputs, retain_grad, then the node's own prehooks."""
     tph = node._tensor_prehooks
@@ -465,9 +511,7 @@ def _call_prehooks(node: Node, grads: list, create_graph: bool) -> None:
                 continue
             g = _as_tensor(grads[nr])
             for h in list(hooks.values()):
-                r = h(g)
-                if r is not None:
-                    g = r
+                g = _hook_value(g, h(g), h)
             grads[nr] = _unwrap(g, create_graph)
     retain = node._retain
     if retain:
@@ -476,16 +520,15 @@ def _call_prehooks(node: Node, grads: list, create_graph: bool) -> None:
             if t is not None and grads[nr] is not None:
                 g = _as_tensor(grads[nr])
                 if t._grad is None:
-                    t._grad = g if create_graph else _as_tensor(g._data.copy())
+                    # torch's retain_grad hook keeps a clone (recorded under create_graph)
+                    t._grad = g.clone() if create_graph else _as_tensor(g._data.copy())
                 else:
                     t._grad = t._grad + g
     pre = node._prehooks
     if pre:
         gt = tuple(_as_tensor(g) for g in grads)
         for h in list(pre.values()):
-            r = h(gt)
-            if r is not None:
-                gt = tuple(r)
+            gt = _hook_values(gt, h(gt), h)
         grads[:] = [_unwrap(g, create_graph) for g in gt]
 
 
@@ -533,9 +576,7 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
     if var._hooks:
         gt = _as_tensor(g)
         for h in list(var._hooks.values()):
-            r = h(gt)
-            if r is not None:
-                gt = r
+            gt = _hook_value(gt, h(gt), h)
         g = _unwrap(gt, create_graph)
         if shared is not None:
             _mark(shared, g)
@@ -587,6 +628,16 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, inputs=None, acc
     node. With ``inputs`` (a list of ``(node, output_nr)`` edges), the gradients flowing into
     those edges are returned, and nodes that lead to none of them are skipped.
     """
+    depth = _REENTRANT.depth
+    if depth:  # a backward called from inside a backward (a custom Function's, a hook)
+        if depth >= MAX_REENTRANT_DEPTH:
+            raise RuntimeError(
+                f"reentrant backward nested more than {MAX_REENTRANT_DEPTH} levels deep (a "
+                "backward() called from inside a backward, recursively): the nesting does not end"
+            )
+        if depth % _LEVELS_PER_THREAD == 0:
+            return _on_new_thread(depth, roots, grads, keep_graph, create_graph, inputs, accumulate)
+    _REENTRANT.depth = depth + 1
     # The engine allocates only short-lived objects; pausing the cyclic GC while it runs avoids
     # repeated full collections over a large live graph (torch's graph is invisible to it).
     gc_was_on = gc.isenabled()
@@ -600,8 +651,57 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, inputs=None, acc
                 return _execute_by_sequence(roots, grads, keep_graph, create_graph)
             return _execute(roots, grads, keep_graph, create_graph, inputs, accumulate)
     finally:
+        _REENTRANT.depth = depth
         if gc_was_on:
             gc.enable()
+
+
+class _Depth(threading.local):
+    depth = 0  # backward calls running in this thread, nested
+
+
+_REENTRANT = _Depth()
+# Each reentrant backward costs a dozen Python frames; like torch's engine, every few levels the
+# nested backward continues on a fresh thread (its own stack and recursion budget), so that deep
+# nesting neither hits RecursionError nor overflows the C stack. The caller waits for it.
+_LEVELS_PER_THREAD = 16
+MAX_REENTRANT_DEPTH = 10_000
+
+
+def _on_new_thread(depth, *args):
+    modes = (STATE.grad_enabled, STATE.inference)  # the caller's thread-local modes travel along
+    box: list = [None, None]
+
+    def run():
+        STATE.grad_enabled, STATE.inference = modes
+        _REENTRANT.depth = depth
+        try:
+            box[0] = _execute_here(*args)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+            box[1] = e
+
+    t = threading.Thread(target=run, name=f"jupyter_autograd reentrant backward {depth}")
+    try:
+        t.start()
+    except RuntimeError as e:  # the system refuses more threads
+        raise RuntimeError(
+            f"reentrant backward nested {depth} levels deep: cannot start a thread for the next "
+            f"level ({e})"
+        ) from None
+    t.join()
+    if box[1] is not None:
+        raise box[1]
+    return box[0]
+
+
+def _execute_here(roots, grads, keep_graph, create_graph, inputs, accumulate):
+    _REENTRANT.depth += 1
+    try:
+        if inputs is None and not FLAGS.anomaly and not FLAGS.backward_tracers:
+            return _execute_by_sequence(roots, grads, keep_graph, create_graph)
+        return _execute(roots, grads, keep_graph, create_graph, inputs, accumulate)
+    finally:
+        _REENTRANT.depth -= 1
 
 
 def _seed(roots, grads):
@@ -730,7 +830,9 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
             targets.add(fn)
         needed = set()
         for fn in sorted(seen, key=lambda n: n._seq):
-            if isinstance(fn, AccumulateGrad):
+            if isinstance(fn, AccumulateGrad) or (accumulate and fn in targets):
+                # backward(inputs=...) runs a target node itself (its retain_grad hook fills
+                # .grad); autograd.grad only captures what flows into it
                 if fn in targets:
                     needed.add(fn)
                 continue
@@ -823,7 +925,7 @@ def _run_general(fn, gs, create_graph, tracers, capture, needed, results, accumu
             if fn._hooks:
                 go = (_as_tensor(gs[0]),)
                 for h in list(fn._hooks.values()):
-                    h((), go)
+                    _hook_values((), h((), go), h)
         return None
     if (gs[0] is None if len(gs) == 1 else all(g is None for g in gs)):
         outs = [None] * len(fn._fns)
@@ -850,9 +952,7 @@ def _run_general(fn, gs, create_graph, tracers, capture, needed, results, accumu
                 if g is not None:
                     _mark(shared, g)
             for h in list(hooks.values()):
-                r = h(gi, go)
-                if r is not None:
-                    gi = tuple(r)
+                gi = _hook_values(gi, h(gi, go), h)
             outs = [_unwrap(g, create_graph) for g in gi]
             for g in outs:
                 if g is not None:

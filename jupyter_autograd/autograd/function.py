@@ -120,27 +120,29 @@ class BackwardCFunction(FunctionCtx, Node):
             # still inside forward (nothing packed yet): torch returns what was given
             return tuple(self.to_save)
         res = []
-        for kind, a, b in saved:
+        for kind, a, nr, vc, ver in saved:
             if kind == "none":
                 res.append(None)
-            elif kind == "out":
-                # outputs are kept as data (no node -> output -> node cycle) and rebuilt here
+                continue
+            if vc[0] != ver:
+                from .engine import _modified_error  # noqa: PLC0415
+
+                if kind == "out":
+                    t = Tensor._wrap(a)
+                    fn = self
+                else:
+                    t, fn, nr = a, a.grad_fn, a._output_nr
+                raise _modified_error(t, fn, nr, vc[0], ver)
+            if kind == "out":
+                # outputs are kept as data plus their version counter (no node -> output ->
+                # node cycle) and rebuilt here, as torch's SavedVariable(is_output=True)
                 t = Tensor._wrap(a, True)
                 t.grad_fn = self
-                t._output_nr = b
+                t._output_nr = nr
+                t._vc = vc
                 res.append(t)
             else:
-                t, ver = a, b
-                if t._vc is not None and t._vc[0] != ver:
-                    hint = E.HINT_ANOMALY_ON if FLAGS.anomaly else E.HINT_ANOMALY
-                    from .engine import _legacy_type  # noqa: PLC0415
-
-                    raise RuntimeError(
-                        "one of the variables needed for gradient computation has been modified "
-                        f"by an inplace operation: [{_legacy_type(t)}] is at version "
-                        f"{t._vc[0]}; expected version {ver} instead.{hint}"
-                    )
-                res.append(t)
+                res.append(a)
         return tuple(res)
 
     # ------------------------------------------------------------------ backward
@@ -416,22 +418,23 @@ def _apply_function(cls, args, kwargs):
         o._output_nr = i
     ctx._out_meta = tuple(metas)
 
-    # pack the saved tensors: outputs as data (no reference cycle), inputs with their version
+    # pack the saved tensors: outputs as data (no reference cycle), everything else as the
+    # tensor itself; each with its version counter and the version it had when saved
     packed = []
-    out_ids = {id(o): i for i, o in enumerate(new_outs) if isinstance(o, Tensor)}
-    orig_out_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
     for t in ctx.to_save:
         if t is None:
-            packed.append(("none", None, None))
-        elif id(t) in out_ids and id(t) not in inputs_by_id:
-            packed.append(("out", t._data, out_ids[id(t)]))
-        elif id(t) in orig_out_ids and id(t) in dirty:
-            packed.append(("out", t._data, orig_out_ids[id(t)]))
+            packed.append(("none", None, 0, None, 0))
+            continue
+        vc = t._vc
+        if vc is None:
+            vc = t._vc = _new_vc()
+        if t.grad_fn is ctx:
+            packed.append(("out", t._data, t._output_nr, vc, vc[0]))
         else:
-            if t._vc is None:
-                t._vc = _new_vc()
-            packed.append(("in", t, t._vc[0]))
+            packed.append(("in", t, 0, vc, vc[0]))
     ctx._saved = tuple(packed) if packed else ()
+    # torch clears these once forward is done: they may hold the outputs (a reference cycle)
+    ctx.to_save = ctx.dirty_tensors = ctx.non_differentiable = ()
     if FLAGS.anomaly:
         ctx.metadata["traceback_"] = traceback.format_stack()[:-2]  # drop apply frames
     res = tuple(new_outs)

@@ -1,0 +1,73 @@
+"""Run one program under torch and under jupyter_autograd and compare what it shows.
+
+A program is Python source using the name ``torch`` and calling ``emit(value)`` for what it
+wants compared; each emitted tensor is reduced to its values, dtype, ``requires_grad``,
+``is_leaf`` and ``grad_fn`` name (``None`` for a leaf). An exception ends the program; its type
+and message are part of the transcript, and so are warnings.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+
+import jupyter_autograd as ja
+
+_ADDR = re.compile(r" at 0x[0-9a-f]+")
+
+
+def _fn_name(fn):
+    if fn is None:
+        return None
+    return type(fn).__name__
+
+
+def _show(v, lib):
+    if isinstance(v, lib.Tensor):
+        vals = v.detach().tolist()
+        return ("tensor", _round(vals), str(v.dtype), v.requires_grad, v.is_leaf,
+                _fn_name(v.grad_fn))
+    if isinstance(v, (tuple, list)):
+        return tuple(_show(x, lib) for x in v)
+    if v is not None and type(v).__name__.endswith(("Backward0", "Backward1", "CopySlices",
+                                                    "Backward", "AccumulateGrad")):
+        return ("node", _fn_name(v))
+    return v
+
+
+def _round(vals):
+    if isinstance(vals, list):
+        return [_round(x) for x in vals]
+    if isinstance(vals, float) and math.isfinite(vals):
+        return round(vals, 5)
+    return vals
+
+
+def transcript(src: str, lib) -> list:
+    out: list = []
+
+    def emit(*vs):
+        out.append(tuple(_show(v, lib) for v in vs) if len(vs) != 1 else _show(vs[0], lib))
+
+    def next_names(fn):
+        """``grad_fn.next_functions`` as names (torch prints AccumulateGrad differently)."""
+        return tuple(None if f is None else type(f).__name__ for f, _ in fn.next_functions)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            exec(src, {"torch": lib, "emit": emit, "next_names": next_names})  # noqa: S102
+        except Exception as e:  # noqa: BLE001 - the exception is part of the transcript
+            out.append(("raised", type(e).__name__, _ADDR.sub("", str(e))))
+    out.extend(("warned", w.category.__name__, str(w.message).split(" (Triggered internally")[0])
+               for w in caught)
+    return out
+
+
+def compare(src: str, torch) -> list:
+    """Assert that ``src`` shows the same under torch and under jupyter_autograd."""
+    theirs = transcript(src, torch)
+    ours = transcript(src, ja)
+    assert ours == theirs, f"\nprogram:\n{src}\ntorch: {theirs}\nours:  {ours}"
+    return ours
