@@ -607,17 +607,36 @@ def summary(payload: dict) -> str:
     )
 
 
-_CTRL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufeff]")
+# What a terminal or a notebook would interpret rather than show: C0/C1 controls (ANSI escape
+# sequences start with ESC or CSI), DEL, bidi marks, embeddings, overrides and isolates (U+202E
+# reverses what follows), zero-width and line-separator characters, BOM, lone surrogates.
+_UNSAFE = (
+    "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069"
+    "\ufeff\ufff9-\ufffb\ud800-\udfff"
+)
+_UNSAFE_LINE = re.compile(f"[\t\n{_UNSAFE}]")
+_UNSAFE_MULTILINE = re.compile(f"[{_UNSAFE}]")
 
 
-def safe_text(s: str) -> str:
-    r"""Neutralise control, bidi-override and surrogate characters as ``\uXXXX`` escapes.
+def safe_text(s, *, multiline: bool = False) -> str:
+    r"""Any user-controlled string made safe for plain text: unsafe characters as ``\uXXXX``.
+
+    Control characters (the ESC of ANSI sequences included), bidi overrides and isolates,
+    zero-width characters and lone surrogates are shown escaped, so a name can neither colour,
+    move nor reorder the text around it. Tabs and newlines are escaped too unless
+    ``multiline``. Every text output of the package (``%grad_fn``, text trees, DOT, SVG
+    labels, reprs, widget labels) goes through this one function.
 
     Example:
-        >>> safe_text("a\u202eb")
-        'a\\u202eb'
+        >>> safe_text("a\u202eb\x1b[31m")
+        'a\\u202eb\\u001b[31m'
+        >>> safe_text("two\nlines"), safe_text("two\nlines", multiline=True)
+        ('two\\u000alines', 'two\nlines')
     """
-    return _CTRL.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
+    if not isinstance(s, str):
+        s = str(s)
+    pattern = _UNSAFE_MULTILINE if multiline else _UNSAFE_LINE
+    return pattern.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
 
 
 def _one_line(s: str, cap: int = 80) -> str:
@@ -678,16 +697,37 @@ def to_text(payload: dict, max_lines: int = 500) -> str:
     return "\n".join(lines)
 
 
+def _cap(s: str, cap: int) -> str:
+    return s if len(s) <= cap else s[: cap - 1] + "\u2026"
+
+
+def _label_line(n: dict) -> str:
+    """A node's label on one line; a name's own control characters shown escaped."""
+    if n["kind"] == "tensor" and n.get("shape") is not None:
+        shape = _shape_label(n["shape"])
+        return f"{safe_text(n['name'])} {shape}" if n.get("name") else shape
+    return safe_text(n["label"])
+
+
+def _label_lines(n: dict) -> list:
+    """The lines of a node's label (name, shape), each neutralised, for the SVG and DOT."""
+    if n["kind"] == "tensor" and n.get("shape") is not None:
+        label = ([n["name"]] if n.get("name") else []) + [_shape_label(n["shape"])]
+    else:
+        label = [n["label"]]
+    return [safe_text(x) for x in label]
+
+
 def _node_text(n: dict) -> str:
     kind = n["kind"]
     if kind == "tensor":
-        label = _one_line(n["label"], 60)
+        label = _cap(_label_line(n), 60)
         val = n.get("value")
         text = f"{label}: {_one_line(val, 80)}" if val else label
         if n.get("grad"):
             text += f"  grad={_one_line(n['grad'], 60)}"
         return text
-    text = _one_line(n["label"], 80)
+    text = _cap(_label_line(n), 80)
     if n.get("backward_step") is not None:
         text += f"  [backward #{n['backward_step']}]"
     src = n.get("source")
@@ -732,7 +772,7 @@ def grad_fn_tree(fn, names: Mapping[str, object] | None = None, max_lines: int =
             nm = name_of.get(id(node.variable))
             lines.append(prefix + "AccumulateGrad" + (f" ({safe_text(nm)})" if nm else ""))
             continue
-        text = type(node).__name__
+        text = safe_text(type(node).__name__)
         if id(node) in seen:
             lines.append(f"{prefix}{text} (see above)")
             continue
@@ -763,7 +803,7 @@ def to_dot(payload: dict) -> str:
         '  node [fontname="monospace", fontsize=10];',
     ]
     for n in payload["nodes"]:
-        label = _dot_escape(n["label"])
+        label = "\\n".join(_dot_escape(x) for x in _label_lines(n))
         style = _STYLE[n["kind"]]
         shape = "box" if n["kind"] in ("tensor", "group") else "box, style=\"rounded,filled\""
         if n["kind"] in ("tensor", "group"):
@@ -777,8 +817,7 @@ def to_dot(payload: dict) -> str:
 
 
 def _dot_escape(s: str) -> str:
-    s = safe_text(s.replace("\n", "\x00NL\x00")).replace("\\u0000NL\\u0000", "\n")
-    return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return safe_text(s).replace("\\", "\\\\").replace('"', '\\"')
 
 
 # ------------------------------------------------------------------ SVG
@@ -815,7 +854,7 @@ def _cut(s: str, n: int = _MAX_LINE) -> str:
 def _box_lines(n: dict, show_saved: bool, show_values: bool) -> list:
     """(text, css class) lines drawn in a node's box."""
     kind = n["kind"]
-    lines = [(_cut(x), "l") for x in n["label"].split("\n")[:4]]
+    lines = [(_cut(x), "l") for x in _label_lines(n)]
     if kind == "tensor":
         if n.get("requires_grad") and n.get("is_leaf"):
             lines.append(("requires_grad", "m"))
@@ -1051,7 +1090,8 @@ def to_svg(payload: dict, *, show_saved: bool = False, show_values: bool = False
             tip += f"\nline {n['source']['line']}: {n['source']['code']}"
         if n.get("value"):
             tip += "\n" + n["value"]
-        out.append(f'<g class="node {kind}"><title>{_xml(tip[:2000])}</title>')
+        tip = _xml(safe_text(tip[:2000], multiline=True))
+        out.append(f'<g class="node {kind}"><title>{tip}</title>')
         out.append(
             f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="{rx}" '
             f'fill="{fill}" stroke="{stroke}" stroke-width="{sw}"{dash}/>'

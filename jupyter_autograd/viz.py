@@ -16,6 +16,7 @@ import ast
 import linecache
 import os
 import sys
+import sysconfig
 import weakref
 from collections.abc import Mapping
 
@@ -24,11 +25,16 @@ from .autograd.engine import FLAGS
 from .autograd.node import AccumulateGrad, Node
 from .tensor import Tensor
 
-__all__ = ["Graph", "graph", "trace", "is_tracing", "run_traced", "BackwardRecord"]
+__all__ = ["Graph", "graph", "trace", "is_tracing", "run_traced", "BackwardRecord", "OptionError"]
 
 BackwardRecord = _g.BackwardRecord
 MIME_TYPE = _g.MIME_TYPE
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# Frames in these files are library code, not the user's (for errors raised during backward).
+_LIBRARY_DIRS = (_PKG_DIR,) + tuple(
+    os.path.join(sysconfig.get_paths()[k], "")
+    for k in ("stdlib", "platstdlib", "purelib", "platlib")
+)
 # Source lines of traced ops, per node (nodes compare by identity, so a weak dict is safe).
 _NODE_INFO: "weakref.WeakKeyDictionary[Node, tuple]" = weakref.WeakKeyDictionary()
 # Tensors compare elementwise, so they are keyed by id with a weakref guarding reuse.
@@ -311,6 +317,47 @@ def graph(
 
 
 # ------------------------------------------------------------------ running a traced cell
+class OptionError(ValueError):
+    """An option of :func:`run_traced` that the namespace cannot satisfy (one line, naming the
+    option and the fix); the magics show it as a ``UsageError``."""
+
+
+def _bound_tensor(option: str, name: str, namespace: dict) -> Tensor:
+    v = namespace.get(name)
+    if isinstance(v, Tensor):
+        return v
+    why = "is not bound" if name not in namespace else f"is a {type(v).__name__}, not a tensor"
+    raise OptionError(
+        f"{option} {name}: {name!r} {why}; pass the name of a tensor the cell binds, "
+        f"e.g. {option} loss"
+    )
+
+
+def _gradient(expr: str, backward: str, namespace: dict) -> Tensor:
+    try:
+        g = eval(expr, namespace)  # noqa: S307 - the user's own expression, in their namespace
+    except Exception as e:  # noqa: BLE001 - any failure is reported on one line
+        raise OptionError(
+            f"--gradient: cannot evaluate {expr!r}: {type(e).__name__}: {e}"
+        ) from None
+    if not isinstance(g, Tensor):
+        raise OptionError(
+            f"--gradient: {expr!r} gives a {type(g).__name__}, not a tensor; e.g. "
+            f"--gradient \"torch.ones_like({backward})\""
+        )
+    return g
+
+
+def _raised_in_user_code(e: BaseException) -> bool:
+    """Whether ``e`` passed through the user's code (a custom backward), not only ours."""
+    tb = e.__traceback__
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_LIBRARY_DIRS):
+            return True
+        tb = tb.tb_next
+    return False
+
+
 def _bound_names(tree: ast.AST) -> list:
     """Names a cell binds at its top level (assignments, for/with targets, walrus, imports
     excluded), in source order, with the line of their last binding."""
@@ -420,7 +467,8 @@ def run_traced(
         A :class:`Graph`.
 
     Raises:
-        NameError: when ``backward`` or a ``show`` name is not a tensor in the namespace.
+        OptionError: ``backward`` or a ``show`` name is not a tensor in the namespace,
+            ``gradient`` cannot be evaluated to a tensor, or backward rejects its arguments.
 
     Example:
         >>> import jupyter_autograd as torch
@@ -456,17 +504,20 @@ def run_traced(
                 _set_tensor_source(v, {"line": line, "code": code_line})
     rec = None
     if backward is not None:
-        t = namespace.get(backward)
-        if not isinstance(t, Tensor):
-            raise NameError(f"--backward: {backward!r} is not a tensor the cell defined")
-        grad = eval(gradient, namespace) if gradient else None  # noqa: S307 - user's expression
-        with BackwardRecord() as rec:
-            t.backward(grad, retain_graph=retain_graph)
+        t = _bound_tensor("--backward", backward, namespace)
+        grad = _gradient(gradient, backward, namespace) if gradient else None
+        try:
+            with BackwardRecord() as rec:
+                t.backward(grad, retain_graph=retain_graph)
+        except (RuntimeError, TypeError, ValueError) as e:
+            if _raised_in_user_code(e):
+                raise
+            hint = ""
+            if grad is None and "scalar" in str(e):
+                hint = f"; pass --gradient, e.g. --gradient \"torch.ones_like({backward})\""
+            raise OptionError(f"--backward {backward}: {type(e).__name__}: {e}{hint}") from None
     if show:
-        missing = [n for n in show if not isinstance(namespace.get(n), Tensor)]
-        if missing:
-            raise NameError(f"--show: not a tensor: {', '.join(missing)}")
-        roots = [namespace[n] for n in show]
+        roots = [_bound_tensor("--show", n, namespace) for n in show]
         names = {n: namespace[n] for n in show}
         names.update({k: v for k, v in named.items() if k not in names})
     else:

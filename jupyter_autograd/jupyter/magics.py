@@ -7,10 +7,9 @@ and registers/unregisters itself with the shell.
 
 from __future__ import annotations
 
+import functools
 import logging
-import shlex
 
-from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
@@ -19,43 +18,17 @@ from .. import viz
 from ..autograd.node import Node
 from ..grad_mode import is_grad_enabled, set_grad_enabled
 from ..tensor import Tensor
+from . import options
 
 log = logging.getLogger("jupyter_autograd")
 _STATE_ATTR = "_jupyter_autograd_extension"
-
-
-def _parse(func, line: str):
-    """parse_argstring, with every failure (bad quotes, --help) as a short UsageError."""
-    __tracebackhide__ = True
-    if any(tok in ("--help", "-h") for tok in line.split()):
-        raise UsageError(func.__doc__ or "")
-    try:
-        return parse_argstring(func, line)
-    except UsageError:
-        raise
-    except ValueError as e:  # shlex: "No closing quotation"
-        raise UsageError(f"{func.__name__}: cannot parse the options ({e}); check the quotes") from None
-    except SystemExit:  # argparse --help prints and exits
-        raise UsageError(func.__doc__ or "") from None
-
-
-def _positive(name: str, value):
-    if value is None:
-        return None
-    try:
-        n = int(value)
-    except (TypeError, ValueError):
-        raise UsageError(f"{name} expects a positive integer, got {value!r}") from None
-    if n < 1:
-        raise UsageError(f"{name} expects a positive integer, got {value!r}")
-    return n
 
 
 def _graph_options(args) -> dict:
     return {
         "saved": bool(args.saved),
         "values": bool(args.values),
-        "max_nodes": _positive("--max-nodes", args.max_nodes),
+        "max_nodes": options.positive_int("--max-nodes", args.max_nodes),
         "direction": args.direction,
         "format": args.format,
     }
@@ -85,6 +58,23 @@ def _with_common(f):
     return f
 
 
+def _keeps_state(f):
+    """On any error the magic raises, grad mode is as before and no trace is left active."""
+
+    @functools.wraps(f)
+    def magic(self, *args):
+        __tracebackhide__ = True
+        grad_mode = is_grad_enabled()
+        try:
+            return f(self, *args)
+        except BaseException:
+            set_grad_enabled(grad_mode)
+            viz.stop_all_traces()
+            raise
+
+    return magic
+
+
 @magics_class
 class AutogradMagics(Magics):
     """The magics ``%load_ext jupyter_autograd`` registers."""
@@ -92,23 +82,35 @@ class AutogradMagics(Magics):
     @magic_arguments()
     @argument("--backward", metavar="NAME", help="call NAME.backward() after the cell and show "
               "the gradients and the order backward visited the nodes")
-    @argument("--gradient", metavar="EXPR", help="gradient= passed to backward (an expression)")
+    @argument("--gradient", metavar="EXPR", help="gradient= passed to backward: an expression "
+              'evaluated after the cell; quote it if it has spaces: --gradient "torch.ones(2) * 3"')
     @argument("--retain-graph", action="store_true", help="backward(retain_graph=True)")
     @argument("--no-grad", action="store_true", help="run the cell under torch.no_grad()")
     @argument("--show", metavar="NAMES", help="comma-separated variable names to draw")
     @_with_common
     @cell_magic
+    @_keeps_state
     def autograd(self, line: str, cell: str):
         """Run the cell, then show the graph of the tensors it bound.
 
         Nodes are labelled with variable names and the line that made them.
         """
         __tracebackhide__ = True
-        args = _parse(self.autograd, line)
-        options = _graph_options(args)
-        show = [s for s in (args.show or "").replace(",", " ").split() if s] or None
-        if args.gradient and not args.backward:
-            raise UsageError("--gradient needs --backward NAME")
+        args = options.parse(self.autograd, "%%autograd", line)
+        if args is None:
+            return None
+        graph_options = _graph_options(args)
+        backward = options.names("--backward", args.backward)
+        if len(backward) > 1:
+            raise options.usage_error(
+                f"--backward takes one name, got {options.shown(args.backward)}; "
+                "e.g. --backward loss"
+            )
+        show = options.names("--show", args.show) or None
+        if args.gradient and not backward:
+            raise options.usage_error(
+                "--gradient needs --backward NAME; e.g. --backward y --gradient \"torch.ones(2)\""
+            )
         shell = self.shell
         filename = shell.compile.cache(cell)
         try:
@@ -116,16 +118,15 @@ class AutogradMagics(Magics):
         except SyntaxError:
             shell.showsyntaxerror(filename)
             return None
-        grad_mode = is_grad_enabled()
         try:
             g = viz.run_traced(
-                cell, shell.user_ns, filename=filename, code=code, backward=args.backward,
-                gradient=args.gradient, retain_graph=args.retain_graph, no_grad=args.no_grad,
-                show=show, **options,
+                cell, shell.user_ns, filename=filename, code=code,
+                backward=backward[0] if backward else None, gradient=args.gradient,
+                retain_graph=args.retain_graph, no_grad=args.no_grad, show=show, **graph_options,
             )
+        except viz.OptionError as e:
+            raise options.usage_error(str(e)) from None
         except BaseException as e:
-            set_grad_enabled(grad_mode)
-            viz.stop_all_traces()
             # start the traceback at the user's cell, so magic frames are not shown
             tb = e.__traceback__
             while tb is not None and tb.tb_frame.f_code.co_filename != filename:
@@ -139,13 +140,19 @@ class AutogradMagics(Magics):
     @magic_arguments()
     @argument("expr", nargs="+", help="an expression giving a tensor or a grad_fn")
     @line_magic
+    @_keeps_state
     def grad_fn(self, line: str):
         """Print the grad_fn chain of EXPR as a tree (torch's node names)."""
-        args = _parse(self.grad_fn, line)
-        value = self._eval(" ".join(args.expr))
+        args = options.parse(self.grad_fn, "%grad_fn", line, expression="expr")
+        if args is None:
+            return
+        value = self._eval("%grad_fn", " ".join(args.expr))
         fn = value.grad_fn if isinstance(value, Tensor) else value
         if fn is not None and not isinstance(fn, Node):
-            raise UsageError(f"%grad_fn: expected a tensor or a grad_fn node, got {type(value).__name__}")
+            raise options.usage_error(
+                f"%grad_fn: expected a tensor or a grad_fn node, got {type(value).__name__}; "
+                "e.g. %grad_fn loss"
+            )
         if fn is None:
             print("None (a leaf tensor, or made under no_grad: nothing was recorded)")
             return
@@ -155,34 +162,50 @@ class AutogradMagics(Magics):
     @argument("expr", nargs="+", help="an expression giving a tensor, a grad_fn, or a tuple of them")
     @_with_common
     @line_magic
+    @_keeps_state
     def autograd_graph(self, line: str):
         """Show the graph of an existing tensor (or grad_fn)."""
-        args = _parse(self.autograd_graph, line)
-        options = _graph_options(args)
-        value = self._eval(" ".join(args.expr))
+        args = options.parse(self.autograd_graph, "%autograd_graph", line, expression="expr")
+        if args is None:
+            return
+        graph_options = _graph_options(args)
+        value = self._eval("%autograd_graph", " ".join(args.expr))
         roots = list(value) if isinstance(value, (tuple, list)) else [value]
         for r in roots:
             if not isinstance(r, (Tensor, Node)):
-                raise UsageError(f"%autograd_graph: expected tensors or grad_fn nodes, got {type(r).__name__}")
-        _display(viz.graph(*roots, names=self._names(), **options))
+                raise options.usage_error(
+                    f"%autograd_graph: expected tensors or grad_fn nodes, got "
+                    f"{type(r).__name__}; e.g. %autograd_graph loss"
+                )
+        _display(viz.graph(*roots, names=self._names(), **graph_options))
 
     @line_magic
+    @_keeps_state
     def grad_mode(self, line: str):
         """%grad_mode [on|off]: switch grad mode for the following cells; print the state."""
-        word = line.strip().lower()
+        try:
+            words = [v for v, _ in options.split(line)]
+        except ValueError as e:
+            raise options.usage_error(f"%grad_mode: cannot read {line.strip()!r} ({e})") from None
+        word = words[0].lower() if len(words) == 1 else None
         if word in ("on", "true", "1", "enable"):
             set_grad_enabled(True)
         elif word in ("off", "false", "0", "disable"):
             set_grad_enabled(False)
-        elif word:
-            raise UsageError(f"%grad_mode: expected 'on' or 'off', got {shlex.quote(line.strip())}")
+        elif words:
+            raise options.usage_error(
+                f"%grad_mode: expected 'on' or 'off', got {options.shown(line.strip())}; "
+                "e.g. %grad_mode off"
+            )
         print(f"grad mode: {'on' if is_grad_enabled() else 'off'}")
 
-    def _eval(self, expr: str):
+    def _eval(self, magic: str, expr: str):
         try:
             return eval(expr, self.shell.user_ns)  # noqa: S307 - the user's expression
         except Exception as e:  # noqa: BLE001
-            raise UsageError(f"cannot evaluate {expr!r}: {type(e).__name__}: {e}") from None
+            raise options.usage_error(
+                f"{magic}: cannot evaluate {options.shown(expr)}: {type(e).__name__}: {e}"
+            ) from None
 
     def _names(self) -> dict:
         return {k: v for k, v in self.shell.user_ns.items()
@@ -225,7 +248,7 @@ def _grad_fn_bundle(obj, include=None, exclude=None):
         ip = _get_ipython()
         names = {k: v for k, v in ip.user_ns.items() if isinstance(v, Tensor) and not k.startswith("_")} if ip else {}
         b = viz.graph(obj, names=names)._repr_mimebundle_()
-        b["text/plain"] = repr(obj) + "\n" + b["text/plain"]
+        b["text/plain"] = _graph.safe_text(repr(obj)) + "\n" + b["text/plain"]
         return b
     except Exception:  # noqa: BLE001 - fall back to the plain repr
         return None

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import grad_mode
+from ..graph import _label_line, safe_text
 from ..autograd.node import AccumulateGrad, Node
 from ..tensor import Tensor
 
@@ -134,7 +135,7 @@ def graph_payload(
 
 def node_label(n: dict) -> str:
     """One-line name of a payload node: the op, or ``leaf``/``tensor`` with its label."""
-    first = " ".join(n["label"].split())
+    first = _label_line(n)
     if n["kind"] == "tensor":
         return f"{'leaf' if n.get('is_leaf') else 'tensor'} {first}"
     return first
@@ -142,7 +143,8 @@ def node_label(n: dict) -> str:
 
 def graph_text(payload: dict) -> str:
     """A plain-text rendering of a payload (the fallback where widgets cannot render)."""
-    lines = [f"graph of {payload.get('title', 'output')}: {payload['total_nodes']} nodes"]
+    title = safe_text(payload.get("title", "output"))
+    lines = [f"graph of {title}: {payload['total_nodes']} nodes"]
     for n in payload["nodes"]:
         step = n.get("backward_step")
         mark = f"  [backward step {step}]" if step is not None else ""
@@ -172,17 +174,20 @@ class BackwardStep:
     grad_after: Tensor | None = None
 
     def describe(self) -> str:
-        """One readable paragraph for this step."""
+        """One readable paragraph for this step (names shown escaped, as every text output)."""
+        return safe_text(self._describe(), multiline=True)
+
+    def _describe(self) -> str:
         if self.kind == "accumulate":
             return (
                 f"step {self.index}: AccumulateGrad adds\n  {_preview(self.grad_outputs[0])}\n"
                 f"into leaf.grad: {_preview(self.grad_before)}\n  -> {_preview(self.grad_after)}"
             )
-        lines = [f"step {self.index}: {self.name} receives"]
+        lines = [f"step {self.index}: {safe_text(self.name)} receives"]
         for g in self.grad_outputs:
             lines.append(f"  {_preview(g)}")
         for tgt, g in zip(self.targets, self.grad_inputs):
-            lines.append(f"  sends to {tgt}: {_preview(g)}")
+            lines.append(f"  sends to {safe_text(tgt)}: {_preview(g)}")
         return "\n".join(lines)
 
 
@@ -387,16 +392,16 @@ class GraphState:
         if "grad" in n:
             lines.append(f"grad: {n['grad']}")
         for s in n.get("saved", []):
-            lines.append(f"{s['name']}: {s.get('value')}")
+            lines.append(f"{safe_text(s['name'])}: {s.get('value')}")
         src = n.get("source")
         lines.append(
-            f"source: {src['code']}  (line {src['line']})"
+            f"source: {safe_text(src['code'])}  (line {src['line']})"
             if src
             else "source: (unknown: enable anomaly mode to record it)"
         )
         if n.get("backward_step") is not None:
             lines.append(f"backward step: {n['backward_step']}")
-        return "\n".join(lines)
+        return safe_text("\n".join(lines), multiline=True)
 
     def backward(self, retain_graph: bool = False) -> None:
         """``root.backward(retain_graph=...)``, traced; a RuntimeError is kept as ``message``."""
@@ -407,7 +412,7 @@ class GraphState:
             self.steps = backward_trace(self.root, gradient, retain_graph=retain_graph)
             self.message = f"backward(retain_graph={retain_graph}) ran {len(self.steps)} nodes"
         except RuntimeError as e:
-            self.message = f"RuntimeError: {e}"
+            self.message = safe_text(f"RuntimeError: {e}")
 
     def zero_grad(self) -> None:
         """``leaf.grad.zero_()`` for every leaf that has a grad."""
