@@ -87,6 +87,10 @@ from .factories import (  # noqa: E402,F401
 )
 from .ops.api import *  # noqa: E402,F401,F403
 from .ops.api import linalg, special  # noqa: E402,F401
+from .ops.cplx import (  # noqa: E402,F401
+    adjoint, angle, complex, conj, conj_physical, imag, is_conj, polar, real, resolve_conj,
+    resolve_neg, sgn, view_as_complex, view_as_real,
+)
 from . import autograd  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from . import func  # noqa: E402,F401
@@ -105,6 +109,28 @@ def numel(input: Tensor):
 
 def is_floating_point(input: Tensor) -> bool:
     return input.is_floating_point()
+
+
+def is_complex(input: Tensor) -> bool:
+    return input.is_complex()
+
+
+def promote_types(type1, type2):
+    """The smallest dtype both promote to, as ``torch.promote_types``.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.promote_types(torch.float64, torch.complex64)
+        torch.complex128
+    """
+    return _dtype.from_numpy_dtype(_dtype.promote_types(type1.np, type2.np))
+
+
+def result_type(tensor1, tensor2):
+    """The dtype an arithmetic op on the two (tensors or Python numbers) gives, as torch."""
+    ts = [(t._data.ndim, t._data.dtype) for t in (tensor1, tensor2) if isinstance(t, Tensor)]
+    scalars = [t for t in (tensor1, tensor2) if not isinstance(t, Tensor)]
+    return _dtype.from_numpy_dtype(_dtype.result_type(ts, scalars))
 
 
 def _jupyter_labextension_paths():

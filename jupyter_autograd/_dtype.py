@@ -118,20 +118,49 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     if a == b:
         return a
     ca, cb = _category(a), _category(b)
-    # across categories the higher one wins outright (int64 * float32 -> float32, unlike NumPy)
+    # across categories the higher one wins outright (int64 * float32 -> float32, unlike
+    # NumPy), except that a complex result keeps a float's precision (float64 * complex64 ->
+    # complex128)
     if ca != cb:
-        return a if ca > cb else b
+        hi, lo = (a, b) if ca > cb else (b, a)
+        if hi.kind == "c" and lo.kind == "f":
+            return np.promote_types(hi, lo)
+        return hi
     return np.promote_types(a, b)
 
 
-def _scalar_category(s) -> int:
+def _to_complex(d: np.dtype) -> np.dtype:
+    # float16 would give torch's complex32 (ComplexHalf), which NumPy lacks: complex64
+    return np.dtype(np.complex128 if d == np.float64 else np.complex64)
+
+
+def _combine(higher, lower):
+    """torch's combine_categories: a tensor class of higher priority (dim > 0-d > Python
+    number) keeps its dtype unless the lower one is of a higher category."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.kind == "c":
+        return higher
+    if lower.kind == "c":
+        return _to_complex(higher) if higher.kind == "f" else lower
+    if higher.kind == "f":
+        return higher
+    if higher.kind == "b" or lower.kind == "f":
+        return promote_types(higher, lower)
+    return higher
+
+
+def _wrapped_dtype(s) -> np.dtype:
+    """The dtype a Python number takes in promotion: its category's default."""
     if isinstance(s, builtins.bool):
-        return 0
+        return np.dtype(np.bool_)
     if isinstance(s, builtins.complex):
-        return 3
+        return _to_complex(_default.np)
     if isinstance(s, builtins.float):
-        return 2
-    return 1
+        return _default.np
+    return np.dtype(np.int64)
 
 
 def result_type(dims_and_dtypes, scalars=()) -> np.dtype:
@@ -139,34 +168,19 @@ def result_type(dims_and_dtypes, scalars=()) -> np.dtype:
 
     Tensors with dim > 0 win over 0-d tensors, which win over Python scalars, unless the
     lower-priority operand is of a higher category (bool < int < float < complex); a Python
-    float meeting integer tensors gives the default dtype. ``dims_and_dtypes`` is a list of
-    ``(ndim, np.dtype)``; ``scalars`` the Python numbers.
+    float meeting integer tensors gives the default dtype, and a complex operand meeting a
+    floating tensor gives the complex dtype of the float's precision (float64 tensor * 1j:
+    complex128). ``dims_and_dtypes`` is a list of ``(ndim, np.dtype)``; ``scalars`` the
+    Python numbers.
     """
-    dim_t = zero_t = None
+    dim_t = zero_t = wrapped = None
     for nd, d in dims_and_dtypes:
         if nd > 0:
             dim_t = d if dim_t is None else promote_types(dim_t, d)
         else:
             zero_t = d if zero_t is None else promote_types(zero_t, d)
-    res = dim_t
-    if zero_t is not None:
-        if res is None:
-            res = zero_t
-        elif _category(zero_t) > _category(res):
-            res = zero_t
-    s_cat = max((_scalar_category(s) for s in scalars), default=-1)
-    if res is None:
-        if s_cat == -1:
-            return _default.np
-        res_cat = -1
-    else:
-        res_cat = _category(res)
-    if s_cat > res_cat:
-        if s_cat == 3:
-            return np.dtype(np.complex128 if _default is float64 else np.complex64)
-        if s_cat == 2:
-            return _default.np
-        if s_cat == 1:
-            return np.dtype(np.int64)
-        return np.dtype(np.bool_)
-    return res
+    for s in scalars:
+        w = _wrapped_dtype(s)
+        wrapped = w if wrapped is None else promote_types(wrapped, w)
+    res = _combine(dim_t, _combine(zero_t, wrapped))
+    return res if res is not None else _default.np

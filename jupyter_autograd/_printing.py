@@ -122,35 +122,47 @@ def _summarized(a: np.ndarray) -> np.ndarray:
     return np.stack([_summarized(x) for x in parts])
 
 
-def _vector_str(a, indent, summarize, fmt) -> str:
+def _complex_value(v, fmt, fmt2) -> str:
+    """``re+imj`` as torch writes it: each part with its own formatter (fmt2: imaginary)."""
+    re = fmt.format(v.real)
+    im = (fmt2.format(v.imag) + "j").lstrip()
+    return re + im if im[0] in "+-" else re + "+" + im
+
+
+def _vector_str(a, indent, summarize, fmt, fmt2=None) -> str:
     element_length = fmt.max_width + 2
+    if fmt2 is not None:
+        element_length += fmt2.max_width + 1  # the imaginary part and its "j"
+        f = lambda v: _complex_value(v, fmt, fmt2)
+    else:
+        f = fmt.format
     per_line = max(1, int(math.floor((PRINT_OPTS.linewidth - indent) / element_length)))
     e = PRINT_OPTS.edgeitems
     if summarize and not e:
         data = ["..."]
     elif summarize and a.shape[0] > 2 * e:
-        data = [fmt.format(v) for v in a[:e].tolist()] + [" ..."] + [fmt.format(v) for v in a[-e:].tolist()]
+        data = [f(v) for v in a[:e].tolist()] + [" ..."] + [f(v) for v in a[-e:].tolist()]
     else:
-        data = [fmt.format(v) for v in a.tolist()]
+        data = [f(v) for v in a.tolist()]
     lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
     return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _tensor_str_fmt(a, indent, summarize, fmt) -> str:
+def _tensor_str_fmt(a, indent, summarize, fmt, fmt2=None) -> str:
     dim = a.ndim
     if dim == 0:
-        return fmt.format(a.item())
+        return fmt.format(a.item()) if fmt2 is None else _complex_value(a.item(), fmt, fmt2)
     if dim == 1:
-        return _vector_str(a, indent, summarize, fmt)
+        return _vector_str(a, indent, summarize, fmt, fmt2)
     e = PRINT_OPTS.edgeitems
     if summarize and a.shape[0] > 2 * e:
         slices = (
-            [_tensor_str_fmt(a[i], indent + 1, summarize, fmt) for i in range(e)]
+            [_tensor_str_fmt(a[i], indent + 1, summarize, fmt, fmt2) for i in range(e)]
             + ["..."]
-            + [_tensor_str_fmt(a[i], indent + 1, summarize, fmt) for i in range(a.shape[0] - e, a.shape[0])]
+            + [_tensor_str_fmt(a[i], indent + 1, summarize, fmt, fmt2) for i in range(a.shape[0] - e, a.shape[0])]
         )
     else:
-        slices = [_tensor_str_fmt(a[i], indent + 1, summarize, fmt) for i in range(a.shape[0])]
+        slices = [_tensor_str_fmt(a[i], indent + 1, summarize, fmt, fmt2) for i in range(a.shape[0])]
     return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(slices) + "]"
 
 
@@ -162,13 +174,11 @@ def array_str(a: np.ndarray, indent: int) -> str:
     if a.dtype == np.float16:
         a = a.astype(np.float32)
     if a.dtype.kind == "c":
-        return _complex_str(a, indent)
+        # torch formats the real and the imaginary parts each with its own formatter
+        s = _summarized(a) if summarize else a
+        return _tensor_str_fmt(a, indent, summarize, _Formatter(s.real), _Formatter(s.imag))
     fmt = _Formatter(_summarized(a) if summarize else a)
     return _tensor_str_fmt(a, indent, summarize, fmt)
-
-
-def _complex_str(a, indent):
-    return np.array2string(a, separator=", ", prefix=" " * indent)
 
 
 def _add_suffixes(tensor_str, suffixes, indent) -> str:

@@ -105,7 +105,6 @@ def _T(self):
 
 Tensor.T = property(_T)
 Tensor.mT = property(lambda self: F.transpose(self, -2, -1))
-Tensor.H = property(_T)
 
 
 def _contiguous(self, memory_format=None):

@@ -417,18 +417,31 @@ def _rng(generator):
     return (generator or default_generator)._rng
 
 
+def _complex_draw(draw, size, dt, scale=1.0):
+    """A complex tensor's samples as torch draws them: into its view_as_real, the real and
+    imaginary parts of each element in turn."""
+    if dt.kind != "c":
+        return draw(size).astype(dt)
+    pairs = draw(size + (2,))
+    if scale != 1.0:
+        pairs = pairs * scale
+    return pairs.astype(dt.type(0).real.dtype).view(dt)[..., 0]
+
+
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    """Uniform samples in [0, 1)."""
+    """Uniform samples in [0, 1) (real and imaginary parts alike for a complex dtype)."""
     _required_size("rand", size)
     dt = _np_dtype(dtype, _dtype.get_default_dtype().np)
-    return _finish(_rng(generator).random(_size(size)).astype(dt), None, device, requires_grad)
+    return _finish(_complex_draw(_rng(generator).random, _size(size), dt), None, device, requires_grad)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    """Standard normal samples."""
+    """Standard normal samples; a complex dtype draws each part with variance 1/2 (unit
+    variance in all, as torch)."""
     _required_size("randn", size)
     dt = _np_dtype(dtype, _dtype.get_default_dtype().np)
-    return _finish(_rng(generator).standard_normal(_size(size)).astype(dt), None, device, requires_grad)
+    return _finish(_complex_draw(_rng(generator).standard_normal, _size(size), dt, 0.5 ** 0.5),
+                   None, device, requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:

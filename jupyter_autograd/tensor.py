@@ -101,6 +101,7 @@ class Tensor:
     _grad_acc = None
     _fw = None  # forward-mode tangents: {level: Tensor}
     _inf = False
+    _is_conj = False  # torch's conjugate bit: set on what conj() returns (ops/cplx.py)
     _is_param = False
     _view_version = 0
 
@@ -377,6 +378,8 @@ class Tensor:
             self._vc = _new_vc()
         t._vc = self._vc  # shares the version counter: in-place changes are still detected
         t._inf = self._inf
+        if self._is_conj:
+            t._is_conj = True
         return t
 
     def detach_(self) -> "Tensor":
@@ -391,6 +394,11 @@ class Tensor:
         """The NumPy array sharing this tensor's memory (CPU only; not for tensors requiring grad)."""
         if self._requires_grad and not force:
             raise RuntimeError(ERR_NUMPY_GRAD)
+        if self._is_conj and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that has conjugate bit set. Use "
+                "tensor.resolve_conj().numpy() instead."
+            )
         if self._data.__class__ is not _ndarray:
             if force:
                 return _BACKENDS[self.device.type].to_host(self._data)

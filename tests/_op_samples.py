@@ -200,6 +200,22 @@ def _shape_builders():
         "nll": ((4, 3), lambda t: ja.nn.functional.nll_loss(t, ja.tensor([0, 2, 1, 2])),
                 lambda tt, t: tt.nn.functional.nll_loss(t, tt.tensor([0, 2, 1, 2]))),
     }
+    # complex rows, sampled as real functions: (..., 2) pairs -> complex -> the row -> pairs
+    for kind, f in {
+        "conj": lambda lib, z: z.conj(),
+        "conj_physical": lambda lib, z: z.conj_physical(),
+        "sgn": lambda lib, z: z.sgn(),
+        "view_as_real": lambda lib, z: lib.view_as_complex(lib.view_as_real(z * (1 + 2j)) * 1.0),
+        "view_as_complex": lambda lib, z: z,
+    }.items():
+        specs[kind] = ((3, 2), lambda t, f=f: _ri(ja, f(ja, ja.view_as_complex(t))),
+                       lambda tt, t, f=f: _ri(tt, f(tt, tt.view_as_complex(t))))
+    specs["angle"] = ((3, 2), lambda t: ja.view_as_complex(t).angle(),
+                      lambda tt, t: tt.view_as_complex(t).angle())
+    specs["complex"] = (((3,), (3,)), lambda a, b: _ri(ja, ja.complex(a, b)),
+                        lambda tt, a, b: _ri(tt, tt.complex(a, b)))
+    specs["polar"] = (((3,), (3,)), lambda a, b: _ri(ja, ja.polar(a, b)),
+                      lambda tt, a, b: _ri(tt, tt.polar(a, b)))
     for kind, (shapes, ours, theirs) in specs.items():
         if shapes and isinstance(shapes[0], int):
             shapes = (shapes,)
@@ -211,6 +227,11 @@ def _shape_builders():
             return cs
 
         _BUILDERS[kind] = builder
+
+
+def _ri(lib, z):
+    """A complex tensor's (real, imaginary) pairs, through .real and .imag."""
+    return lib.stack([z.real, z.imag], -1)
 
 
 _MASK = np.array([[True, False, True, False]] * 3)

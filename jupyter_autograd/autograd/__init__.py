@@ -41,7 +41,7 @@ def _make_grads(outputs, grads, create_graph, is_grads_batched=False):
             if o._requires_grad:
                 if o._data.size != 1:
                     raise RuntimeError(E.ERR_SCALAR_ONLY)
-                if o._data.dtype.kind not in "fc":
+                if o._data.dtype.kind != "f":
                     raise RuntimeError(
                         f"grad can be implicitly created only for real scalar outputs but got {o.dtype!r}"
                     )
@@ -57,7 +57,8 @@ def _make_grads(outputs, grads, create_graph, is_grads_batched=False):
                 f"Mismatch in shape: grad_output[{i}] has a shape of {E.size_str(g._data.shape)} and "
                 f"output[{i}] has a shape of {E.size_str(o._data.shape)}."
             )
-        if o._data.dtype.kind in "fc" and g._data.dtype.kind not in "fc":
+        ok, gk = o._data.dtype.kind, g._data.dtype.kind
+        if (ok == "c") != (gk == "c") or (ok == "f" and gk not in "fc"):
             raise RuntimeError(
                 f"For complex Tensors, both grad_output and output are required to have the same "
                 f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype!r} and "

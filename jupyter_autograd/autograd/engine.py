@@ -315,6 +315,15 @@ def _sum_to(xp, g, shape):
     return g
 
 
+def _to_dtype(g, dt):
+    """A gradient in its input's dtype. A complex gradient reaching a real input keeps its real
+    part: torch's handle_r_to_c, done here once for every row (real inputs of an op with a
+    complex result: ``real * complex``, ``tensor.to(complex)``)."""
+    if g.dtype.kind == "c" and dt.kind != "c":
+        g = g.real
+    return g.astype(dt)
+
+
 def _not_implemented(node: Node, i: int):
     op = type(node)._op
     raise NotImplementedError(
@@ -368,7 +377,7 @@ def run_node(node: Node, grads, create_graph: bool, op=None):
                 if gi.shape != shape:
                     gi = _sum_to(xp, gi, shape)
                 if gi.dtype is not dt and gi.dtype != dt:
-                    gi = gi.astype(dt)
+                    gi = _to_dtype(gi, dt)
                 return [gi] if len(fns) == 1 else [gi, None]
         res = []
         for fn, rule, meta in zip(fns, op.vjp, node._shapes):
@@ -384,7 +393,7 @@ def run_node(node: Node, grads, create_graph: bool, op=None):
                 if gi.shape != shape:
                     gi = _sum_to(xp, gi, shape)
                 if gi.dtype is not dt and gi.dtype != dt:
-                    gi = gi.astype(dt)
+                    gi = _to_dtype(gi, dt)
                 res.append(gi)
         return res
     if op.n_out == 1:
@@ -433,9 +442,12 @@ def run_node(node: Node, grads, create_graph: bool, op=None):
             if gi._data.dtype != dt:
                 from .._dtype import from_numpy_dtype  # noqa: PLC0415
 
-                gi = gi.to(from_numpy_dtype(dt))
+                if gi._data.dtype.kind == "c" and dt.kind != "c":
+                    gi = gi.real  # handle_r_to_c, recorded
+                if gi._data.dtype != dt:
+                    gi = gi.to(from_numpy_dtype(dt))
         elif gi.dtype != dt:
-            gi = gi.astype(dt)
+            gi = _to_dtype(gi, dt)
         res.append(gi)
     return res
 

@@ -299,12 +299,17 @@ def _cmp(f, name):
             b = other
         else:
             b = np.asarray(other)
+        if ordering and (a.dtype.kind == "c" or np.iscomplexobj(b)):
+            from .registry import kernel_refuses
+
+            raise kernel_refuses(f"{name}_cpu").error(None, np.empty(0, np.result_type(a, b)))
         try:
             r = f(a, b)
         except ValueError:
             _broadcast_error(a.shape, np.shape(b))
         return Tensor._wrap(np.asarray(r) if not hasattr(r, "shape") or r.__class__ is np.bool_ else r)
 
+    ordering = name in ("lt", "le", "gt", "ge")  # complex numbers have no order
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` comparison; returns a bool tensor (no gradient)."
     return fn
@@ -687,8 +692,12 @@ _MM_DTYPE_ERRORS = {
 }
 
 
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
 def _dname(t):
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int"}.get(t.dtype.name, t.dtype.name)
+    return _C_NAMES.get(t.dtype.name, t.dtype.name)
 
 
 def mm(input, mat2) -> Tensor:

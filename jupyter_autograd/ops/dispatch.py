@@ -9,6 +9,7 @@ from ..autograd.engine import FLAGS, _meta, _new_vc, device_mismatch, record, re
 from ..autograd.node import SEQ
 from ..grad_mode import STATE
 from ..tensor import Tensor
+from .registry import Refuse
 from .xp import NPX
 
 _ndarray = np.ndarray
@@ -48,10 +49,15 @@ def apply(op, inputs: tuple, p=None):
         if len(shapes) < 2:
             raise
         _raise_broadcast(shapes[0], shapes[1])
+    except TypeError:
+        _refuse_complex_inputs(op, arrays, p)
+        raise
     rg = rg and STATE.grad_enabled
     if op.n_out == 1:
         if out.__class__ is not cls:
             out = _fix_out(out, cls or _ndarray, xp)
+        if out.dtype.kind == "c" and op.cx is not op:
+            op = complex_row(op, out, p, rg)
         res = Tensor._wrap(out, rg and out.dtype.kind in "fc")
         if res._requires_grad:
             record(op, inputs, out, p, (res,))
@@ -59,6 +65,8 @@ def apply(op, inputs: tuple, p=None):
             _forward_ad(op, inputs, arrays, out, p, (res,))
         return res
     outs = tuple(_fix_out(o, cls or _ndarray, xp) for o in out)
+    if outs and outs[0].dtype.kind == "c" and op.cx is not op:
+        op = complex_row(op, outs[0], p, rg)
     res = tuple(Tensor._wrap(o, rg) for o in outs)
     if rg:
         node = record(op, inputs, outs, p, res)
@@ -78,7 +86,7 @@ def addmm_linear(bias: Tensor, x: Tensor, weight: Tensor) -> Tensor:
     :func:`apply` and :func:`record` would do, without their generality)."""
     xd, w0, bd = x._data, weight._data, bias._data
     if (xd.__class__ is not _ndarray or w0.__class__ is not _ndarray or bd.__class__ is not _ndarray
-            or FLAGS.forward_ad_levels or FLAGS.anomaly or FLAGS.record_tracers
+            or xd.dtype.kind == "c" or FLAGS.forward_ad_levels or FLAGS.anomaly or FLAGS.record_tracers
             or FLAGS.inference_tensors or x._base is not None or bias._base is not None
             or weight._base is not None):
         return apply(_ADDMM, (bias, x, apply1(_T, weight)), None)
@@ -129,9 +137,15 @@ def apply1(op, x: Tensor, p=None) -> Tensor:
     d = x._data
     cls = d.__class__
     xp = NPX if cls is _ndarray else xp_of(d)
-    out = op.fwd(xp, d, p)
+    try:
+        out = op.fwd(xp, d, p)
+    except TypeError:
+        _refuse_complex_inputs(op, (d,), p)
+        raise
     if out.__class__ is not cls:
         out = _fix_out(out, cls, xp)
+    if out.dtype.kind == "c" and op.cx is not op:
+        op = complex_row(op, out, p, x._requires_grad and STATE.grad_enabled)
     res = _new(Tensor)
     res._data = out
     if x._requires_grad and STATE.grad_enabled and op.differentiable[0] and out.dtype.kind in "fc":
@@ -191,7 +205,7 @@ def promote2(a, b):
         return a, b
     if isinstance(b, complex):
         if kind != "c":
-            a = _cast(a, np.dtype(np.complex128 if da == np.float64 else np.complex64))
+            a = _cast(a, _dtype.result_type([(1, da)], (b,)))
         return a, b
     raise TypeError(f"unsupported operand type: {type(b).__name__}")
 
@@ -302,8 +316,13 @@ def _apply2(op, a, b, p):
         out = op.fwd(xp, ad, bd, p)
     except ValueError:
         _raise_broadcast(ad.shape, bd.shape)
+    except TypeError:
+        _refuse_complex_inputs(op, (ad, bd), p)
+        raise
     if out.__class__ is not cls:
         out = _fix_out(out, cls, xp)
+    if out.dtype.kind == "c" and op.cx is not op:
+        op = complex_row(op, out, p, (a._requires_grad or b._requires_grad) and STATE.grad_enabled)
     if (a._requires_grad or b._requires_grad) and STATE.grad_enabled and out.dtype.kind in "fc":
         res = Tensor._wrap(out, True)
         record(op, (a, b), out, p, (res,))
@@ -312,6 +331,26 @@ def _apply2(op, a, b, p):
     if FLAGS.forward_ad_levels:
         _forward_ad(op, (a, b), (ad, bd), out, p, (res,))
     return res
+
+
+def complex_row(op, out, p, recording: bool):
+    """The row that records a complex result: the row's conjugate-convention twin (or the
+    row itself), or torch's refusal of complex tensors for it (see ops.registry)."""
+    cx = op.cx
+    if cx.__class__ is Refuse:
+        if recording or not cx.autograd_only:
+            raise cx.error(p, out)
+        return op
+    return cx
+
+
+def _refuse_complex_inputs(op, arrays, p) -> None:
+    """NumPy has no kernel for a complex input (floor, erf...): torch's refusal, if it has one."""
+    cx = op.cx
+    if cx.__class__ is Refuse and not cx.autograd_only:
+        for a in arrays:
+            if getattr(a, "dtype", None) is not None and a.dtype.kind == "c":
+                raise cx.error(p, a) from None
 
 
 def as_operand(b, like: Tensor):

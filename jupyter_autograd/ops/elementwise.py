@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import cmath
+
 import numpy as np
 
-from .registry import NO_GRAD, defop
+from .registry import AS_WRITTEN, HOLOMORPHIC, NO_GRAD, Refuse, defop, kernel_refuses
 
 # ---------------------------------------------------------------- binary arithmetic
 # The engine reduces broadcast gradients to each input's shape, so rules ignore broadcasting.
@@ -16,6 +18,7 @@ def _alpha(p):
 
 ADD = defop(
     "add", node="AddBackward0", inputs=("self", "other"), saved=("alpha=1",),
+    complex=HOLOMORPHIC,
     fwd=lambda xp, a, b, p: a + b if p is None else a + p["alpha"] * b,
     vjp=(lambda xp, g, a, b, out, p: g,
          lambda xp, g, a, b, out, p: g if p is None else g * p["alpha"]),
@@ -25,6 +28,7 @@ ADD = defop(
 )
 SUB = defop(
     "sub", node="SubBackward0", inputs=("self", "other"), saved=("alpha=1",),
+    complex=HOLOMORPHIC,
     fwd=lambda xp, a, b, p: a - b if p is None else a - p["alpha"] * b,
     vjp=(lambda xp, g, a, b, out, p: g,
          lambda xp, g, a, b, out, p: -g if p is None else g * (-p["alpha"])),
@@ -34,6 +38,7 @@ SUB = defop(
 # 1 - a: torch's rsub takes the scalar as an argument, not an input (one next_function)
 RSUB = defop(
     "rsub.Scalar", node="RsubBackward1", inputs=("self",), saved=("alpha=1",),
+    complex=HOLOMORPHIC,
     fwd=lambda xp, a, p: p["other"] - a * p.get("alpha", 1),
     vjp=lambda xp, g, a, out, p: g * (-p.get("alpha", 1)),
     jvp=lambda xp, t, x, out, p: t[0] * (-p.get("alpha", 1)),
@@ -42,6 +47,7 @@ RSUB = defop(
 )
 MUL = defop(
     "mul", node="MulBackward0", inputs=("self", "other"), saved=("other", "self"),
+    complex=HOLOMORPHIC,
     fwd=lambda xp, a, b, p: a * b,
     vjp=(lambda xp, g, a, b, out, p: g * b,
          lambda xp, g, a, b, out, p: g * a),
@@ -50,6 +56,7 @@ MUL = defop(
 )
 DIV = defop(
     "div", node="DivBackward0", inputs=("self", "other"), saved=("other", "self"),
+    complex=HOLOMORPHIC,
     fwd=lambda xp, a, b, p: a / b,
     # d(a/b)/db = -a / b^2
     vjp=(lambda xp, g, a, b, out, p: g / b,
@@ -63,6 +70,7 @@ DIV = defop(
 # div(self, other: Scalar) as torch's internals call it (e.g. a loss divided by the batch size)
 DIV_SCALAR = defop(
     "div.Scalar", node="DivBackward1", inputs=("self",), saved=("other",),
+    complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: x / p["other"],
     vjp=lambda xp, g, x, out, p: g / p["other"],
     jvp=lambda xp, t, x, out, p: t[0] / p["other"], linear=True,
@@ -82,6 +90,7 @@ def _pow_scalar_vjp(xp, g, x, out, p):
 
 POW = defop(
     "pow.Tensor_Scalar", node="PowBackward0", inputs=("self",), saved=("exponent", "self"),
+    complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: x ** p["exponent"],
     vjp=_pow_scalar_vjp,
     jvp=lambda xp, t, x, out, p: _pow_scalar_vjp(xp, t[0], x[0], out, p),
@@ -90,13 +99,16 @@ POW = defop(
 )
 
 
-# d/da a^b = b a^(b-1); d/db a^b = a^b log(a) (0 where a == 0 and b >= 0, as torch)
+# d/da a^b = b a^(b-1); d/db a^b = a^b log(a) (0 where a == 0 and b >= 0, as torch; a complex
+# b counts as >= 0 when it is real and non-negative)
 def _pow_exponent_vjp(xp, g, a, b, out, p):
-    return g * xp.where((a == 0) & (b >= 0), 0.0, out * xp.log(xp.where(a == 0, 1.0, a)))
+    nonneg = (xp.imag(b) == 0) & (xp.real(b) >= 0) if xp.iscomplexobj(b) else b >= 0
+    return g * xp.where((a == 0) & nonneg, 0.0, out * xp.log(xp.where(a == 0, 1.0, a)))
 
 
 POW_TT = defop(
     "pow.Tensor_Tensor", node="PowBackward1", inputs=("self", "exponent"),
+    complex=HOLOMORPHIC,
     saved=("exponent", "self", "result"),
     fwd=lambda xp, a, b, p: a ** b,
     # torch masks the base's gradient where the exponent is 0 (0 * 0^-1 would be nan)
@@ -104,12 +116,17 @@ POW_TT = defop(
     jvp=lambda xp, t, x, out, p: t[0] * (x[1] * x[0] ** (x[1] - 1)) + t[1] * out * xp.log(x[0]),
     sample={"domain": (0.2, 3)}, torch=lambda torch, a, b: torch.pow(a, b),
 )
+def _log_scalar(c):
+    return cmath.log(c) if isinstance(c, complex) else float(np.log(c))
+
+
 # 2 ** x: the base is a scalar argument
 POW_ST = defop(
     "pow.Scalar", node="PowBackward2", inputs=("exponent",), saved=("self", "result"),
+    complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: p["self"] ** x,
-    vjp=lambda xp, g, x, out, p: g * out * float(np.log(p["self"])),
-    jvp=lambda xp, t, x, out, p: t[0] * out * float(np.log(p["self"])),
+    vjp=lambda xp, g, x, out, p: g * out * _log_scalar(p["self"]),
+    jvp=lambda xp, t, x, out, p: t[0] * out * _log_scalar(p["self"]),
     sample={"domain": (-2, 2), "params": {"self": 2.0}},
     torch=lambda torch, x, self: torch.pow(self, x),
 )
@@ -122,6 +139,7 @@ def _maximum_vjp(xp, g, a, b, out, p):
 
 MAXIMUM = defop(
     "maximum", node="MaximumBackward0", inputs=("self", "other"), saved=("other", "self"),
+    complex=Refuse(RuntimeError, "maximum not implemented for complex tensors."),
     fwd=lambda xp, a, b, p: xp.maximum(a, b),
     vjp=(_maximum_vjp, lambda xp, g, a, b, out, p: _maximum_vjp(xp, g, b, a, out, p)),
     jvp=lambda xp, t, x, out, p: xp.where(x[0] >= x[1], t[0], t[1]),
@@ -130,6 +148,7 @@ MAXIMUM = defop(
 )
 MINIMUM = defop(
     "minimum", node="MinimumBackward0", inputs=("self", "other"), saved=("other", "self"),
+    complex=Refuse(RuntimeError, "minimum not implemented for complex tensors."),
     fwd=lambda xp, a, b, p: xp.minimum(a, b),
     vjp=(lambda xp, g, a, b, out, p: _maximum_vjp(xp, g, b, a, out, p), _maximum_vjp),
     jvp=lambda xp, t, x, out, p: xp.where(x[0] <= x[1], t[0], t[1]),
@@ -138,6 +157,7 @@ MINIMUM = defop(
 )
 WHERE = defop(
     "where.self", node="WhereBackward0", inputs=("condition", "self", "other"),
+    complex=AS_WRITTEN,
     saved=("condition",),
     fwd=lambda xp, c, a, b, p: xp.where(c, a, b),
     vjp=(NO_GRAD,
@@ -151,16 +171,20 @@ WHERE = defop(
 # ---------------------------------------------------------------- unary math
 
 
-def _unary(name, node, fwd, vjp, jvp, saved, domain=(-3, 3), avoid=(), smooth=True, torch=None):
+def _unary(name, node, fwd, vjp, jvp, saved, domain=(-3, 3), avoid=(), smooth=True, torch=None,
+           complex=HOLOMORPHIC):
     return defop(
         name, node=node, inputs=("self",), saved=saved, fwd=fwd, vjp=vjp, jvp=jvp,
         smooth=smooth, sample={"domain": domain, "avoid": {0: avoid}},
-        torch=torch or (lambda t, x, _n=name: getattr(t, _n)(x)),
+        torch=torch or (lambda t, x, _n=name: getattr(t, _n)(x)), complex=complex,
     )
 
 
+_CLAMP_REFUSED = Refuse(NotImplementedError, "clamp is not supported for complex types")
+
+
 NEG = _unary("neg", "NegBackward0", lambda xp, x, p: -x,
-             lambda xp, g, x, out, p: -g, lambda xp, t, x, out, p: -t[0], ())
+             lambda xp, g, x, out, p: -g, lambda xp, t, x, out, p: -t[0], (), complex=AS_WRITTEN)
 EXP = _unary("exp", "ExpBackward0", lambda xp, x, p: xp.exp(x),
              lambda xp, g, x, out, p: g * out, lambda xp, t, x, out, p: t[0] * out, ("result",))
 LOG = _unary("log", "LogBackward0", lambda xp, x, p: xp.log(x),
@@ -184,12 +208,25 @@ RECIPROCAL = _unary("reciprocal", "ReciprocalBackward0", lambda xp, x, p: 1 / x,
                     lambda xp, g, x, out, p: -g * out * out,
                     lambda xp, t, x, out, p: -t[0] * out * out, ("result",),
                     domain=(-3, 3), avoid=(0.0,))
+
+
+# abs: grad * sgn(x) for real and complex alike (sgn = x / |x|, 0 at 0); a complex input's
+# tangent is Re(conj(t) sgn(x)), torch's handle_r_to_c(result, t.conj() * sgn(x))
+def _abs_jvp(xp, t, x, out, p):
+    t, x = t[0], x[0]
+    if x.dtype.kind == "c":
+        return xp.real(xp.conj(t) * xp.sgn(x))
+    return t * xp.sign(x)
+
+
 ABS = _unary("abs", "AbsBackward0", lambda xp, x, p: xp.abs(x),
-             lambda xp, g, x, out, p: g * xp.sign(x), lambda xp, t, x, out, p: t[0] * xp.sign(x[0]),
-             ("self",), avoid=(0.0,), smooth=False)
+             lambda xp, g, x, out, p: g * xp.sgn(x), _abs_jvp,
+             ("self",), avoid=(0.0,), smooth=False, complex=AS_WRITTEN)
 SIGN = _unary("sign", "SignBackward0", lambda xp, x, p: xp.sign(x),
               lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
-              avoid=(0.0,), smooth=False)
+              avoid=(0.0,), smooth=False, complex=Refuse(
+                  NotImplementedError, "Unlike NumPy, torch.sign is not intended to support "
+                  "complex numbers. Please use torch.sgn instead."))
 SIN = _unary("sin", "SinBackward0", lambda xp, x, p: xp.sin(x),
              lambda xp, g, x, out, p: g * xp.cos(x), lambda xp, t, x, out, p: t[0] * xp.cos(x[0]),
              ("self",))
@@ -217,16 +254,20 @@ SIGMOID = _unary("sigmoid", "SigmoidBackward0", _sigmoid,
 # too; a ReLU result is never negative, so that is `result != 0`, one comparison
 RELU = _unary("relu", "ReluBackward0", lambda xp, x, p: xp.maximum(x, 0),
               lambda xp, g, x, out, p: g * (out != 0),
-              lambda xp, t, x, out, p: t[0] * (out != 0), ("result",), avoid=(0.0,), smooth=False)
+              lambda xp, t, x, out, p: t[0] * (out != 0), ("result",), avoid=(0.0,), smooth=False,
+              complex=_CLAMP_REFUSED)
 FLOOR = _unary("floor", "FloorBackward0", lambda xp, x, p: xp.floor(x),
                lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
-               avoid=tuple(float(i) for i in range(-3, 4)), smooth=False)
+               avoid=tuple(float(i) for i in range(-3, 4)), smooth=False,
+               complex=Refuse(NotImplementedError, "floor is not supported for complex inputs"))
 CEIL = _unary("ceil", "CeilBackward0", lambda xp, x, p: xp.ceil(x),
               lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
-              avoid=tuple(float(i) for i in range(-3, 4)), smooth=False)
+              avoid=tuple(float(i) for i in range(-3, 4)), smooth=False,
+               complex=Refuse(NotImplementedError, "ceil is not supported for complex inputs"))
 ROUND = _unary("round", "RoundBackward0", lambda xp, x, p: xp.round(x),
                lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
-               avoid=tuple(i + 0.5 for i in range(-4, 4)), smooth=False)
+               avoid=tuple(i + 0.5 for i in range(-4, 4)), smooth=False,
+               complex=kernel_refuses("round_vml_cpu"))
 
 
 def _clamp_fwd(xp, x, p):
@@ -252,7 +293,7 @@ CLAMP = defop(
     "clamp", node="ClampBackward1", inputs=("self",), saved=("max", "min", "self"),
     fwd=_clamp_fwd, vjp=_clamp_vjp,
     jvp=lambda xp, t, x, out, p: _clamp_vjp(xp, t[0], x[0], out, p),
-    smooth=False,
+    smooth=False, complex=_CLAMP_REFUSED,
     sample={"domain": (-3, 3), "params": {"min": -1.0, "max": 1.0}, "avoid": {0: (-1.0, 1.0)}},
     torch=lambda torch, x, min, max: torch.clamp(x, min, max),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .registry import defop
+from .registry import HOLOMORPHIC, defop
 
 
 def _mT(xp, a):
@@ -45,6 +45,7 @@ def _mm_fwd(xp, a, b, p):
 
 MM = defop(
     "mm", node="MmBackward0", inputs=("self", "mat2"),
+    complex=HOLOMORPHIC,
     saved=("mat2", "mat2_sym_sizes", "self", "self_sym_sizes"),
     fwd=_mm_fwd,
     vjp=(lambda xp, g, a, b, out, p: _mm_grad_mat1(xp, g, b, a),
@@ -64,6 +65,7 @@ def _mv_fwd(xp, a, v, p):
 
 MV = defop(
     "mv", node="MvBackward0", inputs=("self", "vec"), saved=("self", "vec"),
+    complex=HOLOMORPHIC,
     fwd=_mv_fwd,
     vjp=(lambda xp, g, a, v, out, p: xp.reshape(g, (-1, 1)) * xp.reshape(v, (1, -1)),
          lambda xp, g, a, v, out, p: xp.matmul(_mT(xp, a), g)),
@@ -84,6 +86,7 @@ def _dot_fwd(xp, a, b, p):
 
 DOT = defop(
     "dot", node="DotBackward0", inputs=("self", "tensor"), saved=("self", "tensor"),
+    complex=HOLOMORPHIC,
     fwd=_dot_fwd,
     vjp=(lambda xp, g, a, b, out, p: g * b, lambda xp, g, a, b, out, p: g * a),
     jvp=lambda xp, t, x, out, p: xp.sum(t[0] * x[1]) + xp.sum(x[0] * t[1]),
@@ -102,6 +105,7 @@ def _bmm_fwd(xp, a, b, p):
 
 BMM = defop(
     "bmm", node="BmmBackward0", inputs=("self", "mat2"), saved=("mat2", "self"),
+    complex=HOLOMORPHIC,
     fwd=_bmm_fwd,
     vjp=(lambda xp, g, a, b, out, p: xp.matmul(g, _mT(xp, b)),
          lambda xp, g, a, b, out, p: xp.matmul(_mT(xp, a), g)),
@@ -126,6 +130,7 @@ def _addmm_fwd(xp, bias, a, b, p):
 # addmm(bias, mat1, mat2) = beta * bias + alpha * mat1 @ mat2 (F.linear with a bias on 2-D input)
 ADDMM = defop(
     "addmm", node="AddmmBackward0", inputs=("self", "mat1", "mat2"),
+    complex=HOLOMORPHIC,
     saved=("alpha=1", "beta=1", "mat1", "mat1_sym_sizes", "mat2", "mat2_sym_sizes"),
     fwd=_addmm_fwd,
     vjp=(lambda xp, g, bias, a, b, out, p: g if p is None else g * p["beta"],

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import NO_GRAD, defop
+from .registry import NO_GRAD, defop, kernel_refuses
 from .xp import _arange
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -73,6 +73,7 @@ def _bce_logits_vjp_y(xp, g, x, y, out, p):
 
 BCE_LOGITS = defop(
     "binary_cross_entropy_with_logits", node="BinaryCrossEntropyWithLogitsBackward0",
+    complex=kernel_refuses("log_sigmoid_cpu"),
     inputs=("self", "target"),
     saved=("pos_weight", "reduction", "self", "target", "weight"),
     fwd=lambda xp, x, y, p: _reduce(xp, _bce_logits_elem(xp, x, y, p), p["reduction"]),
@@ -118,6 +119,7 @@ def _bce_vjp_y(xp, g, x, y, out, p):
 
 BCE = defop(
     "binary_cross_entropy", node="BinaryCrossEntropyBackward0", inputs=("self", "target"),
+    complex=kernel_refuses("binary_cross_entropy"),
     saved=("reduction", "self", "target", "weight"),
     fwd=_bce_fwd, vjp=(_bce_vjp_x, _bce_vjp_y),
     jvp=lambda xp, t, x, out, p: (
@@ -137,6 +139,7 @@ def _mse_vjp(xp, g, x, y, out, p):
 
 MSE = defop(
     "mse_loss", node="MseLossBackward0", inputs=("self", "target"),
+    complex=kernel_refuses("mse_cpu"),
     saved=("reduction", "self", "target"),
     fwd=lambda xp, x, y, p: _reduce(xp, (x - y) * (x - y), p["reduction"]),
     vjp=(_mse_vjp, lambda xp, g, x, y, out, p: -_mse_vjp(xp, g, x, y, out, p)),
@@ -187,6 +190,7 @@ def _nll_vjp(xp, g, x, t, out, p):
 
 NLL = defop(
     "nll_loss", node="NllLossBackward0", inputs=("self", "target"),
+    complex=kernel_refuses("nll_loss_out_frame"),
     saved=("ignore_index", "reduction", "target", "total_weight", "weight"),
     fwd=_nll_fwd,
     vjp=(_nll_vjp, NO_GRAD),

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .registry import NO_GRAD, defop
+from .registry import NO_GRAD, defop, kernel_refuses, no_complex_autograd
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -38,6 +38,7 @@ def _erf(xp, x):
 # d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
 ERF = defop(
     "erf", node="ErfBackward0", inputs=("self",), saved=("self",),
+    complex=kernel_refuses("erf_vml_cpu"),
     fwd=lambda xp, x, p: _erf(xp, x),
     vjp=lambda xp, g, x, out, p: g * (_2_SQRTPI * xp.exp(-(x * x))),
     jvp=lambda xp, t, x, out, p: t[0] * (_2_SQRTPI * xp.exp(-(x[0] * x[0]))),
@@ -66,6 +67,7 @@ def _gelu_grad(xp, x, p):
 
 GELU = defop(
     "gelu", node="GeluBackward0", inputs=("self",), saved=("approximate", "self"),
+    complex=kernel_refuses("GeluKernelImpl"),
     fwd=_gelu_fwd,
     vjp=lambda xp, g, x, out, p: g * _gelu_grad(xp, x, p),
     jvp=lambda xp, t, x, out, p: t[0] * _gelu_grad(xp, x[0], p),
@@ -81,6 +83,7 @@ def _leaky_grad(xp, x, p):
 
 LEAKY_RELU = defop(
     "leaky_relu", node="LeakyReluBackward0", inputs=("self",),
+    complex=kernel_refuses("leaky_relu_cpu"),
     saved=("negative_slope", "self"),
     fwd=lambda xp, x, p: xp.where(x > 0, x, x * p["negative_slope"]),
     vjp=lambda xp, g, x, out, p: g * _leaky_grad(xp, x, p),
@@ -147,6 +150,7 @@ def _ln_jvp(xp, t, x, out, p):
 
 NATIVE_LAYER_NORM = defop(
     "native_layer_norm", node="NativeLayerNormBackward0", inputs=("input", "weight", "bias"),
+    complex=kernel_refuses("LayerNormKernelImpl"),
     saved=("bias", "input", "normalized_shape", "result1", "result2", "weight"),
     fwd=_ln_fwd,
     vjp=(_ln_vjp_x, _ln_vjp_w, lambda xp, g, x, w, b, out, p: g),
@@ -169,6 +173,7 @@ def _embedding_vjp(xp, g, w, idx, out, p):
 
 EMBEDDING = defop(
     "embedding", node="EmbeddingBackward0", inputs=("weight", "indices"),
+    complex=no_complex_autograd("embedding"),
     saved=("indices", "padding_idx", "scale_grad_by_freq", "sparse", "weight_sym_argsize_dim0"),
     fwd=lambda xp, w, idx, p: w[idx],
     vjp=(_embedding_vjp, NO_GRAD),
@@ -184,6 +189,7 @@ EMBEDDING = defop(
 # out = x * mask * scale, scale = 1 / (1 - p); the mask (drawn by the caller) is result1
 DROPOUT = defop(
     "native_dropout", node="NativeDropoutBackward0", inputs=("input",),
+    complex=kernel_refuses("bernoulli_scalar_cpu_"),
     saved=("result1", "scale"),
     fwd=lambda xp, x, p: x * (p["result1"] * p["scale"]),
     vjp=lambda xp, g, x, out, p: g * (p["result1"] * p["scale"]),

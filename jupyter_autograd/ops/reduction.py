@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import UNDEFINED_GRAD, defop
+from .registry import AS_WRITTEN, HOLOMORPHIC, UNDEFINED_GRAD, Refuse, defop, kernel_refuses
 from .xp import _ones
 
 
@@ -26,6 +26,23 @@ def _count(shape, dims):
     return n
 
 
+def _real_jvp(xp, grad1, t, axis, keepdims):
+    """Tangent of a real result (var, std, norm) from its gradient for ``g = 1``: the sum of
+    ``Re(conj(t) * grad1)`` (for a complex input, torch's ``real(f_backward(t.conj()))``)."""
+    v = xp.real(xp.conj(t) * grad1) if xp.iscomplexobj(t) else grad1 * t
+    return xp.sum(v, axis=axis, keepdims=keepdims) if axis is not None else xp.sum(v)
+
+
+def _softmax_kernel(name):
+    """torch's kernel error for a complex softmax: the last-dim kernel names itself apart."""
+    def message(p, x):
+        last = x.ndim <= 1 or p["dim"] % x.ndim == x.ndim - 1
+        kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
+        return f'"{kernel}" not implemented for \'{{dtype}}\''
+
+    return message
+
+
 def _red_sample(params=None, **kw):
     d = {"domain": (-3, 3), "reduce": True}
     if params:
@@ -36,6 +53,7 @@ def _red_sample(params=None, **kw):
 
 SUM = defop(
     "sum", node="SumBackward0", inputs=("self",), saved=("self_sym_sizes",),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.sum(x),
     vjp=lambda xp, g, x, out, p: xp.broadcast_to(g, p["shape"]),
     jvp=lambda xp, t, x, out, p: xp.sum(t[0]), linear=True,
@@ -43,6 +61,7 @@ SUM = defop(
 )
 SUM_DIM = defop(
     "sum.dim_IntList", node="SumBackward1", inputs=("self",),
+    complex=AS_WRITTEN,
     saved=("dim", "keepdim", "self_sym_sizes"),
     fwd=lambda xp, x, p: xp.sum(x, axis=p["dim"], keepdims=p["keepdim"]),
     vjp=lambda xp, g, x, out, p: _expand_back(xp, g, p, p["shape"]),
@@ -52,6 +71,7 @@ SUM_DIM = defop(
 )
 MEAN = defop(
     "mean", node="MeanBackward0", inputs=("self",), saved=("self_sym_numel", "self_sym_sizes"),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.mean(x) if x.size else _empty_mean(xp, x, None, False),
     vjp=lambda xp, g, x, out, p: xp.broadcast_to(g / max(p["numel"], 1), p["shape"]) if p["numel"] else xp.broadcast_to(g * float("nan"), p["shape"]),
     jvp=lambda xp, t, x, out, p: xp.mean(t[0]), linear=True,
@@ -59,6 +79,7 @@ MEAN = defop(
 )
 MEAN_DIM = defop(
     "mean.dim", node="MeanBackward1", inputs=("self",),
+    complex=AS_WRITTEN,
     saved=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
     fwd=lambda xp, x, p: xp.mean(x, axis=p["dim"], keepdims=p["keepdim"]) if x.size else _empty_mean(xp, x, p["dim"], p["keepdim"]),
     vjp=lambda xp, g, x, out, p: _expand_back(xp, g / max(_count(p["shape"], p["dim"]), 1), p, p["shape"]),
@@ -112,6 +133,7 @@ def _prod_vjp(xp, g, x, out, p):
 
 PROD = defop(
     "prod", node="ProdBackward0", inputs=("self",), saved=("result", "self"),
+    complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: xp.prod(x),
     vjp=_prod_vjp,
     jvp=lambda xp, t, x, out, p: xp.sum(t[0] * _prod_vjp(xp, 1.0 + 0 * out, x[0], out, p)),
@@ -132,6 +154,7 @@ def _prod_dim_vjp(xp, g, x, out, p):
 
 PROD_DIM = defop(
     "prod.dim_int", node="ProdBackward1", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
+    complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: xp.prod(x, axis=p["dim"][0], keepdims=p["keepdim"]),
     vjp=_prod_dim_vjp,
     jvp=lambda xp, t, x, out, p: xp.sum(_prod_dim_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"][0], keepdims=p["keepdim"]),
@@ -151,6 +174,7 @@ def _even_vjp(xp, g, x, out, p):
 
 MAX = defop(
     "max", node="MaxBackward1", inputs=("self",), saved=("result", "self"),
+    complex=kernel_refuses("max_all"),
     fwd=lambda xp, x, p: _nonempty_reduce(xp.max, x, "max"),
     vjp=lambda xp, g, x, out, p: _even_vjp(xp, g, x, out, {}),
     jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, {}) * t[0]),
@@ -158,6 +182,7 @@ MAX = defop(
 )
 MIN = defop(
     "min", node="MinBackward1", inputs=("self",), saved=("result", "self"),
+    complex=kernel_refuses("min_all"),
     fwd=lambda xp, x, p: _nonempty_reduce(xp.min, x, "min"),
     vjp=lambda xp, g, x, out, p: _even_vjp(xp, g, x, out, {}),
     jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, {}) * t[0]),
@@ -165,6 +190,7 @@ MIN = defop(
 )
 AMAX = defop(
     "amax", node="AmaxBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
+    complex=kernel_refuses("max_values_cpu"),
     fwd=lambda xp, x, p: xp.amax(x, axis=p["dim"], keepdims=p["keepdim"]),
     vjp=_even_vjp,
     jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),
@@ -173,6 +199,7 @@ AMAX = defop(
 )
 AMIN = defop(
     "amin", node="AminBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
+    complex=kernel_refuses("min_values_cpu"),
     fwd=lambda xp, x, p: xp.amin(x, axis=p["dim"], keepdims=p["keepdim"]),
     vjp=_even_vjp,
     jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),
@@ -202,6 +229,7 @@ def _select_vjp(xp, g, x, out, p):
 
 MAX_DIM = defop(
     "max.dim", node="MaxBackward0", inputs=("self",), saved=("dim", "indices", "keepdim", "self_sym_sizes"),
+    complex=Refuse(RuntimeError, "max(): does not support complex input"),
     fwd=lambda xp, x, p: xp.take_along_axis(x, xp.expand_dims(p["indices"], p["dim"]) if not p["keepdim"] else p["indices"], axis=p["dim"]).reshape(p["out_shape"]),
     vjp=_select_vjp,
     # the tangent is read at the selected indices, exactly as the forward reads x
@@ -211,6 +239,7 @@ MAX_DIM = defop(
 )
 MIN_DIM = defop(
     "min.dim", node="MinBackward0", inputs=("self",), saved=("dim", "indices", "keepdim", "self_sym_sizes"),
+    complex=Refuse(RuntimeError, "min(): does not support complex input"),
     fwd=MAX_DIM.fwd, vjp=_select_vjp, jvp=lambda xp, t, x, out, p: MAX_DIM.fwd(xp, t[0], p),
     smooth=False, sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True, single_dim=True, kind="mindim"),
     torch=lambda torch, x, dim, keepdim: x.min(dim, keepdim=keepdim).values,
@@ -244,8 +273,9 @@ def _var_fwd(xp, x, p):
 
 VAR = defop(
     "var.correction", node="VarBackward0", inputs=("self",), saved=("correction", "dim", "keepdim", "self"),
+    complex=AS_WRITTEN,
     fwd=_var_fwd, vjp=_var_vjp,
-    jvp=lambda xp, t, x, out, p: xp.sum(_var_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]) if p["dim"] is not None else xp.sum(_var_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0]),
+    jvp=lambda xp, t, x, out, p: _real_jvp(xp, _var_vjp(xp, 1.0 + 0 * out, x[0], out, p), t[0], p["dim"], p["keepdim"]),
     sample=_red_sample({"dim": None, "correction": 1, "keepdim": False}, min_numel=2, kind="var"),
     torch=lambda torch, x, dim, correction, keepdim: torch.var(x, dim, correction=correction, keepdim=keepdim),
 )
@@ -268,8 +298,9 @@ def _std_vjp(xp, g, x, out, p):
 
 STD = defop(
     "std.correction", node="StdBackward0", inputs=("self",), saved=("correction", "dim", "keepdim", "result", "self"),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.sqrt(_var_fwd(xp, x, p)), vjp=_std_vjp,
-    jvp=lambda xp, t, x, out, p: xp.sum(_std_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]) if p["dim"] is not None else xp.sum(_std_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0]),
+    jvp=lambda xp, t, x, out, p: _real_jvp(xp, _std_vjp(xp, 1.0 + 0 * out, x[0], out, p), t[0], p["dim"], p["keepdim"]),
     sample=_red_sample({"dim": None, "correction": 1, "keepdim": False}, min_numel=2, kind="var"),
     torch=lambda torch, x, dim, correction, keepdim: torch.std(x, dim, correction=correction, keepdim=keepdim),
 )
@@ -281,7 +312,8 @@ def _logsumexp_fwd(xp, x, p):
     with np.errstate(all="ignore"):  # an empty or all -inf slice gives -inf, silently as torch
         if x.size == 0:
             return xp.log(xp.sum(xp.exp(x), axis=dims, keepdims=p["keepdim"]))
-        m = xp.amax(x, axis=dims, keepdims=True)
+        # a complex input is shifted by the max of its real parts, as torch
+        m = xp.amax(xp.real(x) if x.dtype.kind == "c" else x, axis=dims, keepdims=True)
         m = xp.where(xp.isfinite(m), m, 0)
         r = xp.log(xp.sum(xp.exp(x - m), axis=dims, keepdims=True)) + m
     return r if p["keepdim"] else xp.squeeze(r, axis=dims)
@@ -297,6 +329,7 @@ def _logsumexp_vjp(xp, g, x, out, p):
 
 LOGSUMEXP = defop(
     "logsumexp", node="LogsumexpBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
+    complex=HOLOMORPHIC,
     fwd=_logsumexp_fwd, vjp=_logsumexp_vjp,
     jvp=lambda xp, t, x, out, p: xp.sum(_logsumexp_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),
     sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True),
@@ -340,7 +373,7 @@ def _norm_vjp(xp, g, x, out, p):
         g = xp.reshape(g, _kept_shape(x.shape, dims))
         out = xp.reshape(out, _kept_shape(x.shape, dims))
     if o == 1:
-        return xp.sign(x) * g
+        return xp.sgn(x) * g
     with np.errstate(all="ignore"):
         if o == 2:
             return g * xp.where(out == 0, 0.0, x / out)
@@ -348,18 +381,18 @@ def _norm_vjp(xp, g, x, out, p):
             a = xp.abs(x)
             mask = (a == out) | (a != a)
             count = xp.sum(mask, axis=dims, keepdims=True)
-            return xp.sign(x) * ((g / count) * mask)
+            return xp.sgn(x) * ((g / count) * mask)
         if o < 1:
-            scaled = xp.sign(x) * xp.where(x == 0, 0.0, xp.abs(x) ** (o - 1))
+            scaled = xp.sgn(x) * xp.where(x == 0, 0.0, xp.abs(x) ** (o - 1))
             return scaled * g * out ** (1 - o)
-        scaled = xp.sign(x) * xp.abs(x) ** (o - 1) if o < 2 else x * xp.abs(x) ** (o - 2)
+        scaled = xp.sgn(x) * xp.abs(x) ** (o - 1) if o < 2 else x * xp.abs(x) ** (o - 2)
         return scaled * xp.where(out == 0, 0.0, g / out ** (o - 1))
 
 
 def _norm_jvp(xp, t, x, out, p):
     if p["ord"] == 0:
-        return xp.sum(t[0], axis=p["dim"], keepdims=p["keepdim"]) * 0
-    return xp.sum(_norm_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"])
+        return xp.sum(xp.real(t[0]), axis=p["dim"], keepdims=p["keepdim"]) * 0
+    return _real_jvp(xp, _norm_vjp(xp, 1.0 + 0 * out, x[0], out, p), t[0], p["dim"], p["keepdim"])
 
 
 def _norm_cases(rng):
@@ -382,6 +415,7 @@ def _api():
 
 NORM = defop(
     "linalg_vector_norm", node="LinalgVectorNormBackward0", inputs=("self",),
+    complex=AS_WRITTEN,
     saved=("dim", "keepdim", "ord", "result", "self"),
     fwd=_norm_fwd, vjp=_norm_vjp, jvp=_norm_jvp,
     sample={"reduce": True, "cases": _norm_cases},
@@ -391,6 +425,7 @@ NORM = defop(
 # inputs' .grad stays None), which the NO_GRAD-like marker below says to the engine
 NORM0 = defop(
     "linalg_vector_norm.ord0", node="LinalgVectorNormBackward0", inputs=("self",),
+    complex=AS_WRITTEN,
     saved=("dim", "keepdim", "ord", "result", "self"),
     fwd=_norm_fwd, vjp=UNDEFINED_GRAD, jvp=_norm_jvp,
     sample={"reduce": True, "cases": lambda rng: [(lambda t: _api().linalg.vector_norm(t, 0), [rng.uniform(-3, 3, (3, 4))],
@@ -436,6 +471,7 @@ def _softmax_fwd(xp, x, p):
 # d softmax: y * (g - sum(g * y))
 SOFTMAX = defop(
     "_softmax", node="SoftmaxBackward0", inputs=("self",), saved=("dim", "result"),
+    complex=Refuse(NotImplementedError, _softmax_kernel("softmax")),
     fwd=_softmax_fwd,
     vjp=lambda xp, g, x, out, p: out * (g - _keep(xp, g * out, p["dim"], "sum")),
     jvp=lambda xp, t, x, out, p: out * (t[0] - xp.sum(t[0] * out, axis=p["dim"], keepdims=True)),
@@ -455,6 +491,7 @@ def _log_softmax_fwd(xp, x, p):
 # d log_softmax: g - softmax * sum(g)
 LOG_SOFTMAX = defop(
     "_log_softmax", node="LogSoftmaxBackward0", inputs=("self",), saved=("dim", "result"),
+    complex=Refuse(NotImplementedError, _softmax_kernel("log_softmax")),
     fwd=_log_softmax_fwd,
     vjp=lambda xp, g, x, out, p: g - xp.exp(out) * _keep(xp, g, p["dim"], "sum"),
     jvp=lambda xp, t, x, out, p: t[0] - xp.sum(xp.exp(out) * t[0], axis=p["dim"], keepdims=True),
@@ -471,6 +508,7 @@ def _cumsum_vjp(xp, g, x, out, p):
 
 CUMSUM = defop(
     "cumsum", node="CumsumBackward0", inputs=("self",), saved=("dim",),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.cumsum(x, axis=p["dim"]),
     vjp=_cumsum_vjp,
     jvp=lambda xp, t, x, out, p: xp.cumsum(t[0], axis=p["dim"]), linear=True,

@@ -10,7 +10,19 @@ where ``xp`` is :data:`TXP`, a NumPy-named namespace of differentiable ops).
 
 ``inputs`` are the op's inputs (``None`` where the row does not save them), ``out`` the result
 (``None`` unless the row saves ``"result"``), ``p`` the op's parameters (a dict or ``None``).
-The engine reduces each gradient to its input's shape and dtype.
+The engine reduces each gradient to its input's shape and dtype (a complex gradient reaching a
+real input keeps its real part: torch's ``handle_r_to_c``).
+
+Complex tensors (``complex=`` of each row, torch's conjugate Wirtinger convention): the gradient
+of a real loss ``L`` with respect to ``z`` is ``conj(dL/dz) = dL/dx + i dL/dy``, so a
+holomorphic row's VJP is ``g * conj(f'(z))`` where a real rule is ``g * f'(x)``.
+``complex=HOLOMORPHIC`` rows keep one rule, written for the real case (``g * f'(x)``, the
+transposed Jacobian without conjugation), and a complex result records the row's *complex
+twin*, whose rules are ``conj(rule(conj(g)))`` (= ``g * conj(f'(z))``): real tensors never
+run a ``conj``. ``AS_WRITTEN`` rows are correct for complex as they stand (linear maps with
+real coefficients, and rows written in torch's convention such as ``abs``); a :class:`Refuse`
+raises torch's error for complex tensors. JVP rules need no twin: a holomorphic tangent is
+``f'(z) t`` as for reals; rows from complex to real write their JVP with the conjugate.
 """
 
 from __future__ import annotations
@@ -41,6 +53,49 @@ NOT_IMPLEMENTED = _Marker("NOT_IMPLEMENTED")
 #: The output is recorded (it has a grad_fn) but backward sends no gradient to this input, as
 #: torch's formulas that return an undefined tensor (``linalg.vector_norm(x, 0)``).
 UNDEFINED_GRAD = _Marker("UNDEFINED_GRAD")
+
+
+#: complex=: the VJP rules are holomorphic in every input (see the module docstring).
+HOLOMORPHIC = _Marker("HOLOMORPHIC")
+#: complex=: the rules hold for complex tensors as written.
+AS_WRITTEN = _Marker("AS_WRITTEN")
+
+# torch's C++ names of the complex dtypes, as its kernel errors print them
+_CPP_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+class Refuse:
+    """``complex=``: torch refuses complex tensors for this row. ``message`` is a string
+    (``{dtype}`` becomes ``ComplexFloat``/``ComplexDouble``) or ``message(p, out) -> str``;
+    ``autograd_only``: torch computes the forward and refuses only a result that requires grad
+    (ops outside its complex-autograd allow list)."""
+
+    __slots__ = ("autograd_only", "exc", "message")
+
+    def __init__(self, exc, message, autograd_only: bool = False) -> None:
+        self.exc = exc
+        self.message = message
+        self.autograd_only = autograd_only
+
+    def error(self, p, out) -> Exception:
+        m = self.message
+        if not isinstance(m, str):
+            m = m(p, out)
+        return self.exc(m.format(dtype=_CPP_NAMES.get(out.dtype.name, out.dtype.name)))
+
+    def __repr__(self) -> str:
+        return f"Refuse({self.exc.__name__}, {self.message!r})"
+
+
+def kernel_refuses(kernel: str) -> Refuse:
+    """torch's dispatch error for a kernel without complex support."""
+    return Refuse(NotImplementedError, f'"{kernel}" not implemented for \'{{dtype}}\'')
+
+
+def no_complex_autograd(name: str) -> Refuse:
+    """torch's error for an op outside its complex-autograd allow list (gen_variable_type.py)."""
+    return Refuse(RuntimeError, f"{name} does not support automatic differentiation for outputs "
+                  "with complex dtype.", autograd_only=True)
 
 
 class _AllTrue(tuple):
@@ -80,6 +135,8 @@ class OpDef:
         "variadic",
         "none_inputs",
         "simple",
+        "complex",
+        "cx",
     )
 
     def __repr__(self) -> str:
@@ -102,6 +159,7 @@ def defop(
     linear: bool = False,
     variadic: bool = False,
     doc: str = "",
+    complex=None,
 ) -> OpDef:
     """Declare one primitive.
 
@@ -121,6 +179,9 @@ def defop(
         sample: ``sample(rng) -> list of cases`` for the registry-driven tests.
         torch: ``torch(torch_module, *tensors, **params)`` computing the same with PyTorch.
         linear: the op is linear in its (single) tensor input: its JVP is the forward itself.
+        complex: HOLOMORPHIC, AS_WRITTEN or a :class:`Refuse` (see the module docstring);
+            None (undeclared) refuses complex results as torch refuses ops outside its
+            complex-autograd allow list.
     """
     if name in OPS:
         raise ValueError(f"op {name!r} registered twice")
@@ -168,8 +229,51 @@ def defop(
     )
     op.simple = n_out == 1 and not variadic  # the engine's first-order fast path applies
     op.node_cls = make_node_class(node, op, tuple(saved))
+    op.complex = complex
+    if complex is HOLOMORPHIC:
+        op.cx = _complex_twin(op)
+    elif complex is AS_WRITTEN:
+        op.cx = op
+    elif isinstance(complex, Refuse):
+        op.cx = complex
+    elif complex is None:
+        op.cx = no_complex_autograd(name.split(".")[0].lstrip("_"))
+    else:
+        raise ValueError(f"op {name!r}: complex={complex!r}")
     OPS[name] = op
     return op
+
+
+def _conj_rule(rule):
+    """A real-convention rule ``g * f'(z)`` as torch's ``g * conj(f'(z))``."""
+    if rule.__class__ is _Marker:
+        return rule
+
+    def cx_rule(xp, g, *args):
+        if g.__class__ is tuple:
+            g = tuple(xp.conj(x) for x in g)
+        else:
+            g = xp.conj(g)
+        return xp.conj(rule(xp, g, *args))
+
+    cx_rule.__name__ = f"conj_{getattr(rule, '__name__', 'rule')}"
+    return cx_rule
+
+
+def _complex_twin(op: OpDef) -> OpDef:
+    """The row a complex result records: same name, node name and saved values, conjugated
+    rules; its node class subclasses the row's (isinstance checks hold for both)."""
+    twin = OpDef()
+    for k in OpDef.__slots__:
+        if k != "cx":
+            setattr(twin, k, getattr(op, k))
+    twin.vjp = tuple(_conj_rule(r) for r in op.vjp)
+    cls = type(op.node_name, (op.node_cls,), {"_op": twin})
+    cls.__module__ = "builtins"
+    cls.__qualname__ = op.node_name
+    twin.node_cls = cls
+    twin.cx = twin
+    return twin
 
 
 def node_class(name: str) -> type:

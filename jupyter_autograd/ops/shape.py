@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from .registry import defop
+from .registry import AS_WRITTEN, defop
 
 
 def _lin(fwd):
@@ -15,7 +17,7 @@ def _lin(fwd):
 def _shape_op(name, node, fwd, vjp, saved=(), sample=None, torch=None):
     return defop(name, node=node, inputs=("self",), saved=saved, fwd=fwd, vjp=vjp,
                  jvp=_lin(fwd), linear=True, sample=sample or {"domain": (-3, 3), "kind": name},
-                 torch=torch)
+                 torch=torch, complex=AS_WRITTEN)
 
 
 VIEW = _shape_op(
@@ -129,9 +131,18 @@ ALIAS = _shape_op(
     torch=lambda torch, x: x[:],
 )
 # dtype conversion: the gradient is converted back by the engine (it casts to the input dtype)
+def _to_copy_fwd(xp, x, p):
+    dt = p["dtype"]
+    if x.dtype.kind == "c" and dt.kind != "c":
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                      stacklevel=2)
+        x = x.real
+    return x.astype(dt)
+
+
 TO_COPY = _shape_op(
     "_to_copy", "ToCopyBackward0",
-    lambda xp, x, p: x.astype(p["dtype"]),
+    _to_copy_fwd,
     lambda xp, g, x, out, p: _copy_back(xp, g, p),
     torch=lambda torch, x, dtype: x.to(dtype),
 )
@@ -157,6 +168,7 @@ def _select_fwd(xp, x, p):
 
 SELECT = defop(
     "select.int", node="SelectBackward0", inputs=("self",), saved=("dim", "index", "self_sym_sizes"),
+    complex=AS_WRITTEN,
     fwd=_select_fwd,
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, (slice(None),) * p["dim"] + (p["index"],), p["self_sym_sizes"]),
     jvp=_lin(_select_fwd), linear=True, sample={"domain": (-3, 3), "kind": "select"},
@@ -170,6 +182,7 @@ def _slice_key(p):
 
 SLICE = defop(
     "slice.Tensor", node="SliceBackward0", inputs=("self",),
+    complex=AS_WRITTEN,
     saved=("dim", "end", "self_sym_sizes", "start", "step"),
     fwd=lambda xp, x, p: x[_slice_key(p)],
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, _slice_key(p), p["self_sym_sizes"]),
@@ -180,6 +193,7 @@ SLICE = defop(
 # advanced indexing (integer arrays, boolean masks): repeated indices accumulate
 INDEX = defop(
     "index.Tensor", node="IndexBackward0", inputs=("self",), saved=("indices", "self_sym_sizes"),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, p: x[p["key"]],
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, p["key"], p["self_sym_sizes"]),
     jvp=lambda xp, t, x, out, p: t[0][p["key"]], linear=True,
@@ -189,6 +203,7 @@ INDEX = defop(
 # masked_fill(self, mask, value): the gradient is zero where the value was written
 MASKED_FILL = defop(
     "masked_fill.Scalar", node="MaskedFillBackward0", inputs=("self",), saved=("mask",),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.where(p["mask"], xp.asarray(p["value"], dtype=x.dtype), x),
     vjp=lambda xp, g, x, out, p: xp.where(p["mask"], 0.0, g),
     jvp=lambda xp, t, x, out, p: xp.where(p["mask"], 0.0, t[0]), linear=True,
@@ -204,6 +219,7 @@ def _index_select_key(p):
 # index_select: repeated indices accumulate their gradients (index_add)
 INDEX_SELECT = defop(
     "index_select", node="IndexSelectBackward0", inputs=("self",), saved=("dim", "index", "self_sym_sizes"),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.take(x, p["index"], axis=p["dim"]),
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, _index_select_key(p), p["self_sym_sizes"]),
     jvp=lambda xp, t, x, out, p: xp.take(t[0], p["index"], axis=p["dim"]), linear=True,
@@ -213,6 +229,7 @@ INDEX_SELECT = defop(
 # The scatter used by the gradients above, as an op so that create_graph can differentiate it.
 SCATTER = defop(
     "_index_put_zeros", node="IndexPutBackward0", inputs=("values",), saved=("indices",),
+    complex=AS_WRITTEN,
     fwd=lambda xp, g, p: xp.scatter_add_zeros(g, p["key"], p["shape"]),
     vjp=lambda xp, g, v, out, p: g[p["key"]],
     jvp=lambda xp, t, x, out, p: xp.scatter_add_zeros(t[0], p["key"], p["shape"]), linear=True,
@@ -220,6 +237,7 @@ SCATTER = defop(
 )
 PUT_ALONG = defop(
     "_put_along_axis_zeros", node="ScatterBackward0", inputs=("src",), saved=("dim", "index"),
+    complex=AS_WRITTEN,
     fwd=lambda xp, g, p: xp.put_along_axis_zeros(g, p["index"], p["dim"], p["shape"]),
     vjp=lambda xp, g, v, out, p: xp.take_along_axis(g, p["index"], axis=p["dim"]),
     jvp=lambda xp, t, x, out, p: xp.put_along_axis_zeros(t[0], p["index"], p["dim"], p["shape"]),
@@ -227,6 +245,7 @@ PUT_ALONG = defop(
 )
 TAKE_ALONG = defop(
     "gather", node="GatherBackward0", inputs=("self",), saved=("dim", "index", "self_sym_sizes"),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.take_along_axis(x, p["index"], axis=p["dim"]),
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, _along_key(xp, p["index"], p["dim"]), p["self_sym_sizes"]),
     jvp=lambda xp, t, x, out, p: xp.take_along_axis(t[0], p["index"], axis=p["dim"]), linear=True,
@@ -260,6 +279,7 @@ def _index_put_self_vjp(xp, g, x, v, out, p):
 
 INDEX_PUT = defop(
     "index_put", node="CopySlices", inputs=("self", "values"), saved=(),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, v, p: _index_put_fwd(xp, x, v, p),
     vjp=(_index_put_self_vjp, lambda xp, g, x, v, out, p: g[p["key"]]),
     jvp=lambda xp, t, x, out, p: _index_put_fwd(xp, t[0], t[1], p),
@@ -288,6 +308,7 @@ def _cat_vjp(xp, g, i, metas, p):
 
 CAT = defop(
     "cat", node="CatBackward0", inputs=("tensors",), saved=("dim",),
+    complex=AS_WRITTEN,
     fwd=_cat_fwd, vjp=(_cat_vjp,), variadic=True,
     jvp=lambda xp, t, x, out, p: xp.concatenate(t, axis=p["dim"]), linear=True,
     sample={"domain": (-3, 3), "kind": "cat"},
@@ -302,6 +323,7 @@ def _stack_fwd(xp, *arrays_and_p):
 
 STACK = defop(
     "stack", node="StackBackward0", inputs=("tensors",), saved=("dim",),
+    complex=AS_WRITTEN,
     fwd=_stack_fwd,
     vjp=(lambda xp, g, i, metas, p: xp.take(g, i, axis=p["dim"]),), variadic=True,
     jvp=lambda xp, t, x, out, p: xp.stack(t, axis=p["dim"]), linear=True,
@@ -318,6 +340,7 @@ def _split_fwd(xp, x, p):
 
 SPLIT = defop(
     "split_with_sizes", node="SplitWithSizesBackward0", inputs=("self",),
+    complex=AS_WRITTEN,
     saved=("dim", "self_sym_sizes", "split_sizes"),
     fwd=_split_fwd,
     vjp=lambda xp, g, x, out, p: xp.concatenate(list(g), axis=p["dim"]),
@@ -327,6 +350,7 @@ SPLIT = defop(
 )
 UNBIND = defop(
     "unbind.int", node="UnbindBackward0", inputs=("self",), saved=("dim",),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, p: tuple(xp.take(x, i, axis=p["dim"]) for i in range(x.shape[p["dim"]])),
     vjp=lambda xp, g, x, out, p: xp.stack(list(g), axis=p["dim"]),
     jvp=lambda xp, t, x, out, p: tuple(xp.take(t[0], i, axis=p["dim"]) for i in range(t[0].shape[p["dim"]])),

@@ -51,6 +51,35 @@ class _TXP:
     abs = staticmethod(api.abs)
     sign = staticmethod(api.sign)
 
+    # complex numbers (the conjugate-convention twins of complex rows call conj)
+    @staticmethod
+    def conj(x):
+        from . import cplx  # cplx imports this module (via dispatch): import late
+
+        return cplx.conj(x) if isinstance(x, Tensor) else np.conj(x)
+
+    @staticmethod
+    def real(x):
+        from . import cplx
+
+        return cplx.real(x) if isinstance(x, Tensor) else np.real(x)
+
+    @staticmethod
+    def imag(x):
+        from . import cplx
+
+        return cplx.imag(x) if isinstance(x, Tensor) else np.imag(x)
+
+    @staticmethod
+    def sgn(x):
+        from . import cplx
+
+        return cplx.sgn(x)
+
+    @staticmethod
+    def iscomplexobj(x):
+        return x.is_complex() if isinstance(x, Tensor) else np.iscomplexobj(x)
+
     @staticmethod
     def where(c, a, b):
         like = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) else c if isinstance(c, Tensor) else None

@@ -23,6 +23,15 @@ class ArrayNamespace:
         setattr(self, name, v)  # cache: later lookups are plain attribute reads
         return v
 
+    def sgn(self, x):
+        """torch.sgn: ``x / |x|`` (0 at 0) for complex, the sign for real."""
+        m = self._mod
+        if x.dtype.kind != "c":
+            return m.sign(x)
+        a = m.abs(x)
+        zero = a == 0
+        return m.where(zero, 0, x / m.where(zero, 1, a))
+
     def scatter_add_zeros(self, g, key, shape):
         """zeros(shape) with g added at ``key`` (repeated indices accumulate)."""
         z = self._mod.zeros(shape, g.dtype)
