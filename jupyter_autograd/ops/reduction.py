@@ -357,7 +357,7 @@ def _norm_fwd(xp, x, p):
         return xp.amin(a, axis=dims, keepdims=k)
     if o == 0:
         nz = a != 0
-        return xp.sum(nz if xp.is_txp else nz.astype(x.dtype), axis=dims, keepdims=k)
+        return xp.sum(nz if xp.is_txp else nz.astype(a.dtype), axis=dims, keepdims=k)
     with np.errstate(all="ignore"):  # |0|^p for p < 0 is inf, and the norm 0, without a warning
         if not xp.is_txp and x.dtype == np.float32:
             return (xp.sum(a.astype(np.float64) ** o, axis=dims, keepdims=k) ** (1.0 / o)).astype(x.dtype)
