@@ -54,24 +54,37 @@ from .tensor import Size, Tensor  # noqa: F401
 from . import ops  # noqa: E402,F401 - registers every op
 from . import _tensor_methods  # noqa: E402,F401 - wires Tensor methods to the ops
 from .factories import (  # noqa: E402,F401
-    Generator,
     arange,
     as_tensor,
     asarray,
-    default_generator,
     empty,
     empty_like,
     eye,
     from_numpy,
     full,
     full_like,
-    initial_seed,
     linspace,
     logspace,
-    manual_seed,
-    normal,
     ones,
     ones_like,
+    range,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .random import (  # noqa: E402,F401
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from ._sampling import (  # noqa: E402,F401
+    bernoulli,
+    multinomial,
+    normal,
     rand,
     rand_like,
     randint,
@@ -79,12 +92,8 @@ from .factories import (  # noqa: E402,F401
     randn,
     randn_like,
     randperm,
-    range,
-    seed,
-    tensor,
-    zeros,
-    zeros_like,
 )
+from . import random  # noqa: E402,F401
 from .ops.api import *  # noqa: E402,F401,F403
 from .ops.api import linalg, special  # noqa: E402,F401
 from .ops.cplx import (  # noqa: E402,F401
@@ -93,6 +102,7 @@ from .ops.cplx import (  # noqa: E402,F401
 )
 from . import autograd  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
+from .nn.functional import native_dropout  # noqa: E402,F401
 from . import func  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401 - torch.cuda (CuPy is imported lazily, on first use)
 from .factories import get_default_device, set_default_device  # noqa: E402,F401

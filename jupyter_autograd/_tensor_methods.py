@@ -394,34 +394,7 @@ def _copy_(self, src, non_blocking=False):
     return self
 
 
-def _on_device(host, t):
-    """Host samples (drawn by the NumPy generator) as an array on ``t``'s device."""
-    from .backend import move_array  # noqa: PLC0415
-
-    return move_array(host.astype(t._data.dtype, copy=False), t.device)
-
-
-def _uniform_(self, a=0.0, b=1.0, generator=None):
-    from .factories import _rng  # noqa: PLC0415
-
-    self._check_inplace()
-    self._data[...] = _on_device(_rng(generator).uniform(a, b, self._data.shape), self)
-    self._bump_version()
-    return self
-
-
-def _normal_(self, mean=0.0, std=1.0, generator=None):
-    from .factories import _rng  # noqa: PLC0415
-
-    self._check_inplace()
-    self._data[...] = _on_device(_rng(generator).normal(mean, std, self._data.shape), self)
-    self._bump_version()
-    return self
-
-
 Tensor.zero_ = _zero_
 Tensor.fill_ = _fill_
 Tensor.copy_ = _copy_
-Tensor.uniform_ = _uniform_
-Tensor.normal_ = _normal_
 Tensor.trunc = lambda self: Tensor._wrap(np.trunc(self._data))

@@ -196,7 +196,8 @@ def _shape_builders():
                        lambda tt, x, w, b: tt.nn.functional.layer_norm(x, (3,), w, b)),
         "embedding": ((5, 3), lambda w: ja.nn.functional.embedding(ja.tensor([[0, 2], [4, 2]]), w),
                       lambda tt, w: tt.nn.functional.embedding(tt.tensor([[0, 2], [4, 2]]), w)),
-        "dropout": ((4, 3), lambda x: (ja.manual_seed(0), ja.nn.functional.dropout(x, 0.5))[1], None),
+        "dropout": ((4, 3), lambda x: (ja.manual_seed(0), ja.native_dropout(x, 0.5, True)[0])[1],
+                    lambda tt, x: (tt.manual_seed(0), tt.native_dropout(x, 0.5, True)[0])[1]),
         "nll": ((4, 3), lambda t: ja.nn.functional.nll_loss(t, ja.tensor([0, 2, 1, 2])),
                 lambda tt, t: tt.nn.functional.nll_loss(t, tt.tensor([0, 2, 1, 2]))),
     }

@@ -356,34 +356,68 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
-    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``
-    (NativeDropoutBackward0); the identity when not training. The mask comes from
-    ``jupyter_autograd``'s generator, so the zeros differ from torch's.
+    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``; the identity
+    when not training. As torch on the CPU: the mask is ``empty_like(input).bernoulli_(1 - p)``
+    divided by ``1 - p`` and multiplied in (``MulBackward0``), so a seed gives torch's zeros.
 
     Raises:
         ValueError: when ``p`` is outside [0, 1].
 
     Example:
         >>> import jupyter_autograd as torch
-        >>> torch.nn.functional.dropout(torch.ones(3), 0.5, training=False)
-        tensor([1., 1., 1.])
+        >>> _ = torch.manual_seed(0)
+        >>> torch.nn.functional.dropout(torch.ones(6), 0.5)
+        tensor([0., 0., 2., 0., 0., 0.])
     """
-    from ..factories import _rng  # noqa: PLC0415
-    from ..ops import nn_ops as NN  # noqa: PLC0415
+    from .._sampling import bernoulli_  # noqa: PLC0415
 
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
+    if not training or p == 0 or input.numel() == 0:
         return input
     x = input._data
-    if p == 1.0:
-        mask = np.zeros(x.shape, x.dtype)
-        scale = 0.0
+    if p == 1:
+        noise = np.zeros((), x.dtype)
     else:
-        mask = (_rng(None).random(x.shape) >= p).astype(x.dtype)
-        scale = 1.0 / (1.0 - p)
-    if x.__class__ is not np.ndarray:
-        from ..backend import device_of_array, move_array  # noqa: PLC0415
+        noise = bernoulli_(Tensor._wrap(np.empty_like(x) if x.__class__ is np.ndarray
+                                        else np.empty(x.shape, x.dtype)), 1 - p)._data
+        keep = x.dtype.type(1 - p)
+        if x.dtype == np.float16:  # torch multiplies reduced floats by the float reciprocal
+            noise = (noise * (np.float32(1) / np.float32(keep))).astype(x.dtype)
+        else:
+            noise = noise / keep
+    noise = Tensor._wrap(_on_device_of(noise, x))
+    return input.mul_(noise) if inplace else input * noise
 
-        mask = move_array(mask, device_of_array(x))  # drawn on the host, used on x's device
-    return apply(NN.DROPOUT, (input,), {"result1": mask, "scale": scale, "p": p})
+
+def _on_device_of(host, like):
+    """``host`` (a NumPy array) on the device holding array ``like``."""
+    if like.__class__ is np.ndarray:
+        return host
+    from ..backend import device_of_array, move_array  # noqa: PLC0415
+
+    return move_array(host, device_of_array(like))
+
+
+def native_dropout(input, p: float, train):
+    """``torch.native_dropout``: ``(output, mask)`` with a boolean mask and
+    ``NativeDropoutBackward0`` (the fused kernel torch uses for dropout on GPUs).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> _ = torch.manual_seed(0)
+        >>> torch.native_dropout(torch.ones(4), 0.5, True)
+        (tensor([0., 0., 2., 0.]), tensor([False, False,  True, False]))
+    """
+    from .._sampling import bernoulli_  # noqa: PLC0415
+    from ..ops import nn_ops as NN  # noqa: PLC0415
+
+    x = input._data
+    if train is False or x.size == 0:
+        mask = np.ones(x.shape, bool) if x.size else np.empty(x.shape, x.dtype)
+        return (input.clone() if x.size else input), Tensor._wrap(_on_device_of(mask, x))
+    keep = 1.0 - p
+    mask = bernoulli_(Tensor._wrap(np.empty(x.shape, bool)), keep)._data
+    scale = x.dtype.type(0.0 if keep == 0 else 1.0 / keep)
+    params = {"result1": _on_device_of(mask.astype(x.dtype), x), "scale": scale, "p": p}
+    return apply(NN.DROPOUT, (input,), params), Tensor._wrap(_on_device_of(mask, x))

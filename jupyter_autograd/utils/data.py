@@ -9,6 +9,15 @@ import warnings
 import numpy as np
 
 from ..tensor import Tensor
+from ._samplers import (  # noqa: F401 - torch.utils.data's names
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+    _seed_from,
+)
 
 
 class Dataset:
@@ -102,7 +111,7 @@ def random_split(dataset: Dataset, lengths, generator=None) -> list:
         >>> len(train), len(test)
         (8, 2)
     """
-    from ..factories import randperm  # noqa: PLC0415
+    from .._sampling import randperm  # noqa: PLC0415
 
     lengths = list(lengths)
     n = len(dataset)
@@ -194,6 +203,8 @@ class DataLoader:
             raise ValueError(
                 f"batch_size should be a positive integer value, but got batch_size={batch_size}"
             )
+        if sampler is None:  # torch's default samplers (their draws give torch's order)
+            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
         self.dataset = dataset
         self.batch_size = batch_size
         self.shuffle = bool(shuffle)
@@ -206,14 +217,11 @@ class DataLoader:
         self.pin_memory = pin_memory
 
     def _indices(self):
-        if self.sampler is not None:
-            return list(iter(self.sampler))
-        n = len(self.dataset)
-        if self.shuffle:
-            from ..factories import randperm  # noqa: PLC0415
-
-            return randperm(n, generator=self.generator)._data
-        return np.arange(n)
+        if type(self.sampler) is SequentialSampler:
+            return np.arange(len(self.dataset))
+        if type(self.sampler) is RandomSampler:
+            return self.sampler._indices()
+        return list(iter(self.sampler))
 
     def _batches(self):
         if self.batch_sampler is not None:
@@ -231,6 +239,13 @@ class DataLoader:
             yield idx[s:s + bs]
 
     def __iter__(self):
+        # torch's iterator draws a base seed for workers from the loader's generator (or the
+        # default one) when it is created, even with no workers: the same draw keeps later
+        # random numbers (dropout, the next shuffle) in step with torch
+        self._base_seed = _seed_from(self.generator)
+        return self._iterate()
+
+    def _iterate(self):
         ds = self.dataset
         fast = self.collate_fn is None and isinstance(ds, TensorDataset) and self.batch_size is not None
         for b in self._batches():

@@ -1,0 +1,499 @@
+"""Random tensors with torch's values: ``rand``, ``randn``, ``randint``, ``randperm``, ``normal``,
+``bernoulli``, ``multinomial``, the ``*_like`` forms and the in-place samplers (``uniform_``,
+``normal_``, ``bernoulli_``, ``random_``, ``exponential_``, ``cauchy_``, ``log_normal_``,
+``geometric_``), with torch's argument checks and messages.
+
+Samples are drawn on the host by ``_distributions`` from a :class:`~jupyter_autograd.random.
+Generator` (the default one unless ``generator=`` is given) and written in torch's order: memory
+order of the written tensor, which is row-major order for contiguous tensors.
+
+Example:
+    >>> import jupyter_autograd as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.randint(0, 10, (6,))
+    tensor([4, 9, 3, 0, 3, 9])
+    >>> torch.randperm(5)
+    tensor([2, 4, 3, 1, 0])
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from . import _distributions as D
+from . import _dtype
+from .backend import move_array
+from .factories import _finish, _like, _np_dtype, _required_size, _size
+from .random import _get
+from .tensor import Tensor
+
+_INT_INFO = {np.dtype(t): np.iinfo(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8)}
+_C_TYPE = {"int8": "signed char", "int16": "short", "int32": "int", "int64": "long int",
+           "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half", "float32": "float",
+           "float64": "double"}
+
+
+def _fmt(x) -> str:
+    """A number as C++'s ``ostream <<`` prints a double in torch's messages (``%g``)."""
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def _torch_name(dt) -> str:
+    return _dtype.from_numpy_dtype(dt)._legacy.replace("Tensor", "")
+
+
+def _not_implemented(kernel: str, dt) -> NotImplementedError:
+    return NotImplementedError(f'"{kernel}" not implemented for \'{_torch_name(dt)}\'')
+
+
+def _axes(arr: np.ndarray):
+    """The transpose of ``arr`` whose row-major order is torch's TensorIterator order (memory
+    order, outermost stride first), or None when that is ``arr``'s own order."""
+    if arr.flags.c_contiguous or arr.ndim < 2:
+        return None
+    return sorted(range(arr.ndim), key=lambda d: -abs(arr.strides[d]) if arr.shape[d] > 1 else 0)
+
+
+def _fill(t: Tensor, draw, p=None) -> Tensor:
+    """Write ``draw(n, contiguous[, p])`` (a flat host array) into ``t`` in torch's order; ``p``
+    (an array broadcast to ``t``'s shape) is passed flat in that same order."""
+    t._check_inplace()
+    data = t._data
+    if data.size:
+        host = data if data.__class__ is np.ndarray else np.empty(data.shape, data.dtype)
+        if host.dtype.kind == "c":  # view_as_real: the real and imaginary parts, interleaved
+            real = host.real
+            host = np.lib.stride_tricks.as_strided(
+                real, real.shape + (2,), real.strides + (real.itemsize,), writeable=True)
+        axes = _axes(host)
+        view = host if axes is None else host.transpose(axes)
+        args = (host.size, bool(host.flags.c_contiguous))
+        if p is not None:
+            args += (np.ascontiguousarray(p if axes is None else p.transpose(axes)).reshape(-1),)
+        view[...] = draw(*args).reshape(view.shape)
+        if data.__class__ is not np.ndarray:
+            data[...] = move_array(host, t.device)
+    t._bump_version()
+    return t
+
+
+def _real(dt):
+    return np.dtype(dt.type(0).real.dtype) if dt.kind == "c" else dt
+
+
+# ---------------------------------------------------------------------------- in-place
+def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator=None, **kw) -> Tensor:
+    """Fill with U(from, to) samples, as torch (same values for the same generator state)."""
+    from_ = kw.pop("from", from_)
+    dt = _real(self._data.dtype)
+    if dt.kind != "f":
+        raise _not_implemented("check_uniform_bounds", dt)
+    hi = float(np.finfo(dt).max)
+    for val, what in ((from_, "from"), (to, "to")):
+        if not -hi <= val <= hi:
+            raise RuntimeError(f"{what} is out of bounds for {_C_TYPE[dt.name]}")
+    if not from_ <= to:
+        raise RuntimeError("uniform_ expects to return a [from, to) range, but found "
+                           f"from={_fmt(float(from_))} > to={_fmt(float(to))}")
+    if to - from_ > hi:
+        raise RuntimeError(
+            f"uniform_ expects to-from <= std::numeric_limits<{_torch_name(dt)}>::max(), but "
+            f"found to={_fmt(float(to))} and from={_fmt(float(from_))} which result in to-from "
+            "to exceed the limit")
+    return _fill(self, lambda n, c: D.uniform(_get(generator), n, dt, from_, to))
+
+
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
+    """Fill with N(mean, std²) samples, as torch (Box-Muller blocks of 16 for >= 16 contiguous
+    elements, the scalar sampler with its cached second value otherwise)."""
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
+    dt = self._data.dtype
+    if dt.kind == "c":  # real and imaginary parts each get half the variance
+        std = std / math.sqrt(2)
+    elif dt.kind != "f":
+        raise _not_implemented("normal_kernel_cpu", dt)
+    return _fill(self, lambda n, c: D.normal(_get(generator), n, _real(dt), mean, std, c))
+
+
+def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
+    """Fill with 0/1 draws that are 1 with probability ``p`` (a number or a broadcastable tensor)."""
+    dt = self._data.dtype
+    if isinstance(p, Tensor):
+        pa = p.detach().cpu()._data
+        if not bool(((pa >= 0) & (pa <= 1)).all()):
+            raise RuntimeError(
+                "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                "message be improved?  If so, please report an enhancement request to PyTorch.)")
+        pa = np.broadcast_to(pa, self._data.shape)
+        return _fill(self, lambda n, c, pf: D.bernoulli_tensor(_get(generator), pf, dt), pa)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(float(p))}")
+    return _fill(self, lambda n, c: D.bernoulli_scalar(_get(generator), n, dt, p))
+
+
+def _update_from(frm: int, dt) -> int:
+    """torch's update_from: move ``from`` up to an integer the float dtype holds exactly."""
+    fp1 = int(dt.type(frm + 1))
+    if fp1 < frm:
+        frm = fp1 + (1 << (abs(frm + 1).bit_length() - 1 - np.finfo(dt).nmant))
+    return frm
+
+
+def _update_to(to: int, dt) -> int:
+    """torch's update_to: move ``to`` down to an integer the float dtype holds exactly."""
+    tm1 = int(dt.type(to - 1))
+    if tm1 >= to:
+        to = tm1 - (1 << (abs(to - 1).bit_length() - 1 - np.finfo(dt).nmant))
+    return to
+
+
+def _check_range(frm: int, to_inc: int, dt) -> None:
+    if dt.kind == "f":
+        lo, hi = -float(np.finfo(dt).max), float(np.finfo(dt).max)
+    elif dt.kind == "b":
+        lo, hi = 0, 1
+    else:
+        lo, hi = int(_INT_INFO[dt].min), int(_INT_INFO[dt].max)
+    for val, what in ((frm, "from"), (to_inc, "to - 1")):
+        if not lo <= val <= hi:
+            raise RuntimeError(f"{what} is out of bounds for {_C_TYPE[dt.name]}")
+    if dt.kind == "f":
+        digits = np.finfo(dt).nmant + 1
+        for val, what in ((frm, "from"), (to_inc, "to - 1")):
+            if val < -(1 << digits) or val > (1 << digits):
+                warnings.warn(
+                    f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                    f"limitations {_C_TYPE[dt.name]} can support discrete uniform distribution "
+                    "only within this range. This warning will become an error in version 1.7 "
+                    "release, please fix the code in advance", UserWarning, stacklevel=4)
+
+
+_NO_TO = object()
+
+
+def random_(self: Tensor, *args, generator=None, **kw) -> Tensor:
+    """Fill with integers, as torch: ``random_()`` over [0, 2**mantissa] for floats and [0, max]
+    for integers, ``random_(to)`` over [0, to), ``random_(from, to)`` over [from, to) and
+    ``random_(from, None)`` from ``from`` up to the type's limit."""
+    frm, to = 0, _NO_TO
+    if len(args) == 1 and "to" not in kw:
+        to = args[0]
+    elif len(args) == 2:
+        frm, to = args
+    elif len(args) == 1:
+        frm = args[0]
+    frm, to = kw.pop("from", frm), kw.pop("to", to)
+    dt = self._data.dtype
+    if to is _NO_TO:
+        if len(args) == 0 and frm == 0:
+            return _fill(self, lambda n, c: D.random_default(_get(generator), n, dt))
+        to = None
+    frm = int(frm)
+    if to is not None:
+        to = int(to)
+        if not frm < to:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={frm} >= to={to}")
+        if dt.kind == "f":
+            frm, to = _update_from(frm, dt), _update_to(to, dt)
+            if not frm < to:
+                raise RuntimeError(
+                    "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
+                    f"but got from={frm} >= to={to}")
+        to_inc = to - 1
+    elif frm == -(1 << 63):
+        if dt.name not in ("int64", "float64", "float32"):
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, "
+                               "float and bfloat16")
+        return _fill(self, lambda n, c: D.random_full_range(_get(generator), n, dt))
+    elif dt.kind == "f":
+        to_inc = 1 << (np.finfo(dt).nmant + 1)
+        frm = _update_from(frm, dt)
+        if not frm < to_inc:
+            raise RuntimeError(
+                "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
+                f"casted to dtype, but got from={frm} > to_inc={to_inc}")
+    else:
+        to_inc = 1 if dt.kind == "b" else int(_INT_INFO[dt].max)
+    _check_range(frm, to_inc, dt)
+    return _fill(self, lambda n, c: D.random_from_to(_get(generator), n, dt, to_inc - frm + 1, frm))
+
+
+def _float_only(dt, what: str) -> None:
+    if dt.kind != "f":
+        raise RuntimeError(
+            f"{what} is a continuous probability distribution. dtype must be a floating point but "
+            f"you specified {_torch_name(dt)}")
+
+
+def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
+    """Fill with Exp(lambd) samples, as torch."""
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(float(lambd))}")
+    dt = self._data.dtype
+    _float_only(dt, "Exponential distribution")
+    return _fill(self, lambda n, c: D.exponential(_get(generator), n, dt, lambd))
+
+
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
+    """Fill with Cauchy(median, sigma) samples, as torch."""
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(float(sigma))}")
+    dt = self._data.dtype
+    _float_only(dt, "Cauchy distribution")
+    return _fill(self, lambda n, c: D.cauchy(_get(generator), n, dt, median, sigma))
+
+
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
+    """Fill with exp(N(mean, std²)) samples, as torch."""
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(float(std))}")
+    dt = self._data.dtype
+    if dt.kind != "f":
+        raise _not_implemented("log_normal_cpu", dt)
+    return _fill(self, lambda n, c: D.log_normal(_get(generator), n, dt, mean, std))
+
+
+def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
+    """Fill with Geometric(p) samples (trials to the first success), as torch."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(float(p))}")
+    dt = self._data.dtype
+    return _fill(self, lambda n, c: D.geometric(_get(generator), n, dt, p))
+
+
+# ---------------------------------------------------------------------------- factories
+def _shape(name: str, size: tuple, kw_size) -> tuple:
+    if kw_size is not None:
+        if size:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        size = (tuple(kw_size),)
+    _required_size(name, size)
+    return _size(size)
+
+
+def _empty(shape, dtype, default) -> Tensor:
+    return Tensor._wrap(np.empty(shape, _np_dtype(dtype, default)))
+
+
+def _done(t: Tensor, device, requires_grad, out=None) -> Tensor:
+    """The result on ``device`` (or written into ``out``, resized as torch resizes it)."""
+    if out is None:
+        return _finish(t._data, None, device, requires_grad)
+    if tuple(out._data.shape) == tuple(t._data.shape):
+        out._data[...] = t._data
+    else:
+        out._data = t._data.astype(out._data.dtype)
+    out._bump_version()
+    return out
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+         pin_memory=False, requires_grad=False, **kw) -> Tensor:
+    """Uniform samples in [0, 1), torch's values for the generator's state.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> _ = torch.manual_seed(0)
+        >>> torch.rand(2, 2)
+        tensor([[0.4963, 0.7682],
+                [0.0885, 0.1320]])
+    """
+    t = _empty(_shape("rand", size, kw.pop("size", None)), dtype, _dtype.get_default_dtype().np)
+    return _done(uniform_(t, 0.0, 1.0, generator=generator), device, requires_grad, out)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+          pin_memory=False, requires_grad=False, **kw) -> Tensor:
+    """Standard normal samples, torch's values for the generator's state.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> _ = torch.manual_seed(0)
+        >>> torch.randn(3)
+        tensor([ 1.5410, -0.2934, -2.1788])
+    """
+    t = _empty(_shape("randn", size, kw.pop("size", None)), dtype, _dtype.get_default_dtype().np)
+    return _done(normal_(t, 0.0, 1.0, generator=generator), device, requires_grad, out)
+
+
+def randint(*args, generator=None, out=None, dtype=None, layout=None, device=None,
+            pin_memory=False, requires_grad=False, **kw) -> Tensor:
+    """Integers uniform in [low, high): ``randint(high, size)`` or ``randint(low, high, size)``.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.randint(3, 10, (4,), generator=torch.Generator().manual_seed(0))
+        tensor([7, 6, 3, 5])
+    """
+    args = list(args)
+    if "low" in kw:
+        args.insert(0, kw.pop("low"))
+    args += [kw.pop(k) for k in ("high", "size") if k in kw]
+    if len(args) == 2:
+        args.insert(0, 0)
+    if len(args) != 3:
+        raise TypeError("randint() received an invalid combination of arguments - expected "
+                        "(int high, tuple of ints size, ...) or (int low, int high, tuple of ints size, ...)")
+    low, high, size = args
+    t = _empty(_size((tuple(size),)), dtype, np.dtype(np.int64))
+    random_(t, int(low), int(high), generator=generator)
+    return _done(t, device, requires_grad, out)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             pin_memory=False, requires_grad=False) -> Tensor:
+    """A random permutation of 0..n-1 (torch's Fisher-Yates, the same order for the same state).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.randperm(6, generator=torch.Generator().manual_seed(0))
+        tensor([2, 5, 3, 0, 1, 4])
+    """
+    n = int(n)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    dt = _np_dtype(dtype, np.dtype(np.int64))
+    if dt.kind == "f" and n > (1 << (np.finfo(dt).nmant + 1)) + 1:
+        raise RuntimeError(f"n cannot be greater than {(1 << (np.finfo(dt).nmant + 1)) + 1} for "
+                           f"{_torch_name(dt)} type.")
+    perm = D.randperm(_get(generator), n)
+    return _done(Tensor._wrap(perm.astype(dt)), device, requires_grad, out)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
+           device=None, pin_memory=False, requires_grad=False) -> Tensor:
+    """Normal samples: ``normal(mean, std, size)`` for numbers, or elementwise means/stds from
+    tensors (torch draws N(0, std) or N(0, 1) and then scales and shifts, in the tensor's dtype).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> _ = torch.manual_seed(0)
+        >>> torch.normal(2.0, 3.0, (2,))
+        tensor([6.6230, 1.1197])
+    """
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mt and not st:
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments - got "
+                            "(float, float), but expected (float mean, float std, tuple of ints size, ...)")
+        t = _empty(_size((tuple(size),)), dtype, _dtype.get_default_dtype().np)
+        return _done(normal_(t, mean, std, generator=generator), device, requires_grad, out)
+    if st and std.numel() and not bool((std._data >= 0).all()):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not st:
+        if not std >= 0.0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
+        t = normal_(_empty(tuple(mean.shape), None, mean._data.dtype), 0.0, std, generator=generator)
+        res = t._data + mean.detach().cpu()._data
+    else:
+        like = mean if mt else std
+        m = mean.detach().cpu()._data if mt else like._data.dtype.type(mean)
+        shape = np.broadcast_shapes(tuple(std.shape), np.shape(m))
+        t = normal_(_empty(shape, None, like._data.dtype), 0.0, 1.0, generator=generator)
+        res = (t._data * std.detach().cpu()._data).astype(t._data.dtype) + m  # mul_, then add_
+    res = res.astype(t._data.dtype, copy=False)
+    return _done(Tensor._wrap(res), (mean if mt else std).device, False, out)
+
+
+def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
+    """0/1 draws: 1 with probability ``input`` elementwise, or with probability ``p`` (a number)
+    in ``input``'s shape and dtype.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.bernoulli(torch.full((5,), 0.5), generator=torch.Generator().manual_seed(0))
+        tensor([1., 0., 1., 1., 1.])
+    """
+    t = _empty(tuple(input.shape), None, input._data.dtype)
+    bernoulli_(t, input.detach() if p is None else p, generator=generator)
+    return _done(t, input.device, False, out)
+
+
+def _check_rows(rows: np.ndarray, replacement: bool) -> None:
+    """torch's checks on multinomial weights, first offending element first."""
+    if not replacement:
+        if not (np.all(rows < np.inf) and np.all(rows >= 0)):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if bool((rows.sum(-1) == 0).any()):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        return
+    for row in rows:
+        bad = ~(row >= 0) | ~np.isfinite(row)
+        if bad.any():
+            if not row[np.argmax(bad)] >= 0:
+                raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+        if not row.sum() > 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None,
+                out=None) -> Tensor:
+    """Indices drawn from the rows of ``input`` (non-negative weights), as torch.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> w = torch.tensor([0.1, 0.2, 0.7])
+        >>> torch.multinomial(w, 4, replacement=True, generator=torch.Generator().manual_seed(0))
+        tensor([2, 2, 2, 2])
+    """
+    p = input.detach().cpu()._data
+    if p.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if p.dtype.kind != "f":
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_torch_name(p.dtype)}")
+    n = int(num_samples)
+    if n <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and n > p.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if p.shape[-1] > 1 << 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    rows = p.reshape(-1, p.shape[-1])
+    res = np.zeros((rows.shape[0], n), np.int64)
+    if res.size:
+        _check_rows(rows, replacement and n > 1)
+        res = D.multinomial(_get(generator), rows, n, replacement)
+    return _done(Tensor._wrap(res.reshape(p.shape[:-1] + (n,))), input.device, False, out)
+
+
+def _like_factory(fn, name):
+    def like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+             memory_format=None, generator=None, pin_memory=False):
+        dt, dev = _like(input, dtype, device)
+        return fn(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad,
+                  generator=generator)
+
+    like.__name__ = like.__qualname__ = name
+    like.__doc__ = f"``{fn.__name__}`` with the shape (and by default dtype and device) of ``input``."
+    return like
+
+
+rand_like = _like_factory(rand, "rand_like")
+randn_like = _like_factory(randn, "randn_like")
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None, generator=None) -> Tensor:
+    """``randint`` with the shape (and by default dtype and device) of ``input``."""
+    if high is None:
+        low, high = 0, low
+    dt, dev = _like(input, dtype, device)
+    return randint(low, high, tuple(input.shape), dtype=dt, device=dev,
+                   requires_grad=requires_grad, generator=generator)
+
+
+Tensor.uniform_ = uniform_
+Tensor.normal_ = normal_
+Tensor.bernoulli_ = bernoulli_
+Tensor.random_ = random_
+Tensor.exponential_ = exponential_
+Tensor.cauchy_ = cauchy_
+Tensor.log_normal_ = log_normal_
+Tensor.geometric_ = geometric_
+Tensor.bernoulli = bernoulli
+Tensor.multinomial = multinomial
