@@ -122,6 +122,8 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
     """Fill with 0/1 draws that are 1 with probability ``p`` (a number or a broadcastable tensor)."""
     dt = self._data.dtype
+    if dt.kind == "c":
+        raise _not_implemented("bernoulli_tensor_cpu_self_" if isinstance(p, Tensor) else "bernoulli_scalar_cpu_", dt)
     if isinstance(p, Tensor):
         pa = p.detach().cpu()._data
         if not bool(((pa >= 0) & (pa <= 1)).all()):

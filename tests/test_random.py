@@ -348,6 +348,9 @@ def test_dropout_masks_and_graph_match_torch(torch):
     assert (_np(ours) == _np(theirs)).all() and _same_state(torch)
     ours, theirs = _both(torch, 2, lambda T: T.nn.functional.dropout(T.ones(10), 0.4, inplace=True))
     assert (_np(ours) == _np(theirs)).all()
+    for x in (lambda T: T.tensor(3.0, dtype=T.float64), lambda T: T.ones(30, dtype=T.float16)):
+        ours, theirs = _both(torch, 2, lambda T, x=x: T.nn.functional.dropout(x(T), 0.3))
+        assert (_np(ours) == _np(theirs)).all() and _np(ours).shape == _np(theirs).shape
     x = ja.ones(3, requires_grad=True)
     assert ja.nn.functional.dropout(x, 0.0) is x and ja.nn.functional.dropout(x, 0.5, False) is x
     out, mask = ja.native_dropout(x, 0.5, True)

@@ -383,9 +383,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
                                         else np.empty(x.shape, x.dtype)), 1 - p)._data
         keep = x.dtype.type(1 - p)
         if x.dtype == np.float16:  # torch multiplies reduced floats by the float reciprocal
-            noise = (noise * (np.float32(1) / np.float32(keep))).astype(x.dtype)
+            noise = np.asarray(noise * (np.float32(1) / np.float32(1 - p))).astype(x.dtype)
         else:
-            noise = noise / keep
+            noise = np.asarray(noise / keep)
     noise = Tensor._wrap(_on_device_of(noise, x))
     return input.mul_(noise) if inplace else input * noise
 

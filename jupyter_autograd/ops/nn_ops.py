@@ -189,7 +189,7 @@ EMBEDDING = defop(
 # out = x * mask * scale, scale = 1 / (1 - p); the mask (drawn by the caller) is result1
 DROPOUT = defop(
     "native_dropout", node="NativeDropoutBackward0", inputs=("input",),
-    complex=kernel_refuses("bernoulli_scalar_cpu_"),
+    complex=no_complex_autograd("native_dropout"),  # F.dropout refuses earlier, in bernoulli_
     saved=("result1", "scale"),
     fwd=lambda xp, x, p: x * (p["result1"] * p["scale"]),
     vjp=lambda xp, g, x, out, p: g * (p["result1"] * p["scale"]),

@@ -13,7 +13,12 @@ PRIVATE = "private ATen op (torch.ops.aten.* or a leading underscore), not torch
 FP8 = "FP8 scaled matrix products for CUDA tensor cores (torch._scaled_mm)"
 NO_DTYPE = "dtype NumPy has no type for (bfloat16, complex32)"
 BACKWARD_KERNEL = "an ATen backward kernel: torch's autograd internals, not a user-facing op"
-RANDOM = "pending: random numbers equal torch's once the 'random' stream lands torch's generator"
+RANDOM = ("pending: the 'random' stream: torch records BernoulliBackward0 / NormalBackward1-3 "
+          "(zero gradients) when a random op's input requires grad")
+RANDOM_LAYERS = ("pending: the 'layers' stream (#14 item 1): the function is not built yet (its "
+                 "random draws can use torch's generator, in jupyter_autograd._sampling)")
+RANDOM_LINALG = "pending: randomized low-rank SVD/PCA (torch.svd_lowrank) is not built yet"
+LAYOUT = "pending: torch.strided and the other layout objects are not exposed yet"
 LAYERS = "pending: the 'layers' stream (#14 item 1: conv, pool, norm, pad, interpolate, losses)"
 OPINFO = "pending: the 'opinfo' stream (#18)"
 
@@ -41,15 +46,17 @@ _NO_DTYPE = [
 _BACKWARD_KERNEL = [
     "max_pool2d_with_indices_backward", "native_dropout_backward",
 ]
-_RANDOM = [
-    "cauchy", "exponential", "geometric", "log_normal", "normal.in_place", "uniform", "randn",
-    "randn_like", "rand_like", "randint", "randint_like", "normal", "normal.number_mean",
-    "bernoulli", "multinomial", "nn.functional.dropout", "nn.functional.dropout2d",
-    "nn.functional.dropout3d", "nn.functional.alpha_dropout",
-    "nn.functional.feature_alpha_dropout.with_train", "nn.functional.rrelu", "svd_lowrank",
-    "pca_lowrank", "nn.functional.fractional_max_pool2d", "nn.functional.fractional_max_pool3d",
+_RANDOM = [  # torch's values now; what is left needs zero-gradient nodes or missing layers
+    "bernoulli", "normal",
+]
+_RANDOM_LAYERS = [
+    "nn.functional.dropout2d", "nn.functional.dropout3d", "nn.functional.alpha_dropout",
+    "nn.functional.feature_alpha_dropout.with_train", "nn.functional.rrelu",
+    "nn.functional.fractional_max_pool2d", "nn.functional.fractional_max_pool3d",
     "nn.functional.scaled_dot_product_attention",
 ]
+_RANDOM_LINALG = ["svd_lowrank", "pca_lowrank"]
+_LAYOUT = ["normal.number_mean"]
 _LAYERS = [
     "nn.functional.cosine_similarity", "nn.functional.adaptive_avg_pool1d",
     "nn.functional.adaptive_avg_pool2d", "nn.functional.adaptive_avg_pool3d",
@@ -181,6 +188,9 @@ SKIPS: dict[str, str] = {
 }
 PENDING: dict[str, str] = {
     **dict.fromkeys(_RANDOM, RANDOM),
+    **dict.fromkeys(_RANDOM_LAYERS, RANDOM_LAYERS),
+    **dict.fromkeys(_RANDOM_LINALG, RANDOM_LINALG),
+    **dict.fromkeys(_LAYOUT, LAYOUT),
     **dict.fromkeys(_LAYERS, LAYERS),
     **dict.fromkeys(_OPINFO, OPINFO),
 }
