@@ -240,3 +240,30 @@ def test_refusals_name_the_dtype(rng):
                     f(ja, ja.tensor(z))
             else:
                 pytest.fail("torch accepted it")
+
+
+# ---------------------------------------------------------------- second order (A6 for complex)
+@pytest.mark.parametrize("name", ALL)
+def test_complex_row_passes_gradcheck_and_gradgradcheck(name, rng):
+    """Every row accepting complex passes the complex gradcheck (real and imaginary parts of
+    inputs and outputs) and, for smooth rows, gradgradcheck: the twins' conjugated rules are
+    differentiable themselves (create_graph runs them on Tensors)."""
+    op = OPS[name]
+    checked = 0
+    for ours, _, zs, rtol in _complex_cases(name, rng):
+        ts = [ja.tensor(z, requires_grad=True) for z in zs]
+        try:
+            ours(*ts)
+        except (RuntimeError, NotImplementedError, TypeError):
+            continue
+        kw = {"atol": rtol, "rtol": rtol} if rtol else {}
+
+        def f(*xs, ours=ours):
+            return _out0(ours(*xs))
+
+        assert ja.autograd.gradcheck(f, ts, check_forward_ad=True, **kw)
+        if op.smooth and not rtol:
+            assert ja.autograd.gradgradcheck(f, ts, **kw)
+        checked += 1
+    if not checked:
+        pytest.skip(f"{name} refuses complex tensors")

@@ -228,6 +228,14 @@ def _validate_grad(name, i, g, meta, create_graph):
             g = _sum_to(TXP, g, tuple(shape))
         else:
             d = _sum_to(xp_of(d), d, tuple(shape))
+    if d.dtype.kind == "c" and np.dtype(dt).kind != "c":
+        # torch's engine refuses a complex gradient for a real input (built-in formulas take
+        # its real part themselves; a custom backward must too)
+        raise RuntimeError(
+            "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) "
+            "to be true, but got false.  (Could this error message be improved?  If so, please "
+            "report an enhancement request to PyTorch.)"
+        )
     if create_graph:
         return g if g._data.dtype == dt else g.to(_torch_dtype(dt))
     return d if d.dtype == dt else d.astype(dt)

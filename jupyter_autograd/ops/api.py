@@ -166,7 +166,13 @@ def square(input) -> Tensor:
 
 
 def float_power(input, exponent) -> Tensor:
-    return pow(_t(input).double(), exponent)
+    """``input ** exponent`` in double precision: float64, or complex128 if either is complex."""
+    complex_ = builtins.any(isinstance(v, complex) or (isinstance(v, Tensor) and v._data.dtype.kind == "c")
+                   for v in (input, exponent))
+    dt = _dtype.complex128 if complex_ else _dtype.float64
+    if isinstance(exponent, Tensor):
+        exponent = exponent.to(dt)
+    return pow(_t(input).to(dt), exponent)
 
 
 def _float(x: Tensor) -> Tensor:
