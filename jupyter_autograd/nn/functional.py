@@ -3,217 +3,101 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 from ..ops import api as _api
-from ..ops import linalg as LA
-from ..ops import loss as LS
-from ..ops import reduction as RD
-from ..ops.dispatch import addmm_linear, apply, apply1, promote2
-from ..autograd.engine import xp_of
+from ..ops.dispatch import addmm_linear, apply
 from ..tensor import Tensor
+from ._losses import (  # noqa: F401 - the losses are part of this namespace
+    _reduction,
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+)
 
 relu = _api.relu
 sigmoid = _api.sigmoid
 tanh = _api.tanh
 
 
+def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    """torch's implicit dim (0 for 0-, 1- and 3-D input, else 1), with its deprecation warning."""
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+        "dim=X as an argument.",
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """Softmax along ``dim`` (SoftmaxBackward0)."""
+    """Softmax along ``dim`` (SoftmaxBackward0); without ``dim``, torch's implicit choice and
+    its deprecation warning.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.functional.softmax(torch.tensor([[0., 0.]]), dim=1)
+        tensor([[0.5000, 0.5000]])
+    """
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input._data.ndim, _stacklevel)
     return _api.softmax(input, dim, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-input)`` along ``dim`` (SoftmaxBackward0 over NegBackward0), as torch."""
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input._data.ndim, _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype)
+    return _api.softmax(-input, dim)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """Log-softmax along ``dim`` (LogSoftmaxBackward0), stable at large logits."""
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input._data.ndim, _stacklevel)
     return _api.log_softmax(input, dim, dtype)
 
 
-def _reduction(reduction, size_average=None, reduce=None):
-    if size_average is None and reduce is None:
-        r = LS.REDUCTIONS.get(reduction)
-        if r is not None:
-            return r
-    if size_average is not None or reduce is not None:
-        size_average = True if size_average is None else size_average
-        reduce = True if reduce is None else reduce
-        reduction = "none" if not reduce else ("mean" if size_average else "sum")
-    if reduction not in LS.REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return LS.REDUCTIONS[reduction]
-
-
-def _check_same_size(input, target, name):
-    if input._data.shape != target._data.shape:
-        raise ValueError(
-            f"Target size ({_size(target)}) must be the same as input size ({_size(input)})"
-        )
-
-
-def _size(t):
-    return "torch.Size([" + ", ".join(str(s) for s in t._data.shape) + "])"
-
-
-def _opt(t):
-    return None if t is None else (t._data if isinstance(t, Tensor) else np.asarray(t))
-
-
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
-                                     reduction="mean", pos_weight=None):
-    """BCE on logits, computed stably: max(x,0) - x*y + log1p(exp(-|x|)).
+def softplus(input, beta=1, threshold=20):
+    """``log(1 + exp(beta x)) / beta``, and ``x`` where ``beta x > threshold``
+    (SoftplusBackward0); exact in the negative tail.
 
     Example:
         >>> import jupyter_autograd as torch
-        >>> z = torch.tensor([40.0], requires_grad=True)
-        >>> torch.nn.functional.binary_cross_entropy_with_logits(z, torch.tensor([0.0]))
-        tensor(40., grad_fn=<BinaryCrossEntropyWithLogitsBackward0>)
+        >>> torch.nn.functional.softplus(torch.tensor([-40.0, 0.0, 30.0]))
+        tensor([4.2484e-18, 6.9315e-01, 3.0000e+01])
     """
-    r = _reduction(reduction, size_average, reduce)
-    _check_same_size(input, target, "bce_logits")
-    input, target = promote2(input, target)
-    p = {"reduction": r, "weight": _opt(weight), "pos_weight": _opt(pos_weight)}
-    return apply(LS.BCE_LOGITS, (input, target), p)
+    from ..ops import nn_ops as NN  # noqa: PLC0415
+
+    _float_kernel(input, "softplus")
+    return apply(NN.SOFTPLUS, (input,), {"beta": beta, "threshold": threshold})
 
 
-def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    """BCE on probabilities; each log is clamped at -100 as torch does."""
-    r = _reduction(reduction, size_average, reduce)
-    if input._data.shape != target._data.shape:
-        raise ValueError(
-            f"Using a target size ({_size(target)}) that is different to the input size "
-            f"({_size(input)}) is deprecated. Please ensure they have the same size."
-        )
-    d = input._data
-    if d.size and (np.any(d < 0) or np.any(d > 1)):
-        raise RuntimeError("all elements of input should be between 0 and 1")
-    input, target = promote2(input, target)
-    return apply(LS.BCE, (input, target), {"reduction": r, "weight": _opt(weight)})
-
-
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """Mean squared error (MseLossBackward0)."""
-    r = _reduction(reduction, size_average, reduce)
-    if input._data.shape != target._data.shape:
-        import warnings  # noqa: PLC0415
-
-        warnings.warn(
-            f"Using a target size ({_size(target)}) that is different to the input size ({_size(input)}). "
-            "This will likely lead to incorrect results due to broadcasting. Please ensure they have "
-            "the same size.",
-            UserWarning,
-            stacklevel=2,
-        )
-        input, target = _api.broadcast_tensors(input, target)
-    input, target = promote2(input, target)
-    return apply(LS.MSE, (input, target), {"reduction": r, "shape": input._data.shape})
-
-
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """Mean absolute error, composed as torch does: (input - target).abs().mean()."""
-    r = _reduction(reduction, size_average, reduce)
-    d = (input - target).abs()
-    return d.mean() if r == 1 else d.sum() if r == 2 else d
-
-
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-             reduction="mean"):
-    """Negative log-likelihood of class indices (NllLossBackward0)."""
-    r = _reduction(reduction, size_average, reduce)
-    x = input._data
-    t = target._data if isinstance(target, Tensor) else np.asarray(target)
-    if t.__class__ is not x.__class__:
-        from ..autograd.engine import device_mismatch  # noqa: PLC0415
-
-        raise device_mismatch([input, target if isinstance(target, Tensor) else Tensor._wrap(t)])
-    if t.dtype.kind not in "iu":
-        scalar = {"float32": "Float", "float64": "Double", "float16": "Half", "bool": "Bool"}
-        raise RuntimeError(
-            f"expected target dtype to be Long or Byte, but got {scalar.get(t.dtype.name, t.dtype.name)}"
-        )
-    if x.ndim < 1:
-        raise ValueError("Expected 1 or more dimensions (got 0)")
-    if x.ndim > 1 and x.shape[0] != t.shape[0]:
-        raise ValueError(
-            f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({t.shape[0]})."
-        )
-    n_classes = x.shape[1] if x.ndim > 1 else x.shape[0]
-    w = _opt(weight)
-    if (w is None and t.size and ignore_index < 0
-            and (np.minimum.reduce(t, None) if t.__class__ is np.ndarray else t.min()) >= 0):
-        # common case: no weights, nothing ignored: the coefficient is one number. A class index
-        # past the end makes the forward's indexing fail; the general path below names it.
-        n = t.size
-        p = {
-            "reduction": r, "ignore_index": ignore_index, "weight": None, "st": t,
-            "coef": -1.0 / n if r == 1 else -1.0, "total_weight": float(n),
-            "self_sym_sizes": x.shape,
-        }
-        try:
-            return apply(LS.NLL, (input, target if isinstance(target, Tensor) else Tensor._wrap(t)), p)
-        except IndexError:
-            pass
-    valid = t != ignore_index
-    bad = valid & ((t < 0) | (t >= n_classes))
-    if np.any(bad):
-        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
-    st = np.where(valid, t, 0)
-
-    ww = (w[st] if w is not None else xp_of(x).ones(t.shape, x.dtype)) * valid  # on x's device
-    total = ww.sum()
-    coef = -ww
-    if r == 1:
-        coef = coef / total
-    p = {
-        "reduction": r, "ignore_index": ignore_index, "weight": w, "st": st,
-        "coef": coef.astype(x.dtype), "total_weight": float(total), "self_sym_sizes": x.shape,
-    }
-    return apply(LS.NLL, (input, target if isinstance(target, Tensor) else Tensor._wrap(t)), p)
-
-
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                  reduction="mean", label_smoothing=0.0):
-    """log_softmax + nll_loss for class indices; -(p * log_softmax).sum(1) for probabilities.
+def logsigmoid(input):
+    """``log(sigmoid(x))``, finite for every x (LogSigmoidBackward0).
 
     Example:
         >>> import jupyter_autograd as torch
-        >>> logits = torch.tensor([[2.0, 0.0]], requires_grad=True)
-        >>> torch.nn.functional.cross_entropy(logits, torch.tensor([0])).grad_fn
-        <NllLossBackward0 object at 0x...>
+        >>> torch.nn.functional.logsigmoid(torch.tensor([-100.0, 0.0]))
+        tensor([-100.0000,   -0.6931])
     """
-    cdim = 1 if input._data.ndim > 1 else 0
-    if input._data.dtype.kind == "f":  # the common case: the row directly, once per step
-        logp = apply1(RD.LOG_SOFTMAX, input, {"dim": cdim})
-    else:
-        logp = log_softmax(input, cdim)
-    if isinstance(target, Tensor) and target._data.dtype.kind in "fc":
-        if target._data.shape != input._data.shape:
-            raise RuntimeError(
-                f"Expected target size {list(input._data.shape)}, got {list(target._data.shape)}"
-            )
-        r = _reduction(reduction, size_average, reduce)
-        if label_smoothing:
-            n = input._data.shape[cdim]
-            target = target * (1 - label_smoothing) + label_smoothing / n
-        terms = logp * target
-        if weight is not None:
-            shape = [1] * input._data.ndim
-            shape[cdim] = -1
-            terms = terms * weight.reshape(shape)
-        per = -terms.sum(cdim)
-        if r == 1:
-            from ..ops import elementwise as EW  # noqa: PLC0415
+    from ..ops import nn_ops as NN  # noqa: PLC0415
 
-            n = input._data.shape[0] if input._data.ndim > 1 else 1
-            return apply1(EW.DIV_SCALAR, per.sum(), {"other": n})
-        return per.sum() if r == 2 else per
-    if label_smoothing:
-        n = input._data.shape[cdim]
-        nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
-        smooth = -logp.mean(cdim)
-        r = _reduction(reduction, size_average, reduce)
-        smooth = smooth.mean() if r == 1 else smooth.sum() if r == 2 else smooth
-        return nll * (1 - label_smoothing) + smooth * label_smoothing
-    return nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    _float_kernel(input, "log_sigmoid")
+    return apply(NN.LOG_SIGMOID, (input,), {"buffer": NN.log_sigmoid_buffer(input)})
+
+
+def _float_kernel(input, name):
+    if input._data.dtype.kind not in "fc":
+        dev = "cpu" if input._data.__class__ is np.ndarray else "cuda"
+        raise NotImplementedError(f'"{name}_{dev}" not implemented for \'{_api.scalar_type(input)}\'')
 
 
 def linear(input, weight, bias=None):

@@ -651,22 +651,38 @@ class _Linalg:
 linalg = _Linalg()
 
 
-def softmax(input, dim=None, dtype=None) -> Tensor:
-    """exp(x) / sum(exp(x)) along ``dim`` (SoftmaxBackward0)."""
+_REQUIRED = object()
+
+
+def _softmax_args(input, dim, dtype, name):
+    if dim is _REQUIRED:  # torch.softmax(x) / x.softmax(): only nn.functional picks a dim
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
     if dtype is not None:
         input = input.to(dtype)
-    if dim is None:
-        dim = 0 if input._data.ndim in (0, 1, 3) else 1
-    return apply1(RD.SOFTMAX, _float(input), {"dim": _wrap_dim(dim, input._data.ndim)})
+    d = input._data
+    dim = _wrap_dim(dim, d.ndim)
+    if d.dtype.kind not in "fc":
+        kernel = "lastdim_kernel_impl" if dim == d.ndim - 1 or d.ndim == 0 else "kernel_impl"
+        raise NotImplementedError(f'"{name}_{kernel}" not implemented for \'{scalar_type(input)}\'')
+    return input, dim
 
 
-def log_softmax(input, dim=None, dtype=None) -> Tensor:
+def softmax(input, dim=_REQUIRED, dtype=None) -> Tensor:
+    """exp(x) / sum(exp(x)) along ``dim`` (SoftmaxBackward0).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.softmax(torch.tensor([0., 0.]), 0)
+        tensor([0.5000, 0.5000])
+    """
+    input, dim = _softmax_args(input, dim, dtype, "softmax")
+    return apply1(RD.SOFTMAX, input, {"dim": dim})
+
+
+def log_softmax(input, dim=_REQUIRED, dtype=None) -> Tensor:
     """log(softmax(x)) computed stably (LogSoftmaxBackward0)."""
-    if dtype is not None:
-        input = input.to(dtype)
-    if dim is None:
-        dim = 0 if input._data.ndim in (0, 1, 3) else 1
-    return apply1(RD.LOG_SOFTMAX, _float(input), {"dim": _wrap_dim(dim, input._data.ndim)})
+    input, dim = _softmax_args(input, dim, dtype, "log_softmax")
+    return apply1(RD.LOG_SOFTMAX, input, {"dim": dim})
 
 
 # ---------------------------------------------------------------- linear algebra

@@ -78,6 +78,32 @@ DIV_SCALAR = defop(
 )
 
 
+# mul(self, other: Scalar), as torch's internals call it ((1 - label_smoothing) * nll_loss)
+MUL_SCALAR = defop(
+    "mul.Scalar", node="MulBackward1", inputs=("self",), saved=("other",), complex=HOLOMORPHIC,
+    fwd=lambda xp, x, p: x * p["other"],
+    vjp=lambda xp, g, x, out, p: g * p["other"],
+    jvp=lambda xp, t, x, out, p: t[0] * p["other"], linear=True,
+    sample={"kind": "scalar_arg", "cases": lambda rng: [(
+        lambda t: _dispatch().apply1(MUL_SCALAR, t, {"other": 0.7}), [rng.uniform(-3, 3, (3, 4))], None)]},
+)
+# fill_(self, value: Scalar) on a fresh result (cross_entropy's empty mean): the gradient is zero
+FILL = defop(
+    "fill_.Scalar", node="FillBackward2", inputs=("self",), saved=(), complex=AS_WRITTEN,
+    fwd=lambda xp, x, p: xp.full(x.shape, p["value"], x.dtype),
+    vjp=lambda xp, g, x, out, p: g * 0,
+    jvp=lambda xp, t, x, out, p: t[0] * 0, smooth=True,
+    sample={"kind": "scalar_arg", "cases": lambda rng: [(
+        lambda t: _dispatch().apply1(FILL, t, {"value": 2.0}) * t, [rng.uniform(-3, 3, (3, 4))], None)]},
+)
+
+
+def _dispatch():
+    from . import dispatch  # noqa: PLC0415 - dispatch imports the rows
+
+    return dispatch
+
+
 # pow(self, exponent: scalar): d/dx x^c = c x^(c-1); c == 0 gives zeros, as torch
 def _pow_scalar_vjp(xp, g, x, out, p):
     c = p["exponent"]
@@ -242,9 +268,16 @@ TANH = _unary("tanh", "TanhBackward0", lambda xp, x, p: xp.tanh(x),
               lambda xp, t, x, out, p: t[0] * (1 - out * out), ("result",))
 
 
-# sigmoid through tanh: no overflow warning for large |x|, exact in both tails
+# torch's 1 / (1 + exp(-x)): exact in the negative tail (sigmoid(-40) = 4.25e-18, where
+# 0.5 tanh(x/2) + 0.5 cancels to 0), and 0 where exp(-x) overflows, silently, as torch
 def _sigmoid(xp, x, p):
-    return 0.5 * xp.tanh(0.5 * x) + 0.5
+    with np.errstate(over="ignore"):
+        return 1 / (1 + xp.exp(-x))
+
+
+def _log_sigmoid(xp, x):
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): finite for every x (test plan A7)."""
+    return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
 
 
 SIGMOID = _unary("sigmoid", "SigmoidBackward0", _sigmoid,

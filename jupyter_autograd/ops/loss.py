@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .elementwise import _log_sigmoid
+from .elementwise import _sigmoid as _sigmoid_row
 from .registry import NO_GRAD, defop, kernel_refuses
 from .xp import _arange
 
@@ -15,6 +17,9 @@ REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 def _reduce(xp, v, r):
     if r == 1:
+        if not v.size:  # torch: nan, without NumPy's empty-mean warning
+            with np.errstate(invalid="ignore"):
+                return xp.sum(v) / 0.0
         return xp.mean(v)
     if r == 2:
         return xp.sum(v)
@@ -33,42 +38,49 @@ def _unreduce(xp, g, r, shape):
     return g
 
 
-# Stable form: max(x, 0) - x*y + log1p(exp(-|x|)); with pos_weight pw the log term is
-# weighted by lw = 1 + (pw - 1) y  (test plan A7: finite at |x| = 1e4)
+# loss = (1 - y) x - lw log sigmoid(x), lw = 1 + (pos_weight - 1) y
 def _bce_logits_elem(xp, x, y, p):
     pw = p.get("pos_weight")
-    sp = xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0)  # softplus(-x) = -log sigmoid(x)
-    if pw is None:
-        v = (1 - y) * x + sp
-    else:
-        v = (1 - y) * x + (1 + (pw - 1) * y) * sp
+    ls = _log_sigmoid(xp, x)
+    v = (1 - y) * x - (ls if pw is None else (1 + (pw - 1) * y) * ls)
     w = p.get("weight")
     return v * w if w is not None else v
 
 
+# torch's binary_cross_entropy_with_logits_backward: (sigmoid(x) - y) g, or with pos_weight
+# ((pw y + 1 - y) sigmoid(x) - pw y) g; then * weight, / numel for the mean. Never 1 - (1 - s):
+# the gradient keeps sigmoid's tail (sigmoid(-40) = 4.25e-18, not 0)
 def _bce_logits_vjp_x(xp, g, x, y, out, p):
     pw = p.get("pos_weight")
-    s = 0.5 * xp.tanh(0.5 * x) + 0.5  # sigmoid without overflow
+    s = _sigmoid_row(xp, x, None)
     if pw is None:
         d = s - y
     else:
-        d = (1 - y) - (1 + (pw - 1) * y) * (1 - s)
+        t = pw * y
+        d = (t + 1 - y) * s - t
+    return _scale_grad(xp, d * g, p, x.shape)
+
+
+def _scale_grad(xp, d, p, shape):
+    """The weight and the mean's 1/numel, after the elementwise gradient (torch's order)."""
     w = p.get("weight")
     if w is not None:
         d = d * w
-    return _unreduce(xp, g, p["reduction"], x.shape) * d
+    if d.shape != shape:
+        d = xp.broadcast_to(d, shape)
+    if p["reduction"] == 1:
+        n = 1
+        for k in shape:
+            n *= k
+        d = d / n
+    return d
 
 
+# d/dy = -x, with pos_weight -x - (pw - 1) log sigmoid(x)
 def _bce_logits_vjp_y(xp, g, x, y, out, p):
     pw = p.get("pos_weight")
-    if pw is None:
-        d = -x
-    else:
-        d = -x + (pw - 1) * (xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0))
-    w = p.get("weight")
-    if w is not None:
-        d = d * w
-    return _unreduce(xp, g, p["reduction"], x.shape) * d
+    d = -x if pw is None else -x - (pw - 1) * _log_sigmoid(xp, x)
+    return _scale_grad(xp, d * g, p, x.shape)
 
 
 BCE_LOGITS = defop(
@@ -93,8 +105,9 @@ BCE_LOGITS = defop(
 
 # -(y log p + (1 - y) log(1 - p)) with each log clamped at -100, as torch
 def _bce_fwd(xp, x, y, p):
-    lp = xp.maximum(xp.log(x), -100.0)
-    l1p = xp.maximum(xp.log1p(-x), -100.0)
+    with np.errstate(divide="ignore"):  # log(0) = -inf, clamped: silent, as torch
+        lp = xp.maximum(xp.log(x), -100.0)
+        l1p = xp.maximum(xp.log1p(-x), -100.0)
     v = -(y * lp + (1 - y) * l1p)
     w = p.get("weight")
     return _reduce(xp, v * w if w is not None else v, p["reduction"])
@@ -109,8 +122,9 @@ def _bce_vjp_x(xp, g, x, y, out, p):
     return _unreduce(xp, g, p["reduction"], x.shape) * d
 
 
+# d/dy = -logit(p) = log1p(-p) - log(p), unclamped as torch's (inf at p = 0)
 def _bce_vjp_y(xp, g, x, y, out, p):
-    d = xp.maximum(xp.log1p(-x), -100.0) - xp.maximum(xp.log(x), -100.0)
+    d = xp.log1p(-x) - xp.log(x)
     w = p.get("weight")
     if w is not None:
         d = d * w
@@ -153,48 +167,108 @@ MSE = defop(
 )
 
 
-# nll_loss: -w[y_i] * x[i, y_i], averaged over the total weight of the kept targets.
-# nn.functional.nll_loss precomputes the safe targets ``st`` and coefficients ``coef``
-# (-w/total for mean, -w otherwise, 0 where ignored) into p.
-def _nll_fwd(xp, x, t, p):
-    cdim = 1 if x.ndim > 1 else 0
+# nll_loss: -w[y_i] * x[i, y_i], averaged over the total weight of the kept targets. The caller
+# (nn.functional.nll_loss) precomputes into p the safe targets ``st`` (0 where ignored), the
+# coefficient ``coef`` (-w/total for the mean, -w otherwise; a number on the fast path, else an
+# array that is exactly 0 where a target is ignored) and ``valid`` (None when nothing is
+# ignored). Ignored targets get an exact +0 loss and gradient, as torch's kernel skips them;
+# a mean over zero total weight is nan (``nan_out``), as torch's 0 / 0.
+def _nll_pick(xp, x, st):
     if x.ndim == 2:  # (N, C): pick x[i, t_i] directly
         rows = _arange(x.shape[0]) if x.__class__ is np.ndarray else xp.arange(x.shape[0])
-        picked = x[rows, p["st"]]
-        coef = p["coef"]
-        if p["reduction"] == 0:
-            return picked * coef
-        if coef.__class__ is float and picked.__class__ is np.ndarray:  # one number: sum, scale
-            return np.add.reduce(picked) * coef
+        return x[rows, st]
+    if x.ndim == 1:  # (C,) with a 0-d target
+        return x[st]
+    return xp.squeeze(xp.take_along_axis(x, xp.expand_dims(st, 1), axis=1), axis=1)
+
+
+def _nll_fwd(xp, x, t, p):
+    picked = _nll_pick(xp, x, p["st"])
+    coef = p["coef"]
+    if p["reduction"] == 0:
         v = picked * coef
-        return np.add.reduce(v) if v.__class__ is np.ndarray else xp.sum(v)
-    picked = xp.squeeze(xp.take_along_axis(x, xp.expand_dims(p["st"], cdim), axis=cdim), axis=cdim)
-    v = picked * p["coef"]
-    return v if p["reduction"] == 0 else xp.sum(v)
+        valid = p["valid"]
+        return v if valid is None else xp.where(valid, v, 0.0)
+    if coef.__class__ is float and picked.__class__ is np.ndarray:  # one number: sum, scale
+        return np.add.reduce(picked, None) * coef
+    v = picked * coef
+    r = np.add.reduce(v, None) if v.__class__ is np.ndarray else xp.sum(v)
+    if p["nan_out"]:
+        with np.errstate(invalid="ignore"):
+            r = r * float("nan")
+    return r
 
 
 def _nll_vjp(xp, g, x, t, out, p):
     shape = p["self_sym_sizes"]
-    cdim = 1 if len(shape) > 1 else 0
     gg = g * p["coef"]
     st = p["st"]
-    if len(shape) == 2 and not xp.is_txp:  # (N, C): write g into [i, t_i] of zeros
+    valid = p["valid"]
+    if not xp.is_txp:  # write g * coef at [i, t_i] of zeros, only where the target is kept
         z = xp.zeros(shape, gg.dtype)
-        rows = _arange(shape[0]) if z.__class__ is np.ndarray else xp.arange(shape[0])
-        z[rows, st] = gg
+        if len(shape) == 1:
+            if valid is None or valid:
+                z[st] = gg
+            return z
+        if gg.shape != st.shape:  # a reduced loss: every kept target gets the same value
+            gg = xp.broadcast_to(gg, st.shape)
+        idx = xp.indices(st.shape, sparse=True) if len(shape) > 2 else (
+            _arange(shape[0]) if z.__class__ is np.ndarray else xp.arange(shape[0]),)
+        key = (idx[0], st) + tuple(idx[1:])
+        if valid is not None:
+            key = tuple(xp.broadcast_to(k, st.shape)[valid] for k in key)
+            gg = gg[valid]
+        z[key] = gg
         return z
-    if gg.shape != st.shape:  # a reduced loss with one coefficient: every target gets it
+    cdim = 1 if len(shape) > 1 else 0
+    if gg.shape != st.shape:
         gg = xp.broadcast_to(gg, st.shape)
-    return xp.put_along_axis_zeros(xp.expand_dims(gg, cdim), np.expand_dims(p["st"], cdim), cdim, shape)
+    return xp.put_along_axis_zeros(xp.expand_dims(gg, cdim), np.expand_dims(st, cdim), cdim, shape)
 
 
+def _nll_cases(rng, name):
+    from ..nn import functional as F  # noqa: PLC0415 - nn imports the ops
+
+    shape = (4, 3) if name == "nll_loss" else (2, 3, 2, 2)
+    tshape = (shape[0],) + shape[2:]
+    tgt = rng.integers(0, 3, tshape)
+    tgt.reshape(-1)[0] = -100  # one ignored target
+    w = [0.5, 1.0, 2.0]
+    out = []
+    for red, weight in (("mean", None), ("sum", w), ("none", None), ("mean", w)):
+        out.append((
+            lambda x, r=red, wt=weight: F.nll_loss(x, _tensor(tgt), None if wt is None else _tensor(wt), reduction=r),
+            [rng.uniform(-3, 0, shape)],
+            lambda tt, x, r=red, wt=weight: tt.nn.functional.nll_loss(
+                x, tt.tensor(tgt), None if wt is None else tt.tensor(wt, dtype=tt.float64), reduction=r),
+        ))
+    return out
+
+
+def _tensor(v):
+    from ..factories import tensor  # noqa: PLC0415
+
+    a = np.asarray(v)
+    return tensor(a, dtype=None) if a.dtype.kind in "iu" else tensor(a).double()
+
+
+_NLL_SAVED = ("ignore_index", "reduction", "self", "target", "total_weight", "weight")
 NLL = defop(
-    "nll_loss", node="NllLossBackward0", inputs=("self", "target"),
+    "nll_loss", node="NllLossBackward0", inputs=("self", "target"), saved=_NLL_SAVED,
     complex=kernel_refuses("nll_loss_out_frame"),
-    saved=("ignore_index", "reduction", "target", "total_weight", "weight"),
     fwd=_nll_fwd,
     vjp=(_nll_vjp, NO_GRAD),
     jvp=lambda xp, t, x, out, p: _nll_fwd(xp, t[0], x[1], p),  # linear in the log-probabilities
-    sample={"domain": (-3, 0), "kind": "nll", "params": {"reduction": 1}},
+    sample={"kind": "nll_cases", "cases": lambda rng: _nll_cases(rng, "nll_loss")},
+    torch=None,
+)
+# (N, C, H, W) input: torch's nll_loss2d (3-D and > 4-D inputs are viewed to 4-D around it)
+NLL2D = defop(
+    "nll_loss2d", node="NllLoss2DBackward0", inputs=("self", "target"), saved=_NLL_SAVED,
+    complex=kernel_refuses("nll_loss2d_forward_out_frame"),
+    fwd=_nll_fwd,
+    vjp=(_nll_vjp, NO_GRAD),
+    jvp=lambda xp, t, x, out, p: _nll_fwd(xp, t[0], x[1], p),
+    sample={"kind": "nll_cases", "cases": lambda rng: _nll_cases(rng, "nll_loss2d")},
     torch=None,
 )

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .elementwise import _log_sigmoid
 from .registry import NO_GRAD, defop, kernel_refuses, no_complex_autograd
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
@@ -91,6 +92,70 @@ LEAKY_RELU = defop(
     smooth=False, sample={"domain": (-3, 3), "avoid": {0: (0.0,)}, "params": {"negative_slope": 0.01}},
     torch=lambda torch, x, negative_slope: torch.nn.functional.leaky_relu(x, negative_slope),
 )
+
+
+# ---------------------------------------------------------------- softplus, logsigmoid
+# softplus = log1p(exp(beta x)) / beta, and x itself where beta x > threshold; the gradient
+# is exp(beta x) / (exp(beta x) + 1) there (torch's kernel: exact far into the negative tail)
+def _softplus_fwd(xp, x, p):
+    xb = x * p["beta"]
+    with np.errstate(over="ignore"):  # exp of the branch the threshold replaces
+        return xp.where(xb > p["threshold"], x, xp.log1p(xp.exp(xb)) / p["beta"])
+
+
+def _softplus_grad(xp, x, p):
+    xb = x * p["beta"]
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = xp.exp(xb)
+        return xp.where(xb > p["threshold"], 1.0, z / (z + 1))
+
+
+SOFTPLUS = defop(
+    "softplus", node="SoftplusBackward0", inputs=("self",), saved=("beta", "self", "threshold"),
+    complex=kernel_refuses("softplus_cpu"),
+    fwd=_softplus_fwd,
+    vjp=lambda xp, g, x, out, p: g * _softplus_grad(xp, x, p),
+    jvp=lambda xp, t, x, out, p: t[0] * _softplus_grad(xp, x[0], p),
+    smooth=False,  # the threshold is a kink
+    sample={"domain": (-3, 3), "params": {"beta": 2.0, "threshold": 4.0}, "avoid": {0: (2.0,)}},
+    torch=lambda torch, x, beta, threshold: torch.nn.functional.softplus(x, beta, threshold),
+)
+
+
+def log_sigmoid_buffer(x):
+    """exp(-|x|), which torch's log_sigmoid_forward returns as its buffer (``_saved_buffer``)."""
+    from ..autograd.engine import xp_of  # noqa: PLC0415
+    from ..tensor import Tensor  # noqa: PLC0415
+
+    xp = xp_of(x._data)
+    return Tensor._wrap(xp.exp(-xp.abs(x._data)))
+
+
+# d/dx log sigmoid(x) = 1 - sigmoid(x) = z / (1 + z) for x >= 0, 1 - z / (1 + z) below (z =
+# exp(-|x|)), as torch's kernel
+def _log_sigmoid_grad(xp, x):
+    z = xp.exp(-xp.abs(x))
+    q = z / (1 + z)
+    return xp.where(x < 0, 1 - q, q)
+
+
+LOG_SIGMOID = defop(
+    "log_sigmoid_forward", node="LogSigmoidBackward0", inputs=("self",), saved=("buffer", "self"),
+    complex=kernel_refuses("log_sigmoid_cpu"),
+    fwd=lambda xp, x, p: _log_sigmoid(xp, x),
+    vjp=lambda xp, g, x, out, p: g * _log_sigmoid_grad(xp, x),
+    jvp=lambda xp, t, x, out, p: t[0] * _log_sigmoid_grad(xp, x[0]),
+    sample={"domain": (-3, 3), "avoid": {0: (0.0,)}, "kind": "logsigmoid", "cases": lambda rng: [(
+        lambda t: _functional().logsigmoid(t), [rng.uniform(-3, 3, (3, 4))],
+        lambda tt, t: tt.nn.functional.logsigmoid(t))]},
+    torch=lambda torch, x: torch.nn.functional.logsigmoid(x),
+)
+
+
+def _functional():
+    from ..nn import functional  # noqa: PLC0415 - nn imports the ops
+
+    return functional
 
 
 # ---------------------------------------------------------------- layer norm

@@ -1,6 +1,18 @@
 """Layers, containers, activations and losses."""
 
-from .activation import GELU, Identity, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh  # noqa: F401
+from .activation import (  # noqa: F401
+    GELU,
+    Identity,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    ReLU,
+    Sigmoid,
+    Softmax,
+    Softmin,
+    Softplus,
+    Tanh,
+)
 from .container import ModuleDict, ModuleList, Sequential  # noqa: F401
 from .linear import Dropout, Embedding, Flatten, LayerNorm, Linear  # noqa: F401
 from .loss import (  # noqa: F401

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .. import functional as F
 from ...tensor import Tensor
+from .. import functional as F
 from .module import Module
 
 
@@ -128,7 +128,7 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input):
-        return F.softmax(input, self.dim)
+        return F.softmax(input, self.dim, _stacklevel=5)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -148,7 +148,61 @@ class LogSoftmax(Module):
         self.dim = dim
 
     def forward(self, input):
-        return F.log_softmax(input, self.dim)
+        return F.log_softmax(input, self.dim, _stacklevel=5)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class Softmin(Module):
+    """Softmin along ``dim``: ``softmax(-x)``.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.Softmin(dim=1)
+        Softmin(dim=1)
+    """
+
+    def __init__(self, dim=None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmin(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softplus(Module):
+    """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` (SoftplusBackward0).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.Softplus()
+        Softplus(beta=1.0, threshold=20.0)
+    """
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class LogSigmoid(Module):
+    """``log(sigmoid(x))`` elementwise (LogSigmoidBackward0).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.LogSigmoid()(torch.tensor([0.0]))
+        tensor([-0.6931])
+    """
+
+    def forward(self, input):
+        return F.logsigmoid(input)
