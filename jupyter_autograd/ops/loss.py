@@ -210,6 +210,9 @@ def _nll_vjp(xp, g, x, t, out, p):
             if valid is None or valid:
                 z[st] = gg
             return z
+        if len(shape) == 2 and valid is None:  # the training step: nothing ignored
+            z[_arange(shape[0]) if z.__class__ is np.ndarray else xp.arange(shape[0]), st] = gg
+            return z
         if gg.shape != st.shape:  # a reduced loss: every kept target gets the same value
             gg = xp.broadcast_to(gg, st.shape)
         idx = xp.indices(st.shape, sparse=True) if len(shape) > 2 else (
