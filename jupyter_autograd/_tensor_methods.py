@@ -29,9 +29,10 @@ Tensor.__rsub__ = lambda self, other: F.rsub(self, other)
 Tensor.__mul__ = Tensor.__rmul__ = _mul
 Tensor.__truediv__ = lambda self, other: F.div(self, other)
 Tensor.__rtruediv__ = lambda self, other: F.mul(F.reciprocal(self), other) if not isinstance(other, Tensor) else F.div(other, self)
-Tensor.__floordiv__ = lambda self, other: F.div(self, other, rounding_mode="floor")
-Tensor.__rfloordiv__ = lambda self, other: F.div(F._t(other, self), self, rounding_mode="floor")
-Tensor.__mod__ = lambda self, other: Tensor._wrap(self._data % (other._data if isinstance(other, Tensor) else other))
+Tensor.__floordiv__ = lambda self, other: F.floor_divide(self, other)
+Tensor.__rfloordiv__ = lambda self, other: F.floor_divide(other, self)
+Tensor.__mod__ = lambda self, other: F.remainder(self, other)
+Tensor.__rmod__ = lambda self, other: F.remainder(other, self)
 Tensor.__neg__ = lambda self: apply1(EW.NEG, self)
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = lambda self: F.abs(self)
@@ -45,10 +46,25 @@ Tensor.__lt__ = lambda self, other: F.lt(self, other)
 Tensor.__le__ = lambda self, other: F.le(self, other)
 Tensor.__gt__ = lambda self, other: F.gt(self, other)
 Tensor.__ge__ = lambda self, other: F.ge(self, other)
-Tensor.__and__ = lambda self, other: F.logical_and(self, other) if self._data.dtype.kind == "b" else Tensor._wrap(self._data & (other._data if isinstance(other, Tensor) else other))
-Tensor.__or__ = lambda self, other: F.logical_or(self, other) if self._data.dtype.kind == "b" else Tensor._wrap(self._data | (other._data if isinstance(other, Tensor) else other))
-Tensor.__xor__ = lambda self, other: F.logical_xor(self, other)
-Tensor.__invert__ = lambda self: Tensor._wrap(~self._data)
+Tensor.__and__ = lambda self, other: F.bitwise_and(self, other)
+Tensor.__or__ = lambda self, other: F.bitwise_or(self, other)
+Tensor.__xor__ = lambda self, other: F.bitwise_xor(self, other)
+Tensor.__rand__ = lambda self, other: F.bitwise_and(other, self)
+Tensor.__ror__ = lambda self, other: F.bitwise_or(other, self)
+Tensor.__rxor__ = lambda self, other: F.bitwise_xor(other, self)
+Tensor.__lshift__ = lambda self, other: F.bitwise_left_shift(self, other)
+Tensor.__rshift__ = lambda self, other: F.bitwise_right_shift(self, other)
+Tensor.__rlshift__ = lambda self, other: F.bitwise_left_shift(other, self)
+Tensor.__rrshift__ = lambda self, other: F.bitwise_right_shift(other, self)
+
+
+def _invert(self):
+    if self._data.dtype.kind not in "iub":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return F.bitwise_not(self)
+
+
+Tensor.__invert__ = _invert
 Tensor.__hash__ = lambda self: id(self)
 
 # ---------------------------------------------------------------- method aliases
@@ -64,7 +80,9 @@ _METHODS = [
     "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims", "t", "permute",
     "squeeze", "unsqueeze", "expand", "expand_as", "repeat", "flip", "clone", "split", "chunk",
     "unbind", "narrow", "select", "gather", "masked_fill", "index_select", "trace", "diag",
-    "where", "float_power", "broadcast_to", "erf", "cumsum",
+    "where", "float_power", "broadcast_to", "erf", "cumsum", "trunc", "fix", "frac", "remainder",
+    "fmod", "floor_divide", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+    "bitwise_left_shift", "bitwise_right_shift",
 ]
 for _name in _METHODS:
     setattr(Tensor, _name, getattr(F, _name))
@@ -75,6 +93,8 @@ for _name, _op in (("exp", EW.EXP), ("log", EW.LOG), ("log1p", EW.LOG1P), ("expm
     setattr(Tensor, _name, unary_method(_op, getattr(F, _name)))
 Tensor.greater = F.gt
 Tensor.less = F.lt
+Tensor.clamp = F.clamp_call("clamp", True)
+Tensor.clip = F.clamp_call("clip", True)
 
 
 def _where_method(self, condition, other):
@@ -348,14 +368,20 @@ def _legacy_name(t):
 for _name in ["add", "sub", "mul", "div", "pow", "neg", "exp", "log", "log1p", "expm1", "sqrt",
               "rsqrt", "reciprocal", "abs", "sign", "sin", "cos", "tan", "tanh", "sigmoid", "relu",
               "floor", "ceil", "round", "clamp", "clip", "clamp_min", "clamp_max", "square",
-              "masked_fill", "true_divide", "multiply", "subtract", "divide", "erf"]:
+              "masked_fill", "true_divide", "multiply", "subtract", "divide", "erf", "trunc", "fix",
+              "frac", "remainder", "fmod", "floor_divide"]:
     setattr(Tensor, _name + "_", _inplace(getattr(F, _name)))
+Tensor.clamp_ = _inplace(F.clamp_call("clamp_", True))
+Tensor.clip_ = _inplace(F.clamp_call("clip_", True))
+Tensor.floor_divide_ = _inplace(F.RO.floor_divide_inplace)
 
 Tensor.__iadd__ = Tensor.add_
 Tensor.__isub__ = Tensor.sub_
 Tensor.__imul__ = Tensor.mul_
 Tensor.__itruediv__ = Tensor.div_
 Tensor.__ipow__ = Tensor.pow_
+Tensor.__imod__ = Tensor.remainder_
+Tensor.__ifloordiv__ = Tensor.floor_divide_
 
 
 def _zero_(self):
@@ -397,4 +423,3 @@ def _copy_(self, src, non_blocking=False):
 Tensor.zero_ = _zero_
 Tensor.fill_ = _fill_
 Tensor.copy_ = _copy_
-Tensor.trunc = lambda self: Tensor._wrap(np.trunc(self._data))

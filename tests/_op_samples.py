@@ -28,6 +28,12 @@ class Unsampleable(Exception):
     pass
 
 
+class NotDifferentiable(Unsampleable):
+    """A row torch records as a ``NotImplemented`` node: backward through it raises, so the
+    gradient checks do not apply (its forward and its error are compared with torch in
+    tests/test_defects_rounding.py)."""
+
+
 def _draw(rng, shape, meta, i=0):
     lo, hi = meta.get("domain", (-3, 3))
     x = rng.uniform(lo, hi, size=shape)
@@ -42,6 +48,8 @@ def cases(op, rng, shapes=None):
     """Return a list of Cases for registry row ``op``; ``shapes`` (for elementwise ops) are the
     (mutually broadcastable) input shapes."""
     meta = op.sample or {}
+    if op.node_name == "NotImplemented":
+        raise NotDifferentiable(op.name)
     if "cases" in meta:  # a row may carry its own case builder: rng -> [(ours, arrays, theirs)]
         return [Case(*c) for c in meta["cases"](rng)]
     kind = meta.get("kind")

@@ -15,6 +15,7 @@ from . import elementwise as EW
 from . import linalg as LA
 from . import loss as LS
 from . import reduction as RD
+from . import rounding as RO
 from . import shape as SH
 from .dispatch import apply, apply1, apply2, as_operand
 
@@ -103,18 +104,12 @@ def mul(input, other, *, out=None) -> Tensor:
 
 
 def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
-    """True division (DivBackward0); ``rounding_mode='floor'|'trunc'`` gives no gradient."""
+    """True division (DivBackward0); ``rounding_mode='floor'|'trunc'`` rounds the quotient
+    (DivBackward2, zero gradient; integers stay integers and refuse a zero divisor)."""
+    if rounding_mode is not None:
+        return RO.div_rounded(input, other, rounding_mode)
     if not isinstance(input, Tensor):
         input = _t(input, other)
-    if rounding_mode is not None:
-        o = other._data if isinstance(other, Tensor) else other
-        a = input._data
-        if a.dtype.kind in "iu" and (np.asarray(o).dtype.kind in "iu"):
-            # integers stay integers, as torch: floor or truncate the exact quotient
-            q = np.floor_divide(a, o) if rounding_mode == "floor" else np.trunc(np.true_divide(a, o)).astype(a.dtype)
-            return Tensor._wrap(np.asarray(q))
-        r = true_divide(input, other).detach()
-        return floor(r) if rounding_mode == "floor" else r.trunc()
     if input._data.dtype.kind in "iub" and (not isinstance(other, Tensor) or other._data.dtype.kind in "iub") and not isinstance(other, float):
         input = input.to(_dtype.get_default_dtype())
     return apply2(EW.DIV, input, other)
@@ -225,43 +220,131 @@ def relu(input, inplace: bool = False) -> Tensor:
 
 
 def floor(input) -> Tensor:
-    return apply1(EW.FLOOR, input) if input._data.dtype.kind in "fc" else input.clone()
+    return RO._unary_rounding(EW.FLOOR, "floor_vml", input)
 
 
 def ceil(input) -> Tensor:
-    return apply1(EW.CEIL, input) if input._data.dtype.kind in "fc" else input.clone()
+    return RO._unary_rounding(EW.CEIL, "ceil_vml", input)
 
 
-def round(input, *, decimals=0) -> Tensor:  # noqa: A001
-    return apply1(EW.ROUND, input) if input._data.dtype.kind in "fc" else input.clone()
+_NO_DECIMALS = object()
+
+
+def round(input, *, decimals=_NO_DECIMALS) -> Tensor:  # noqa: A001
+    """Round half to even (RoundBackward0); with ``decimals`` (even 0), torch's other overload
+    (RoundBackward1). The gradient is zero."""
+    if decimals is not _NO_DECIMALS:
+        return RO.round_decimals(input, decimals)
+    return RO._unary_rounding(EW.ROUND, "round_vml", input)
+
+
+trunc, fix, frac = RO.trunc, RO.fix, RO.frac
+remainder, fmod, floor_divide = RO.remainder, RO.fmod, RO.floor_divide
+bitwise_and, bitwise_or, bitwise_xor, bitwise_not = RO.bitwise_and, RO.bitwise_or, RO.bitwise_xor, RO.bitwise_not
+bitwise_left_shift, bitwise_right_shift = RO.bitwise_left_shift, RO.bitwise_right_shift
 
 
 def clamp(input, min=None, max=None) -> Tensor:  # noqa: A002
-    """Clip to [min, max] (ClampBackward1); the gradient passes inside the range."""
-    if min is None and max is None:
+    """Clip to [min, max]: ClampBackward1 for numbers, ClampBackward0 when a bound is a tensor
+    (then the bounds get gradients too, as torch's clamp_backward_min_max).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.tensor([-2., 0.5, 3.], requires_grad=True).clamp(-1, 1)
+        tensor([-1.0000,  0.5000,  1.0000], grad_fn=<ClampBackward1>)
+    """
+    return _clamp(input, (), {"min": min, "max": max}, "clamp", False)
+
+
+def clip(input, min=None, max=None) -> Tensor:  # noqa: A002
+    return _clamp(input, (), {"min": min, "max": max}, "clip", False)
+
+
+def clamp_call(name, method):
+    """``clamp``/``clip`` as called (positionally or by keyword): torch's argument parser
+    names the arguments as given when the bounds mix a tensor with a number."""
+    def fn(input, *args, **kwargs):
+        return _clamp(input, args, kwargs, name, method)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = clamp.__doc__
+    return fn
+
+
+def _bound_is_number(b) -> bool:
+    """torch's parser takes a 0-d tensor that does not require grad as a Number."""
+    return not isinstance(b, Tensor) or (b._data.ndim == 0 and not b._requires_grad)
+
+
+def _clamp(input, args, kwargs, name, method):
+    names = ("min", "max")
+    bounds = dict(zip(names, args))
+    bounds.update({k: v for k, v in kwargs.items() if k in names})
+    lo, hi = bounds.get("min"), bounds.get("max")
+    if lo is None and hi is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        r = input
-        if min is not None:
-            r = maximum(r, _t(min, input))
-        if max is not None:
-            r = minimum(r, _t(max, input))
-        return r
+    tensors = [b for b in (lo, hi) if isinstance(b, Tensor)]
+    if tensors and not (lo is None or hi is None or len(tensors) == 2):
+        if builtins.all(_bound_is_number(b) for b in tensors):  # a 0-d tensor with a number: numbers
+            lo, hi = (b.item() if isinstance(b, Tensor) else b for b in (lo, hi))
+            tensors = []
+        else:
+            raise TypeError(_clamp_signature_error(name, method, args, kwargs))
+    if tensors:
+        ts = [input] + [b if b is None or isinstance(b, Tensor) else _scalar_tensor(b, input) for b in (lo, hi) if b is not None]
+        rt = _dtype.result_type([(x._data.ndim, x._data.dtype) for x in ts])
+        ts = [x if x._data.dtype == rt else x.to(_dtype.from_numpy_dtype(rt)) for x in ts]
+        it = iter(ts[1:])
+        lo, hi = (None if b is None else next(it) for b in (lo, hi))
+        return apply(RO.CLAMP_T, (ts[0], lo, hi))
     a = input
-    if (isinstance(min, float) or isinstance(max, float)) and a._data.dtype.kind in "iub":
+    if (isinstance(lo, float) or isinstance(hi, float)) and a._data.dtype.kind in "iub":
         a = a.to(_dtype.get_default_dtype())
-    return apply1(EW.CLAMP, a, {"min": min, "max": max})
+    return apply1(EW.CLAMP, a, {"min": lo, "max": hi})
 
 
-clip = clamp
+def _clamp_signature_error(name, method, args, kwargs) -> str:
+    """torch's arg-parser message for clamp bounds mixing a tensor and a number."""
+    def tname(v):
+        return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+    got_pos = [tname(a) for a in args]
+    got_kw = [f"{k}={tname(v)}" for k, v in sorted(kwargs.items())]
+    head = f"{name}() received an invalid combination of arguments - got ("
+    if not method:
+        got = ", ".join(["Tensor"] + got_pos + got_kw)
+        return (head + got + "), but expected one of:\n"
+                " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+    if kwargs:
+        got = ", ".join(got_pos + got_kw) if got_pos else "".join(k + ", " for k in got_kw)
+        why = "some of the keywords were incorrect: " + ", ".join(sorted(kwargs))
+    else:
+        got = ", ".join(got_pos)
+        why = "some of the arguments have invalid types: (" + ", ".join(f"!{t}!" for t in got_pos) + ")"
+    return (head + got + "), but expected one of:\n"
+            f" * (Tensor min = None, Tensor max = None)\n      didn't match because {why}\n"
+            f" * (Number min = None, Number max = None)\n      didn't match because {why}\n")
 
 
 def clamp_min(input, min):  # noqa: A002
-    return clamp(input, min=min)
+    """``max(input, min)`` (ClampMinBackward0; ClampMinBackward1 for a tensor bound)."""
+    return _clamp_one(input, min, RO.CLAMP_MIN, RO.CLAMP_MIN_T, "min")
 
 
 def clamp_max(input, max):  # noqa: A002
-    return clamp(input, max=max)
+    """``min(input, max)`` (ClampMaxBackward0; ClampMaxBackward1 for a tensor bound)."""
+    return _clamp_one(input, max, RO.CLAMP_MAX, RO.CLAMP_MAX_T, "max")
+
+
+def _clamp_one(input, bound, row, tensor_row, name):
+    if isinstance(bound, Tensor):
+        a, b = _promote_all([input, bound])
+        return apply(tensor_row, (a, b))
+    a = input
+    if isinstance(bound, float) and a._data.dtype.kind in "iub":
+        a = a.to(_dtype.get_default_dtype())
+    return apply1(row, a, {name: bound})
 
 
 def maximum(input, other) -> Tensor:
