@@ -141,3 +141,19 @@ def test_issue_cases():
     assert y.grad_fn.name() == "RemainderBackward0"
     y.sum().backward()
     assert x.grad.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("expr", ["z.trunc()", "z.frac()", "z.round(decimals=1)", "z % 1.5", "t.remainder(z, z)",
+                                  "t.fmod(z, 1.5)", "t.fmod(z, z)", "z // 2", "5.0 % z", "t.div(z, 2, rounding_mode='floor')",
+                                  "t.div(z, 2, rounding_mode='trunc')", "z.clamp(z, z)", "z.clamp_min(0.)", "z.clamp_max(0.)",
+                                  "z.clamp_min(z)", "z.clamp_max(z)", "F.softplus(z)", "F.logsigmoid(z)",
+                                  "F.nll_loss(z.view(1, 2), t.tensor([0]))", "F.nll_loss(z.view(1, 2, 1, 1), t.tensor([[[0]]]))"])
+@pytest.mark.parametrize("grad", [False, True])
+def test_complex_inputs_refused_as_torch(expr, grad):
+    torch = require_torch()
+
+    def program(t):
+        z = t.tensor([1 + 1j, -2 + 0.5j], requires_grad=grad)
+        return eval(expr, {"t": t, "F": t.nn.functional, "z": z})
+
+    assert_as_torch(torch, program)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.engine import xp_of
-from .registry import defop
+from .elementwise import _CLAMP_REFUSED
+from .registry import Refuse, defop, kernel_refuses
 
 
 def _zero(xp, g, *_):
@@ -98,6 +99,7 @@ _X = [1.3, -2.6, 0.4, 3.2, -0.7, 2.2]
 
 TRUNC = defop(
     "trunc", node="TruncBackward0", inputs=("self",), saved=(),
+    complex=Refuse(NotImplementedError, "trunc is not supported for complex inputs"),
     fwd=lambda xp, x, p: xp.trunc(x), vjp=_zero, jvp=_zero_jvp, smooth=False,
     sample=_sample(_X, params=lambda rng: [(lambda t: _api().trunc(t), lambda tt, t: tt.trunc(t))]),
     torch=lambda torch, x: torch.trunc(x),
@@ -105,6 +107,7 @@ TRUNC = defop(
 # frac = x - trunc(x): the gradient passes unchanged
 FRAC = defop(
     "frac", node="FracBackward0", inputs=("self",), saved=(),
+    complex=kernel_refuses("frac_cpu"),
     fwd=lambda xp, x, p: x - xp.trunc(x), vjp=lambda xp, g, x, out, p: g,
     jvp=lambda xp, t, x, out, p: t[0], smooth=False,
     sample=_sample(_X, params=lambda rng: [(lambda t: _api().frac(t), lambda tt, t: tt.frac(t))]),
@@ -124,6 +127,7 @@ def _round_decimals(xp, x, p):
 
 ROUND_DECIMALS = defop(
     "round.decimals", node="RoundBackward1", inputs=("self",), saved=(),
+    complex=kernel_refuses("round_cpu"),
     fwd=_round_decimals, vjp=_zero, jvp=_zero_jvp, smooth=False,
     sample=_sample([1.312, -2.637, 0.444, 3.219, -0.781, 2.222], params=lambda rng: [
         (lambda t: _api().round(t, decimals=1), lambda tt, t: tt.round(t, decimals=1))]),
@@ -133,6 +137,7 @@ ROUND_DECIMALS = defop(
 # remainder / fmod by a number: the gradient passes unchanged (RemainderBackward0, FmodBackward0)
 REMAINDER_SCALAR = defop(
     "remainder.Scalar", node="RemainderBackward0", inputs=("self",), saved=(),
+    complex=kernel_refuses("remainder_cpu"),
     fwd=lambda xp, x, p: _remainder(xp, x, p["other"]),
     vjp=lambda xp, g, x, out, p: g, jvp=lambda xp, t, x, out, p: t[0], smooth=False,
     sample=_sample(_X, params=lambda rng: [(lambda t: t % 1.5, lambda tt, t: t % 1.5)]),
@@ -140,6 +145,7 @@ REMAINDER_SCALAR = defop(
 )
 FMOD_SCALAR = defop(
     "fmod.Scalar", node="FmodBackward0", inputs=("self",), saved=(),
+    complex=kernel_refuses("fmod_cpu"),
     fwd=lambda xp, x, p: _fmod(xp, x, p["other"]),
     vjp=lambda xp, g, x, out, p: g, jvp=lambda xp, t, x, out, p: t[0], smooth=False,
     sample=_sample(_X, params=lambda rng: [(lambda t: _api().fmod(t, 1.5), lambda tt, t: tt.fmod(t, 1.5))]),
@@ -148,6 +154,7 @@ FMOD_SCALAR = defop(
 # a - b * q(a / b): d/da = 1, d/db = -q with q = floor (remainder) or trunc (fmod)
 REMAINDER = defop(
     "remainder.Tensor", node="RemainderBackward1", inputs=("self", "other"), saved=("other", "self"),
+    complex=kernel_refuses("remainder_cpu"),
     fwd=lambda xp, a, b, p: _remainder(xp, a, b),
     vjp=(lambda xp, g, a, b, out, p: g,
          lambda xp, g, a, b, out, p: -g * _floor_div(xp, a, b)),
@@ -158,6 +165,7 @@ REMAINDER = defop(
 )
 FMOD = defop(
     "fmod.Tensor", node="FmodBackward1", inputs=("self", "other"), saved=("other", "self"),
+    complex=kernel_refuses("fmod_cpu"),
     fwd=lambda xp, a, b, p: _fmod(xp, a, b),
     vjp=(lambda xp, g, a, b, out, p: g,
          lambda xp, g, a, b, out, p: -g * _trunc_div(xp, a, b)),
@@ -170,6 +178,7 @@ FMOD = defop(
 DIV_MODE = defop(
     "div.Tensor_mode", node="DivBackward2", inputs=("self", "other"),
     saved=("other", "rounding_mode", "self"),
+    complex=Refuse(NotImplementedError, lambda p, out: f'"div_{p["rounding_mode"]}_cpu" not implemented for \'{{dtype}}\''),
     fwd=lambda xp, a, b, p: (_floor_div if p["rounding_mode"] == "floor" else _trunc_div)(xp, a, b),
     vjp=(_zero, _zero), jvp=lambda xp, t, x, out, p: t[0] * 0 + t[1] * 0, smooth=False,
     sample=_sample(_X, other=1.5, params=lambda rng: [
@@ -190,6 +199,7 @@ def _not_implemented(aten):
 # x // y and 5.0 % x: torch records a NotImplemented node; backward through it raises
 FLOOR_DIVIDE = defop(
     "floor_divide", node="NotImplemented", inputs=("self", "other"), saved=(),
+    complex=kernel_refuses("div_floor_cpu"),
     fwd=lambda xp, a, b, p: _floor_div(xp, a, b),
     vjp=(_not_implemented("floor_divide"), _not_implemented("floor_divide")),
     jvp=_not_implemented("floor_divide"), smooth=False,
@@ -197,6 +207,7 @@ FLOOR_DIVIDE = defop(
 )
 FLOOR_DIVIDE_ = defop(
     "floor_divide_", node="NotImplemented", inputs=("self", "other"), saved=(),
+    complex=kernel_refuses("div_floor_cpu"),
     fwd=lambda xp, a, b, p: _floor_div(xp, a, b),
     vjp=(_not_implemented("floor_divide_"), _not_implemented("floor_divide_")),
     jvp=_not_implemented("floor_divide_"), smooth=False,
@@ -204,6 +215,7 @@ FLOOR_DIVIDE_ = defop(
 )
 REMAINDER_SCALAR_TENSOR = defop(
     "remainder.Scalar_Tensor", node="NotImplemented", inputs=("self", "other"), saved=(),
+    complex=kernel_refuses("remainder_cpu"),
     fwd=lambda xp, a, b, p: _remainder(xp, a, b),
     vjp=(_not_implemented("remainder"), _not_implemented("remainder")),
     jvp=_not_implemented("remainder"), smooth=False,
@@ -262,12 +274,14 @@ def _clamp_cases(rng):
 
 CLAMP_T = defop(
     "clamp.Tensor", node="ClampBackward0", inputs=("self", "min", "max"), saved=("max", "min", "self"),
+    complex=_CLAMP_REFUSED,
     fwd=_clamp_t_fwd, vjp=(_clamp_t_self, _clamp_t_min, _clamp_t_max), jvp=_clamp_t_jvp,
     smooth=False, sample={"kind": "clamp_tensor", "cases": _clamp_cases},
     torch=lambda torch, x, lo, hi: torch.clamp(x, lo, hi),
 )
 CLAMP_MIN = defop(
     "clamp_min", node="ClampMinBackward0", inputs=("self",), saved=("min", "self"),
+    complex=_CLAMP_REFUSED,
     fwd=lambda xp, x, p: xp.maximum(x, p["min"]),
     vjp=lambda xp, g, x, out, p: xp.where(x >= p["min"], g, 0.0),
     jvp=lambda xp, t, x, out, p: xp.where(x[0] >= p["min"], t[0], 0.0), smooth=False,
@@ -276,6 +290,7 @@ CLAMP_MIN = defop(
 )
 CLAMP_MAX = defop(
     "clamp_max", node="ClampMaxBackward0", inputs=("self",), saved=("max", "self"),
+    complex=_CLAMP_REFUSED,
     fwd=lambda xp, x, p: xp.minimum(x, p["max"]),
     vjp=lambda xp, g, x, out, p: xp.where(x <= p["max"], g, 0.0),
     jvp=lambda xp, t, x, out, p: xp.where(x[0] <= p["max"], t[0], 0.0), smooth=False,
@@ -284,6 +299,7 @@ CLAMP_MAX = defop(
 )
 CLAMP_MIN_T = defop(
     "clamp_min.Tensor", node="ClampMinBackward1", inputs=("self", "min"), saved=("min", "self"),
+    complex=kernel_refuses("maximum_cpu"),
     fwd=lambda xp, x, lo, p: xp.maximum(x, lo),
     vjp=(lambda xp, g, x, lo, out, p: xp.where(x >= lo, g, 0.0),
          lambda xp, g, x, lo, out, p: xp.where(x < lo, g, 0.0)),
@@ -294,6 +310,7 @@ CLAMP_MIN_T = defop(
 )
 CLAMP_MAX_T = defop(
     "clamp_max.Tensor", node="ClampMaxBackward1", inputs=("self", "max"), saved=("max", "self"),
+    complex=kernel_refuses("minimum_cpu"),
     fwd=lambda xp, x, hi, p: xp.minimum(x, hi),
     vjp=(lambda xp, g, x, hi, out, p: xp.where(x <= hi, g, 0.0),
          lambda xp, g, x, hi, out, p: xp.where(x > hi, g, 0.0)),
