@@ -158,6 +158,8 @@ def _nll(op, input, target, weight, r, ignore_index):
     t = target._data
     if t.__class__ is not x.__class__:
         raise device_mismatch([input, target])
+    if x.dtype.kind == "c":  # torch's kernel refuses complex input before checking the rest
+        raise op.cx.error(None, x)
     if t.dtype.kind not in "iu" or t.dtype.kind == "i" and t.dtype.itemsize != 8:
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {_LONG_OR_BYTE.get(t.dtype.name, t.dtype.name)}"
