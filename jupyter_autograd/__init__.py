@@ -94,6 +94,8 @@ from ._sampling import (  # noqa: E402,F401
     randperm,
 )
 from . import random  # noqa: E402,F401
+from . import serialization  # noqa: E402,F401
+from .serialization import load, save  # noqa: E402,F401
 from .ops.api import *  # noqa: E402,F401,F403
 from .ops.api import linalg, special  # noqa: E402,F401
 from .ops.cplx import (  # noqa: E402,F401
