@@ -286,6 +286,9 @@ def _setitem(self, key, value):
         if v._data.dtype != self._data.dtype:
             v = v.to(self.dtype)
     else:
+        if self._data.dtype.kind != "c" and np.iscomplexobj(value):
+            raise RuntimeError(
+                f"value cannot be converted to type {_c_type(self)} without overflow")
         v = Tensor._wrap(np.asarray(value, dtype=self._data.dtype))
     rg = (self._requires_grad or v._requires_grad) and STATE.grad_enabled
     if rg or (FLAGS.forward_ad_levels and (self._fw or v._fw)):  # tangents need the op too
@@ -337,16 +340,17 @@ def _inplace(fn):
             res = fn(_snapshot(self), *args, **kwargs)
             if res._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"result type {res.dtype.name.capitalize()} can't be cast to the desired output type {self.dtype.name.capitalize()}"
+                    f"result type {_scalar_type(res)} can't be cast to the desired output type {_scalar_type(self)}"
                 )
             _commit_inplace(self, res)
             return self
         with no_grad():
             res = fn(self.detach(), *args, **kwargs)
         if res._data.dtype != self._data.dtype:
-            if res._data.dtype.kind in "fc" and self._data.dtype.kind in "iub":
+            rk, sk = res._data.dtype.kind, self._data.dtype.kind
+            if (rk in "fc" and sk in "iub") or (rk == "c" and sk != "c"):
                 raise RuntimeError(
-                    f"result type {res.dtype.name.capitalize()} can't be cast to the desired output type {_legacy_name(self)}"
+                    f"result type {_scalar_type(res)} can't be cast to the desired output type {_scalar_type(self)}"
                 )
             res = Tensor._wrap(res._data.astype(self._data.dtype))
         try:
@@ -361,8 +365,19 @@ def _inplace(fn):
     return method
 
 
-def _legacy_name(t):
-    return {"int64": "Long", "int32": "Int", "bool": "Bool", "int16": "Short", "uint8": "Byte", "int8": "Char"}.get(t.dtype.name, t.dtype.name)
+def _scalar_type(t):
+    """torch's ScalarType name: Float, Double, ComplexFloat, Long..."""
+    return t.dtype._legacy[: -len("Tensor")]
+
+
+# the C++ type torch names when a Python number does not fit a tensor's dtype
+_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "int64_t",
+            "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t", "bool": "bool"}
+
+
+def _c_type(t):
+    return _C_TYPES.get(t.dtype.name, t.dtype.name)
+
 
 
 for _name in ["add", "sub", "mul", "div", "pow", "neg", "exp", "log", "log1p", "expm1", "sqrt",

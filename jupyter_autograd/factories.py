@@ -321,6 +321,9 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         )
     default = np.dtype(np.int64) if _is_int(start, end, step) else _dtype.get_default_dtype().np
     dt = _np_dtype(dtype, default)
+    if dt.kind == "c":
+        raise NotImplementedError(
+            f'"arange_cpu" not implemented for \'{_dtype.from_numpy_dtype(dt)._legacy[:-6]}\'')
     n = builtins.max(0, math.ceil((end - start) / step))
     arr = (start + step * np.arange(n, dtype=np.float64)).astype(dt) if dt.kind == "f" else np.arange(start, end, step, dtype=dt)
     return _finish(arr, None, device, requires_grad)

@@ -451,10 +451,10 @@ class Tensor:
         return bool(self._data.reshape(()).item())
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(_real_item(self, "double"))
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(_real_item(self, "int64_t"))
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -546,3 +546,14 @@ def _to_device(t: Tensor, dev) -> Tensor:
     if src.__class__ is not _ndarray:
         src = _BACKENDS[t.device.type].to_host(src)
     return _BACKENDS[dev.type].asarray(src)
+
+
+def _real_item(t, c_type):
+    """The value for float()/int(): a complex one only when its imaginary part is zero, as
+    torch's checked conversion."""
+    v = t.item()
+    if isinstance(v, complex):
+        if v.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+        return v.real
+    return v

@@ -169,6 +169,55 @@ CASES = ISSUE + [
     "r = T.ones(2, dtype=T.cfloat).mH",
     "r = T.ones(2, dtype=T.cfloat).adjoint()",
     "r = T.ones(2, 3, 1, dtype=T.cfloat, requires_grad=True).mH",
+    # in place, conversions, factories, functional transforms
+    ("z = T.tensor([1+1j, 2-1j], requires_grad=True); y = z * 1; y.mul_(2-1j); "
+    "y.abs().sum().backward(); r = (y, z.grad)"),
+    ("z = T.tensor([1+1j, 2-1j], requires_grad=True); y = z * 1; y += 1j; "
+    "y.abs().sum().backward(); r = (y, z.grad)"),
+    ("z = T.tensor([1+1j, 2-1j], requires_grad=True); y = z * 1; y[0] = 5j; "
+    "y.abs().sum().backward(); r = (y, z.grad)"),
+    "x = T.tensor([1., 2.]); x += 1j; r = x",
+    "x = T.tensor([1., 2.]); x[0] = 1j; r = x",
+    "x = T.tensor([1, 2]); x[0] = 1j; r = x",
+    "x = T.tensor([1., 2.]); x.mul_(1j); r = x",
+    "x = T.tensor([1, 2]); x.add_(1.5); r = x",
+    "x = T.tensor([1., 2.], requires_grad=True).clone(); x.add_(1j); r = x",
+    "z = T.tensor([1+1j, 2-1j]); z.real.mul_(2); r = z",
+    "z = T.tensor([1+1j, 2-1j]); z.imag[0] = 7; r = z",
+    "z = T.tensor([1+1j, 2-1j]); z.real = T.tensor([5., 6.]); r = z",
+    "r = (int(T.tensor(2+0j)), float(T.tensor(1+0j)), bool(T.tensor(1j)))",
+    "r = int(T.tensor(1+1j))",
+    "r = float(T.tensor(1+1j))",
+    "r = (T.tensor([1+1j]).float(), T.tensor([1+1j]).long(), T.tensor([1+1j]).bool())",
+    "r = (T.tensor([1.5]).to(T.cfloat), T.tensor([1, 2]).to(T.complex64))",
+    "r = T.arange(3, dtype=T.cfloat)",
+    "r = (T.linspace(0, 1, 3, dtype=T.cfloat), T.eye(2, dtype=T.cfloat))",
+    "r = (T.zeros_like(T.tensor([1j])), T.ones(2, dtype=T.cdouble).element_size())",
+    ("r = (T.tensor([1+1j]) == T.tensor([1+1j]), T.tensor([1+1j]) != 1, "
+    "T.equal(T.tensor([1j]), T.tensor([1j])), T.allclose(T.tensor([1j]), T.tensor([1j+1e-9])))"),
+    "r = T.tensor([1+1j, float('nan')]).isnan()",
+    "r = (T.tensor([-4+0j]).sqrt(), T.tensor([1j, -1j]).log(), T.tensor([3+4j]).pow(0.5))",
+    "r = T.tensor([[1j, 1], [2, 3]]) @ T.tensor([[1.], [2.]])",
+    "r = (T.stack([T.tensor([1j]), T.tensor([1.])]), T.cat([T.tensor([1j]), T.tensor([1.])]))",
+    "r = T.where(T.tensor([True, False]), T.tensor([1j, 2j]), 0.)",
+    "r = T.tensor([1j, 2]).masked_fill(T.tensor([True, False]), 3j)",
+    ("lin = T.nn.Linear(2, 3, dtype=T.cfloat); out = lin(T.ones(4, 2, dtype=T.cfloat)); "
+    "out.abs().sum().backward(); r = (lin.weight.dtype, lin.weight.grad.dtype, out.shape)"),
+    ("x = T.tensor([1., 2.], requires_grad=True); h = x.register_hook(lambda g: g * 1j); "
+    "r = (x * 2).sum().backward()"),
+    "z = T.tensor([1+1j, 2-1j], requires_grad=True); r = T.autograd.functional.jacobian(lambda z: z * z, z)",
+    ("z = T.tensor([1+1j, 2-1j], requires_grad=True); "
+    "r = T.autograd.functional.jacobian(lambda z: z * z, z, vectorize=True)"),
+    ("z = T.tensor([1+1j, 2-1j], requires_grad=True); "
+    "r = T.autograd.functional.jacobian(lambda z: (z * z).abs(), z)"),
+    ("z = T.tensor([1+1j, 2-1j], requires_grad=True); "
+    "r = T.autograd.functional.vjp(lambda z: (z * z).abs().sum(), z)"),
+    "z = T.tensor([1+1j, 2-1j]); r = T.func.grad(lambda z: (z * z).abs().sum())(z)",
+    "z = T.tensor([1+1j, 2-1j]); r = T.func.jvp(lambda z: z * z, (z,), (T.ones(2, dtype=T.cfloat),))",
+    "z = T.tensor([1+1j, 2-1j]); r = T.func.vjp(lambda z: z.exp(), z)[1](T.ones(2, dtype=T.cfloat))",
+    ("fw = T.autograd.forward_ad\nwith fw.dual_level():\n"
+    "  d = fw.make_dual(T.tensor([1+1j, 2.]), T.tensor([1j, 1.]))\n"
+    "  r = (d.abs(), d.angle(), d.real, d.conj(), d * d, d.exp().sum())"),
     # refusals
     Z + "r = z.max()",
     Z + "r = z.clamp(min=0)",
@@ -209,3 +258,30 @@ def test_issue_examples_give_the_conjugate():
     x = ja.tensor(1 + 1j, requires_grad=True)
     (x * c).backward(ja.tensor(1 + 0j))
     assert x.grad.item() == (2 + 3j)
+
+
+OPTIMIZERS = [("SGD", {"lr": 0.1}), ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True,
+                                           "weight_decay": 0.1}),
+              ("Adam", {"lr": 0.1}), ("Adam", {"lr": 0.1, "amsgrad": True, "weight_decay": 0.1}),
+              ("Adam", {"lr": 0.1, "foreach": False, "maximize": True}), ("AdamW", {"lr": 0.1}),
+              ("RMSprop", {"lr": 0.1}), ("RMSprop", {"lr": 0.1, "centered": True, "momentum": 0.5}),
+              ("Adagrad", {"lr": 0.1, "initial_accumulator_value": 0.5})]
+
+
+@pytest.mark.parametrize(("name", "kw"), OPTIMIZERS)
+def test_optimizer_steps_a_complex_parameter_as_torch(name, kw):
+    """torch updates a complex parameter through view_as_real: each part has its own moments."""
+    torch = require_torch()
+
+    def run(T):
+        z = T.tensor([1 + 1j, 2 - 1j], requires_grad=True, dtype=T.complex128)
+        w = T.tensor([0.5, -1.0], requires_grad=True, dtype=T.float64)
+        opt = getattr(T.optim, name)([z, w], **kw)
+        for _ in range(3):
+            opt.zero_grad()
+            ((z * z).abs().sum() + (w * z).abs().sum()).backward()
+            opt.step()
+        state = [repr(v) for k, v in sorted(opt.state[z].items()) if k != "step"]
+        return ADDR.sub("0x", repr((z, w, state))).replace("jupyter_autograd.", "torch.")
+
+    assert run(ja) == run(torch)

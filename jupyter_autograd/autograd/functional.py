@@ -353,6 +353,11 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         for i, out in enumerate(outputs):
             jac_i = tuple([] for _ in inputs)
             n = out.nelement()
+            if n and not vectorize and out._data.dtype.kind == "c":
+                # torch backpropagates each element as a scalar with an implicit grad of 1,
+                # which a complex output does not have (vectorize=True passes one-hot grads)
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {out.dtype!r}")
             for j in range(n):
                 # one row of J per backward: vᵀJ with v the j-th basis vector
                 e = np.zeros(n, out._data.dtype)

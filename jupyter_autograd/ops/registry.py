@@ -18,8 +18,8 @@ of a real loss ``L`` with respect to ``z`` is ``conj(dL/dz) = dL/dx + i dL/dy``,
 holomorphic row's VJP is ``g * conj(f'(z))`` where a real rule is ``g * f'(x)``.
 ``complex=HOLOMORPHIC`` rows keep one rule, written for the real case (``g * f'(x)``, the
 transposed Jacobian without conjugation), and a complex result records the row's *complex
-twin*, whose rules are ``conj(rule(conj(g)))`` (= ``g * conj(f'(z))``): real tensors never
-run a ``conj``. ``AS_WRITTEN`` rows are correct for complex as they stand (linear maps with
+twin*, whose rules run on the conjugated inputs, result and parameters (= ``g * conj(f'(z))``,
+by Schwarz reflection): real tensors never run a ``conj``. ``AS_WRITTEN`` rows are correct for complex as they stand (linear maps with
 real coefficients, and rows written in torch's convention such as ``abs``); a :class:`Refuse`
 raises torch's error for complex tensors. JVP rules need no twin: a holomorphic tangent is
 ``f'(z) t`` as for reals; rows from complex to real write their JVP with the conjugate.
@@ -31,7 +31,7 @@ from types import MappingProxyType
 
 from ..autograd.node import make_node_class
 
-OPS: dict[str, "OpDef"] = {}
+OPS: dict[str, OpDef] = {}
 #: Read-only view of every registered op, keyed by row name (``"mul"``, ``"sum.dim"``...).
 REGISTRY = MappingProxyType(OPS)
 
@@ -113,30 +113,30 @@ class OpDef:
     """One primitive: forward, per-input VJP rules, JVP rule and test metadata."""
 
     __slots__ = (
-        "name",
-        "node_name",
-        "fwd",
-        "vjp",
-        "jvp",
-        "inputs",
-        "saved",
-        "saved_spec",
-        "save_inputs",
-        "save_result",
-        "node_cls",
-        "smooth",
-        "sample",
-        "torch",
-        "doc",
-        "n_out",
-        "differentiable",
-        "linear",
-        "defaults",
-        "variadic",
-        "none_inputs",
-        "simple",
         "complex",
         "cx",
+        "defaults",
+        "differentiable",
+        "doc",
+        "fwd",
+        "inputs",
+        "jvp",
+        "linear",
+        "n_out",
+        "name",
+        "node_cls",
+        "node_name",
+        "none_inputs",
+        "sample",
+        "save_inputs",
+        "save_result",
+        "saved",
+        "saved_spec",
+        "simple",
+        "smooth",
+        "torch",
+        "variadic",
+        "vjp",
     )
 
     def __repr__(self) -> str:
@@ -201,7 +201,7 @@ def defop(
     for s in saved:
         if "=" in s:
             s, dflt = s.split("=", 1)
-            defaults[s] = eval(dflt, {})  # noqa: S307 - literal defaults written in this package
+            defaults[s] = eval(dflt, {})
         clean.append(s)
         if s in inputs:
             spec[s] = ("input", inputs.index(s))
@@ -245,19 +245,33 @@ def defop(
 
 
 def _conj_rule(rule):
-    """A real-convention rule ``g * f'(z)`` as torch's ``g * conj(f'(z))``."""
+    """A real-convention rule ``g * f'(z)`` as torch's ``g * conj(f'(z))``: the rule run on the
+    conjugated inputs, result and complex parameters. Rules are built from real-coefficient
+    functions (Schwarz reflection: ``h(conj z) = conj(h(z))``), so this is ``g * conj(h(z))``
+    with torch's own operands (``grad * other.conj()``, ``grad * result.conj()``) and its
+    signed zeros."""
     if rule.__class__ is _Marker:
         return rule
 
     def cx_rule(xp, g, *args):
-        if g.__class__ is tuple:
-            g = tuple(xp.conj(x) for x in g)
-        else:
-            g = xp.conj(g)
-        return xp.conj(rule(xp, g, *args))
+        *ins, out, p = args
+        ins = [_conj_operand(xp, x) for x in ins]
+        if p is not None:
+            p = {k: v.conjugate() if isinstance(v, complex) else v for k, v in p.items()}
+        return rule(xp, g, *ins, _conj_operand(xp, out), p)
 
     cx_rule.__name__ = f"conj_{getattr(rule, '__name__', 'rule')}"
     return cx_rule
+
+
+def _conj_operand(xp, x):
+    if x is None:
+        return None
+    if isinstance(x, complex):
+        return x.conjugate()
+    if xp.iscomplexobj(x):
+        return xp.conj(x)
+    return x
 
 
 def _complex_twin(op: OpDef) -> OpDef:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, _check_lr, _step_tensor, _use_grad, _zeros_state
+from .optimizer import Optimizer, _check_lr, _real_views, _step_tensor, _use_grad, _zeros_state
 
 
 class Adam(Optimizer):
@@ -79,6 +79,8 @@ class Adam(Optimizer):
                         g = g + wd * x
                 m = state["exp_avg"]._data
                 v = state["exp_avg_sq"]._data
+                vm = state["max_exp_avg_sq"]._data if amsgrad else None
+                x, g, m, v, vm = _real_views(x, g, m, v, vm)
                 m += (1 - beta1) * (g - m)  # lerp_(grad, 1 - beta1)
                 v *= beta2
                 v += (1 - beta2) * g * g
@@ -87,7 +89,6 @@ class Adam(Optimizer):
                 step_size = lr / bias_correction1
                 bc2_sqrt = bias_correction2**0.5
                 if amsgrad:
-                    vm = state["max_exp_avg_sq"]._data
                     np.maximum(vm, v, out=vm)
                     denom = np.sqrt(vm) / bc2_sqrt
                 else:

@@ -214,6 +214,15 @@ class Optimizer:
         self.__dict__.update(state)
 
 
+def _real_views(*arrays):
+    """torch updates a complex parameter through view_as_real: its real and imaginary parts
+    are separate coordinates (the second moment of 1+1j is (1, 1), not (1+1j)**2). Real
+    arrays are returned as they are."""
+    if arrays[0].dtype.kind != "c":
+        return arrays
+    return tuple(None if a is None else a[..., None].view(a.real.dtype) for a in arrays)
+
+
 def _zeros_state(p) -> Tensor:
     return Tensor._wrap(np.zeros_like(p._data))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, _check_lr, _step_tensor, _use_grad, _zeros_state
+from .optimizer import Optimizer, _check_lr, _real_views, _step_tensor, _use_grad, _zeros_state
 
 
 class RMSprop(Optimizer):
@@ -57,17 +57,18 @@ class RMSprop(Optimizer):
                 if wd != 0:
                     g = g + wd * x
                 sq = state["square_avg"]._data
+                ga = state["grad_avg"]._data if centered else None
+                buf = state["momentum_buffer"]._data if momentum > 0 else None
+                x, g, sq, ga, buf = _real_views(x, g, sq, ga, buf)
                 sq *= alpha
                 sq += (1 - alpha) * g * g
                 if centered:
-                    ga = state["grad_avg"]._data
                     ga += (1 - alpha) * (g - ga)
                     avg = np.sqrt(sq + (-1) * ga * ga)
                 else:
                     avg = np.sqrt(sq)
                 avg += eps
                 if momentum > 0:
-                    buf = state["momentum_buffer"]._data
                     buf *= momentum
                     buf += g / avg
                     x += (-lr) * buf
@@ -107,7 +108,10 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 state = self.state[p]
                 state["step"] = _step_tensor()
-                state["sum"] = Tensor._wrap(np.full_like(p._data, group["initial_accumulator_value"]))
+                v = group["initial_accumulator_value"]
+                if p._data.dtype.kind == "c":  # both parts of view_as_real start at it
+                    v = complex(v, v)
+                state["sum"] = Tensor._wrap(np.full_like(p._data, v))
 
     @_use_grad
     def step(self, closure=None):
@@ -126,6 +130,7 @@ class Adagrad(Optimizer):
                     g = g + wd * x
                 clr = lr / (1 + (step - 1) * lr_decay)
                 s = state["sum"]._data
+                x, g, s = _real_views(x, g, s)
                 s += g * g
                 std = np.sqrt(s)
                 std += eps
