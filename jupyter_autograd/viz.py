@@ -56,6 +56,14 @@ def _source_of(obj) -> dict | None:
     return None
 
 
+def _modules_of(node) -> tuple:
+    """The modules whose ``forward`` was running when ``node`` was recorded, outermost first."""
+    info = _NODE_INFO.get(node)
+    if not info or not info[2]:
+        return ()
+    return tuple(m for m in (r() for r in info[2]) if m is not None)
+
+
 def _inputs_of(node) -> tuple | None:
     info = _NODE_INFO.get(node)
     if not info or info[1] is None:
@@ -87,24 +95,31 @@ class trace:  # noqa: N801 - a context manager used like torch's lower-case ones
     """
 
     def __init__(self, filename: str | None = None, source: str | None = None) -> None:
+        from .nn.modules.module import Module  # noqa: PLC0415 - viz sits above nn
+
         self.filename = filename
         self.lines = source.splitlines() if source is not None else None
         self.nodes: list = []
+        self._module_cls = Module
 
     def _on_record(self, node, inputs) -> None:
         f = sys._getframe(2)
         target = self.filename
         hit = None
         depth = 0
+        modules = None
         while f is not None and depth < 60:
-            fn = f.f_code.co_filename
+            code = f.f_code
+            if code.co_name == "forward":  # inside an nn.Module: the node belongs to it
+                owner = f.f_locals.get("self")
+                if isinstance(owner, self._module_cls):
+                    modules = (owner,) if modules is None else (owner, *modules)
+            fn = code.co_filename
             if target is not None and fn == target:
                 hit = f
                 break
             if hit is None and not fn.startswith(_PKG_DIR):
                 hit = f
-                if target is None:
-                    break
             f = f.f_back
             depth += 1
         src = None
@@ -122,7 +137,8 @@ class trace:  # noqa: N801 - a context manager used like torch's lower-case ones
                 if refs is None:
                     refs = [None] * len(nf)
                 refs[k] = weakref.ref(inputs[k])
-        _NODE_INFO[node] = (src, tuple(refs) if refs is not None else None)
+        mods = tuple(weakref.ref(m) for m in modules) if modules else None
+        _NODE_INFO[node] = (src, tuple(refs) if refs is not None else None, mods)
         self.nodes.append(weakref.ref(node))
 
     def __enter__(self) -> "trace":
@@ -246,19 +262,14 @@ class Graph:
         return bundle
 
 
-def _caller_names(depth: int = 2) -> dict:
+def _caller_names(depth: int = 2) -> _g.Names:
     f = sys._getframe(depth)
-    names = {}
-    for scope in (f.f_locals, f.f_globals):
-        for k, v in scope.items():
-            if isinstance(v, Tensor) and not k.startswith("_") and k not in names:
-                names[k] = v
-    return names
+    return _g.Names.from_namespace({**f.f_globals, **f.f_locals}, first=f.f_locals)
 
 
 def graph(
     *roots,
-    names: Mapping[str, Tensor] | None = None,
+    names: Mapping[str, Tensor] | _g.Names | None = None,
     max_nodes: int | None = _g.MAX_NODES,
     direction: str = "forward",
     saved: bool = False,
@@ -268,22 +279,28 @@ def graph(
     rankdir: str = "TB",
     title: str | None = None,
     note: str | None = None,
+    **payload_options,
 ) -> Graph:
     """The graph behind ``roots`` (tensors or ``grad_fn`` nodes) as a displayable object.
 
     Args:
         *roots: tensors and/or ``grad_fn`` nodes.
-        names: variable name -> tensor; by default the tensors in the caller's namespace.
+        names: a ``graph.Names``, or a mapping name -> tensor or module; by default the
+            caller's namespace: tensors by variable name, else by parameter or buffer path in
+            any ``nn.Module`` there (``model.fc1.weight``).
         max_nodes: collapse larger graphs to this many nodes (``None``: no limit, but payloads
             over 10 MB are refused with a text explanation).
         direction: ``"forward"`` (arrows input -> output) or ``"backward"`` (gradient flow).
-        saved: draw saved tensors in function boxes.
+        saved: draw saved tensors (as small nodes beside their function in JupyterLab, as
+            lines in the function boxes of the SVG).
         values: draw value previews in tensor boxes (the JSON always carries them).
         backward: a ``BackwardRecord`` to show the visiting order and gradients.
         format: ``"auto"`` (all MIME types), ``"svg"``, ``"text"`` or ``"json"``.
         rankdir: ``"TB"`` or ``"LR"`` for the SVG.
         title: stored in the payload.
         note: an extra line for ``text/plain``.
+        **payload_options: passed to ``graph.build_graph`` (``replay_step``,
+            ``replay_controls``).
 
     Returns:
         A :class:`Graph`.
@@ -307,8 +324,9 @@ def graph(
         names = _caller_names()
     try:
         payload = _g.build_graph(
-            roots, names=names, source_of=_source_of, inputs_of=_inputs_of, backward=backward,
-            max_nodes=max_nodes, direction=direction, values=True, saved=True, title=title,
+            roots, names=names, source_of=_source_of, inputs_of=_inputs_of,
+            modules_of=_modules_of, backward=backward, max_nodes=max_nodes, direction=direction,
+            values=True, saved=True, show_saved=saved, title=title, **payload_options,
         )
     except _g.GraphTooLarge as e:
         return Graph(None, refused=str(e))
@@ -518,11 +536,10 @@ def run_traced(
             raise OptionError(f"--backward {backward}: {type(e).__name__}: {e}{hint}") from None
     if show:
         roots = [_bound_tensor("--show", n, namespace) for n in show]
-        names = {n: namespace[n] for n in show}
-        names.update({k: v for k, v in named.items() if k not in names})
     else:
         roots = _pick_roots(named, _inputs_of)
-        names = named
+    # every name in the namespace labels the graph, the cell's own (and --show's) first
+    names = _g.Names.from_namespace(namespace, first=[*(show or ()), *named])
     note = None
     if no_grad:
         recorded = sum(1 for t in named.values() if t.grad_fn is not None)

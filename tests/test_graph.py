@@ -13,7 +13,7 @@ from jupyter_autograd import viz
 
 jsonschema = pytest.importorskip("jsonschema")
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-SCHEMA = json.loads((ROOT / "jupyter_autograd/schema/graph-v1.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "jupyter_autograd/schema/graph-v2.schema.json").read_text())
 FIXTURES = ROOT / "tests" / "fixtures"
 TUTORIAL = """x = torch.ones(5)  # input tensor
 y = torch.zeros(3)  # expected output
@@ -48,7 +48,7 @@ def test_tutorial_payload_validates_and_names_nodes():
     g, _ = tutorial_graph()
     p = g.payload
     validate(p)
-    assert p["version"] == 1 and p["truncated"] is False
+    assert p["version"] == 2 and p["truncated"] is False
     names = {n.get("name") for n in p["nodes"] if n["kind"] == "tensor"}
     assert {"w", "b", "z", "loss", "y"} <= names
     ops = [n["op"] for n in p["nodes"] if n["kind"] == "function"]
@@ -135,17 +135,23 @@ def test_g1_100k_nodes_collapsed_fast_and_small():
     assert p["total_nodes"] == 100_000
     assert p["truncated"] is True
     assert len(p["nodes"]) <= 2000 and len(s.encode()) <= 1_000_000
-    group = next(n for n in p["nodes"] if n["kind"] == "group")
-    assert group["count"] == 99_997 and "\u00d799997" in group["label"]
+    (run,) = p["repeats"]  # the loop body, once, standing for all of its iterations
+    assert run["count"] == 99_997 and run["label"] == "\u00d799997 MulBackward0"
+    assert len(run["iterations"]) == 1 and len(p["nodes"]) < 10
     validate(p)
     assert "truncated=True" in viz.Graph(p).__repr__()
 
 
 def test_wide_graph_cut_to_max_nodes():
+    """A graph without repeated structure is cut to max_nodes, the rest one group."""
+    import random
+
+    rng = random.Random(0)
+    fns = [torch.exp, torch.sin, torch.cos, torch.tanh, torch.sigmoid, torch.neg, torch.abs]
     xs = [torch.ones(1, requires_grad=True) for _ in range(300)]
     y = xs[0]
     for x in xs[1:]:
-        y = y + x
+        y = y + rng.choice(fns)(x)
     p = G.build_graph([y], max_nodes=100)
     validate(p)
     assert len(p["nodes"]) <= 100 and p["truncated"] and p["total_nodes"] > 800

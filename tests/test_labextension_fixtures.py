@@ -22,7 +22,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
-SCHEMA_FILE = REPO / "jupyter_autograd" / "schema" / "graph-v1.schema.json"
+SCHEMA_FILE = REPO / "jupyter_autograd" / "schema" / "graph-v2.schema.json"
 INVALID_FILE = FIXTURES / "labext_invalid_payloads.json"
 LABEXT = REPO / "labextension"
 

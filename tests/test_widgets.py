@@ -45,7 +45,7 @@ from jupyter_autograd.widgets import (
 )
 
 SCHEMA = json.loads(
-    (pathlib.Path(widget_core.__file__).parents[1] / "schema" / "graph-v1.schema.json").read_text()
+    (pathlib.Path(widget_core.__file__).parents[1] / "schema" / "graph-v2.schema.json").read_text()
 )
 
 

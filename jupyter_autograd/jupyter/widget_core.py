@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import grad_mode
-from ..graph import _label_line, safe_text
+from ..graph import label_line, safe_text
 from ..autograd.node import AccumulateGrad, Node
 from ..tensor import Tensor
 
@@ -135,7 +135,7 @@ def graph_payload(
 
 def node_label(n: dict) -> str:
     """One-line name of a payload node: the op, or ``leaf``/``tensor`` with its label."""
-    first = _label_line(n)
+    first = label_line(n)
     if n["kind"] == "tensor":
         return f"{'leaf' if n.get('is_leaf') else 'tensor'} {first}"
     return first

@@ -3,8 +3,8 @@
 const fs = require('fs');
 const path = require('path');
 
-const SRC = path.join(__dirname, '..', '..', 'jupyter_autograd', 'schema', 'graph-v1.schema.json');
-const DST = path.join(__dirname, '..', 'src', 'graph-v1.schema.json');
+const SRC = path.join(__dirname, '..', '..', 'jupyter_autograd', 'schema', 'graph-v2.schema.json');
+const DST = path.join(__dirname, '..', 'src', 'graph-v2.schema.json');
 
 const text = fs.readFileSync(SRC, 'utf8');
 JSON.parse(text);

@@ -4,7 +4,7 @@
  *
  * Every traversal is iterative, so a 100 000-node chain cannot overflow the call stack.
  */
-import { IGraphNode, IGraphPayload } from './schema';
+import { IGraphNode, IGraphPayload, IModule, IRepeat } from './schema';
 
 /** Most nodes drawn at once; beyond that the view collapses (test plan G3). */
 export const MAX_VISIBLE_NODES = 2000;
@@ -14,6 +14,12 @@ export const MIN_CHAIN_LENGTH = 3;
 
 /** Fewest nodes an expand reveals, even when the view is already at its budget. */
 export const MIN_EXPAND_NODES = 50;
+
+/** A repeated run of at least this many nodes opens folded (Python's view.FOLD_MIN_NODES). */
+export const FOLD_MIN_NODES = 24;
+
+/** Graphs with more nodes than this open with their innermost modules collapsed. */
+export const MODULE_FOLD_NODES = 60;
 
 /** Indexed form of a payload: nodes by index, edges as index pairs with adjacency lists. */
 export interface IGraphModel {
@@ -30,10 +36,14 @@ export interface IGraphModel {
   roots: number[];
   /** backward_order as node indices, unknown ids dropped. */
   backwardOrder: number[];
+  /** Modules by id. */
+  modules: Map<string, IModule>;
+  /** Node indices of each module, its submodules' included. */
+  moduleMembers: Map<string, number[]>;
 }
 
 /** Why a synthetic group exists. */
-export type GroupKind = 'chain' | 'subgraph' | 'overflow';
+export type GroupKind = 'chain' | 'subgraph' | 'overflow' | 'repeat' | 'module';
 
 /** A renderer-side collapsed set of nodes, drawn as one node until expanded. */
 export interface ICollapsedGroup {
@@ -45,6 +55,10 @@ export interface ICollapsedGroup {
   children: ICollapsedGroup[];
   /** Short description, e.g. "inputs of AddBackward0". */
   caption: string;
+  /** Repeat groups: how many iterations it stands for. */
+  count?: number;
+  /** The payload repeat or module it came from. */
+  source?: string;
 }
 
 /** One drawn node: a payload node or an active collapsed group. */
@@ -61,6 +75,8 @@ export interface IViewEdge {
   target: number;
   /** Payload edge indices it stands for. */
   edges: number[];
+  /** How many edges of the traced graph it stands for (bundled edges count more). */
+  count: number;
 }
 
 /** The visible graph for a model and a collapse state. */
@@ -117,6 +133,25 @@ export function buildModel(payload: IGraphPayload): IGraphModel {
       backwardOrder.push(i);
     }
   }
+  const modules = new Map<string, IModule>();
+  for (const m of payload.modules ?? []) {
+    modules.set(m.id, m);
+  }
+  const moduleMembers = new Map<string, number[]>();
+  nodes.forEach((node, i) => {
+    let m = node.module;
+    const seenHere = new Set<string>();
+    while (m !== undefined && m !== null && !seenHere.has(m)) {
+      seenHere.add(m);
+      const list = moduleMembers.get(m);
+      if (list) {
+        list.push(i);
+      } else {
+        moduleMembers.set(m, [i]);
+      }
+      m = modules.get(m)?.parent ?? undefined;
+    }
+  });
   return {
     payload,
     nodes,
@@ -126,8 +161,95 @@ export function buildModel(payload: IGraphPayload): IGraphModel {
     outEdges,
     inEdges,
     roots,
-    backwardOrder
+    backwardOrder,
+    modules,
+    moduleMembers
   };
+}
+
+/** Whether a payload repeat opens folded: Python dropped iterations, or it is big. */
+export function repeatFolds(r: IRepeat): boolean {
+  let n = 0;
+  for (const it of r.iterations) {
+    n += it.length;
+  }
+  return r.iterations.length < r.count || n >= FOLD_MIN_NODES;
+}
+
+/** Modules without submodules (Linear, ReLU...), innermost first to collapse. */
+export function leafModules(model: IGraphModel): IModule[] {
+  const parents = new Set<string>();
+  model.modules.forEach(m => {
+    if (m.parent) {
+      parents.add(m.parent);
+    }
+  });
+  return Array.from(model.modules.values()).filter(m => !parents.has(m.id));
+}
+
+/**
+ * The folds a graph opens with: big repeated runs as one "×k" block each and, above
+ * {@link MODULE_FOLD_NODES}, every innermost module as one node. Groups stay disjoint.
+ */
+export function foldStructure(model: IGraphModel, state: CollapseState): void {
+  const taken = new Uint8Array(model.nodes.length);
+  const add = (members: number[], group: Omit<ICollapsedGroup, 'key' | 'members' | 'children'>) => {
+    const free = members.filter(i => !taken[i]);
+    if (free.length < 2) {
+      return;
+    }
+    free.forEach(i => (taken[i] = 1));
+    state.groups.push({ key: state.newKey(), members: free, children: [], ...group });
+  };
+  for (const r of model.payload.repeats ?? []) {
+    if (repeatFolds(r)) {
+      const members: number[] = [];
+      for (const it of r.iterations) {
+        for (const id of it) {
+          const i = model.index.get(id);
+          if (i !== undefined) {
+            members.push(i);
+          }
+        }
+      }
+      add(members, { kind: 'repeat', caption: r.label, count: r.count, source: r.id });
+    }
+  }
+  if (model.nodes.length > MODULE_FOLD_NODES) {
+    for (const m of leafModules(model)) {
+      add(model.moduleMembers.get(m.id) ?? [], {
+        kind: 'module',
+        caption: m.label,
+        source: m.id
+      });
+    }
+  }
+}
+
+/** Collapse module `id` (drawn expanded) into one node; null if nothing of it is drawn. */
+export function collapseModule(
+  model: IGraphModel,
+  state: CollapseState,
+  view: IGraphView,
+  id: string
+): ICollapsedGroup | null {
+  const members = new Set(model.moduleMembers.get(id) ?? []);
+  const picked: number[] = [];
+  view.nodes.forEach((node, v) => {
+    const inside = node.group
+      ? node.group.members.every(i => members.has(i))
+      : members.has(node.index);
+    if (inside) {
+      picked.push(v);
+    }
+  });
+  if (picked.length === 0) {
+    return null;
+  }
+  const m = model.modules.get(id) as IModule;
+  const group = absorb(state, view, picked, 'module', m.label);
+  group.source = id;
+  return group;
 }
 
 /** Which groups are collapsed; mutated by the collapse/expand operations below. */
@@ -186,11 +308,13 @@ export function buildView(
     }
     const key = s * vn + t;
     const existing = edgeKey.get(key);
+    const count = model.payload.edges[k].count ?? 1;
     if (existing === undefined) {
       edgeKey.set(key, edges.length);
-      edges.push({ source: s, target: t, edges: [k] });
+      edges.push({ source: s, target: t, edges: [k], count });
     } else {
       edges[existing].edges.push(k);
+      edges[existing].count += count;
     }
   }
   const outEdges: number[][] = Array.from({ length: vn }, () => []);

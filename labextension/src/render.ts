@@ -72,7 +72,13 @@ export function isLeafRequiringGrad(node: IGraphNode): boolean {
 /** The lines drawn inside a view node, capped to {@link MAX_LABEL_LINES} x {@link MAX_LABEL_CHARS}. */
 export function nodeLines(model: IGraphModel, node: IViewNode): string[] {
   let lines: string[];
-  if (node.group) {
+  if (node.group && node.group.kind === 'repeat') {
+    // "×100 MulBackward0 → TanhBackward0": the count, then one iteration's ops
+    const [count, ...ops] = node.group.caption.split(' ');
+    lines = [`${count} repeated`, ops.join(' ')];
+  } else if (node.group && node.group.kind === 'module') {
+    lines = [node.group.caption, `${node.group.members.length} nodes`];
+  } else if (node.group) {
     lines = [`${node.group.members.length} nodes`, node.group.caption];
   } else {
     const p = model.nodes[node.index];
@@ -182,6 +188,28 @@ export function edgePath(
   );
 }
 
+/** Middle of view edge `k`, mirrored in backward direction. */
+export function edgeMidpoint(
+  layout: ILayout,
+  k: number,
+  source: number,
+  target: number,
+  backward: boolean
+): IPoint {
+  const pts = layout.points[k];
+  let x: number;
+  let y: number;
+  if (pts && pts.length > 0) {
+    const mid = pts[Math.floor(pts.length / 2)];
+    x = mid.x;
+    y = mid.y;
+  } else {
+    x = (layout.x[source] + layout.x[target]) / 2;
+    y = (layout.y[source] + layout.y[target]) / 2;
+  }
+  return { x: backward ? layout.width - x : x, y };
+}
+
 /** Top-left translation of node `v` in the current direction. */
 export function nodeTransform(
   layout: ILayout,
@@ -239,6 +267,8 @@ export interface IDrawing {
   viewport: SVGGElement;
   edgeLabels: SVGGElement;
   nodeEls: SVGGElement[];
+  /** "×k" labels of bundled edges (data-edge: the view edge index). */
+  countLabels: SVGTextElement[];
   edgeEls: SVGPathElement[];
 }
 
@@ -297,19 +327,37 @@ export function drawGraph(
   const edgesG = svgEl(doc, 'g', { class: 'jp-AutogradGraph-edges' });
   const edgeLabels = svgEl(doc, 'g', { class: 'jp-AutogradGraph-edgeLabels' });
   const nodesG = svgEl(doc, 'g', { class: 'jp-AutogradGraph-nodes' });
+  const countG = svgEl(doc, 'g', { class: 'jp-AutogradGraph-countLabels' });
   viewport.appendChild(edgesG);
+  viewport.appendChild(countG);
   viewport.appendChild(nodesG);
   viewport.appendChild(edgeLabels);
 
+  const countLabels: SVGTextElement[] = [];
   const edgeEls = view.edges.map((e, k) => {
     const path = svgEl(doc, 'path', {
-      class: 'jp-AutogradGraph-edge',
+      class:
+        e.count > 1
+          ? 'jp-AutogradGraph-edge jp-mod-bundled'
+          : 'jp-AutogradGraph-edge',
       d: edgePath(layout, e.source, e.target, layout.points[k], backward),
       'marker-end': `url(#${markerId})`,
       'data-source': view.nodes[e.source].key,
       'data-target': view.nodes[e.target].key
     });
     edgesG.appendChild(path);
+    if (e.count > 1) {
+      // a bundled edge: one drawn line for the edges of every iteration of a run
+      const mid = edgeMidpoint(layout, k, e.source, e.target, backward);
+      const label = svgEl(doc, 'text', {
+        class: 'jp-AutogradGraph-countLabel',
+        x: round(mid.x),
+        y: round(mid.y - 3),
+        'data-edge': k
+      });
+      label.textContent = `×${e.count}`;
+      countLabels.push(label);
+    }
     return path;
   });
 
@@ -362,7 +410,8 @@ export function drawGraph(
     nodesG.appendChild(g);
     return g;
   });
-  return { svg, viewport, edgeLabels, nodeEls, edgeEls };
+  countLabels.forEach(l => countG.appendChild(l));
+  return { svg, viewport, edgeLabels, nodeEls, edgeEls, countLabels };
 }
 
 /** Legend entries: class of the swatch, label. */

@@ -1,14 +1,17 @@
 /**
- * Payload interfaces mirroring `graph-v1.schema.json` and the guard that checks an untrusted
+ * Payload interfaces mirroring `graph-v2.schema.json` and the guard that checks an untrusted
  * MIME payload against that schema (the same file the Python tests validate against).
  */
-import GRAPH_SCHEMA from './graph-v1.schema.json';
+import GRAPH_SCHEMA from './graph-v2.schema.json';
 
 /** MIME type of the computation-graph payload. */
 export const MIME_TYPE = 'application/vnd.jupyter-autograd.graph+json';
 
-/** Schema version this renderer understands. */
-export const SCHEMA_VERSION = 1;
+/** Schema version this renderer writes against; version 1 payloads (a subset) draw too. */
+export const SCHEMA_VERSION = 2;
+
+/** Every schema version this renderer draws. */
+export const SCHEMA_VERSIONS: ReadonlyArray<number> = [1, 2];
 
 /** Prefix of every message shown instead of a graph. */
 export const ERROR_PREFIX = 'Cannot render autograd graph: ';
@@ -29,7 +32,7 @@ export interface ISource {
   file?: string;
 }
 
-/** Kinds of node in schema v1. */
+/** Kinds of node in the schema. */
 export type NodeKind = 'tensor' | 'function' | 'accumulate' | 'group';
 
 /** One node of the payload. */
@@ -52,6 +55,41 @@ export interface IGraphNode {
   count?: number;
   members?: string[];
   backward_step?: number | null;
+  /** Every name of a tensor, best first (v2). */
+  names?: INodeName[];
+  /** Innermost module this node belongs to (v2). */
+  module?: string;
+}
+
+/** One name of a tensor: a variable, a list item, a parameter or buffer path. */
+export interface INodeName {
+  name: string;
+  kind: 'variable' | 'item' | 'parameter' | 'buffer';
+}
+
+/** A run of structurally identical iterations (v2). */
+export interface IRepeat {
+  id: string;
+  kind?: 'loop' | 'siblings';
+  count: number;
+  label: string;
+  /** Node ids of each listed iteration (fewer than count when Python truncated). */
+  iterations: string[][];
+}
+
+/** An nn.Module whose forward made nodes (v2). */
+export interface IModule {
+  id: string;
+  path?: string;
+  type?: string;
+  label: string;
+  parent?: string | null;
+}
+
+/** How the backward replay opens (v2). */
+export interface IReplay {
+  step: number;
+  controls?: boolean;
 }
 
 /** One edge, in data-flow direction (input -> consumer). */
@@ -61,11 +99,15 @@ export interface IGraphEdge {
   input?: number;
   output?: number;
   grad?: string | null;
+  /** How many edges this one stands for (v2). */
+  count?: number;
+  /** Shape of the gradient that flowed along it (v2). */
+  grad_shape?: number[];
 }
 
 /** The whole payload of {@link MIME_TYPE}. */
 export interface IGraphPayload {
-  version: 1;
+  version: 1 | 2;
   direction?: 'forward' | 'backward';
   title?: string;
   nodes: IGraphNode[];
@@ -75,6 +117,10 @@ export interface IGraphPayload {
   truncated: boolean;
   total_nodes: number;
   total_edges?: number;
+  repeats?: IRepeat[];
+  modules?: IModule[];
+  show_saved?: boolean;
+  replay?: IReplay;
 }
 
 /** Outcome of {@link checkPayload}: the payload, or a readable reason. */
@@ -385,7 +431,7 @@ function compile(schema: JsonSchema, root: JsonSchema): Check {
 }
 
 /**
- * Validate a JSON value against the subset of JSON Schema (2020-12) that graph-v1 uses:
+ * Validate a JSON value against the subset of JSON Schema (2020-12) that graph-v2 uses:
  * type, const, enum, required, properties, additionalProperties, items, min/maxItems,
  * minimum/maximum, min/maxLength, pattern, oneOf, anyOf and local $ref.
  *
@@ -423,13 +469,16 @@ export function checkPayload(data: unknown): CheckResult {
       return fail(`the payload should be a JSON object, got ${describe(data)}`);
     }
     const obj = data as { [key: string]: unknown };
-    if (hasOwn(obj, 'version') && obj.version !== SCHEMA_VERSION) {
+    if (
+      hasOwn(obj, 'version') &&
+      !SCHEMA_VERSIONS.includes(obj.version as number)
+    ) {
       const got =
         typeof obj.version === 'number' || typeof obj.version === 'string'
           ? JSON.stringify(obj.version).slice(0, 40)
           : describe(obj.version);
       return fail(
-        `unsupported schema version ${got}; this renderer understands version ${SCHEMA_VERSION}. ` +
+        `unsupported schema version ${got}; this renderer understands versions ${SCHEMA_VERSIONS.join(' and ')}. ` +
           'Install matching versions of the jupyter-autograd Python package and extension.'
       );
     }
@@ -467,6 +516,29 @@ export function checkPayload(data: unknown): CheckResult {
         return fail(
           `payload.roots[${i}] ${payload.roots[i]} is not a node of the payload`
         );
+      }
+    }
+    const reps = payload.repeats ?? [];
+    for (let i = 0; i < reps.length; i++) {
+      for (const it of reps[i].iterations) {
+        const bad = it.find(id => !ids.has(id));
+        if (bad !== undefined) {
+          return fail(
+            `payload.repeats[${i}] lists ${bad.slice(0, 40)}, not a node of the payload`
+          );
+        }
+      }
+    }
+    const mods = new Set((payload.modules ?? []).map(m => m.id));
+    for (let i = 0; i < payload.nodes.length; i++) {
+      const m = payload.nodes[i].module;
+      if (m !== undefined && !mods.has(m)) {
+        return fail(`payload.nodes[${i}].module ${m} is not a module of the payload`);
+      }
+    }
+    for (const m of payload.modules ?? []) {
+      if (m.parent && !mods.has(m.parent)) {
+        return fail(`module ${m.id} has an unknown parent ${m.parent}`);
       }
     }
     return { ok: true, payload };

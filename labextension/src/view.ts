@@ -12,6 +12,7 @@ import {
   expandAll,
   expandGroup,
   fitToBudget,
+  foldStructure,
   IGraphModel,
   IGraphView,
   IPaths,
@@ -26,6 +27,7 @@ import {
   capText,
   drawGraph,
   drawLegend,
+  edgeMidpoint,
   edgePath,
   IDrawing,
   nodeTitle,
@@ -119,6 +121,7 @@ export class GraphView {
     this.node = doc.createElement('div');
     this.node.className = 'jp-AutogradGraph';
     this._buildChrome();
+    foldStructure(this._model, this._state);
     this._view = fitToBudget(this._model, this._state, this._budget);
     if (!options.deferDraw) {
       this.draw();
@@ -349,6 +352,13 @@ export class GraphView {
         edgePath(layout, e.source, e.target, layout.points[k], backward)
       )
     );
+    for (const label of d.countLabels) {
+      const k = Number(label.getAttribute('data-edge'));
+      const e = this._view.edges[k];
+      const mid = edgeMidpoint(layout, k, e.source, e.target, backward);
+      label.setAttribute('x', mid.x.toFixed(1));
+      label.setAttribute('y', (mid.y - 3).toFixed(1));
+    }
     this._dirButton.setAttribute('aria-pressed', String(backward));
     this._dirButton.textContent = backward
       ? 'Direction: backward'

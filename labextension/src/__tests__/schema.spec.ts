@@ -24,7 +24,7 @@ const CANONICAL = path.join(
   '..',
   'jupyter_autograd',
   'schema',
-  'graph-v1.schema.json'
+  'graph-v2.schema.json'
 );
 
 function reject(data: unknown): string {
@@ -36,7 +36,7 @@ function reject(data: unknown): string {
 describe('schema guard', () => {
   it('uses the canonical schema file shared with Python', () => {
     const copy = fs.readFileSync(
-      path.join(__dirname, '..', 'graph-v1.schema.json'),
+      path.join(__dirname, '..', 'graph-v2.schema.json'),
       'utf8'
     );
     expect(copy).toBe(fs.readFileSync(CANONICAL, 'utf8'));
@@ -197,7 +197,7 @@ describe('schema guard', () => {
     expect(ERROR_PREFIX).toBe('Cannot render autograd graph: ');
   });
 
-  it('supports the schema keywords graph-v1 uses', () => {
+  it('supports the schema keywords graph-v2 uses', () => {
     const schema = {
       type: 'object',
       required: ['a'],
