@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 pytest.importorskip("IPython")
@@ -87,7 +89,7 @@ def test_e1_exception_propagates_state_restored(ip, displayed, capsys):
     assert ip.user_ns["x"] == 1
     assert torch.is_grad_enabled() and not viz.is_tracing() and FLAGS.record_tracers == []
     assert displayed == []
-    tb = out.out + out.err
+    tb = re.sub(r"\x1b\[[0-9;]*m", "", out.out + out.err)
     assert "raise ZeroDivisionError" in tb and "magics.py" not in tb and "run_traced" not in tb
 
 
@@ -228,3 +230,16 @@ def test_bare_grad_fn_formatter_only_after_load():
         shell.run_line_magic("unload_ext", "jupyter_autograd")
     data, _ = shell.display_formatter.format(fn)
     assert set(data) == {"text/plain"}
+
+
+def test_traced_cell_error_shows_the_real_cell_number_and_user_frames_first(ip, displayed, capsys):
+    """As IPython shows an ordinary cell's error: "Cell In[N], line 2" first, no magic frame."""
+    ip.run_cell("a = 1", store_history=True)
+    r = ip.run_cell("%%autograd\nx = torch.ones(2, requires_grad=True)\ny = x @ torch.ones(3)\n",
+                    store_history=True)
+    out = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    assert isinstance(r.error_in_exec, RuntimeError)
+    frames = re.findall(r"^(Cell In\[\d+\], line \d+|File .*)$", out, re.M)
+    assert frames[0] == f"Cell In[{r.execution_count}], line 2", frames
+    assert "Cell In[0]" not in out and "run_cell_magic" not in out and "magics.py" not in out
+    assert "y = x @ torch.ones(3)" in out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import sys
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
@@ -112,7 +113,8 @@ class AutogradMagics(Magics):
                 "--gradient needs --backward NAME; e.g. --backward y --gradient \"torch.ones(2)\""
             )
         shell = self.shell
-        filename = shell.compile.cache(cell)
+        # named after the running cell, so tracebacks say "Cell In[7]" as for any cell
+        filename = shell.compile.cache(cell, number=_cell_number(shell))
         try:
             code = shell.compile(cell, filename, "exec")
         except SyntaxError:
@@ -127,11 +129,12 @@ class AutogradMagics(Magics):
         except viz.OptionError as e:
             raise options.usage_error(str(e)) from None
         except BaseException as e:
-            # start the traceback at the user's cell, so magic frames are not shown
+            # shown as IPython shows an ordinary cell's error: from the user's first frame
             tb = e.__traceback__
             while tb is not None and tb.tb_frame.f_code.co_filename != filename:
                 tb = tb.tb_next
             if tb is not None:
+                _render_from(shell, e, tb)
                 raise e.with_traceback(tb) from e.__cause__ if e.__cause__ else None
             raise
         _display(g)
@@ -210,6 +213,29 @@ class AutogradMagics(Magics):
     def _names(self) -> dict:
         return {k: v for k, v in self.shell.user_ns.items()
                 if isinstance(v, Tensor) and not k.startswith("_")}
+
+
+def _cell_number(shell) -> int:
+    """The execution count of the cell running this magic (IPython's In[N])."""
+    numbers = getattr(shell.compile, "_filename_map", {})
+    f = sys._getframe(1)
+    while f is not None:
+        n = numbers.get(f.f_code.co_filename)
+        if n is not None:
+            return n
+        f = f.f_back
+    return shell.execution_count
+
+
+def _render_from(shell, e: BaseException, tb) -> None:
+    """Have IPython render ``e`` from ``tb`` on (its hook for exceptions that format
+    themselves), leaving out the frame of the ``run_cell_magic`` call above the user's code."""
+    try:
+        e._render_traceback_ = lambda: shell.InteractiveTB.structured_traceback(
+            type(e), e, tb, tb_offset=0
+        )
+    except (AttributeError, TypeError):  # an exception type without __dict__
+        pass
 
 
 # ------------------------------------------------------------------ callbacks and formatter
