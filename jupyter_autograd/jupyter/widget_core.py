@@ -58,9 +58,9 @@ def _preview(t: Any) -> str | None:
 
 # ------------------------------------------------------------------------ graph payload
 def _adapter_graph_payload(
-    root: Tensor, steps: Sequence[BackwardStep], names: dict | None = None
+    root: Tensor, steps: Sequence[BackwardStep], names=None, **replay
 ) -> dict:
-    """Schema-v1 payload of ``root`` with ``steps`` marked, from ``jupyter_autograd.graph``."""
+    """Payload of ``root`` with ``steps`` marked, from ``jupyter_autograd.graph``."""
     from .. import graph as _graph
     from .. import viz as _viz
 
@@ -75,7 +75,8 @@ def _adapter_graph_payload(
         return src
 
     return _graph.build_graph(
-        [root], names=names, source_of=source_of, inputs_of=_viz._inputs_of, backward=rec
+        [root], names=names, source_of=source_of, inputs_of=_viz._inputs_of,
+        modules_of=_viz._modules_of, backward=rec, **replay,
     )
 
 
@@ -110,15 +111,17 @@ def graph_payload(
     root: Tensor,
     steps: Sequence[BackwardStep] = (),
     upto: int | None = None,
-    names: dict | None = None,
+    names=None,
 ) -> dict:
-    """The schema-v1 graph payload of ``root``, with the first ``upto`` backward steps marked.
+    """The graph payload of ``root`` with its backward steps; the view opens after ``upto``.
 
     Args:
         root: the output tensor whose ``grad_fn`` graph is drawn.
         steps: a backward trace from :func:`backward_trace`.
-        upto: how many steps have run (all of them when None).
-        names: variable name -> tensor, drawn as labels.
+        upto: how many steps have run (all of them when None); the payload then carries
+            every step, and the view shows the first ``upto`` without its own replay
+            controls, so an outer stepper and the view count the same steps.
+        names: a ``graph.Names`` or a mapping name -> tensor or module, drawn as labels.
 
     Returns:
         A JSON-safe dict for the MIME type ``application/vnd.jupyter-autograd.graph+json``.
@@ -130,11 +133,13 @@ def graph_payload(
         'SumBackward0'
     """
     steps = list(steps)
-    return _adapter_graph_payload(root, steps[: len(steps) if upto is None else upto], names)
+    if upto is None:
+        return _adapter_graph_payload(root, steps, names)
+    return _adapter_graph_payload(root, steps, names, replay_step=upto, replay_controls=False)
 
 
 def node_label(n: dict) -> str:
-    """One-line name of a payload node: the op, or ``leaf``/``tensor`` with its label."""
+    """One-line name of a payload node: its op, or its name and shape (``leaf w (3,)``)."""
     first = label_line(n)
     if n["kind"] == "tensor":
         return f"{'leaf' if n.get('is_leaf') else 'tensor'} {first}"
@@ -180,10 +185,10 @@ class BackwardStep:
     def _describe(self) -> str:
         if self.kind == "accumulate":
             return (
-                f"step {self.index}: AccumulateGrad adds\n  {_preview(self.grad_outputs[0])}\n"
+                f"step {self.index + 1}: AccumulateGrad adds\n  {_preview(self.grad_outputs[0])}\n"
                 f"into leaf.grad: {_preview(self.grad_before)}\n  -> {_preview(self.grad_after)}"
             )
-        lines = [f"step {self.index}: {safe_text(self.name)} receives"]
+        lines = [f"step {self.index + 1}: {safe_text(self.name)} receives"]
         for g in self.grad_outputs:
             lines.append(f"  {_preview(g)}")
         for tgt, g in zip(self.targets, self.grad_inputs):
@@ -379,7 +384,7 @@ class GraphState:
 
     def node_ids(self) -> list[tuple[str, str]]:
         """(label, id) pairs of every node, for a selection control."""
-        return [(f"{n['id']}: {node_label(n)}", n["id"]) for n in self.payload()["nodes"]]
+        return [(f"{node_label(n)}  [{n['id']}]", n["id"]) for n in self.payload()["nodes"]]
 
     def details(self, node_id: str) -> str:
         """Value, grad, saved tensors and source line of one payload node, as text."""
@@ -400,7 +405,7 @@ class GraphState:
             else "source: (unknown: enable anomaly mode to record it)"
         )
         if n.get("backward_step") is not None:
-            lines.append(f"backward step: {n['backward_step']}")
+            lines.append(f"backward visit: {n['backward_step'] + 1}")
         return safe_text("\n".join(lines), multiline=True)
 
     def backward(self, retain_graph: bool = False) -> None:

@@ -41,6 +41,13 @@ __all__ = [
 MAX_JACOBIAN_DIM = 8
 
 
+def _caller_names():
+    """Names from the namespace of the code that made the widget (two frames up)."""
+    from ..viz import _caller_names as names  # noqa: PLC0415
+
+    return names(3)
+
+
 def _text_output(text: str) -> dict:
     return {"output_type": "display_data", "data": {"text/plain": text}, "metadata": {}}
 
@@ -115,8 +122,9 @@ class GraphExplorer(_Explorer):
         tensor([2., 4.])
     """
 
-    def __init__(self, root: Tensor, names: dict | None = None) -> None:
-        self.state = GraphState(root, names)
+    def __init__(self, root: Tensor, names=None) -> None:
+        # by default every name in the caller's namespace labels the graph, as viz.graph does
+        self.state = GraphState(root, _caller_names() if names is None else names)
         self.graph_out = W.Output(layout=W.Layout(border="1px solid var(--jp-border-color2)"))
         self.node_select = W.Dropdown(description="node", options=self.state.node_ids())
         self.details_out = W.Output()
@@ -193,10 +201,8 @@ class BackwardStepper(_Explorer):
         tensor([2., 4.])
     """
 
-    def __init__(
-        self, loss: Tensor, gradient: Tensor | None = None, names: dict | None = None
-    ) -> None:
-        self.state = StepperState(loss, gradient, names)
+    def __init__(self, loss: Tensor, gradient: Tensor | None = None, names=None) -> None:
+        self.state = StepperState(loss, gradient, _caller_names() if names is None else names)
         n = len(self.state.steps)
         self.prev_button = _button("◀ previous", "undo one backward step")
         self.next_button = _button("next ▶", "run the next node of backward", "primary")
@@ -302,6 +308,8 @@ class GradModeToggle(_Explorer):
     ) -> None:
         self._x, self._expr = x, expr
         self.mode = W.ToggleButtons(
+            # buttons as wide as their labels: "torch.inference_mode()" is never cut
+            style={"button_width": "auto"},
             options=[
                 ("grad enabled", "enabled"),
                 ("torch.no_grad()", "no_grad"),

@@ -193,13 +193,21 @@ export function leafModules(model: IGraphModel): IModule[] {
  */
 export function foldStructure(model: IGraphModel, state: CollapseState): void {
   const taken = new Uint8Array(model.nodes.length);
-  const add = (members: number[], group: Omit<ICollapsedGroup, 'key' | 'members' | 'children'>) => {
+  const add = (
+    members: number[],
+    group: Omit<ICollapsedGroup, 'key' | 'members' | 'children'>
+  ) => {
     const free = members.filter(i => !taken[i]);
     if (free.length < 2) {
       return;
     }
     free.forEach(i => (taken[i] = 1));
-    state.groups.push({ key: state.newKey(), members: free, children: [], ...group });
+    state.groups.push({
+      key: state.newKey(),
+      members: free,
+      children: [],
+      ...group
+    });
   };
   for (const r of model.payload.repeats ?? []) {
     if (repeatFolds(r)) {
@@ -212,7 +220,12 @@ export function foldStructure(model: IGraphModel, state: CollapseState): void {
           }
         }
       }
-      add(members, { kind: 'repeat', caption: r.label, count: r.count, source: r.id });
+      add(members, {
+        kind: 'repeat',
+        caption: r.label,
+        count: r.count,
+        source: r.id
+      });
     }
   }
   if (model.nodes.length > MODULE_FOLD_NODES) {

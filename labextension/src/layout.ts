@@ -1,8 +1,9 @@
 /**
- * Left-to-right layered layout of the visible graph (data flow: inputs left, root right).
+ * Layered layout of the visible graph, left to right (inputs left, root right) for shallow
+ * graphs, top to bottom for deep ones, so text never has to shrink to fit a long chain.
  *
  * dagre gives the best drawings but its cost grows with the number of layers long edges cross;
- * above a measured budget a linear-time layered layout is used instead and the view says so.
+ * above a measured budget a linear-time layered layout is used instead.
  */
 import * as dagre from '@dagrejs/dagre';
 
@@ -30,9 +31,13 @@ export interface IPoint {
   y: number;
 }
 
+/** Direction of the ranks: left to right or top to bottom. */
+export type RankDir = 'LR' | 'TB';
+
 /** Result: node centres, edge polylines and the drawing size. */
 export interface ILayout {
   engine: 'dagre' | 'layered';
+  rankdir: RankDir;
   x: Float64Array;
   y: Float64Array;
   widths: number[];
@@ -43,6 +48,11 @@ export interface ILayout {
   height: number;
   /** Milliseconds the layout took. */
   ms: number;
+  /** Cluster boxes (centre and size) by cluster id, where the engine placed clusters. */
+  clusterBoxes?: Map<
+    number,
+    { x: number; y: number; width: number; height: number }
+  >;
 }
 
 /** Layout engine choice: 'auto' picks dagre when its estimated cost fits the budget. */
@@ -168,12 +178,17 @@ export function dagreCost(
   return cost;
 }
 
-function dagreLayout(input: ILayoutInput): ILayout {
+function dagreLayout(
+  input: ILayoutInput,
+  rankdir: RankDir,
+  clusters?: ICluster[]
+): ILayout {
   const t0 = now();
   const n = input.widths.length;
-  const g = new dagre.graphlib.Graph({ multigraph: false });
+  const compound = !!clusters && clusters.length > 0;
+  const g = new dagre.graphlib.Graph({ multigraph: false, compound });
   g.setGraph({
-    rankdir: 'LR',
+    rankdir,
     nodesep: NODE_SEP,
     ranksep: RANK_SEP,
     marginx: MARGIN,
@@ -185,6 +200,20 @@ function dagreLayout(input: ILayoutInput): ILayout {
   }
   for (let k = 0; k < input.sources.length; k++) {
     g.setEdge(String(input.sources[k]), String(input.targets[k]));
+  }
+  if (compound) {
+    // modules as dagre clusters, so each module's nodes are laid out together
+    for (const c of clusters as ICluster[]) {
+      g.setNode(`c${c.id}`, {});
+      if (c.parent !== null) {
+        g.setParent(`c${c.id}`, `c${c.parent}`);
+      }
+    }
+    for (const c of clusters as ICluster[]) {
+      for (const v of c.nodes) {
+        g.setParent(String(v), `c${c.id}`);
+      }
+    }
   }
   dagre.layout(g);
   const x = new Float64Array(n);
@@ -201,8 +230,25 @@ function dagreLayout(input: ILayoutInput): ILayout {
       : null;
   });
   const graph = g.graph();
+  let clusterBoxes;
+  if (compound) {
+    clusterBoxes = new Map();
+    for (const c of clusters as ICluster[]) {
+      const b = g.node(`c${c.id}`);
+      if (b && b.width !== undefined) {
+        clusterBoxes.set(c.id, {
+          x: b.x as number,
+          y: b.y as number,
+          width: b.width as number,
+          height: b.height as number
+        });
+      }
+    }
+  }
   return {
     engine: 'dagre',
+    rankdir,
+    clusterBoxes,
     x,
     y,
     widths: input.widths,
@@ -357,6 +403,7 @@ export function layeredLayout(input: ILayoutInput): ILayout {
   }
   return {
     engine: 'layered',
+    rankdir: 'LR',
     x,
     y,
     widths,
@@ -368,15 +415,67 @@ export function layeredLayout(input: ILayoutInput): ILayout {
   };
 }
 
+/** A group of nodes laid out together (a module), with its parent cluster's id or null. */
+export interface ICluster {
+  id: number;
+  parent: number | null;
+  /** Node indices directly in this cluster (not in a child cluster). */
+  nodes: number[];
+}
+
+/** The layered layout top to bottom: laid out left to right on swapped axes, then turned. */
+function layeredTB(input: ILayoutInput): ILayout {
+  const turned = layeredLayout({
+    widths: input.heights,
+    heights: input.widths,
+    sources: input.sources,
+    targets: input.targets
+  });
+  return {
+    ...turned,
+    rankdir: 'TB',
+    x: turned.y,
+    y: turned.x,
+    widths: input.widths,
+    heights: input.heights,
+    width: turned.height,
+    height: turned.width
+  };
+}
+
+/**
+ * Left to right when the ranks fit side by side in `available` pixels at full size, else top
+ * to bottom (a deep graph scrolls down instead of shrinking).
+ */
+export function chooseRankdir(input: ILayoutInput, available: number): RankDir {
+  const n = input.widths.length;
+  const rank = computeRanks(n, input.sources, input.targets);
+  const colWidth = new Map<number, number>();
+  for (let i = 0; i < n; i++) {
+    colWidth.set(
+      rank[i],
+      Math.max(colWidth.get(rank[i]) ?? 0, input.widths[i])
+    );
+  }
+  let width = 2 * MARGIN - RANK_SEP;
+  colWidth.forEach(w => (width += w + RANK_SEP));
+  return width <= available ? 'LR' : 'TB';
+}
+
 /** Lay out a graph with the chosen engine ('auto': dagre when {@link dagreCost} allows). */
 export function layoutGraph(
   input: ILayoutInput,
-  engine: LayoutEngine = 'auto'
+  engine: LayoutEngine = 'auto',
+  rankdir: RankDir = 'LR',
+  clusters?: ICluster[]
 ): ILayout {
   const n = input.widths.length;
   const useDagre =
     engine === 'dagre' ||
     (engine === 'auto' &&
       dagreCost(n, input.sources, input.targets) <= DAGRE_MAX_COST);
-  return useDagre ? dagreLayout(input) : layeredLayout(input);
+  if (useDagre) {
+    return dagreLayout(input, rankdir, clusters);
+  }
+  return rankdir === 'TB' ? layeredTB(input) : layeredLayout(input);
 }

@@ -5,7 +5,7 @@
  */
 import { IGraphModel, IGraphView, IViewNode } from './graph';
 import { ILayout, IPoint } from './layout';
-import { IGraphEdge, IGraphNode } from './schema';
+import { IGraphNode } from './schema';
 
 /** SVG namespace. */
 export const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -22,8 +22,10 @@ export const TOOLTIP_LINES = 3;
 /** Characters of a preview in the details panel. */
 export const DETAIL_PREVIEW_CHARS = 4000;
 
-const CHAR_WIDTH = 6.8;
-const LINE_HEIGHT = 14;
+/** Label font size in px at zoom 1; the view never draws it smaller than 11 px. */
+export const LABEL_FONT_PX = 12;
+const CHAR_WIDTH = 7.3;
+const LINE_HEIGHT = 16;
 const PAD_X = 10;
 const PAD_Y = 7;
 const MIN_WIDTH = 56;
@@ -133,7 +135,7 @@ export function kindClass(model: IGraphModel, node: IViewNode): string {
   return `jp-AutogradGraph-${model.nodes[node.index].kind}`;
 }
 
-function svgEl<K extends keyof SVGElementTagNameMap>(
+export function svgEl<K extends keyof SVGElementTagNameMap>(
   doc: Document,
   tag: K,
   attrs: { [name: string]: string | number } = {}
@@ -149,6 +151,29 @@ function round(v: number): number {
   return Math.round(v * 10) / 10;
 }
 
+/** A layout point as drawn: mirrored along the rank axis in backward direction. */
+export function drawnPoint(
+  layout: ILayout,
+  p: IPoint,
+  backward: boolean
+): IPoint {
+  if (!backward) {
+    return p;
+  }
+  return layout.rankdir === 'TB'
+    ? { x: p.x, y: layout.height - p.y }
+    : { x: layout.width - p.x, y: p.y };
+}
+
+/** Centre of node `v` as drawn. */
+export function nodeCentre(
+  layout: ILayout,
+  v: number,
+  backward: boolean
+): IPoint {
+  return drawnPoint(layout, { x: layout.x[v], y: layout.y[v] }, backward);
+}
+
 /** Path data of view edge `k`: forward draws input -> consumer, backward mirrors and reverses. */
 export function edgePath(
   layout: ILayout,
@@ -157,38 +182,56 @@ export function edgePath(
   points: IPoint[] | null,
   backward: boolean
 ): string {
-  const W = layout.width;
-  const fx = (x: number) => (backward ? W - x : x);
+  const m = (p: IPoint) => drawnPoint(layout, p, backward);
   if (points && points.length >= 2) {
-    const pts = backward ? points.slice().reverse() : points;
-    let d = `M${round(fx(pts[0].x))},${round(pts[0].y)}`;
+    const pts = (backward ? points.slice().reverse() : points).map(m);
+    let d = `M${round(pts[0].x)},${round(pts[0].y)}`;
     if (pts.length === 2) {
-      return d + `L${round(fx(pts[1].x))},${round(pts[1].y)}`;
+      return d + `L${round(pts[1].x)},${round(pts[1].y)}`;
     }
     // Quadratic smoothing through the midpoints of the dagre polyline.
     for (let i = 1; i < pts.length - 1; i++) {
       const mx = (pts[i].x + pts[i + 1].x) / 2;
       const my = (pts[i].y + pts[i + 1].y) / 2;
       const end = i === pts.length - 2 ? pts[i + 1] : { x: mx, y: my };
-      d += `Q${round(fx(pts[i].x))},${round(pts[i].y)} ${round(fx(end.x))},${round(end.y)}`;
+      d += `Q${round(pts[i].x)},${round(pts[i].y)} ${round(end.x)},${round(end.y)}`;
     }
     return d;
   }
-  let x1 = layout.x[source] + layout.widths[source] / 2;
-  const y1 = layout.y[source];
-  let x2 = layout.x[target] - layout.widths[target] / 2;
-  const y2 = layout.y[target];
-  x1 = fx(x1);
-  x2 = fx(x2);
-  const [ax, ay, bx, by] = backward ? [x2, y2, x1, y1] : [x1, y1, x2, y2];
-  const dx = Math.max(20, Math.abs(bx - ax) / 2) * (bx >= ax ? 1 : -1);
+  // A direct curve from the source's far side to the target's near side, along the ranks.
+  const tb = layout.rankdir === 'TB';
+  const a = m(
+    tb
+      ? {
+          x: layout.x[source],
+          y: layout.y[source] + layout.heights[source] / 2
+        }
+      : { x: layout.x[source] + layout.widths[source] / 2, y: layout.y[source] }
+  );
+  const b = m(
+    tb
+      ? {
+          x: layout.x[target],
+          y: layout.y[target] - layout.heights[target] / 2
+        }
+      : { x: layout.x[target] - layout.widths[target] / 2, y: layout.y[target] }
+  );
+  const [p, q] = backward ? [b, a] : [a, b];
+  if (tb) {
+    const dy = Math.max(20, Math.abs(q.y - p.y) / 2) * (q.y >= p.y ? 1 : -1);
+    return (
+      `M${round(p.x)},${round(p.y)}C${round(p.x)},${round(p.y + dy)} ` +
+      `${round(q.x)},${round(q.y - dy)} ${round(q.x)},${round(q.y)}`
+    );
+  }
+  const dx = Math.max(20, Math.abs(q.x - p.x) / 2) * (q.x >= p.x ? 1 : -1);
   return (
-    `M${round(ax)},${round(ay)}C${round(ax + dx)},${round(ay)} ` +
-    `${round(bx - dx)},${round(by)} ${round(bx)},${round(by)}`
+    `M${round(p.x)},${round(p.y)}C${round(p.x + dx)},${round(p.y)} ` +
+    `${round(q.x - dx)},${round(q.y)} ${round(q.x)},${round(q.y)}`
   );
 }
 
-/** Middle of view edge `k`, mirrored in backward direction. */
+/** Middle of view edge `k` as drawn. */
 export function edgeMidpoint(
   layout: ILayout,
   k: number,
@@ -197,17 +240,36 @@ export function edgeMidpoint(
   backward: boolean
 ): IPoint {
   const pts = layout.points[k];
-  let x: number;
-  let y: number;
-  if (pts && pts.length > 0) {
-    const mid = pts[Math.floor(pts.length / 2)];
-    x = mid.x;
-    y = mid.y;
-  } else {
-    x = (layout.x[source] + layout.x[target]) / 2;
-    y = (layout.y[source] + layout.y[target]) / 2;
-  }
-  return { x: backward ? layout.width - x : x, y };
+  const mid =
+    pts && pts.length > 0
+      ? pts[Math.floor(pts.length / 2)]
+      : {
+          x: (layout.x[source] + layout.x[target]) / 2,
+          y: (layout.y[source] + layout.y[target]) / 2
+        };
+  return drawnPoint(layout, mid, backward);
+}
+
+/**
+ * Where a label on the edge leaving `source` goes: in the gap just past the source along the
+ * ranks, so it never sits on a node's own label.
+ */
+export function edgeLabelPoint(
+  layout: ILayout,
+  source: number,
+  backward: boolean
+): IPoint {
+  const tb = layout.rankdir === 'TB';
+  const p = tb
+    ? {
+        x: layout.x[source] + 6,
+        y: layout.y[source] + layout.heights[source] / 2 + 13
+      }
+    : {
+        x: layout.x[source] + layout.widths[source] / 2 + 18,
+        y: layout.y[source] - 6
+      };
+  return drawnPoint(layout, p, backward);
 }
 
 /** Top-left translation of node `v` in the current direction. */
@@ -216,11 +278,11 @@ export function nodeTransform(
   v: number,
   backward: boolean
 ): string {
-  const cx = backward ? layout.width - layout.x[v] : layout.x[v];
-  return `translate(${round(cx - layout.widths[v] / 2)},${round(layout.y[v] - layout.heights[v] / 2)})`;
+  const c = nodeCentre(layout, v, backward);
+  return `translate(${round(c.x - layout.widths[v] / 2)},${round(c.y - layout.heights[v] / 2)})`;
 }
 
-function drawShape(
+export function drawShape(
   doc: Document,
   g: SVGGElement,
   cls: string,
@@ -269,6 +331,8 @@ export interface IDrawing {
   nodeEls: SVGGElement[];
   /** "×k" labels of bundled edges (data-edge: the view edge index). */
   countLabels: SVGTextElement[];
+  /** Expanded module boxes, as in the decor. */
+  moduleEls: SVGGElement[];
   edgeEls: SVGPathElement[];
 }
 
@@ -296,7 +360,8 @@ export function drawGraph(
   view: IGraphView,
   layout: ILayout,
   lines: string[][],
-  backward: boolean
+  backward: boolean,
+  decor: IDecor = { visits: new Map(), boxes: [] }
 ): IDrawing {
   const svg = svgEl(doc, 'svg', {
     class: 'jp-AutogradGraph-svg',
@@ -328,6 +393,11 @@ export function drawGraph(
   const edgeLabels = svgEl(doc, 'g', { class: 'jp-AutogradGraph-edgeLabels' });
   const nodesG = svgEl(doc, 'g', { class: 'jp-AutogradGraph-nodes' });
   const countG = svgEl(doc, 'g', { class: 'jp-AutogradGraph-countLabels' });
+  const boxesG = svgEl(doc, 'g', { class: 'jp-AutogradGraph-modules' });
+  viewport.appendChild(boxesG);
+  const moduleEls = decor.boxes.map(b =>
+    drawModuleBox(doc, boxesG, layout, b, backward)
+  );
   viewport.appendChild(edgesG);
   viewport.appendChild(countG);
   viewport.appendChild(nodesG);
@@ -407,278 +477,136 @@ export function drawGraph(
       text.appendChild(tspan);
     });
     g.appendChild(text);
+    const visit = decor.visits.get(v);
+    if (visit !== undefined) {
+      // the backward visit number, shown once backward has run the node
+      const badge = svgEl(doc, 'g', { class: 'jp-AutogradGraph-badge' });
+      const digits = String(visit).length;
+      badge.appendChild(
+        digits <= 2
+          ? svgEl(doc, 'circle', { cx: 0, cy: 0, r: 9 })
+          : svgEl(doc, 'rect', {
+              x: -(3.5 * digits + 3),
+              y: -9,
+              width: 7 * digits + 6,
+              height: 18,
+              rx: 9
+            })
+      );
+      const t = svgEl(doc, 'text', { x: 0, y: 4 });
+      t.textContent = String(visit);
+      badge.appendChild(t);
+      g.appendChild(badge);
+    }
     nodesG.appendChild(g);
     return g;
   });
   countLabels.forEach(l => countG.appendChild(l));
-  return { svg, viewport, edgeLabels, nodeEls, edgeEls, countLabels };
-}
-
-/** Legend entries: class of the swatch, label. */
-export const LEGEND: ReadonlyArray<[string, string]> = [
-  ['jp-AutogradGraph-tensor', 'tensor'],
-  ['jp-AutogradGraph-function', 'function (grad_fn)'],
-  ['jp-AutogradGraph-accumulate', 'AccumulateGrad'],
-  ['jp-AutogradGraph-collapsed', 'collapsed'],
-  ['jp-AutogradGraph-tensor jp-mod-leafGrad', 'leaf, requires grad'],
-  ['jp-AutogradGraph-tensor jp-mod-root', 'root']
-];
-
-/** The legend: one small SVG swatch and a caption per node kind. */
-export function drawLegend(doc: Document): HTMLElement {
-  const legend = doc.createElement('div');
-  legend.className = 'jp-AutogradGraph-legend';
-  for (const [cls, caption] of LEGEND) {
-    const item = doc.createElement('span');
-    item.className = 'jp-AutogradGraph-legendItem';
-    const svg = svgEl(doc, 'svg', {
-      width: 30,
-      height: 18,
-      'aria-hidden': 'true'
-    });
-    const g = svgEl(doc, 'g', {
-      class: `jp-AutogradGraph-node ${cls}`,
-      transform: 'translate(2,4)'
-    });
-    const main = cls.split(' ')[0];
-    drawShape(doc, g, main, 22, 12);
-    if (cls.includes('jp-mod-leafGrad')) {
-      g.appendChild(
-        svgEl(doc, 'circle', {
-          class: 'jp-AutogradGraph-leafMark',
-          cx: 22,
-          cy: 0,
-          r: 3.5
-        })
-      );
-    }
-    svg.appendChild(g);
-    item.appendChild(svg);
-    const label = doc.createElement('span');
-    label.textContent = caption;
-    item.appendChild(label);
-    legend.appendChild(item);
-  }
-  return legend;
-}
-
-/** Rows describing a payload node: [field, value] pairs, values capped to `max` code points. */
-export function nodeFacts(
-  node: IGraphNode,
-  max: number
-): Array<[string, string]> {
-  const rows: Array<[string, string]> = [];
-  const add = (k: string, v: string | null | undefined) => {
-    if (v !== null && v !== undefined && v !== '') {
-      rows.push([k, capText(v, max)]);
-    }
+  return {
+    svg,
+    viewport,
+    edgeLabels,
+    nodeEls,
+    edgeEls,
+    countLabels,
+    moduleEls
   };
-  add('kind', node.kind);
-  add('name', node.name);
-  add('op', node.op);
-  if (node.shape) {
-    add('shape', formatShape(node.shape));
-  }
-  add('dtype', node.dtype);
-  if (node.requires_grad !== undefined) {
-    add('requires_grad', String(node.requires_grad));
-  }
-  if (node.is_leaf !== undefined) {
-    add('is_leaf', String(node.is_leaf));
-  }
-  if (node.retains_grad) {
-    add('retains_grad', 'true');
-  }
-  if (typeof node.count === 'number') {
-    add('collapsed nodes', String(node.count));
-  }
-  if (typeof node.backward_step === 'number') {
-    add('backward step', String(node.backward_step));
-  }
-  add('value', node.value);
-  add('grad', node.grad);
-  return rows;
 }
 
-/** Saved-tensor rows: name, then shape/dtype/value summary. */
-export function savedFacts(
-  node: IGraphNode,
-  max: number
-): Array<[string, string]> {
-  return (node.saved ?? []).map(s => {
-    const parts = [formatShape(s.shape), s.dtype ?? '', s.value ?? ''].filter(
-      t => t !== ''
-    );
-    return [capText(s.name, 200), capText(parts.join(' '), max)];
-  });
+/** What is drawn besides nodes and edges: visit numbers by view node, module boxes. */
+export interface IDecor {
+  /** 1-based backward visit number of view nodes backward ran. */
+  visits: Map<number, number>;
+  /** Expanded modules, outermost first. */
+  boxes: IModuleBox[];
 }
 
-function appendRows(
-  doc: Document,
-  parent: HTMLElement,
-  rows: Array<[string, string]>
-): void {
-  for (const [k, v] of rows) {
-    const row = doc.createElement('div');
-    row.className = 'jp-AutogradGraph-row';
-    const key = doc.createElement('span');
-    key.className = 'jp-AutogradGraph-key';
-    key.textContent = k;
-    key.hidden = k === '';
-    const val = doc.createElement(v.includes('\n') ? 'pre' : 'span');
-    val.className = 'jp-AutogradGraph-value';
-    val.textContent = v;
-    row.appendChild(key);
-    row.appendChild(val);
-    parent.appendChild(row);
-  }
+/** An expanded module drawn as a box around its view nodes. */
+export interface IModuleBox {
+  /** Payload module id. */
+  id: string;
+  label: string;
+  /** View nodes inside (submodules' included). */
+  members: number[];
+  /** Nesting depth (0 = outermost). */
+  depth: number;
+  /** Cluster id given to the layout, when it placed the box. */
+  cluster: number;
 }
 
-function heading(doc: Document, text: string, tag = 'div'): HTMLElement {
-  const h = doc.createElement(tag);
-  h.className = 'jp-AutogradGraph-heading';
-  h.textContent = text;
-  return h;
-}
+const BOX_PAD = 10;
+const BOX_TITLE = 16;
 
-/** Title line of a view node: its first label line and kind. */
-export function nodeTitle(model: IGraphModel, node: IViewNode): string {
-  if (node.group) {
-    return `${node.group.members.length} collapsed nodes (${node.group.kind})`;
-  }
-  const p = model.nodes[node.index];
-  return capText(p.label.split('\n')[0] || p.op || p.name || p.id, 120);
-}
-
-/** Tooltip content: value preview, grad, dtype, saved tensors. */
-export function buildTooltip(
-  doc: Document,
-  model: IGraphModel,
-  node: IViewNode
-): HTMLElement {
-  const box = doc.createElement('div');
-  box.appendChild(heading(doc, nodeTitle(model, node)));
-  if (node.group) {
-    appendRows(doc, box, [
-      ['contains', capText(node.group.caption, TOOLTIP_PREVIEW_CHARS)]
-    ]);
-    appendRows(doc, box, [['hint', 'double-click or press E to expand']]);
-    return box;
-  }
-  const p = model.nodes[node.index];
-  const rows: Array<[string, string]> = [];
-  const summary = [
-    p.kind === 'function' || p.kind === 'accumulate' ? p.op || p.kind : p.kind,
-    p.shape ? `shape ${formatShape(p.shape)}` : '',
-    p.dtype ? `dtype ${capText(p.dtype, 40)}` : '',
-    p.requires_grad ? 'requires_grad' : '',
-    p.is_leaf ? 'leaf' : '',
-    p.retains_grad ? 'retains_grad' : ''
-  ].filter(t => t !== '');
-  rows.push(['', summary.join(' · ')]);
-  if (p.name) {
-    rows.push(['name', capText(p.name, TOOLTIP_PREVIEW_CHARS)]);
-  }
-  if (p.value) {
-    rows.push([
-      'value',
-      capLines(capText(p.value, TOOLTIP_PREVIEW_CHARS), TOOLTIP_LINES)
-    ]);
-  }
-  if (p.grad) {
-    rows.push([
-      'grad',
-      capLines(capText(p.grad, TOOLTIP_PREVIEW_CHARS), TOOLTIP_LINES)
-    ]);
-  }
-  appendRows(doc, box, rows);
-  const saved = savedFacts(p, TOOLTIP_PREVIEW_CHARS);
-  if (saved.length > 0) {
-    box.appendChild(heading(doc, 'saved tensors'));
-    appendRows(doc, box, saved.slice(0, 8));
-  }
-  return box;
-}
-
-/** Gradient rows for the payload edges entering a node (what flowed into each input). */
-export function edgeGradFacts(
-  model: IGraphModel,
-  edges: IGraphEdge[],
-  max: number
-): Array<[string, string]> {
-  const rows: Array<[string, string]> = [];
-  for (const e of edges) {
-    if (e.grad) {
-      const src = model.nodes[model.index.get(e.source) as number];
-      const name = (
-        src.name ||
-        src.op ||
-        src.label.split('\n')[0] ||
-        src.id
-      ).slice(0, 60);
-      rows.push([`grad → ${name}`, capText(e.grad, max)]);
+/** The drawn rectangle of a module box: the layout's cluster, else around its members. */
+export function moduleRect(
+  layout: ILayout,
+  box: IModuleBox,
+  backward: boolean
+): { x: number; y: number; width: number; height: number } {
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  const c = layout.clusterBoxes?.get(box.cluster);
+  if (c) {
+    x0 = c.x - c.width / 2;
+    x1 = c.x + c.width / 2;
+    y0 = c.y - c.height / 2 - BOX_TITLE;
+    y1 = c.y + c.height / 2;
+  } else {
+    for (const v of box.members) {
+      x0 = Math.min(x0, layout.x[v] - layout.widths[v] / 2);
+      x1 = Math.max(x1, layout.x[v] + layout.widths[v] / 2);
+      y0 = Math.min(y0, layout.y[v] - layout.heights[v] / 2);
+      y1 = Math.max(y1, layout.y[v] + layout.heights[v] / 2);
     }
+    const pad = (BOX_PAD * (3 - Math.min(2, box.depth))) / 2;
+    x0 -= pad;
+    x1 += pad;
+    y0 -= pad + BOX_TITLE;
+    y1 += pad;
   }
-  return rows;
+  const a = drawnPoint(layout, { x: x0, y: y0 }, backward);
+  const b = drawnPoint(layout, { x: x1, y: y1 }, backward);
+  return {
+    x: Math.min(a.x, b.x),
+    y: Math.min(a.y, b.y),
+    width: Math.abs(b.x - a.x),
+    height: Math.abs(b.y - a.y)
+  };
 }
 
-/** Details panel content for a view node (full previews, saved tensors, source, members). */
-export function buildDetails(
+function drawModuleBox(
   doc: Document,
-  model: IGraphModel,
-  node: IViewNode
-): HTMLElement {
-  const box = doc.createElement('div');
-  box.appendChild(heading(doc, nodeTitle(model, node)));
-  if (node.group) {
-    const ops = node.group.members
-      .slice(0, 50)
-      .map(i =>
-        capText(model.nodes[i].op || model.nodes[i].label.split('\n')[0], 60)
-      );
-    const more =
-      node.group.members.length > 50
-        ? `\n… and ${node.group.members.length - 50} more`
-        : '';
-    appendRows(doc, box, [
-      ['contains', capText(node.group.caption, DETAIL_PREVIEW_CHARS)],
-      ['members', ops.join('\n') + more]
-    ]);
-    return box;
-  }
-  const p = model.nodes[node.index];
-  appendRows(doc, box, [['id', p.id]]);
-  appendRows(doc, box, nodeFacts(p, DETAIL_PREVIEW_CHARS));
-  if (p.kind === 'group' && p.members && p.members.length > 0) {
-    appendRows(doc, box, [
-      [
-        'members',
-        p.members
-          .slice(0, 200)
-          .map(m => capText(m, 200))
-          .join('\n')
-      ]
-    ]);
-  }
-  const saved = savedFacts(p, DETAIL_PREVIEW_CHARS);
-  if (saved.length > 0) {
-    box.appendChild(heading(doc, 'saved tensors'));
-    appendRows(doc, box, saved);
-  }
-  const incoming = model.inEdges[node.index].map(k => model.payload.edges[k]);
-  const grads = edgeGradFacts(model, incoming, DETAIL_PREVIEW_CHARS);
-  if (grads.length > 0) {
-    box.appendChild(heading(doc, 'gradients to inputs'));
-    appendRows(doc, box, grads);
-  }
-  if (p.source) {
-    box.appendChild(heading(doc, 'source'));
-    const where = p.source.file
-      ? `${capText(p.source.file, 200)}:${p.source.line}`
-      : `line ${p.source.line}`;
-    appendRows(doc, box, [
-      [where, capText(p.source.code, DETAIL_PREVIEW_CHARS)]
-    ]);
-  }
-  return box;
+  parent: SVGGElement,
+  layout: ILayout,
+  box: IModuleBox,
+  backward: boolean
+): SVGGElement {
+  const r = moduleRect(layout, box, backward);
+  const g = svgEl(doc, 'g', {
+    class: 'jp-AutogradGraph-module',
+    'data-module': box.id,
+    role: 'button',
+    'aria-label': box.label
+  });
+  g.appendChild(
+    svgEl(doc, 'rect', {
+      class: 'jp-AutogradGraph-moduleBox',
+      x: round(r.x),
+      y: round(r.y),
+      width: round(r.width),
+      height: round(r.height),
+      rx: 6
+    })
+  );
+  const title = svgEl(doc, 'text', {
+    class: 'jp-AutogradGraph-moduleTitle',
+    x: round(r.x + 6),
+    y: round(r.y + 12)
+  });
+  title.textContent = `▾ ${capText(box.label, 60)}`;
+  g.appendChild(title);
+  parent.appendChild(g);
+  return g;
 }

@@ -533,7 +533,9 @@ export function checkPayload(data: unknown): CheckResult {
     for (let i = 0; i < payload.nodes.length; i++) {
       const m = payload.nodes[i].module;
       if (m !== undefined && !mods.has(m)) {
-        return fail(`payload.nodes[${i}].module ${m} is not a module of the payload`);
+        return fail(
+          `payload.nodes[${i}].module ${m} is not a module of the payload`
+        );
       }
     }
     for (const m of payload.modules ?? []) {

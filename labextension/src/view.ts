@@ -1,13 +1,17 @@
 /**
- * The interactive graph view as plain DOM (no Lumino): toolbar, legend, zoomable SVG canvas,
- * tooltip, details panel, collapse/expand, direction toggle, backward stepper and export.
+ * The interactive graph view as plain DOM (no Lumino): it ties the model (graph.ts), the
+ * layout, the drawing (render.ts), the chrome (toolbar.ts), zoom and pan (viewport.ts), keys
+ * (keyboard.ts), the backward replay (replay.ts) and export (exporter.ts) together.
  */
+import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
+
+import { download, exportPng, exportSvg, fileStem } from './exporter';
 import {
-  backwardFrame,
   buildModel,
   buildView,
   collapseChains,
   collapseInputs,
+  collapseModule,
   CollapseState,
   expandAll,
   expandGroup,
@@ -20,43 +24,31 @@ import {
   pathsFrom,
   viewSeeds
 } from './graph';
-import { ILayout, layoutGraph, LayoutEngine } from './layout';
+import { bundle, ITrans } from './i18n';
+import { findNodes, IKeyHost, onKey } from './keyboard';
 import {
-  buildDetails,
-  buildTooltip,
+  chooseRankdir,
+  ICluster,
+  ILayout,
+  layoutGraph,
+  LayoutEngine,
+  RankDir
+} from './layout';
+import { buildDetails, buildTooltip, nodeTitle } from './panels';
+import {
   capText,
   drawGraph,
-  drawLegend,
-  edgeMidpoint,
-  edgePath,
   IDrawing,
-  nodeTitle,
-  nodeTransform,
-  SVG_NS,
+  IModuleBox,
+  nodeCentre,
   viewSizes
 } from './render';
+import { Replay, visitNumbers } from './replay';
 import { IGraphPayload } from './schema';
+import { IChrome, buildChrome } from './toolbar';
+import { MAX_ZOOM, MIN_READABLE_ZOOM, MIN_ZOOM, Viewport } from './viewport';
 
-/** Smallest zoom factor. */
-export const MIN_ZOOM = 0.02;
-/** Largest zoom factor. */
-export const MAX_ZOOM = 4;
-/** Zoom below which labels are hidden. */
-export const LOW_DETAIL_ZOOM = 0.35;
-/** Zoom used to show the root end of a graph too big to read when fitted whole. */
-export const FOCUS_ZOOM = 0.8;
-
-/** Delay between steps when the backward replay plays. */
-export const PLAY_INTERVAL_MS = 800;
-
-/** Largest PNG export, in pixels. */
-export const MAX_PNG_PIXELS = 32e6;
-
-const EDGE_LABEL_CHARS = 32;
-const MIN_CANVAS_HEIGHT = 220;
-const MAX_CANVAS_HEIGHT = 560;
-const FIT_PAD = 8;
-const FOCUS_HEIGHT = 400;
+export { fileStem, MAX_ZOOM, MIN_READABLE_ZOOM, MIN_ZOOM };
 
 /** Options of {@link GraphView}. */
 export interface IGraphViewOptions {
@@ -64,8 +56,12 @@ export interface IGraphViewOptions {
   budget?: number;
   /** Layout engine ('auto' picks dagre when cheap enough). */
   engine?: LayoutEngine;
+  /** 'auto' (left to right if it fits the width, else top to bottom), or a fixed one. */
+  rankdir?: RankDir | 'auto';
   /** Leave layout and drawing to a later {@link GraphView.draw} call (to split long work). */
   deferDraw?: boolean;
+  /** JupyterLab's translator (Chinese UI and others). */
+  translator?: IRenderMime.ITranslator | null;
 }
 
 /** Timings of the last (re)draw, in ms. */
@@ -74,39 +70,14 @@ export interface ITimings {
   draw: number;
 }
 
-const STYLE_PROPS = [
-  'fill',
-  'fill-opacity',
-  'stroke',
-  'stroke-width',
-  'stroke-dasharray',
-  'stroke-opacity',
-  'opacity',
-  'font-family',
-  'font-size',
-  'font-weight',
-  'text-anchor',
-  'paint-order',
-  'display',
-  'visibility'
-];
-
-/** Characters XML 1.0 forbids (C0 controls, lone surrogates, U+FFFE/F), which break SVG export. */
-const XML_INVALID =
-  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/** Safe file-name stem from an untrusted title. */
-export function fileStem(title: string | undefined): string {
-  const stem = (title || 'graph').replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 40);
-  return `autograd-${stem || 'graph'}`;
-}
-
 /** Interactive computation-graph view rooted at {@link GraphView.node}. */
 export class GraphView {
   /** Root element to insert into the page. */
   readonly node: HTMLElement;
   /** Timings of the last draw. */
   readonly timings: ITimings = { layout: 0, draw: 0 };
+  /** The translation bundle in use. */
+  readonly trans: ITrans;
 
   constructor(
     doc: Document,
@@ -116,13 +87,32 @@ export class GraphView {
     this._doc = doc;
     this._budget = options.budget ?? MAX_VISIBLE_NODES;
     this._engine = options.engine ?? 'auto';
+    this._rankdirChoice = options.rankdir ?? 'auto';
+    this.trans = bundle(options.translator);
     this._model = buildModel(payload);
     this._backward = payload.direction === 'backward';
     this.node = doc.createElement('div');
     this.node.className = 'jp-AutogradGraph';
-    this._buildChrome();
+    const total = this._model.backwardOrder.length;
+    const controls = payload.replay?.controls !== false;
+    this._chrome = buildChrome(
+      doc,
+      this.node,
+      this.trans,
+      { has: total > 0, controls },
+      a => this._action(a),
+      s => this._replay.setSpeed(s)
+    );
+    this._viewport = new Viewport(this._chrome.canvas);
+    // after backward the view opens on its result: every node run, numbered
+    this._replay = new Replay(
+      this._replayHost(),
+      payload.replay?.step ?? total
+    );
     foldStructure(this._model, this._state);
     this._view = fitToBudget(this._model, this._state, this._budget);
+    this._showDetails(-1);
+    this._listen();
     if (!options.deferDraw) {
       this.draw();
     }
@@ -131,7 +121,7 @@ export class GraphView {
   /** Lay out and draw, once (the constructor does it unless `deferDraw` was set). */
   draw(): void {
     if (!this._drawing) {
-      this._redraw();
+      this._relayout();
     }
   }
 
@@ -150,6 +140,11 @@ export class GraphView {
     return this._layout as ILayout;
   }
 
+  /** The current drawing. */
+  get drawing(): IDrawing {
+    return this._drawing as IDrawing;
+  }
+
   /** Whether arrows are drawn in backward (gradient) direction. */
   get backward(): boolean {
     return this._backward;
@@ -162,97 +157,56 @@ export class GraphView {
 
   /** Backward replay step (0 = before backward). */
   get step(): number {
-    return this._step;
+    return this._replay.step;
+  }
+
+  /** The replay (speed, play, jump). */
+  get replay(): Replay {
+    return this._replay;
+  }
+
+  /** Zoom and pan state. */
+  get viewport(): Viewport {
+    return this._viewport;
   }
 
   /** Stop timers and drop listeners' targets. */
   dispose(): void {
-    this._stopPlay();
+    this._replay.stop();
     this._observer?.disconnect();
     this.node.remove();
   }
 
-  /**
-   * Fit the drawing into the canvas (called once attached, and on resize until zoomed).
-   *
-   * 'auto' shows the whole graph when that stays readable, else the root at a readable zoom
-   * (press Fit, i.e. 'all', for the overview); 'all' always shows everything.
-   */
-  fit(mode: 'auto' | 'all' = 'auto'): void {
-    const layout = this._layout as ILayout;
-    const cw = this._canvas.clientWidth;
-    const ch = this._canvas.clientHeight;
-    if (cw === 0 || ch === 0 || layout.width === 0) {
-      return;
+  /** Fit the drawing at a readable size (called once attached, and on resize until zoomed). */
+  fit(): void {
+    if (!this._layout) {
+      return; // a resize before the first layout
     }
-    let h = ch;
-    if (this._autoHeight) {
-      // Size the canvas to the drawing at the width-limited scale, within bounds.
-      const kw = Math.min(cw / layout.width, 1.25);
-      const focus = mode === 'auto' && kw < LOW_DETAIL_ZOOM;
-      const wanted = focus ? FOCUS_HEIGHT : layout.height * kw + 2 * FIT_PAD;
-      h = Math.round(
-        Math.max(MIN_CANVAS_HEIGHT, Math.min(MAX_CANVAS_HEIGHT, wanted))
-      );
-      if (h !== ch) {
-        this._canvas.style.height = `${h}px`;
-      }
-      this._setHeight = h;
-    }
-    const k = Math.max(
-      MIN_ZOOM,
-      Math.min(
-        (cw - 2 * FIT_PAD) / layout.width,
-        (h - 2 * FIT_PAD) / layout.height,
-        1.25
-      )
-    );
-    this._autoFit = true;
-    this._fitMode = mode;
+    const layout = this._layout;
     const seed = viewSeeds(this._model, this._view)[0];
-    if (mode === 'auto' && k < LOW_DETAIL_ZOOM && seed !== undefined) {
-      // Too small to read: show the root end of the graph instead.
-      const kf = FOCUS_ZOOM;
-      const half = layout.widths[seed] / 2;
-      const rx = this._backward
-        ? layout.width - layout.x[seed]
-        : layout.x[seed];
-      const tx = this._backward
-        ? 3 * FIT_PAD - (rx - half) * kf
-        : cw - 3 * FIT_PAD - (rx + half) * kf;
-      this._setTransform(kf, tx, h / 2 - layout.y[seed] * kf);
-      this._say(
-        'Large graph: showing the root end at a readable zoom. Press Fit (or 0) for the whole graph; drag to pan.'
-      );
-    } else {
-      this._setTransform(
-        k,
-        (cw - layout.width * k) / 2,
-        (h - layout.height * k) / 2
-      );
+    const anchor =
+      seed !== undefined ? nodeCentre(layout, seed, this._backward) : null;
+    if (this._rankdirChoice === 'auto' && this._chrome.canvas.clientWidth > 0) {
+      const want = this._autoRankdir();
+      if (want !== layout.rankdir) {
+        this._relayout();
+        return;
+      }
     }
+    this._viewport.fit(layout, anchor);
     this._syncDetailsHeight();
   }
 
   /** Re-fit after a size change unless the user zoomed or panned. */
   refit(): void {
-    if (this._autoFit) {
-      this.fit(this._fitMode);
+    if (this._viewport.autoFit) {
+      this.fit();
     }
   }
 
   /** Zoom by `factor` around a canvas point (default: the centre). */
   zoom(factor: number, cx?: number, cy?: number): void {
-    const t = this._t;
-    const k = Math.max(MIN_ZOOM, Math.min(MAX_ZOOM, t.k * factor));
-    const px = cx ?? this._canvas.clientWidth / 2;
-    const py = cy ?? this._canvas.clientHeight / 2;
-    this._autoFit = false;
-    this._setTransform(
-      k,
-      px - ((px - t.x) * k) / t.k,
-      py - ((py - t.y) * k) / t.k
-    );
+    this._viewport.zoom(factor, cx, cy);
   }
 
   /** Select a view node (-1 clears): details panel, paths to the root and to the leaves. */
@@ -260,27 +214,26 @@ export class GraphView {
     this._clearPaths();
     this._selected = v;
     const has = v >= 0 && v < this._view.nodes.length;
-    this._canvas.classList.toggle('jp-mod-hasSelection', has);
+    this._chrome.canvas.classList.toggle('jp-mod-hasSelection', has);
     if (has) {
       const d = this._drawing as IDrawing;
       this._paths = pathsFrom(this._view, v);
       d.nodeEls[v].classList.add('jp-mod-selected');
-      this._paths.downstreamNodes.forEach(w =>
+      const p = this._paths;
+      p.downstreamNodes.forEach(w =>
         d.nodeEls[w].classList.add('jp-mod-downstream')
       );
-      this._paths.upstreamNodes.forEach(w =>
+      p.upstreamNodes.forEach(w =>
         d.nodeEls[w].classList.add('jp-mod-upstream')
       );
-      this._paths.downstreamEdges.forEach(e =>
+      p.downstreamEdges.forEach(e =>
         d.edgeEls[e].classList.add('jp-mod-downstream')
       );
-      this._paths.upstreamEdges.forEach(e =>
+      p.upstreamEdges.forEach(e =>
         d.edgeEls[e].classList.add('jp-mod-upstream')
       );
-      this._showDetails(v);
-    } else {
-      this._showDetails(-1);
     }
+    this._showDetails(has ? v : -1);
     this._updateButtons();
   }
 
@@ -289,15 +242,38 @@ export class GraphView {
     const group = collapseInputs(this._model, this._state, this._view, v);
     if (!group) {
       this._say(
-        `Nothing to collapse: every input of ${nodeTitle(this._model, this._view.nodes[v])} also feeds another node.`
+        this.trans.__(
+          'Nothing to collapse: every input of %1 also feeds another node.',
+          nodeTitle(this._model, this._view.nodes[v])
+        )
       );
       return false;
     }
-    this._view = buildView(this._model, this._state);
-    this._redraw();
+    this._rebuild(buildView(this._model, this._state));
     this.select(this._view.byKey.get(group.key) ?? -1);
     this._say(
-      `Collapsed ${group.members.length} nodes (${capText(group.caption, 80)}).`
+      this.trans.__(
+        'Collapsed %1 nodes (%2).',
+        group.members.length,
+        capText(group.caption, 80)
+      )
+    );
+    return true;
+  }
+
+  /** Collapse the expanded module `id` into one node. */
+  collapseModule(id: string): boolean {
+    const group = collapseModule(this._model, this._state, this._view, id);
+    if (!group) {
+      return false;
+    }
+    this._rebuild(buildView(this._model, this._state));
+    this._say(
+      this.trans.__(
+        'Collapsed %1 (%2 nodes).',
+        capText(group.caption, 80),
+        group.members.length
+      )
     );
     return true;
   }
@@ -309,10 +285,11 @@ export class GraphView {
       return false;
     }
     const count = node.group.members.length;
-    this._view = expandGroup(this._model, this._state, node.key, this._budget);
-    this._redraw();
+    this._rebuild(
+      expandGroup(this._model, this._state, node.key, this._budget)
+    );
     this.select(-1);
-    this._say(`Expanded ${count} nodes.`);
+    this._say(this.trans.__('Expanded %1 nodes.', count));
     return true;
   }
 
@@ -320,12 +297,13 @@ export class GraphView {
   collapseAllChains(): number {
     const made = collapseChains(this._model, this._state, this._view);
     if (made > 0) {
-      this._view = buildView(this._model, this._state);
-      this._redraw();
+      this._rebuild(buildView(this._model, this._state));
       this.select(-1);
     }
     this._say(
-      made > 0 ? `Collapsed ${made} chains.` : 'No chains to collapse.'
+      made > 0
+        ? this.trans.__('Folded %1 chains.', made)
+        : this.trans.__('No chains to fold.')
     );
     return made;
   }
@@ -333,333 +311,356 @@ export class GraphView {
   /** Expand every collapsed node, as far as the node budget allows. */
   expandEverything(): void {
     expandAll(this._state);
-    this._view = fitToBudget(this._model, this._state, this._budget);
-    this._redraw();
+    this._rebuild(fitToBudget(this._model, this._state, this._budget));
     this.select(-1);
+    this._say(this.trans.__('Everything the node budget allows is expanded.'));
   }
 
   /** Draw arrows input -> consumer (forward) or the way gradients flow (backward). */
   setBackward(backward: boolean): void {
     this._backward = backward;
-    const layout = this._layout as ILayout;
-    const d = this._drawing as IDrawing;
-    this._view.nodes.forEach((_, v) =>
-      d.nodeEls[v].setAttribute('transform', nodeTransform(layout, v, backward))
-    );
-    this._view.edges.forEach((e, k) =>
-      d.edgeEls[k].setAttribute(
-        'd',
-        edgePath(layout, e.source, e.target, layout.points[k], backward)
-      )
-    );
-    for (const label of d.countLabels) {
-      const k = Number(label.getAttribute('data-edge'));
-      const e = this._view.edges[k];
-      const mid = edgeMidpoint(layout, k, e.source, e.target, backward);
-      label.setAttribute('x', mid.x.toFixed(1));
-      label.setAttribute('y', (mid.y - 3).toFixed(1));
-    }
-    this._dirButton.setAttribute('aria-pressed', String(backward));
-    this._dirButton.textContent = backward
-      ? 'Direction: backward'
-      : 'Direction: forward';
-    this._applyStep();
+    this._paint();
+  }
+
+  /** Lay out left to right or top to bottom. */
+  setRankdir(rankdir: RankDir): void {
+    this._rankdirChoice = rankdir;
+    this._relayout();
   }
 
   /** Show the backward replay after `step` of the backward_order nodes have run. */
   setStep(step: number): void {
-    const total = this._model.backwardOrder.length;
-    this._step = Math.max(0, Math.min(total, step));
-    this._applyStep();
+    this._replay.set(step);
   }
 
   /** Serialise the drawing as a standalone SVG document with resolved theme colours. */
   exportSvg(): string {
-    const d = this._drawing as IDrawing;
-    const layout = this._layout as ILayout;
-    const low = this._canvas.classList.contains('jp-mod-lowDetail');
-    this._canvas.classList.remove('jp-mod-lowDetail');
-    const clone = d.svg.cloneNode(true) as SVGSVGElement;
-    const src = d.svg.querySelectorAll('*');
-    const dst = clone.querySelectorAll('*');
-    const view = this._doc.defaultView as Window;
-    for (let i = 0; i < src.length; i++) {
-      const cs = view.getComputedStyle(src[i]);
-      const parts: string[] = [];
-      for (const p of STYLE_PROPS) {
-        const value = cs.getPropertyValue(p);
-        if (value) {
-          parts.push(`${p}:${value}`);
-        }
+    return exportSvg(
+      this._doc,
+      (this._drawing as IDrawing).svg,
+      this._chrome.canvas,
+      this.layout
+    );
+  }
+
+  /** Render the SVG export to a PNG blob. */
+  exportPng(): Promise<Blob> {
+    return exportPng(
+      this._doc,
+      this.exportSvg(),
+      this.layout.width,
+      this.layout.height
+    );
+  }
+
+  /** Open the node search box (the `/` key). */
+  openSearch(): void {
+    const s = this._chrome.search;
+    s.hidden = false;
+    s.value = '';
+    s.focus();
+  }
+
+  /** Find nodes matching `query`; select and show the first. Returns the matches. */
+  find(query: string): number[] {
+    const found = findNodes(this._model, this._view, query);
+    if (found.length > 0) {
+      this._focusNode(found[0]);
+      this.select(found[0]);
+      this._say(
+        this.trans.__('%1 nodes match "%2".', found.length, capText(query, 40))
+      );
+    } else {
+      this._say(this.trans.__('No node matches "%1".', capText(query, 40)));
+    }
+    return found;
+  }
+
+  private _autoRankdir(): RankDir {
+    const { widths, heights } = viewSizes(this._model, this._view);
+    const available =
+      (this._chrome.canvas.clientWidth || 700) / MIN_READABLE_ZOOM;
+    return chooseRankdir(
+      {
+        widths,
+        heights,
+        sources: this._view.edges.map(e => e.source),
+        targets: this._view.edges.map(e => e.target)
+      },
+      available
+    );
+  }
+
+  private _rebuild(view: IGraphView): void {
+    this._view = view;
+    this._relayout();
+  }
+
+  private _modules(): { boxes: IModuleBox[]; clusters: ICluster[] } {
+    const model = this._model;
+    const boxes: IModuleBox[] = [];
+    const clusters: ICluster[] = [];
+    if (model.modules.size === 0) {
+      return { boxes, clusters };
+    }
+    const collapsed = new Set(
+      this._state.groups.filter(g => g.kind === 'module').map(g => g.source)
+    );
+    const clusterOf = new Map<string, number>();
+    const depth = (id: string): number => {
+      let d = 0;
+      let m = model.modules.get(id)?.parent;
+      while (m) {
+        d++;
+        m = model.modules.get(m)?.parent;
       }
-      dst[i].setAttribute('style', parts.join(';'));
-    }
-    if (low) {
-      this._canvas.classList.add('jp-mod-lowDetail');
-    }
-    const viewport = clone.querySelector(
-      '.jp-AutogradGraph-viewport'
-    ) as SVGGElement;
-    viewport.removeAttribute('transform');
-    clone.setAttribute('width', String(Math.ceil(layout.width)));
-    clone.setAttribute('height', String(Math.ceil(layout.height)));
-    clone.setAttribute(
-      'viewBox',
-      `0 0 ${Math.ceil(layout.width)} ${Math.ceil(layout.height)}`
-    );
-    const bg = this._doc.createElementNS(SVG_NS, 'rect');
-    bg.setAttribute('width', '100%');
-    bg.setAttribute('height', '100%');
-    bg.setAttribute(
-      'fill',
-      view.getComputedStyle(this._canvas).backgroundColor || '#ffffff'
-    );
-    clone.insertBefore(bg, clone.firstChild);
-    const text = new XMLSerializer().serializeToString(clone);
-    return (
-      '<?xml version="1.0" encoding="UTF-8"?>\n' +
-      text.replace(XML_INVALID, '\uFFFD')
-    );
-  }
-
-  /** Render the SVG export to a PNG blob (2x, capped at {@link MAX_PNG_PIXELS}). */
-  async exportPng(): Promise<Blob> {
-    const layout = this._layout as ILayout;
-    const svgText = this.exportSvg();
-    const url = URL.createObjectURL(
-      new Blob([svgText], { type: 'image/svg+xml' })
-    );
-    try {
-      const img = new Image();
-      img.src = url;
-      await img.decode();
-      const area = Math.max(1, layout.width * layout.height);
-      const scale = Math.min(
-        2,
-        Math.sqrt(MAX_PNG_PIXELS / area),
-        16384 / layout.width,
-        16384 / layout.height
-      );
-      const canvas = this._doc.createElement('canvas');
-      canvas.width = Math.max(1, Math.floor(layout.width * scale));
-      canvas.height = Math.max(1, Math.floor(layout.height * scale));
-      const ctx = canvas.getContext('2d') as CanvasRenderingContext2D;
-      ctx.drawImage(img, 0, 0, canvas.width, canvas.height);
-      return await new Promise<Blob>((resolve, reject) =>
-        canvas.toBlob(
-          b => (b ? resolve(b) : reject(new Error('PNG encoding failed'))),
-          'image/png'
-        )
-      );
-    } finally {
-      URL.revokeObjectURL(url);
-    }
-  }
-
-  private _buildChrome(): void {
-    const doc = this._doc;
-    const toolbar = doc.createElement('div');
-    toolbar.className = 'jp-AutogradGraph-toolbar';
-    toolbar.setAttribute('role', 'toolbar');
-    toolbar.setAttribute('aria-label', 'Autograd graph tools');
-    const group = () => {
-      const g = doc.createElement('span');
-      g.className = 'jp-AutogradGraph-toolGroup';
-      toolbar.appendChild(g);
-      return g;
+      return d;
     };
-    const button = (
-      parent: HTMLElement,
-      action: string,
-      text: string,
-      title: string,
-      fn: () => void
-    ) => {
-      const b = doc.createElement('button');
-      b.type = 'button';
-      b.className = 'jp-AutogradGraph-button';
-      b.dataset.action = action;
-      b.textContent = text;
-      b.title = title;
-      b.setAttribute('aria-label', title);
-      b.addEventListener('click', () => fn());
-      parent.appendChild(b);
-      this._buttons.set(action, b);
-      return b;
-    };
-    const g1 = group();
-    button(g1, 'fit', 'Fit', 'Fit the whole graph to the view (0)', () =>
-      this.fit('all')
+    const ids = Array.from(model.modules.keys()).sort(
+      (a, b) => depth(a) - depth(b)
     );
-    button(g1, 'zoom-in', '+', 'Zoom in (+)', () => this.zoom(1.25));
-    button(g1, 'zoom-out', '−', 'Zoom out (-)', () => this.zoom(0.8));
-    this._dirButton = button(
-      g1,
-      'direction',
-      '',
-      'Toggle forward / backward direction',
-      () => this.setBackward(!this._backward)
-    );
-    this._dirButton.setAttribute('aria-pressed', String(this._backward));
-    this._dirButton.textContent = this._backward
-      ? 'Direction: backward'
-      : 'Direction: forward';
-    const g2 = group();
-    button(
-      g2,
-      'collapse',
-      'Collapse inputs',
-      'Collapse the inputs of the selected node (C)',
-      () => {
-        if (this._selected >= 0) {
-          this.collapseInputsOf(this._selected);
-        }
+    for (const id of ids) {
+      const m = model.modules.get(id)!;
+      let hidden = collapsed.has(id);
+      for (let p = m.parent; p && !hidden; p = model.modules.get(p)?.parent) {
+        hidden = collapsed.has(p);
       }
-    );
-    button(
-      g2,
-      'expand',
-      'Expand',
-      'Expand the selected collapsed node (E)',
-      () => {
-        if (this._selected >= 0) {
-          this.expand(this._selected);
-        }
+      const members = new Set<number>();
+      for (const i of model.moduleMembers.get(id) ?? []) {
+        members.add(this._view.viewOf[i]);
       }
-    );
-    button(
-      g2,
-      'collapse-chains',
-      'Collapse chains',
-      'Fold runs of single-input nodes',
-      () => this.collapseAllChains()
-    );
-    button(g2, 'expand-all', 'Expand all', 'Expand every collapsed node', () =>
-      this.expandEverything()
-    );
-    if (this._model.backwardOrder.length > 0) {
-      const g3 = group();
-      g3.classList.add('jp-AutogradGraph-stepper');
-      button(g3, 'step-first', '«', 'Before backward', () => this.setStep(0));
-      button(g3, 'step-prev', '◀', 'Previous backward step ([)', () =>
-        this.setStep(this._step - 1)
-      );
-      button(g3, 'step-next', '▶', 'Next backward step (])', () =>
-        this.setStep(this._step + 1)
-      );
-      button(g3, 'step-last', '»', 'After backward', () =>
-        this.setStep(this._model.backwardOrder.length)
-      );
-      button(g3, 'play', 'Play', 'Replay the backward pass', () =>
-        this._togglePlay()
-      );
-      this._stepLabel = doc.createElement('span');
-      this._stepLabel.className = 'jp-AutogradGraph-stepLabel';
-      this._stepLabel.setAttribute('aria-live', 'polite');
-      g3.appendChild(this._stepLabel);
+      members.delete(-1);
+      if (hidden || members.size === 0) {
+        continue;
+      }
+      const c = clusters.length;
+      clusterOf.set(id, c);
+      clusters.push({
+        id: c,
+        parent: m.parent ? (clusterOf.get(m.parent) ?? null) : null,
+        nodes: []
+      });
+      boxes.push({
+        id,
+        label: m.label,
+        members: Array.from(members),
+        depth: depth(id),
+        cluster: c
+      });
     }
-    const g4 = group();
-    button(g4, 'export-svg', 'SVG', 'Export the graph as SVG', () =>
-      this._download('svg')
-    );
-    button(g4, 'export-png', 'PNG', 'Export the graph as PNG', () =>
-      this._download('png')
-    );
-    this.node.appendChild(toolbar);
-    this.node.appendChild(drawLegend(doc));
-
-    this._notice = doc.createElement('div');
-    this._notice.className = 'jp-AutogradGraph-notice';
-    this._notice.setAttribute('role', 'status');
-    this.node.appendChild(this._notice);
-
-    const body = doc.createElement('div');
-    body.className = 'jp-AutogradGraph-body';
-    this._canvas = doc.createElement('div');
-    this._canvas.className = 'jp-AutogradGraph-canvas';
-    this._canvas.tabIndex = 0;
-    this._canvas.setAttribute('role', 'application');
-    this._canvas.setAttribute(
-      'aria-label',
-      'Computation graph. Arrow keys move between nodes, Enter selects, E expands, C collapses, plus and minus zoom, 0 fits.'
-    );
-    this._tooltip = doc.createElement('div');
-    this._tooltip.className = 'jp-AutogradGraph-tooltip';
-    this._tooltip.setAttribute('role', 'tooltip');
-    this._tooltip.hidden = true;
-    this._canvas.appendChild(this._tooltip);
-    this._details = doc.createElement('aside');
-    this._details.className = 'jp-AutogradGraph-details';
-    this._details.setAttribute('aria-label', 'Node details');
-    body.appendChild(this._canvas);
-    body.appendChild(this._details);
-    this.node.appendChild(body);
-    this._status = doc.createElement('div');
-    this._status.className = 'jp-AutogradGraph-status';
-    this._status.setAttribute('aria-live', 'polite');
-    this.node.appendChild(this._status);
-    this._showDetails(-1);
-    this._listen();
+    // each drawn node sits in the innermost expanded module it belongs to
+    this._view.nodes.forEach((node, v) => {
+      const i = node.index >= 0 ? node.index : (node.group?.members[0] ?? -1);
+      let m = i >= 0 ? model.nodes[i].module : undefined;
+      if (node.group?.kind === 'module' && node.group.source) {
+        m = model.modules.get(node.group.source)?.parent ?? undefined;
+      }
+      while (m && !clusterOf.has(m)) {
+        m = model.modules.get(m)?.parent ?? undefined;
+      }
+      if (m) {
+        clusters[clusterOf.get(m) as number].nodes.push(v);
+      }
+    });
+    return { boxes, clusters };
   }
 
-  private _redraw(): void {
-    const { lines, widths, heights } = viewSizes(this._model, this._view);
-    const sources = this._view.edges.map(e => e.source);
-    const targets = this._view.edges.map(e => e.target);
+  private _relayout(): void {
+    const { widths, heights } = viewSizes(this._model, this._view);
+    const rankdir =
+      this._rankdirChoice === 'auto'
+        ? this._autoRankdir()
+        : this._rankdirChoice;
+    const { clusters } = this._modules();
     this._layout = layoutGraph(
-      { widths, heights, sources, targets },
-      this._engine
+      {
+        widths,
+        heights,
+        sources: this._view.edges.map(e => e.source),
+        targets: this._view.edges.map(e => e.target)
+      },
+      this._engine,
+      rankdir,
+      clusters
     );
     this.timings.layout = this._layout.ms;
+    this._paint();
+  }
+
+  private _paint(): void {
     const t0 = performance.now();
+    const { lines } = viewSizes(this._model, this._view);
     const drawing = drawGraph(
       this._doc,
       this._model,
       this._view,
-      this._layout,
+      this._layout as ILayout,
       lines,
-      this._backward
+      this._backward,
+      {
+        visits: visitNumbers(this._model, this._view),
+        boxes: this._modules().boxes
+      }
     );
     if (this._drawing) {
       this._drawing.svg.replaceWith(drawing.svg);
     } else {
-      this._canvas.insertBefore(drawing.svg, this._tooltip);
+      this._chrome.canvas.insertBefore(drawing.svg, this._chrome.hint);
     }
     this._drawing = drawing;
+    this._viewport.target = drawing.viewport;
     this._selected = -1;
     this._paths = null;
     this._focused = -1;
-    this._stepEls = [];
-    this._canvas.classList.remove('jp-mod-hasSelection');
+    this._chrome.canvas.classList.remove('jp-mod-hasSelection');
     this.timings.draw = performance.now() - t0;
-    this.node.dataset.layoutEngine = this._layout.engine;
-    this.node.dataset.layoutMs = this.timings.layout.toFixed(1);
-    this.node.dataset.drawMs = this.timings.draw.toFixed(1);
-    this.node.dataset.visibleNodes = String(this._view.nodes.length);
-    this.node.dataset.visibleEdges = String(this._view.edges.length);
-    if (this._autoHeight) {
-      // Until attached (and fitted) assume scale 1; fit() refines it.
-      const height = Math.max(
-        MIN_CANVAS_HEIGHT,
-        Math.min(MAX_CANVAS_HEIGHT, this._layout.height + 2 * FIT_PAD)
-      );
-      this._canvas.style.height = `${Math.round(height)}px`;
-      this._setHeight = Math.round(height);
+    const d = this.node.dataset;
+    const layout = this._layout as ILayout;
+    d.layoutEngine = layout.engine;
+    d.rankdir = layout.rankdir;
+    d.layoutMs = this.timings.layout.toFixed(1);
+    d.drawMs = this.timings.draw.toFixed(1);
+    d.visibleNodes = String(this._view.nodes.length);
+    d.visibleEdges = String(this._view.edges.length);
+    if (this._viewport.autoHeight && this._chrome.canvas.clientWidth === 0) {
+      // not attached yet: assume a readable scale; fit() refines it
+      const h = this._viewport.heightFor(layout, 1);
+      this._chrome.canvas.style.height = `${h}px`;
+      this._viewport.setHeight = h;
     }
     this._updateNotice();
-    this._applyStep();
+    this._replay.apply();
     this._updateButtons();
-    if (this._autoFit) {
-      this.fit(this._fitMode);
+    if (this._viewport.autoFit) {
+      this.fit();
     } else {
-      this._setTransform(this._t.k, this._t.x, this._t.y);
+      const t = this._viewport.t;
+      this._viewport.set(t.k, t.x, t.y);
+    }
+  }
+
+  private _replayHost() {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const self = this;
+    return {
+      get model() {
+        return self._model;
+      },
+      get view() {
+        return self._view;
+      },
+      get layout() {
+        return self._layout;
+      },
+      get drawing() {
+        return self._drawing;
+      },
+      get backward() {
+        return self._backward;
+      },
+      changed: (active: number) => this._replayChanged(active)
+    };
+  }
+
+  private _replayChanged(active: number): void {
+    const total = this._model.backwardOrder.length;
+    const step = this._replay.step;
+    this.node.classList.toggle('jp-mod-replaying', step > 0 && step < total);
+    const label = this._chrome.stepLabel;
+    if (label) {
+      label.textContent = this.trans.__('step %1/%2', step, total);
+      label.title =
+        active >= 0 ? nodeTitle(this._model, this._view.nodes[active]) : '';
+    }
+    if (active >= 0) {
+      const name = nodeTitle(this._model, this._view.nodes[active]);
+      this._say(this.trans.__('Backward step %1 of %2: %3', step, total, name));
+      if (this._selected < 0) {
+        this._showDetails(active);
+      }
+    } else if (step === total && total > 0) {
+      this._say(
+        this.trans.__(
+          'After backward: %1 nodes ran, numbered in the order they ran.',
+          total
+        )
+      );
+    } else if (step === 0 && total > 0) {
+      this._say(this.trans.__('Before backward: %1 nodes will run.', total));
+    }
+    const play = this._chrome.buttons.get('play');
+    if (play) {
+      play.textContent = this._replay.playing
+        ? this.trans.__('Pause')
+        : this.trans.__('Play');
+    }
+    this._updateButtons();
+  }
+
+  private _action(action: string): void {
+    const sel = this._selected;
+    switch (action) {
+      case 'fit':
+        this._viewport.autoFit = true;
+        this.fit();
+        break;
+      case 'zoom-in':
+        this.zoom(1.25);
+        break;
+      case 'zoom-out':
+        this.zoom(0.8);
+        break;
+      case 'direction':
+        this.setBackward(!this._backward);
+        break;
+      case 'layout':
+        this.setRankdir(this.layout.rankdir === 'TB' ? 'LR' : 'TB');
+        break;
+      case 'collapse':
+        if (sel >= 0) {
+          this.collapseInputsOf(sel);
+        }
+        break;
+      case 'expand':
+        if (sel >= 0) {
+          this.expand(sel);
+        }
+        break;
+      case 'collapse-chains':
+        this.collapseAllChains();
+        break;
+      case 'expand-all':
+        this.expandEverything();
+        break;
+      case 'step-first':
+        this.setStep(0);
+        break;
+      case 'step-prev':
+        this.setStep(this.step - 1);
+        break;
+      case 'step-next':
+        this.setStep(this.step + 1);
+        break;
+      case 'step-last':
+        this.setStep(this._model.backwardOrder.length);
+        break;
+      case 'play':
+        this._replay.toggle();
+        break;
+      case 'search':
+        this.openSearch();
+        break;
+      case 'export-svg':
+      case 'export-png':
+        this._download(action === 'export-svg' ? 'svg' : 'png');
+        break;
     }
   }
 
   private _syncDetailsHeight(): void {
-    const h = this._canvas.offsetHeight;
+    const h = this._chrome.canvas.offsetHeight;
     if (h > 0) {
-      this._details.style.height = `${h}px`;
+      this._chrome.details.style.height = `${h}px`;
     }
   }
 
@@ -668,59 +669,49 @@ export class GraphView {
     const parts: string[] = [];
     if (p.truncated) {
       parts.push(
-        `Showing ${p.nodes.length} of ${p.total_nodes} nodes: the graph was truncated in Python (raise max_nodes to see more).`
+        this.trans.__(
+          'Showing %1 of %2 nodes: the graph was truncated in Python (raise max_nodes to see more).',
+          p.nodes.length,
+          p.total_nodes
+        )
       );
     }
-    const collapsed = this._state.groups.reduce(
-      (n, g) => n + g.members.length,
-      0
-    );
-    if (collapsed > 0) {
+    const repeats = this._state.groups.filter(g => g.kind === 'repeat').length;
+    if (repeats > 0) {
       parts.push(
-        `${collapsed} nodes are folded into ${this._state.groups.length} collapsed nodes; select one and press Expand (or double-click it).`
+        this.trans.__(
+          '%1 repeated runs are folded (×k); double-click one to open it.',
+          repeats
+        )
       );
     }
-    if (
-      (this._layout as ILayout).engine === 'layered' &&
-      this._engine === 'auto'
-    ) {
-      parts.push('Large graph: simplified layout.');
-    }
-    this._notice.textContent = parts.join(' ');
-    this._notice.hidden = parts.length === 0;
+    this._chrome.notice.textContent = parts.join(' ');
+    this._chrome.notice.hidden = parts.length === 0;
   }
 
   private _updateButtons(): void {
+    const b = this._chrome.buttons;
     const sel = this._selected >= 0 ? this._view.nodes[this._selected] : null;
-    (this._buttons.get('collapse') as HTMLButtonElement).disabled = !sel;
-    (this._buttons.get('expand') as HTMLButtonElement).disabled = !(
-      sel && sel.group
-    );
-    (this._buttons.get('expand-all') as HTMLButtonElement).disabled =
-      this._state.groups.length === 0;
+    const set = (a: string, disabled: boolean) => {
+      const el = b.get(a);
+      if (el) {
+        el.disabled = disabled;
+      }
+    };
+    set('collapse', !sel);
+    set('expand', !(sel && sel.group));
+    set('expand-all', this._state.groups.length === 0);
     const total = this._model.backwardOrder.length;
-    if (total > 0) {
-      (this._buttons.get('step-first') as HTMLButtonElement).disabled =
-        this._step === 0;
-      (this._buttons.get('step-prev') as HTMLButtonElement).disabled =
-        this._step === 0;
-      (this._buttons.get('step-next') as HTMLButtonElement).disabled =
-        this._step === total;
-      (this._buttons.get('step-last') as HTMLButtonElement).disabled =
-        this._step === total;
-    }
-  }
-
-  private _setTransform(k: number, x: number, y: number): void {
-    this._t = { k, x, y };
-    const d = this._drawing;
-    if (d) {
-      d.viewport.setAttribute(
-        'transform',
-        `translate(${x.toFixed(1)},${y.toFixed(1)}) scale(${k.toFixed(4)})`
-      );
-    }
-    this._canvas.classList.toggle('jp-mod-lowDetail', k < LOW_DETAIL_ZOOM);
+    const step = this._replay.step;
+    set('step-first', step === 0);
+    set('step-prev', step === 0);
+    set('step-next', step === total);
+    set('step-last', step === total);
+    b.get('direction')?.setAttribute('aria-pressed', String(this._backward));
+    b.get('layout')?.setAttribute(
+      'aria-pressed',
+      String(this._layout?.rankdir === 'TB')
+    );
   }
 
   private _clearPaths(): void {
@@ -728,207 +719,89 @@ export class GraphView {
     if (!d) {
       return;
     }
-    if (this._selected >= 0 && this._selected < d.nodeEls.length) {
-      d.nodeEls[this._selected].classList.remove('jp-mod-selected');
-    }
-    const p = this._paths;
-    if (p) {
-      p.downstreamNodes.forEach(w =>
-        d.nodeEls[w].classList.remove('jp-mod-downstream')
-      );
-      p.upstreamNodes.forEach(w =>
-        d.nodeEls[w].classList.remove('jp-mod-upstream')
-      );
-      p.downstreamEdges.forEach(e =>
-        d.edgeEls[e].classList.remove('jp-mod-downstream')
-      );
-      p.upstreamEdges.forEach(e =>
-        d.edgeEls[e].classList.remove('jp-mod-upstream')
+    for (const el of d.svg.querySelectorAll(
+      '.jp-mod-selected, .jp-mod-downstream, .jp-mod-upstream'
+    )) {
+      el.classList.remove(
+        'jp-mod-selected',
+        'jp-mod-downstream',
+        'jp-mod-upstream'
       );
     }
     this._paths = null;
   }
 
-  private _applyStep(): void {
-    const d = this._drawing;
-    const total = this._model.backwardOrder.length;
-    if (!d || total === 0) {
-      return;
-    }
-    for (const el of this._stepEls) {
-      el.classList.remove(
-        'jp-mod-active',
-        'jp-mod-done',
-        'jp-mod-flowing',
-        'jp-mod-flowed'
-      );
-    }
-    this._stepEls = [];
-    while (d.edgeLabels.firstChild) {
-      d.edgeLabels.removeChild(d.edgeLabels.firstChild);
-    }
-    const frame = backwardFrame(this._model, this._view, this._step);
-    const mark = (el: Element, cls: string) => {
-      el.classList.add(cls);
-      this._stepEls.push(el);
-    };
-    frame.done.forEach(v =>
-      mark(d.nodeEls[v], v === frame.active ? 'jp-mod-active' : 'jp-mod-done')
-    );
-    frame.flowed.forEach(e => mark(d.edgeEls[e], 'jp-mod-flowed'));
-    frame.flowing.forEach(e => {
-      mark(d.edgeEls[e], 'jp-mod-flowing');
-      this._drawEdgeLabel(e);
-    });
-    this.node.classList.toggle('jp-mod-replaying', this._step > 0);
-    if (this._stepLabel) {
-      const name =
-        frame.active >= 0
-          ? `: ${nodeTitle(this._model, this._view.nodes[frame.active])}`
-          : '';
-      this._stepLabel.textContent = `Backward step ${this._step}/${total}${name}`;
-    }
-    if (frame.active >= 0 && this._selected < 0) {
-      this._showDetails(frame.active);
-    }
-    this._updateButtons();
-  }
-
-  private _drawEdgeLabel(k: number): void {
-    const d = this._drawing as IDrawing;
-    const layout = this._layout as ILayout;
-    const ve = this._view.edges[k];
-    const grad = ve.edges
-      .map(i => this._model.payload.edges[i].grad)
-      .find(g => !!g);
-    if (!grad) {
-      return;
-    }
-    const pts = layout.points[k];
-    let x: number;
-    let y: number;
-    if (pts && pts.length > 0) {
-      const mid = pts[Math.floor(pts.length / 2)];
-      x = mid.x;
-      y = mid.y;
-    } else {
-      x = (layout.x[ve.source] + layout.x[ve.target]) / 2;
-      y = (layout.y[ve.source] + layout.y[ve.target]) / 2;
-    }
-    if (this._backward) {
-      x = layout.width - x;
-    }
-    const text = this._doc.createElementNS(SVG_NS, 'text');
-    text.setAttribute('class', 'jp-AutogradGraph-edgeLabel');
-    text.setAttribute('x', x.toFixed(1));
-    text.setAttribute('y', (y - 4).toFixed(1));
-    text.textContent = capText(grad.split('\n')[0], EDGE_LABEL_CHARS);
-    d.edgeLabels.appendChild(text);
-  }
-
-  private _togglePlay(): void {
-    if (this._timer !== null) {
-      this._stopPlay();
-      return;
-    }
-    if (this._step >= this._model.backwardOrder.length) {
-      this.setStep(0);
-    }
-    (this._buttons.get('play') as HTMLButtonElement).textContent = 'Pause';
-    this._timer = window.setInterval(() => {
-      this.setStep(this._step + 1);
-      if (this._step >= this._model.backwardOrder.length) {
-        this._stopPlay();
-      }
-    }, PLAY_INTERVAL_MS);
-  }
-
-  private _stopPlay(): void {
-    if (this._timer !== null) {
-      window.clearInterval(this._timer);
-      this._timer = null;
-    }
-    const b = this._buttons.get('play');
-    if (b) {
-      b.textContent = 'Play';
-    }
-  }
-
   private _showDetails(v: number): void {
-    const box = this._details;
+    const box = this._chrome.details;
     while (box.firstChild) {
       box.removeChild(box.firstChild);
     }
     if (v < 0 || v >= this._view.nodes.length) {
       const hint = this._doc.createElement('div');
       hint.className = 'jp-AutogradGraph-hint';
-      hint.textContent = 'Click a node to see its details.';
+      hint.textContent = this.trans.__('Click a node to see its details.');
       box.appendChild(hint);
       const p = this._model.payload;
       const summary = this._doc.createElement('div');
       summary.className = 'jp-AutogradGraph-hint';
-      summary.textContent = `${p.title ? capText(p.title, 200) + ': ' : ''}${p.nodes.length} nodes, ${p.edges.length} edges.`;
+      const counts = this.trans.__(
+        '%1 nodes, %2 edges.',
+        p.nodes.length,
+        p.edges.length
+      );
+      summary.textContent = `${p.title ? capText(p.title, 200) + ': ' : ''}${counts}`;
       box.appendChild(summary);
       return;
     }
-    box.appendChild(buildDetails(this._doc, this._model, this._view.nodes[v]));
+    box.appendChild(
+      buildDetails(this._doc, this._model, this._view.nodes[v], this.trans)
+    );
+    const k = this._replay.stepOf(v);
+    if (k > 0 && this._chrome.buttons.has('play')) {
+      const jump = this._doc.createElement('button');
+      jump.type = 'button';
+      jump.className = 'jp-AutogradGraph-button';
+      jump.dataset.action = 'jump';
+      jump.textContent = this.trans.__('Jump to its backward step (%1)', k);
+      jump.addEventListener('click', () => this._replay.jumpTo(v));
+      box.appendChild(jump);
+    }
   }
 
   private _say(text: string): void {
-    this._status.textContent = text;
+    this._chrome.status.textContent = text;
   }
 
   private _nodeAt(target: EventTarget | null): number {
-    let el = target as Element | null;
-    while (el && el !== this._canvas) {
-      if (
-        el instanceof SVGGElement &&
-        el.classList.contains('jp-AutogradGraph-node')
-      ) {
-        const key = el.getAttribute('data-key') ?? '';
-        return this._view.byKey.get(key) ?? -1;
-      }
-      el = el.parentElement;
+    const el = (target as Element | null)?.closest?.(
+      'g.jp-AutogradGraph-node[data-key]'
+    );
+    if (!el || !this._chrome.canvas.contains(el)) {
+      return -1;
     }
-    return -1;
+    return this._view.byKey.get(el.getAttribute('data-key') ?? '') ?? -1;
   }
 
-  private _showTooltip(v: number, clientX?: number, clientY?: number): void {
-    const tip = this._tooltip;
+  private _showTooltip(v: number): void {
+    const tip = this._chrome.tooltip;
     while (tip.firstChild) {
       tip.removeChild(tip.firstChild);
     }
-    tip.appendChild(buildTooltip(this._doc, this._model, this._view.nodes[v]));
+    tip.appendChild(
+      buildTooltip(this._doc, this._model, this._view.nodes[v], this.trans)
+    );
     tip.hidden = false;
-    const box = this._canvas.getBoundingClientRect();
-    let x: number;
-    let y: number;
-    if (clientX !== undefined && clientY !== undefined) {
-      x = clientX - box.left + 14;
-      y = clientY - box.top + 14;
-    } else {
-      const r = (this._drawing as IDrawing).nodeEls[v].getBoundingClientRect();
-      x = r.right - box.left + 8;
-      y = r.top - box.top;
-    }
-    // Keep the tooltip inside the canvas (which clips): flip above/left of the anchor if needed.
-    const cw = this._canvas.clientWidth;
-    const ch = this._canvas.clientHeight;
-    tip.style.maxHeight = `${Math.max(60, ch - 8)}px`;
-    const tw = tip.offsetWidth;
-    const th = tip.offsetHeight;
-    if (x + tw > cw - 4) {
-      x = Math.max(4, x - tw - 28);
-    }
-    if (y + th > ch - 4) {
-      y = Math.max(4, Math.min(y - th - 28, ch - th - 4));
-    }
-    tip.style.left = `${Math.max(0, x)}px`;
-    tip.style.top = `${Math.max(0, y)}px`;
+    placeTooltip(
+      tip,
+      this._chrome.canvas,
+      this._drawing as IDrawing,
+      v,
+      this._paths
+    );
   }
 
   private _hideTooltip(): void {
-    this._tooltip.hidden = true;
+    this._chrome.tooltip.hidden = true;
   }
 
   private _focusNode(v: number): void {
@@ -943,186 +816,72 @@ export class GraphView {
     const el = d.nodeEls[v];
     el.setAttribute('tabindex', '-1');
     el.focus({ preventScroll: true });
-    // Keep the focused node inside the canvas.
-    const layout = this._layout as ILayout;
-    const t = this._t;
-    const cx =
-      (this._backward ? layout.width - layout.x[v] : layout.x[v]) * t.k + t.x;
-    const cy = layout.y[v] * t.k + t.y;
-    const cw = this._canvas.clientWidth;
-    const ch = this._canvas.clientHeight;
+    // keep the focused node inside the canvas
+    const c = nodeCentre(this.layout, v, this._backward);
+    const t = this._viewport.t;
+    const cx = c.x * t.k + t.x;
+    const cy = c.y * t.k + t.y;
+    const cw = this._chrome.canvas.clientWidth;
+    const ch = this._chrome.canvas.clientHeight;
     if (cw > 0 && (cx < 0 || cy < 0 || cx > cw || cy > ch)) {
-      this._autoFit = false;
-      this._setTransform(t.k, t.x + cw / 2 - cx, t.y + ch / 2 - cy);
+      this._viewport.pan(cw / 2 - cx, ch / 2 - cy);
     }
     this._showTooltip(v);
   }
 
-  private _neighbour(v: number, key: string): number {
-    const layout = this._layout as ILayout;
-    const view = this._view;
-    let candidates: number[];
-    const right = this._backward ? key === 'ArrowLeft' : key === 'ArrowRight';
-    if (key === 'ArrowLeft' || key === 'ArrowRight') {
-      candidates = right
-        ? view.outEdges[v].map(e => view.edges[e].target)
-        : view.inEdges[v].map(e => view.edges[e].source);
-    } else {
-      const down = key === 'ArrowDown';
-      candidates = [];
-      for (let w = 0; w < view.nodes.length; w++) {
-        if (
-          w !== v &&
-          Math.abs(layout.x[w] - layout.x[v]) < 1 &&
-          layout.y[w] > layout.y[v] === down
-        ) {
-          candidates.push(w);
-        }
-      }
-    }
-    let best = -1;
-    let bestDist = Infinity;
-    for (const w of candidates) {
-      const dist =
-        Math.abs(layout.y[w] - layout.y[v]) +
-        Math.abs(layout.x[w] - layout.x[v]) / 4;
-      if (dist < bestDist) {
-        bestDist = dist;
-        best = w;
-      }
-    }
-    return best;
-  }
-
-  private _onKey(event: KeyboardEvent): void {
-    const v = this._focused >= 0 ? this._focused : this._selected;
-    let handled = true;
-    switch (event.key) {
-      case 'ArrowLeft':
-      case 'ArrowRight':
-      case 'ArrowUp':
-      case 'ArrowDown': {
-        if (v < 0) {
-          this._focusNode(viewSeeds(this._model, this._view)[0] ?? 0);
-        } else {
-          const w = this._neighbour(v, event.key);
-          if (w >= 0) {
-            this._focusNode(w);
-          }
-        }
-        break;
-      }
-      case 'Enter':
-      case ' ':
-        if (v >= 0) {
-          this.select(this._selected === v ? -1 : v);
-        }
-        break;
-      case 'e':
-      case 'E':
-        if (v >= 0) {
-          this.expand(v);
-        }
-        break;
-      case 'c':
-      case 'C':
-        if (v >= 0) {
-          this.collapseInputsOf(v);
-        }
-        break;
-      case 'Escape':
+  private _keyHost(): IKeyHost {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const self = this;
+    return {
+      get model() {
+        return self._model;
+      },
+      get view() {
+        return self._view;
+      },
+      get layout() {
+        return self._layout;
+      },
+      get backward() {
+        return self._backward;
+      },
+      current: () => (this._focused >= 0 ? this._focused : this._selected),
+      firstNode: () => viewSeeds(this._model, this._view)[0] ?? 0,
+      focusNode: v => this._focusNode(v),
+      toggleSelect: v => this.select(this._selected === v ? -1 : v),
+      clear: () => {
         this.select(-1);
         this._hideTooltip();
-        break;
-      case '+':
-      case '=':
-        this.zoom(1.25);
-        break;
-      case '-':
-        this.zoom(0.8);
-        break;
-      case '0':
-        this.fit('all');
-        break;
-      case '[':
-        this.setStep(this._step - 1);
-        break;
-      case ']':
-        this.setStep(this._step + 1);
-        break;
-      default:
-        handled = false;
-    }
-    if (handled) {
-      event.preventDefault();
-      // Keep JupyterLab's notebook shortcuts (A, B, D-D, ...) away from the graph's keys.
-      event.stopPropagation();
-    }
+      },
+      expand: v => this.expand(v),
+      collapse: v => this.collapseInputsOf(v),
+      zoom: f => this.zoom(f),
+      fit: () => this._action('fit'),
+      step: d => this.setStep(this.step + d),
+      openSearch: () => this.openSearch()
+    };
   }
 
   private _listen(): void {
-    const canvas = this._canvas;
-    let drag: {
-      x: number;
-      y: number;
-      tx: number;
-      ty: number;
-      moved: boolean;
-      id: number;
-    } | null = null;
-    let suppressClick = false;
-    canvas.addEventListener('pointerdown', (event: PointerEvent) => {
-      if (event.button !== 0 || this._nodeAt(event.target) >= 0) {
-        return;
-      }
-      drag = {
-        x: event.clientX,
-        y: event.clientY,
-        tx: this._t.x,
-        ty: this._t.y,
-        moved: false,
-        id: event.pointerId
-      };
-    });
-    canvas.addEventListener('pointermove', (event: PointerEvent) => {
-      if (!drag || event.pointerId !== drag.id) {
-        return;
-      }
-      const dx = event.clientX - drag.x;
-      const dy = event.clientY - drag.y;
-      if (!drag.moved && Math.abs(dx) + Math.abs(dy) > 3) {
-        drag.moved = true;
-        canvas.setPointerCapture(event.pointerId);
-        canvas.classList.add('jp-mod-panning');
-        this._hideTooltip();
-      }
-      if (drag.moved) {
-        this._autoFit = false;
-        this._setTransform(this._t.k, drag.tx + dx, drag.ty + dy);
-      }
-    });
-    const endDrag = (event: PointerEvent) => {
-      if (drag && drag.moved) {
-        suppressClick = true;
-        if (canvas.hasPointerCapture(event.pointerId)) {
-          canvas.releasePointerCapture(event.pointerId);
-        }
-      }
-      canvas.classList.remove('jp-mod-panning');
-      drag = null;
-    };
-    canvas.addEventListener('pointerup', endDrag);
-    canvas.addEventListener('pointercancel', endDrag);
+    const canvas = this._chrome.canvas;
+    const pan = this._viewport.listen(
+      t => this._nodeAt(t) >= 0,
+      () => this._hideTooltip()
+    );
     canvas.addEventListener('click', (event: MouseEvent) => {
-      if (suppressClick) {
-        suppressClick = false;
+      if (pan.consumeClick()) {
         return;
       }
       const v = this._nodeAt(event.target);
+      const box = (event.target as Element | null)?.closest?.(
+        '.jp-AutogradGraph-module'
+      );
       if (v >= 0) {
         this._focusNode(v);
         this.select(v);
-      } else if (!this._tooltip.contains(event.target as Node)) {
+      } else if (box) {
+        this.collapseModule(box.getAttribute('data-module') ?? '');
+      } else if (!this._chrome.tooltip.contains(event.target as Node)) {
         this.select(-1);
       }
     });
@@ -1132,48 +891,46 @@ export class GraphView {
         this.expand(v);
       }
     });
-    canvas.addEventListener(
-      'wheel',
-      (event: WheelEvent) => {
-        // Plain wheel scrolls the notebook; Ctrl/Cmd+wheel (and trackpad pinch) zooms.
-        if (!event.ctrlKey && !event.metaKey) {
-          return;
-        }
-        event.preventDefault();
-        const box = canvas.getBoundingClientRect();
-        this.zoom(
-          Math.exp(-event.deltaY * 0.0015),
-          event.clientX - box.left,
-          event.clientY - box.top
-        );
-      },
-      { passive: false }
-    );
     canvas.addEventListener('pointerover', (event: PointerEvent) => {
-      if (drag && drag.moved) {
-        return;
-      }
       const v = this._nodeAt(event.target);
-      if (v >= 0) {
-        this._showTooltip(v, event.clientX, event.clientY);
+      if (v >= 0 && !canvas.classList.contains('jp-mod-panning')) {
+        this._showTooltip(v);
       }
     });
     canvas.addEventListener('pointerout', (event: PointerEvent) => {
       const from = this._nodeAt(event.target);
-      const to = this._nodeAt(event.relatedTarget);
-      if (from >= 0 && to !== from) {
+      if (from >= 0 && this._nodeAt(event.relatedTarget) !== from) {
         this._hideTooltip();
       }
     });
-    canvas.addEventListener('keydown', (event: KeyboardEvent) =>
-      this._onKey(event)
-    );
+    const keys = this._keyHost();
+    canvas.addEventListener('keydown', (event: KeyboardEvent) => {
+      if (event.target === this._chrome.search) {
+        return;
+      }
+      if (onKey(keys, event)) {
+        event.preventDefault();
+        // keep JupyterLab's notebook shortcuts (A, B, D-D, ...) away from the graph's keys
+        event.stopPropagation();
+      }
+    });
+    const search = this._chrome.search;
+    search.addEventListener('keydown', (event: KeyboardEvent) => {
+      event.stopPropagation();
+      if (event.key === 'Enter') {
+        this.find(search.value);
+      } else if (event.key === 'Escape') {
+        search.hidden = true;
+        canvas.focus();
+      }
+    });
     if (typeof ResizeObserver !== 'undefined') {
       this._observer = new ResizeObserver(() => {
         const h = canvas.clientHeight;
-        // A height we did not set means the user dragged the resize handle: keep theirs.
-        if (this._setHeight > 0 && Math.abs(h - this._setHeight) > 2) {
-          this._autoHeight = false;
+        const vp = this._viewport;
+        // a height we did not set means the reader dragged the resize handle: keep theirs
+        if (vp.setHeight > 0 && Math.abs(h - vp.setHeight) > 2) {
+          vp.autoHeight = false;
         }
         this.refit();
         this._syncDetailsHeight();
@@ -1190,30 +947,28 @@ export class GraphView {
   private _download(kind: 'svg' | 'png'): void {
     const name = `${fileStem(this._model.payload.title)}.${kind}`;
     const save = (blob: Blob) => {
-      const url = URL.createObjectURL(blob);
-      const a = this._doc.createElement('a');
-      a.href = url;
-      a.download = name;
-      a.click();
-      window.setTimeout(() => URL.revokeObjectURL(url), 10000);
-      this._say(`Exported ${name}.`);
+      download(this._doc, blob, name);
+      this._say(this.trans.__('Exported %1.', name));
     };
     try {
       if (kind === 'svg') {
         save(new Blob([this.exportSvg()], { type: 'image/svg+xml' }));
       } else {
         this.exportPng().then(save, err =>
-          this._say(`PNG export failed: ${String(err).slice(0, 200)}`)
+          this._say(
+            this.trans.__('PNG export failed: %1', String(err).slice(0, 200))
+          )
         );
       }
     } catch (err) {
-      this._say(`Export failed: ${String(err).slice(0, 200)}`);
+      this._say(this.trans.__('Export failed: %1', String(err).slice(0, 200)));
     }
   }
 
   private _doc: Document;
   private _budget: number;
   private _engine: LayoutEngine;
+  private _rankdirChoice: RankDir | 'auto';
   private _model: IGraphModel;
   private _state = new CollapseState();
   private _view: IGraphView;
@@ -1223,21 +978,61 @@ export class GraphView {
   private _selected = -1;
   private _focused = -1;
   private _paths: IPaths | null = null;
-  private _step = 0;
-  private _stepEls: Element[] = [];
-  private _timer: number | null = null;
-  private _t = { k: 1, x: 0, y: 0 };
-  private _autoFit = true;
-  private _autoHeight = true;
-  private _fitMode: 'auto' | 'all' = 'auto';
-  private _setHeight = 0;
+  private _chrome: IChrome;
+  private _viewport: Viewport;
+  private _replay: Replay;
   private _observer: ResizeObserver | null = null;
-  private _buttons = new Map<string, HTMLButtonElement>();
-  private _dirButton!: HTMLButtonElement;
-  private _stepLabel: HTMLElement | null = null;
-  private _notice!: HTMLElement;
-  private _canvas!: HTMLElement;
-  private _tooltip!: HTMLElement;
-  private _details!: HTMLElement;
-  private _status!: HTMLElement;
+}
+
+/**
+ * Place the tooltip beside node `v` (right, left, below or above its box, the first that fits
+ * in the canvas), never over the node itself or the highlighted path.
+ */
+export function placeTooltip(
+  tip: HTMLElement,
+  canvas: HTMLElement,
+  drawing: IDrawing,
+  v: number,
+  paths: IPaths | null
+): void {
+  const box = canvas.getBoundingClientRect();
+  const rel = (r: DOMRect) => ({
+    l: r.left - box.left,
+    t: r.top - box.top,
+    r: r.right - box.left,
+    b: r.bottom - box.top
+  });
+  const n = rel(drawing.nodeEls[v].getBoundingClientRect());
+  const avoid = [n];
+  if (paths) {
+    for (const w of [...paths.downstreamNodes, ...paths.upstreamNodes]) {
+      avoid.push(rel(drawing.nodeEls[w].getBoundingClientRect()));
+    }
+  }
+  const cw = canvas.clientWidth;
+  const ch = canvas.clientHeight;
+  tip.style.maxHeight = `${Math.max(60, Math.min(300, ch - 8))}px`;
+  const tw = tip.offsetWidth;
+  const th = tip.offsetHeight;
+  const gap = 10;
+  const cands = [
+    { x: n.r + gap, y: n.t },
+    { x: n.l - gap - tw, y: n.t },
+    { x: n.l, y: n.b + gap },
+    { x: n.l, y: n.t - gap - th }
+  ];
+  const clampX = (x: number) => Math.max(2, Math.min(cw - tw - 2, x));
+  const clampY = (y: number) => Math.max(2, Math.min(ch - th - 2, y));
+  const overlaps = (x: number, y: number) =>
+    avoid.some(a => x < a.r && x + tw > a.l && y < a.b && y + th > a.t);
+  let best = { x: clampX(cands[0].x), y: clampY(cands[0].y) };
+  for (const c of cands) {
+    const p = { x: clampX(c.x), y: clampY(c.y) };
+    if (!overlaps(p.x, p.y)) {
+      best = p;
+      break;
+    }
+  }
+  tip.style.left = `${best.x}px`;
+  tip.style.top = `${best.y}px`;
 }

@@ -21,6 +21,7 @@ export class GraphWidget extends Widget implements IRenderMime.IRenderer {
   constructor(options: IRenderMime.IRendererOptions) {
     super();
     this._mimeType = options.mimeType;
+    this._translator = options.translator ?? null;
     this.addClass(WIDGET_CLASS);
   }
 
@@ -70,7 +71,11 @@ export class GraphWidget extends Widget implements IRenderMime.IRenderer {
           return;
         }
         const view = timed(
-          () => new GraphView(document, result.payload, { deferDraw: true })
+          () =>
+            new GraphView(document, result.payload, {
+              deferDraw: true,
+              translator: this._translator
+            })
         );
         await nextTask();
         if (token !== this._renderToken) {
@@ -152,6 +157,7 @@ export class GraphWidget extends Widget implements IRenderMime.IRenderer {
   }
 
   private _mimeType: string;
+  private _translator: IRenderMime.ITranslator | null;
   private _view: GraphView | null = null;
   private _startMark: string | null = null;
   private _painted = false;
