@@ -2,10 +2,11 @@
  * The panels around the drawing: legend, tooltip and details contents. Everything from the
  * payload is untrusted text and goes through `textContent`; nothing is parsed as markup.
  */
-import { IGraphModel, IViewNode } from './graph';
+import { IGraphModel, IPaths, IViewNode } from './graph';
 import { ITrans } from './i18n';
 import {
   capLines,
+  IDrawing,
   capText,
   DETAIL_PREVIEW_CHARS,
   drawShape,
@@ -86,7 +87,9 @@ export function drawLegend(doc: Document, trans: ITrans): HTMLElement {
     });
     svg.appendChild(
       svgEl(doc, 'path', {
-        class: `jp-AutogradGraph-edge ${cls}`.trim(),
+        class: cls
+          ? `jp-AutogradGraph-legendEdge jp-AutogradGraph-legendEdge-${cls.slice(7)}`
+          : 'jp-AutogradGraph-legendEdge',
         d: 'M2,9L28,9'
       })
     );
@@ -328,4 +331,57 @@ export function buildDetails(
     ]);
   }
   return box;
+}
+
+/**
+ * Place the tooltip beside node `v` (right, left, below or above its box, the first that fits
+ * in the canvas), never over the node itself or the highlighted path.
+ */
+export function placeTooltip(
+  tip: HTMLElement,
+  canvas: HTMLElement,
+  drawing: IDrawing,
+  v: number,
+  paths: IPaths | null
+): void {
+  const box = canvas.getBoundingClientRect();
+  const rel = (r: DOMRect) => ({
+    l: r.left - box.left,
+    t: r.top - box.top,
+    r: r.right - box.left,
+    b: r.bottom - box.top
+  });
+  const n = rel(drawing.nodeEls[v].getBoundingClientRect());
+  const avoid = [n];
+  if (paths) {
+    for (const w of [...paths.downstreamNodes, ...paths.upstreamNodes]) {
+      avoid.push(rel(drawing.nodeEls[w].getBoundingClientRect()));
+    }
+  }
+  const cw = canvas.clientWidth;
+  const ch = canvas.clientHeight;
+  tip.style.maxHeight = `${Math.max(60, Math.min(300, ch - 8))}px`;
+  const tw = tip.offsetWidth;
+  const th = tip.offsetHeight;
+  const gap = 10;
+  const cands = [
+    { x: n.r + gap, y: n.t },
+    { x: n.l - gap - tw, y: n.t },
+    { x: n.l, y: n.b + gap },
+    { x: n.l, y: n.t - gap - th }
+  ];
+  const clampX = (x: number) => Math.max(2, Math.min(cw - tw - 2, x));
+  const clampY = (y: number) => Math.max(2, Math.min(ch - th - 2, y));
+  const overlaps = (x: number, y: number) =>
+    avoid.some(a => x < a.r && x + tw > a.l && y < a.b && y + th > a.t);
+  let best = { x: clampX(cands[0].x), y: clampY(cands[0].y) };
+  for (const c of cands) {
+    const p = { x: clampX(c.x), y: clampY(c.y) };
+    if (!overlaps(p.x, p.y)) {
+      best = p;
+      break;
+    }
+  }
+  tip.style.left = `${best.x}px`;
+  tip.style.top = `${best.y}px`;
 }

@@ -147,7 +147,7 @@ export function svgEl<K extends keyof SVGElementTagNameMap>(
   return el;
 }
 
-function round(v: number): number {
+export function round(v: number): number {
   return Math.round(v * 10) / 10;
 }
 
@@ -331,8 +331,8 @@ export interface IDrawing {
   nodeEls: SVGGElement[];
   /** "×k" labels of bundled edges (data-edge: the view edge index). */
   countLabels: SVGTextElement[];
-  /** Expanded module boxes, as in the decor. */
-  moduleEls: SVGGElement[];
+  /** The group module boxes are drawn into (behind the edges). */
+  boxes: SVGGElement;
   edgeEls: SVGPathElement[];
 }
 
@@ -361,7 +361,7 @@ export function drawGraph(
   layout: ILayout,
   lines: string[][],
   backward: boolean,
-  decor: IDecor = { visits: new Map(), boxes: [] }
+  decor: IDecor = { visits: new Map() }
 ): IDrawing {
   const svg = svgEl(doc, 'svg', {
     class: 'jp-AutogradGraph-svg',
@@ -395,9 +395,6 @@ export function drawGraph(
   const countG = svgEl(doc, 'g', { class: 'jp-AutogradGraph-countLabels' });
   const boxesG = svgEl(doc, 'g', { class: 'jp-AutogradGraph-modules' });
   viewport.appendChild(boxesG);
-  const moduleEls = decor.boxes.map(b =>
-    drawModuleBox(doc, boxesG, layout, b, backward)
-  );
   viewport.appendChild(edgesG);
   viewport.appendChild(countG);
   viewport.appendChild(nodesG);
@@ -509,104 +506,12 @@ export function drawGraph(
     nodeEls,
     edgeEls,
     countLabels,
-    moduleEls
+    boxes: boxesG
   };
 }
 
-/** What is drawn besides nodes and edges: visit numbers by view node, module boxes. */
+/** What is drawn besides nodes and edges: visit numbers by view node. */
 export interface IDecor {
   /** 1-based backward visit number of view nodes backward ran. */
   visits: Map<number, number>;
-  /** Expanded modules, outermost first. */
-  boxes: IModuleBox[];
-}
-
-/** An expanded module drawn as a box around its view nodes. */
-export interface IModuleBox {
-  /** Payload module id. */
-  id: string;
-  label: string;
-  /** View nodes inside (submodules' included). */
-  members: number[];
-  /** Nesting depth (0 = outermost). */
-  depth: number;
-  /** Cluster id given to the layout, when it placed the box. */
-  cluster: number;
-}
-
-const BOX_PAD = 10;
-const BOX_TITLE = 16;
-
-/** The drawn rectangle of a module box: the layout's cluster, else around its members. */
-export function moduleRect(
-  layout: ILayout,
-  box: IModuleBox,
-  backward: boolean
-): { x: number; y: number; width: number; height: number } {
-  let x0 = Infinity;
-  let y0 = Infinity;
-  let x1 = -Infinity;
-  let y1 = -Infinity;
-  const c = layout.clusterBoxes?.get(box.cluster);
-  if (c) {
-    x0 = c.x - c.width / 2;
-    x1 = c.x + c.width / 2;
-    y0 = c.y - c.height / 2 - BOX_TITLE;
-    y1 = c.y + c.height / 2;
-  } else {
-    for (const v of box.members) {
-      x0 = Math.min(x0, layout.x[v] - layout.widths[v] / 2);
-      x1 = Math.max(x1, layout.x[v] + layout.widths[v] / 2);
-      y0 = Math.min(y0, layout.y[v] - layout.heights[v] / 2);
-      y1 = Math.max(y1, layout.y[v] + layout.heights[v] / 2);
-    }
-    const pad = (BOX_PAD * (3 - Math.min(2, box.depth))) / 2;
-    x0 -= pad;
-    x1 += pad;
-    y0 -= pad + BOX_TITLE;
-    y1 += pad;
-  }
-  const a = drawnPoint(layout, { x: x0, y: y0 }, backward);
-  const b = drawnPoint(layout, { x: x1, y: y1 }, backward);
-  return {
-    x: Math.min(a.x, b.x),
-    y: Math.min(a.y, b.y),
-    width: Math.abs(b.x - a.x),
-    height: Math.abs(b.y - a.y)
-  };
-}
-
-function drawModuleBox(
-  doc: Document,
-  parent: SVGGElement,
-  layout: ILayout,
-  box: IModuleBox,
-  backward: boolean
-): SVGGElement {
-  const r = moduleRect(layout, box, backward);
-  const g = svgEl(doc, 'g', {
-    class: 'jp-AutogradGraph-module',
-    'data-module': box.id,
-    role: 'button',
-    'aria-label': box.label
-  });
-  g.appendChild(
-    svgEl(doc, 'rect', {
-      class: 'jp-AutogradGraph-moduleBox',
-      x: round(r.x),
-      y: round(r.y),
-      width: round(r.width),
-      height: round(r.height),
-      rx: 6
-    })
-  );
-  const title = svgEl(doc, 'text', {
-    class: 'jp-AutogradGraph-moduleTitle',
-    x: round(r.x + 6),
-    y: round(r.y + 12)
-  });
-  title.textContent = `▾ ${capText(box.label, 60)}`;
-  g.appendChild(title);
-  parent.appendChild(g);
-  return g;
 }

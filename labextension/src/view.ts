@@ -7,16 +7,18 @@ import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 
 import { download, exportPng, exportSvg, fileStem } from './exporter';
 import {
-  buildModel,
-  buildView,
   collapseChains,
   collapseInputs,
   collapseModule,
-  CollapseState,
   expandAll,
   expandGroup,
   fitToBudget,
-  foldStructure,
+  foldStructure
+} from './collapse';
+import {
+  buildModel,
+  buildView,
+  CollapseState,
   IGraphModel,
   IGraphView,
   IPaths,
@@ -28,21 +30,14 @@ import { bundle, ITrans } from './i18n';
 import { findNodes, IKeyHost, onKey } from './keyboard';
 import {
   chooseRankdir,
-  ICluster,
   ILayout,
   layoutGraph,
   LayoutEngine,
   RankDir
 } from './layout';
-import { buildDetails, buildTooltip, nodeTitle } from './panels';
-import {
-  capText,
-  drawGraph,
-  IDrawing,
-  IModuleBox,
-  nodeCentre,
-  viewSizes
-} from './render';
+import { buildDetails, buildTooltip, nodeTitle, placeTooltip } from './panels';
+import { capText, drawGraph, IDrawing, nodeCentre, viewSizes } from './render';
+import { drawModuleBox, moduleLayout } from './modules';
 import { Replay, visitNumbers } from './replay';
 import { IGraphPayload } from './schema';
 import { IChrome, buildChrome } from './toolbar';
@@ -396,82 +391,13 @@ export class GraphView {
     this._relayout();
   }
 
-  private _modules(): { boxes: IModuleBox[]; clusters: ICluster[] } {
-    const model = this._model;
-    const boxes: IModuleBox[] = [];
-    const clusters: ICluster[] = [];
-    if (model.modules.size === 0) {
-      return { boxes, clusters };
-    }
-    const collapsed = new Set(
-      this._state.groups.filter(g => g.kind === 'module').map(g => g.source)
-    );
-    const clusterOf = new Map<string, number>();
-    const depth = (id: string): number => {
-      let d = 0;
-      let m = model.modules.get(id)?.parent;
-      while (m) {
-        d++;
-        m = model.modules.get(m)?.parent;
-      }
-      return d;
-    };
-    const ids = Array.from(model.modules.keys()).sort(
-      (a, b) => depth(a) - depth(b)
-    );
-    for (const id of ids) {
-      const m = model.modules.get(id)!;
-      let hidden = collapsed.has(id);
-      for (let p = m.parent; p && !hidden; p = model.modules.get(p)?.parent) {
-        hidden = collapsed.has(p);
-      }
-      const members = new Set<number>();
-      for (const i of model.moduleMembers.get(id) ?? []) {
-        members.add(this._view.viewOf[i]);
-      }
-      members.delete(-1);
-      if (hidden || members.size === 0) {
-        continue;
-      }
-      const c = clusters.length;
-      clusterOf.set(id, c);
-      clusters.push({
-        id: c,
-        parent: m.parent ? (clusterOf.get(m.parent) ?? null) : null,
-        nodes: []
-      });
-      boxes.push({
-        id,
-        label: m.label,
-        members: Array.from(members),
-        depth: depth(id),
-        cluster: c
-      });
-    }
-    // each drawn node sits in the innermost expanded module it belongs to
-    this._view.nodes.forEach((node, v) => {
-      const i = node.index >= 0 ? node.index : (node.group?.members[0] ?? -1);
-      let m = i >= 0 ? model.nodes[i].module : undefined;
-      if (node.group?.kind === 'module' && node.group.source) {
-        m = model.modules.get(node.group.source)?.parent ?? undefined;
-      }
-      while (m && !clusterOf.has(m)) {
-        m = model.modules.get(m)?.parent ?? undefined;
-      }
-      if (m) {
-        clusters[clusterOf.get(m) as number].nodes.push(v);
-      }
-    });
-    return { boxes, clusters };
-  }
-
   private _relayout(): void {
     const { widths, heights } = viewSizes(this._model, this._view);
     const rankdir =
       this._rankdirChoice === 'auto'
         ? this._autoRankdir()
         : this._rankdirChoice;
-    const { clusters } = this._modules();
+    const { clusters } = moduleLayout(this._model, this._state, this._view);
     this._layout = layoutGraph(
       {
         widths,
@@ -497,11 +423,18 @@ export class GraphView {
       this._layout as ILayout,
       lines,
       this._backward,
-      {
-        visits: visitNumbers(this._model, this._view),
-        boxes: this._modules().boxes
-      }
+      { visits: visitNumbers(this._model, this._view) }
     );
+    for (const box of moduleLayout(this._model, this._state, this._view)
+      .boxes) {
+      drawModuleBox(
+        this._doc,
+        drawing.boxes,
+        this._layout as ILayout,
+        box,
+        this._backward
+      );
+    }
     if (this._drawing) {
       this._drawing.svg.replaceWith(drawing.svg);
     } else {
@@ -982,57 +915,4 @@ export class GraphView {
   private _viewport: Viewport;
   private _replay: Replay;
   private _observer: ResizeObserver | null = null;
-}
-
-/**
- * Place the tooltip beside node `v` (right, left, below or above its box, the first that fits
- * in the canvas), never over the node itself or the highlighted path.
- */
-export function placeTooltip(
-  tip: HTMLElement,
-  canvas: HTMLElement,
-  drawing: IDrawing,
-  v: number,
-  paths: IPaths | null
-): void {
-  const box = canvas.getBoundingClientRect();
-  const rel = (r: DOMRect) => ({
-    l: r.left - box.left,
-    t: r.top - box.top,
-    r: r.right - box.left,
-    b: r.bottom - box.top
-  });
-  const n = rel(drawing.nodeEls[v].getBoundingClientRect());
-  const avoid = [n];
-  if (paths) {
-    for (const w of [...paths.downstreamNodes, ...paths.upstreamNodes]) {
-      avoid.push(rel(drawing.nodeEls[w].getBoundingClientRect()));
-    }
-  }
-  const cw = canvas.clientWidth;
-  const ch = canvas.clientHeight;
-  tip.style.maxHeight = `${Math.max(60, Math.min(300, ch - 8))}px`;
-  const tw = tip.offsetWidth;
-  const th = tip.offsetHeight;
-  const gap = 10;
-  const cands = [
-    { x: n.r + gap, y: n.t },
-    { x: n.l - gap - tw, y: n.t },
-    { x: n.l, y: n.b + gap },
-    { x: n.l, y: n.t - gap - th }
-  ];
-  const clampX = (x: number) => Math.max(2, Math.min(cw - tw - 2, x));
-  const clampY = (y: number) => Math.max(2, Math.min(ch - th - 2, y));
-  const overlaps = (x: number, y: number) =>
-    avoid.some(a => x < a.r && x + tw > a.l && y < a.b && y + th > a.t);
-  let best = { x: clampX(cands[0].x), y: clampY(cands[0].y) };
-  for (const c of cands) {
-    const p = { x: clampX(c.x), y: clampY(c.y) };
-    if (!overlaps(p.x, p.y)) {
-      best = p;
-      break;
-    }
-  }
-  tip.style.left = `${best.x}px`;
-  tip.style.top = `${best.y}px`;
 }

@@ -1,13 +1,15 @@
 import {
+  collapseChains,
+  collapseInputs,
+  expandAll,
+  expandGroup,
+  fitToBudget
+} from '../collapse';
+import {
   backwardFrame,
   buildModel,
   buildView,
-  collapseChains,
-  collapseInputs,
   CollapseState,
-  expandAll,
-  expandGroup,
-  fitToBudget,
   MAX_VISIBLE_NODES,
   pathsFrom
 } from '../graph';
