@@ -501,7 +501,7 @@ export class GraphView {
     this.node.classList.toggle('jp-mod-replaying', step > 0 && step < total);
     const label = this._chrome.stepLabel;
     if (label) {
-      label.textContent = this.trans.__('step %1/%2', step, total);
+      label.textContent = `${step}/${total}`;
       label.title =
         active >= 0 ? nodeTitle(this._model, this._view.nodes[active]) : '';
     }

@@ -16,7 +16,7 @@ export const MIN_READABLE_ZOOM = 11 / LABEL_FONT_PX;
 /** Largest zoom a fit uses. */
 export const MAX_FIT_ZOOM = 1.25;
 /** The canvas grows with the graph up to this height, then scrolls. */
-export const MAX_CANVAS_HEIGHT = 640;
+export const MAX_CANVAS_HEIGHT = 800;
 /** Smallest canvas height. */
 export const MIN_CANVAS_HEIGHT = 160;
 

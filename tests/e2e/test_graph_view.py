@@ -132,32 +132,36 @@ def test_tutorial_graph(page: Any, lab: LabServer, autograd_magic: bool) -> None
     out.locator("button[data-action=expand]").click()
     assert out.locator(NODE).count() == expect_nodes
 
-    # Backward stepper: the gradient flows node by node.
+    # Backward stepper: it opens on the result; from the start the gradient flows node by node.
     label = out.locator(".jp-AutogradGraph-stepLabel")
     steps = len(payloads.tutorial()["backward_order"]) if not autograd_magic else None
+    done, total = label.inner_text().split("/")
+    assert done == total
+    out.locator("button[data-action=step-first]").click()
     out.locator("button[data-action=step-next]").click()
-    assert label.inner_text().startswith("Backward step 1/")
+    assert label.inner_text().startswith("1/")
     assert out.locator(f"{NODE}.jp-mod-active").count() == 1
     assert out.locator(f"{EDGE}.jp-mod-flowing").count() >= 1
     out.locator("button[data-action=step-next]").click()
-    assert label.inner_text().startswith("Backward step 2/")
+    assert label.inner_text().startswith("2/")
     assert out.locator(f"{NODE}.jp-mod-done").count() == 1
     shot(page, "tutorial-backward-step2", out)
     out.locator("button[data-action=step-last]").click()
     if steps is not None:
-        assert label.inner_text().startswith(f"Backward step {steps}/{steps}")
+        assert label.inner_text() == f"{steps}/{steps}"
     out.locator("button[data-action=step-first]").click()
     assert out.locator(".jp-mod-active, .jp-mod-flowing").count() == 0
 
-    # Direction toggle mirrors the drawing: backward puts the root on the left.
+    # Direction toggle mirrors the drawing along the ranks: backward puts the root first.
     root = out.locator(NODE, has_text="loss").first
     toggle = out.locator("button[data-action=direction]")
+    axis = "y" if out.locator(".jp-AutogradGraph").get_attribute("data-rankdir") == "TB" else "x"
     for _ in range(2):
         was_backward = toggle.get_attribute("aria-pressed") == "true"
-        x_before = root.bounding_box()["x"]
+        x_before = root.bounding_box()[axis]
         toggle.click()
         assert toggle.get_attribute("aria-pressed") == str(not was_backward).lower()
-        x_after = root.bounding_box()["x"]
+        x_after = root.bounding_box()[axis]
         assert (x_after < x_before) if not was_backward else (x_after > x_before)
         shot(page, f"tutorial-direction-{'forward' if was_backward else 'backward'}", out)
 

@@ -300,7 +300,7 @@ describe('interactive view', () => {
       '.jp-AutogradGraph-status'
     ) as HTMLElement;
     // after backward: every node it ran is done and numbered, nothing in flight
-    expect(label.textContent).toBe('step 6/6');
+    expect(label.textContent).toBe('6/6');
     expect(v.node.querySelectorAll('g.jp-mod-done')).toHaveLength(6);
     expect(v.node.querySelectorAll('g.jp-mod-active')).toHaveLength(0);
     const badges = Array.from(
@@ -308,12 +308,12 @@ describe('interactive view', () => {
     ).map(t => Number(t.textContent));
     expect(badges.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
     click(button(v, 'step-first'));
-    expect(label.textContent).toBe('step 0/6');
+    expect(label.textContent).toBe('0/6');
     expect(
       v.node.querySelectorAll('.jp-mod-active, .jp-mod-done, .jp-mod-flowing')
     ).toHaveLength(0);
     click(button(v, 'step-next'));
-    expect(label.textContent).toBe('step 1/6');
+    expect(label.textContent).toBe('1/6');
     expect(status.textContent).toBe(
       'Backward step 1 of 6: BinaryCrossEntropyWithLogitsBackward0'
     );
@@ -324,11 +324,11 @@ describe('interactive view', () => {
         .textContent
     ).toBe('tensor([0.3178, 0.3126, 0.0038])');
     click(button(v, 'step-next'));
-    expect(label.textContent).toBe('step 2/6');
+    expect(label.textContent).toBe('2/6');
     expect(v.node.querySelectorAll('g.jp-mod-done')).toHaveLength(1);
     expect(v.node.querySelectorAll('path.jp-mod-flowed')).toHaveLength(3);
     click(button(v, 'step-last'));
-    expect(label.textContent).toBe('step 6/6');
+    expect(label.textContent).toBe('6/6');
     expect(button(v, 'step-next').disabled).toBe(true);
   });
 
