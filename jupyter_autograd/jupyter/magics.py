@@ -12,7 +12,7 @@ import logging
 import sys
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 
 from .. import graph as _graph
 from .. import viz

@@ -4,6 +4,8 @@
  */
 import { IGraphModel, IGraphView } from './graph';
 import { ILayout } from './layout';
+import { capText } from './render';
+import { GraphView } from './view';
 
 /** What the keys act on. */
 export interface IKeyHost {
@@ -156,4 +158,18 @@ export function onKey(host: IKeyHost, event: KeyboardEvent): boolean {
     default:
       return false;
   }
+}
+
+/** Find nodes matching `query` in `view`; select and show the first. Returns the matches. */
+export function findAndShow(view: GraphView, query: string): number[] {
+  const found = findNodes(view.model, view.view, query);
+  const q = capText(query, 40);
+  if (found.length > 0) {
+    view.focusNode(found[0]);
+    view.select(found[0]);
+    view.say(view.trans.__('%1 nodes match "%2".', found.length, q));
+  } else {
+    view.say(view.trans.__('No node matches "%1".', q));
+  }
+  return found;
 }

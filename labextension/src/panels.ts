@@ -16,6 +16,7 @@ import {
   TOOLTIP_PREVIEW_CHARS
 } from './render';
 import { IGraphEdge, IGraphNode } from './schema';
+import { GraphView } from './view';
 
 /** Legend entries for node kinds: class of the swatch, English caption (a msgid). */
 export const LEGEND: ReadonlyArray<[string, string]> = [
@@ -384,4 +385,46 @@ export function placeTooltip(
   }
   tip.style.left = `${best.x}px`;
   tip.style.top = `${best.y}px`;
+}
+
+/** Fill the details panel `box` for view node `v` of `view` (-1: the hint and counts). */
+export function fillDetails(
+  doc: Document,
+  box: HTMLElement,
+  view: GraphView,
+  v: number
+): void {
+  while (box.firstChild) {
+    box.removeChild(box.firstChild);
+  }
+  if (v < 0 || v >= view.view.nodes.length) {
+    const hint = doc.createElement('div');
+    hint.className = 'jp-AutogradGraph-hint';
+    hint.textContent = view.trans.__('Click a node to see its details.');
+    box.appendChild(hint);
+    const p = view.model.payload;
+    const summary = doc.createElement('div');
+    summary.className = 'jp-AutogradGraph-hint';
+    const counts = view.trans.__(
+      '%1 nodes, %2 edges.',
+      p.nodes.length,
+      p.edges.length
+    );
+    summary.textContent = `${p.title ? capText(p.title, 200) + ': ' : ''}${counts}`;
+    box.appendChild(summary);
+    return;
+  }
+  box.appendChild(
+    buildDetails(doc, view.model, view.view.nodes[v], view.trans)
+  );
+  const k = view.replay.stepOf(v);
+  if (k > 0 && view.chrome.buttons.has('play')) {
+    const jump = doc.createElement('button');
+    jump.type = 'button';
+    jump.className = 'jp-AutogradGraph-button';
+    jump.dataset.action = 'jump';
+    jump.textContent = view.trans.__('Jump to its backward step (%1)', k);
+    jump.addEventListener('click', () => view.replay.jumpTo(v));
+    box.appendChild(jump);
+  }
 }

