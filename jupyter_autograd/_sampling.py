@@ -25,12 +25,19 @@ import numpy as np
 
 from . import _distributions as D
 from . import _dtype
+from ._tensor_methods import _commit_inplace, _snapshot
 from .backend import move_array
 from .factories import _finish, _like, _np_dtype, _required_size, _size
+from .grad_mode import STATE
+from .ops import random_ops as RO
+from .ops.dispatch import apply
 from .random import _get
 from .tensor import Tensor
 
 _INT_INFO = {np.dtype(t): np.iinfo(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8)}
+_TYPE_META = {"int8": "signed char", "int16": "short int", "int32": "int", "int64": "long int",
+              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
 _C_TYPE = {"int8": "signed char", "int16": "short", "int32": "int", "int64": "long int",
            "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half", "float32": "float",
            "float64": "double"}
@@ -57,24 +64,34 @@ def _axes(arr: np.ndarray):
     return sorted(range(arr.ndim), key=lambda d: -abs(arr.strides[d]) if arr.shape[d] > 1 else 0)
 
 
-def _fill(t: Tensor, draw, p=None) -> Tensor:
+def _fill(t: Tensor, draw, p=None, row: str | None = None, p_tensor=None) -> Tensor:
     """Write ``draw(n, contiguous[, p])`` (a flat host array) into ``t`` in torch's order; ``p``
-    (an array broadcast to ``t``'s shape) is passed flat in that same order."""
+    (an array broadcast to ``t``'s shape) is passed flat in that same order. A tensor in a graph
+    records the sampler's zero-gradient node (``ops/random_ops.py``, ``row``), as torch does."""
     t._check_inplace()
     data = t._data
+    recorded = row is not None and ((STATE.grad_enabled and (
+        t._requires_grad or (p_tensor is not None and p_tensor._requires_grad))) or bool(t._fw))
     if data.size:
-        host = data if data.__class__ is np.ndarray else np.empty(data.shape, data.dtype)
+        host = data if data.__class__ is np.ndarray and not recorded else np.empty_like(
+            data if data.__class__ is np.ndarray else np.empty(data.shape, data.dtype))
+        target = host
         if host.dtype.kind == "c":  # view_as_real: the real and imaginary parts, interleaved
             real = host.real
-            host = np.lib.stride_tricks.as_strided(
+            target = np.lib.stride_tricks.as_strided(
                 real, real.shape + (2,), real.strides + (real.itemsize,), writeable=True)
-        axes = _axes(host)
-        view = host if axes is None else host.transpose(axes)
-        args = (host.size, bool(host.flags.c_contiguous))
+        axes = _axes(target)
+        view = target if axes is None else target.transpose(axes)
+        args = (target.size, bool(target.flags.c_contiguous))
         if p is not None:
             args += (np.ascontiguousarray(p if axes is None else p.transpose(axes)).reshape(-1),)
         view[...] = draw(*args).reshape(view.shape)
-        if data.__class__ is not np.ndarray:
+        if recorded:
+            sample = move_array(host, t.device) if data.__class__ is not np.ndarray else host
+            inputs = (_snapshot(t),) if p_tensor is None else (_snapshot(t), p_tensor)
+            _commit_inplace(t, apply(RO.INPLACE[row], inputs, {"sample": sample}))
+            return t
+        if host is not data:
             data[...] = move_array(host, t.device)
     t._bump_version()
     return t
@@ -103,7 +120,7 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator=Non
             f"uniform_ expects to-from <= std::numeric_limits<{_torch_name(dt)}>::max(), but "
             f"found to={_fmt(float(to))} and from={_fmt(float(from_))} which result in to-from "
             "to exceed the limit")
-    return _fill(self, lambda n, c: D.uniform(_get(generator), n, dt, from_, to))
+    return _fill(self, lambda n, c: D.uniform(_get(generator), n, dt, from_, to), row="uniform_")
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
@@ -116,7 +133,7 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
         std = std / math.sqrt(2)
     elif dt.kind != "f":
         raise _not_implemented("normal_kernel_cpu", dt)
-    return _fill(self, lambda n, c: D.normal(_get(generator), n, _real(dt), mean, std, c))
+    return _fill(self, lambda n, c: D.normal(_get(generator), n, _real(dt), mean, std, c), row="normal_")
 
 
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
@@ -131,10 +148,12 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
                 "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
                 "message be improved?  If so, please report an enhancement request to PyTorch.)")
         pa = np.broadcast_to(pa, self._data.shape)
-        return _fill(self, lambda n, c, pf: D.bernoulli_tensor(_get(generator), pf, dt), pa)
+        return _fill(self, lambda n, c, pf: D.bernoulli_tensor(_get(generator), pf, dt), pa,
+                     row="bernoulli_.Tensor", p_tensor=p)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(float(p))}")
-    return _fill(self, lambda n, c: D.bernoulli_scalar(_get(generator), n, dt, p))
+    return _fill(self, lambda n, c: D.bernoulli_scalar(_get(generator), n, dt, p),
+                 row="bernoulli_.float")
 
 
 def _update_from(frm: int, dt) -> int:
@@ -181,6 +200,10 @@ def random_(self: Tensor, *args, generator=None, **kw) -> Tensor:
     """Fill with integers, as torch: ``random_()`` over [0, 2**mantissa] for floats and [0, max]
     for integers, ``random_(to)`` over [0, to), ``random_(from, to)`` over [from, to) and
     ``random_(from, None)`` from ``from`` up to the type's limit."""
+    if self._data.dtype.kind == "c":
+        if not args and not kw:
+            raise _not_implemented("random_kernel_cpu", self._data.dtype)
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     frm, to = 0, _NO_TO
     if len(args) == 1 and "to" not in kw:
         to = args[0]
@@ -188,11 +211,12 @@ def random_(self: Tensor, *args, generator=None, **kw) -> Tensor:
         frm, to = args
     elif len(args) == 1:
         frm = args[0]
+    has_from = len(args) == 2 or (len(args) == 1 and "to" in kw) or "from" in kw
     frm, to = kw.pop("from", frm), kw.pop("to", to)
     dt = self._data.dtype
     if to is _NO_TO:
         if len(args) == 0 and frm == 0:
-            return _fill(self, lambda n, c: D.random_default(_get(generator), n, dt))
+            return _fill(self, lambda n, c: D.random_default(_get(generator), n, dt), row="random_")
         to = None
     frm = int(frm)
     if to is not None:
@@ -210,7 +234,7 @@ def random_(self: Tensor, *args, generator=None, **kw) -> Tensor:
         if dt.name not in ("int64", "float64", "float32"):
             raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, "
                                "float and bfloat16")
-        return _fill(self, lambda n, c: D.random_full_range(_get(generator), n, dt))
+        return _fill(self, lambda n, c: D.random_full_range(_get(generator), n, dt), row="random_.from")
     elif dt.kind == "f":
         to_inc = 1 << (np.finfo(dt).nmant + 1)
         frm = _update_from(frm, dt)
@@ -221,7 +245,8 @@ def random_(self: Tensor, *args, generator=None, **kw) -> Tensor:
     else:
         to_inc = 1 if dt.kind == "b" else int(_INT_INFO[dt].max)
     _check_range(frm, to_inc, dt)
-    return _fill(self, lambda n, c: D.random_from_to(_get(generator), n, dt, to_inc - frm + 1, frm))
+    row = "random_.from" if has_from else "random_.to"
+    return _fill(self, lambda n, c: D.random_from_to(_get(generator), n, dt, to_inc - frm + 1, frm), row=row)
 
 
 def _float_only(dt, what: str) -> None:
@@ -237,7 +262,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(float(lambd))}")
     dt = self._data.dtype
     _float_only(dt, "Exponential distribution")
-    return _fill(self, lambda n, c: D.exponential(_get(generator), n, dt, lambd))
+    return _fill(self, lambda n, c: D.exponential(_get(generator), n, dt, lambd), row="exponential_")
 
 
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
@@ -245,8 +270,10 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(float(sigma))}")
     dt = self._data.dtype
-    _float_only(dt, "Cauchy distribution")
-    return _fill(self, lambda n, c: D.cauchy(_get(generator), n, dt, median, sigma))
+    if dt.kind != "f":  # torch prints the C++ type here (TypeMeta), not the ScalarType
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype "
+                           f"must be a floating point but you specified {_TYPE_META[dt.name]}")
+    return _fill(self, lambda n, c: D.cauchy(_get(generator), n, dt, median, sigma), row="cauchy_")
 
 
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
@@ -256,7 +283,7 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=
     dt = self._data.dtype
     if dt.kind != "f":
         raise _not_implemented("log_normal_cpu", dt)
-    return _fill(self, lambda n, c: D.log_normal(_get(generator), n, dt, mean, std))
+    return _fill(self, lambda n, c: D.log_normal(_get(generator), n, dt, mean, std), row="log_normal_")
 
 
 def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
@@ -264,7 +291,9 @@ def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(float(p))}")
     dt = self._data.dtype
-    return _fill(self, lambda n, c: D.geometric(_get(generator), n, dt, p))
+    if dt.kind == "c":
+        raise _not_implemented("geometric_cpu", dt)
+    return _fill(self, lambda n, c: D.geometric(_get(generator), n, dt, p), row="geometric_")
 
 
 # ---------------------------------------------------------------------------- factories
@@ -384,6 +413,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
                             "(float, float), but expected (float mean, float std, tuple of ints size, ...)")
         t = _empty(_size((tuple(size),)), dtype, _dtype.get_default_dtype().np)
         return _done(normal_(t, mean, std, generator=generator), device, requires_grad, out)
+    if st and std._data.dtype.kind == "c":
+        raise RuntimeError("normal expects standard deviation to be non-complex")
     if st and std.numel() and not bool((std._data >= 0).all()):
         raise RuntimeError("normal expects all elements of std >= 0.0")
     if not st:
@@ -398,6 +429,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         t = normal_(_empty(shape, None, like._data.dtype), 0.0, 1.0, generator=generator)
         res = (t._data * std.detach().cpu()._data).astype(t._data.dtype) + m  # mul_, then add_
     res = res.astype(t._data.dtype, copy=False)
+    grads = [x for x in (mean, std) if isinstance(x, Tensor) and x._requires_grad]
+    if grads and out is None and STATE.grad_enabled:
+        row = RO.NORMAL_TT if mt and st else RO.NORMAL_TF if mt else RO.NORMAL_FT
+        inputs = (mean, std) if mt and st else (mean,) if mt else (std,)
+        return apply(row, inputs, {"sample": _on(res, inputs[0])})
     return _done(Tensor._wrap(res), (mean if mt else std).device, False, out)
 
 
@@ -412,7 +448,14 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     """
     t = _empty(tuple(input.shape), None, input._data.dtype)
     bernoulli_(t, input.detach() if p is None else p, generator=generator)
+    if p is None and out is None and STATE.grad_enabled and input._requires_grad:
+        return apply(RO.BERNOULLI, (input,), {"sample": _on(t._data, input)})
     return _done(t, input.device, False, out)
+
+
+def _on(host, like: Tensor):
+    """A host sample on ``like``'s device."""
+    return host if like._data.__class__ is np.ndarray else move_array(host, like.device)
 
 
 def _check_rows(rows: np.ndarray, replacement: bool) -> None:

@@ -439,3 +439,21 @@ def test_baseline_build_is_within_two_ulps(torch):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     res = subprocess.run([sys.executable, "-c", code], check=False, env=env, cwd=root, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-2000:]
+
+
+def test_random_ops_on_graph_tensors_record_zero_gradient_nodes(torch):
+    def run(T):
+        x = T.full((3,), 0.5, requires_grad=True)
+        outs = [T.bernoulli(x), T.normal(x, 1.0), T.normal(0.0, x), T.normal(x, x),
+                (x * 1).normal_(), (x * 1).uniform_(), (x * 1).bernoulli_(0.3),
+                (x * 1).bernoulli_(x * 0.5), (x * 1).exponential_(), (x * 1).random_(0, 5),
+                (x * 1).random_(), (x * 1).random_(5), (x * 1).geometric_(0.5),
+                (x * 1).log_normal_(), (x * 1).cauchy_()]
+        sum(o.sum() for o in outs).backward()
+        return [o.grad_fn.name() for o in outs], [o.detach() for o in outs], x.grad
+
+    (names, vals, grad), (tnames, tvals, tgrad) = _both(torch, 3, run)
+    assert names == tnames and grad.tolist() == tgrad.tolist() == [0.0, 0.0, 0.0]
+    for a, b in zip(vals, tvals):
+        assert (_np(a) == _np(b)).all()
+    assert _same_state(torch)

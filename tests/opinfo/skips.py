@@ -13,8 +13,6 @@ PRIVATE = "private ATen op (torch.ops.aten.* or a leading underscore), not torch
 FP8 = "FP8 scaled matrix products for CUDA tensor cores (torch._scaled_mm)"
 NO_DTYPE = "dtype NumPy has no type for (bfloat16, complex32)"
 BACKWARD_KERNEL = "an ATen backward kernel: torch's autograd internals, not a user-facing op"
-RANDOM = ("pending: the 'random' stream: torch records BernoulliBackward0 / NormalBackward1-3 "
-          "(zero gradients) when a random op's input requires grad")
 RANDOM_LAYERS = ("pending: the 'layers' stream (#14 item 1): the function is not built yet (its "
                  "random draws can use torch's generator, in jupyter_autograd._sampling)")
 RANDOM_LINALG = "pending: randomized low-rank SVD/PCA (torch.svd_lowrank) is not built yet"
@@ -45,9 +43,6 @@ _NO_DTYPE = [
 ]
 _BACKWARD_KERNEL = [
     "max_pool2d_with_indices_backward", "native_dropout_backward",
-]
-_RANDOM = [  # torch's values now; what is left needs zero-gradient nodes or missing layers
-    "bernoulli", "normal",
 ]
 _RANDOM_LAYERS = [
     "nn.functional.dropout2d", "nn.functional.dropout3d", "nn.functional.alpha_dropout",
@@ -187,7 +182,6 @@ SKIPS: dict[str, str] = {
     **dict.fromkeys(_BACKWARD_KERNEL, BACKWARD_KERNEL),
 }
 PENDING: dict[str, str] = {
-    **dict.fromkeys(_RANDOM, RANDOM),
     **dict.fromkeys(_RANDOM_LAYERS, RANDOM_LAYERS),
     **dict.fromkeys(_RANDOM_LINALG, RANDOM_LINALG),
     **dict.fromkeys(_LAYOUT, LAYOUT),
