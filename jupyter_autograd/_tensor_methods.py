@@ -84,8 +84,23 @@ _METHODS = [
     "fmod", "floor_divide", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
     "bitwise_left_shift", "bitwise_right_shift",
 ]
+def _method(fn, name):
+    """A function as a Tensor method: torch's methods have no ``out=`` (only the functions do)."""
+    if "out" not in fn.__code__.co_varnames[:fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount]:
+        return fn
+
+    def method(self, *args, **kwargs):
+        if "out" in kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
 for _name in _METHODS:
-    setattr(Tensor, _name, getattr(F, _name))
+    setattr(Tensor, _name, _method(getattr(F, _name), _name))
 # the elementwise math methods run their row inline for floating tensors (the hot path)
 for _name, _op in (("exp", EW.EXP), ("log", EW.LOG), ("log1p", EW.LOG1P), ("expm1", EW.EXPM1),
                    ("sqrt", EW.SQRT), ("rsqrt", EW.RSQRT), ("sin", EW.SIN), ("cos", EW.COS),
@@ -334,6 +349,8 @@ def _inplace(fn):
     """Make ``x.op_(...)`` from ``op(x, ...)``: same node names as the out-of-place op."""
 
     def method(self, *args, **kwargs):
+        if "out" in kwargs:  # in-place methods write into self; torch's have no out=
+            raise TypeError(f"{fn.__name__}_() got an unexpected keyword argument 'out'")
         self._check_inplace()
         others_rg = any(isinstance(a, Tensor) and a._requires_grad for a in args)
         if STATE.grad_enabled and (self._requires_grad or others_rg):

@@ -231,9 +231,32 @@ def _filled(size, value, dtype, device, requires_grad, default=None):
     return _finish(np.full(size, value, dtype=dt), None, None, requires_grad)
 
 
+def _into_out(name, out, dtype, make, warn=None):
+    """A factory's ``out=``: torch's autograd and dtype checks, then ``out`` resized (silently,
+    unlike other ops) and filled with ``make(dtype, device)``."""
+    from .ops.out import check_out, write  # noqa: PLC0415
+
+    check_out(f"aten::{name}", out)
+    dt = out._data.dtype
+    if dtype is not None and _dtype.to_numpy_dtype(dtype) != dt:
+        raise RuntimeError(
+            f"dtype {_legacy(_dtype.to_numpy_dtype(dtype))} does not "
+            f"match dtype of out parameter ({_legacy(dt)})")
+    r = make(_dtype.from_numpy_dtype(dt), out.device)
+    if warn is not None and out._data.size and out._data.shape != r._data.shape:
+        warnings.warn(warn(out, r), UserWarning, stacklevel=3)
+    return write(out, r, warn_resize=False)
+
+
+def _legacy(dt) -> str:
+    return _dtype.from_numpy_dtype(np.dtype(dt))._legacy[: -len("Tensor")]
+
+
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     """A tensor of zeros (default dtype float32)."""
     _required_size("zeros", size)
+    if out is not None:
+        return _into_out("zeros", out, dtype, lambda dt, dev: zeros(*size, dtype=dt, device=dev))
     return _filled(_size(size), 0, dtype, device, requires_grad)
 
 
@@ -247,16 +270,26 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
                 [1., 1.]])
     """
     _required_size("ones", size)
+    if out is not None:
+        return _into_out("ones", out, dtype, lambda dt, dev: ones(*size, dtype=dt, device=dev))
     return _filled(_size(size), 1, dtype, device, requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     _required_size("empty", size)
+    if out is not None:
+        if out._requires_grad:  # empty(out=) resizes out first, which torch refuses for these
+            raise RuntimeError("cannot resize variables that require grad")
+        if out._data.shape == _size(size):  # nothing to write: torch leaves out (and its version)
+            return out
+        return _into_out("empty", out, dtype, lambda dt, dev: empty(*size, dtype=dt, device=dev))
     return _filled(_size(size), 0, dtype, device, requires_grad)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     """A tensor filled with ``fill_value``; its dtype follows the value (bool, int64, float)."""
+    if out is not None:
+        return _into_out("full", out, dtype, lambda dt, dev: full(size, fill_value, dtype=dt, device=dev))
     if dtype is None:
         if isinstance(fill_value, bool):
             dtype = _dtype.bool
@@ -293,6 +326,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     """The identity matrix (n x m)."""
+    if out is not None:
+        return _into_out("eye", out, dtype, lambda dt, dev: eye(n, m, dtype=dt, device=dev))
     arr = np.eye(n, m if m is not None else n, dtype=_np_dtype(dtype, _dtype.get_default_dtype().np))
     return _finish(arr, None, device, requires_grad)
 
@@ -311,6 +346,13 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     """
     if end is None:
         start, end = 0, start
+    if out is not None:
+        return _into_out("arange", out, dtype, lambda dt, dev: arange(start, end, step, dtype=dt, device=dev),
+                         warn=lambda o, r: (
+                             f"The number of elements in the out tensor of shape {list(o._data.shape)} is "
+                             f"{o._data.size} which does not match the computed number of elements "
+                             f"{r._data.size}. Note that this may occur as a result of rounding error. The "
+                             f"out tensor will be resized to a tensor of shape ({r._data.size},)."))
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
     if step == 0:
@@ -321,11 +363,17 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         )
     default = np.dtype(np.int64) if _is_int(start, end, step) else _dtype.get_default_dtype().np
     dt = _np_dtype(dtype, default)
-    if dt.kind == "c":
+    if dt.kind in "bc":  # torch has no arange kernel for bool or complex
         raise NotImplementedError(
             f'"arange_cpu" not implemented for \'{_dtype.from_numpy_dtype(dt)._legacy[:-6]}\'')
-    n = builtins.max(0, math.ceil((end - start) / step))
-    arr = (start + step * np.arange(n, dtype=np.float64)).astype(dt) if dt.kind == "f" else np.arange(start, end, step, dtype=dt)
+    n = builtins.max(0, math.ceil((end - start) / step))  # sized in double, as torch
+    if dt.kind == "f":
+        arr = (start + step * np.arange(n, dtype=np.float64)).astype(dt)
+    else:  # integer dtypes: torch casts start and step to the dtype (a step that truncates to 0
+        # is refused)
+        if int(step) == 0:
+            raise ValueError("step must be nonzero")
+        arr = (int(start) + int(step) * np.arange(n, dtype=np.int64)).astype(dt)
     return _finish(arr, None, device, requires_grad)
 
 
@@ -360,7 +408,12 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    arr = np.linspace(start, end, steps, dtype=np.float64).astype(_np_dtype(dtype, _dtype.get_default_dtype().np))
+    if out is not None:
+        return _into_out("linspace", out, dtype, lambda dt, dev: linspace(start, end, steps, dtype=dt, device=dev))
+    dt = _np_dtype(dtype, _dtype.get_default_dtype().np)
+    if dt.kind == "b":
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    arr = np.linspace(start, end, steps, dtype=np.float64).astype(dt)
     return _finish(arr, None, device, requires_grad)
 
 

@@ -36,6 +36,10 @@ def _summary(x):
         return (type(x).__name__, tuple(_summary(v) for v in x))
     if isinstance(x, float) and math.isnan(x):
         return ("float", "nan")
+    if isinstance(x, ja.dtype) or type(x).__name__ in ("dtype", "device") and type(x).__module__.startswith("torch"):
+        return (type(x).__name__, str(x))
+    if isinstance(x, ja.device):
+        return ("device", str(x))
     return x
 
 

@@ -18,6 +18,7 @@ from . import reduction as RD
 from . import rounding as RO
 from . import shape as SH
 from .dispatch import apply, apply1, apply2, as_operand
+from .out import out_call
 
 
 def _xp(t):
@@ -62,6 +63,8 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
         >>> torch.add(torch.tensor([1., 2.]), 1)
         tensor([2., 3.])
     """
+    if out is not None:
+        return out_call("add", add, (input, other), {"alpha": alpha}, out)
     if not isinstance(input, Tensor):
         return add(_t(other), input, alpha=1) if alpha == 1 else add(_t(input, other), other, alpha=alpha)
     return apply2(EW.ADD, input, other, None if alpha == 1 else {"alpha": alpha})
@@ -69,6 +72,8 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
 
 def sub(input, other, *, alpha=1, out=None) -> Tensor:
     """``input - alpha * other`` (SubBackward0)."""
+    if out is not None:
+        return out_call("sub", sub, (input, other), {"alpha": alpha}, out)
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
     if input._data.dtype.kind == "b" and isinstance(other, Tensor) and other._data.dtype.kind == "b":
@@ -98,6 +103,8 @@ def _promote_scalar(t: Tensor, s):
 
 def mul(input, other, *, out=None) -> Tensor:
     """Elementwise product (MulBackward0)."""
+    if out is not None:
+        return out_call("mul", mul, (input, other), {}, out)
     if not isinstance(input, Tensor):
         return apply2(EW.MUL, other, input)
     return apply2(EW.MUL, input, other)
@@ -106,6 +113,8 @@ def mul(input, other, *, out=None) -> Tensor:
 def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
     """True division (DivBackward0); ``rounding_mode='floor'|'trunc'`` rounds the quotient
     (DivBackward2, zero gradient; integers stay integers and refuse a zero divisor)."""
+    if out is not None:
+        return out_call("div", div, (input, other), {"rounding_mode": rounding_mode}, out)
     if rounding_mode is not None:
         return RO.div_rounded(input, other, rounding_mode)
     if not isinstance(input, Tensor):
@@ -120,18 +129,22 @@ multiply = mul
 subtract = sub
 
 
-def reciprocal(input) -> Tensor:
+def reciprocal(input, *, out=None) -> Tensor:
+    if out is not None:
+        return out_call("reciprocal", reciprocal, (input,), {}, out)
     return apply1(EW.RECIPROCAL, _float(input))
 
 
-def neg(input) -> Tensor:
+def neg(input, *, out=None) -> Tensor:
+    if out is not None:
+        return out_call("neg", neg, (input,), {}, out, dtype_rule="found")
     return apply1(EW.NEG, input)
 
 
 negative = neg
 
 
-def pow(input, exponent) -> Tensor:  # noqa: A001 - torch's name
+def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001 - torch's name
     """``input ** exponent``: PowBackward0 (scalar exponent), PowBackward1 (tensor), PowBackward2
     (scalar base).
 
@@ -141,6 +154,8 @@ def pow(input, exponent) -> Tensor:  # noqa: A001 - torch's name
         >>> x.pow(2)
         tensor([1., 4.], grad_fn=<PowBackward0>)
     """
+    if out is not None:
+        return out_call("pow", pow, (input, exponent), {}, out)
     if not isinstance(input, Tensor):
         e = _t(exponent)
         if e._data.dtype.kind in "iub" and isinstance(input, float):
@@ -179,6 +194,8 @@ def _float(x: Tensor) -> Tensor:
 
 def _unary_fn(op, name):
     def fn(input, *, out=None) -> Tensor:
+        if out is not None:
+            return out_call(name, fn, (input,), {}, out)
         if input._data.dtype.kind in "iub":
             input = input.to(_dtype.get_default_dtype())
         return apply1(op, input)
@@ -201,14 +218,18 @@ tanh = _unary_fn(EW.TANH, "tanh")
 sigmoid = _unary_fn(EW.SIGMOID, "sigmoid")
 
 
-def abs(input) -> Tensor:  # noqa: A001
+def abs(input, *, out=None) -> Tensor:  # noqa: A001
+    if out is not None:
+        return out_call("abs", abs, (input,), {}, out, dtype_rule="found")
     return apply1(EW.ABS, input)
 
 
 absolute = abs
 
 
-def sign(input) -> Tensor:
+def sign(input, *, out=None) -> Tensor:
+    if out is not None:
+        return out_call("sign", sign, (input,), {}, out, dtype_rule="found")
     return apply1(EW.SIGN, input)
 
 
@@ -219,20 +240,26 @@ def relu(input, inplace: bool = False) -> Tensor:
     return apply1(EW.RELU, input)
 
 
-def floor(input) -> Tensor:
+def floor(input, *, out=None) -> Tensor:
+    if out is not None:
+        return out_call("floor", floor, (input,), {}, out, dtype_rule="found")
     return RO._unary_rounding(EW.FLOOR, "floor_vml", input)
 
 
-def ceil(input) -> Tensor:
+def ceil(input, *, out=None) -> Tensor:
+    if out is not None:
+        return out_call("ceil", ceil, (input,), {}, out, dtype_rule="found")
     return RO._unary_rounding(EW.CEIL, "ceil_vml", input)
 
 
 _NO_DECIMALS = object()
 
 
-def round(input, *, decimals=_NO_DECIMALS) -> Tensor:  # noqa: A001
+def round(input, *, decimals=_NO_DECIMALS, out=None) -> Tensor:  # noqa: A001
     """Round half to even (RoundBackward0); with ``decimals`` (even 0), torch's other overload
     (RoundBackward1). The gradient is zero."""
+    if out is not None:
+        return out_call("round", round, (input,), {"decimals": decimals}, out, dtype_rule="found")
     if decimals is not _NO_DECIMALS:
         return RO.round_decimals(input, decimals)
     return RO._unary_rounding(EW.ROUND, "round_vml", input)
@@ -244,7 +271,7 @@ bitwise_and, bitwise_or, bitwise_xor, bitwise_not = RO.bitwise_and, RO.bitwise_o
 bitwise_left_shift, bitwise_right_shift = RO.bitwise_left_shift, RO.bitwise_right_shift
 
 
-def clamp(input, min=None, max=None) -> Tensor:  # noqa: A002
+def clamp(input, min=None, max=None, *, out=None) -> Tensor:  # noqa: A002
     """Clip to [min, max]: ClampBackward1 for numbers, ClampBackward0 when a bound is a tensor
     (then the bounds get gradients too, as torch's clamp_backward_min_max).
 
@@ -253,10 +280,14 @@ def clamp(input, min=None, max=None) -> Tensor:  # noqa: A002
         >>> torch.tensor([-2., 0.5, 3.], requires_grad=True).clamp(-1, 1)
         tensor([-1.0000,  0.5000,  1.0000], grad_fn=<ClampBackward1>)
     """
+    if out is not None:
+        return out_call("clamp", clamp, (input, min, max), {}, out, dtype_rule=_clamp_out_rule(min, max))
     return _clamp(input, (), {"min": min, "max": max}, "clamp", False)
 
 
-def clip(input, min=None, max=None) -> Tensor:  # noqa: A002
+def clip(input, min=None, max=None, *, out=None) -> Tensor:  # noqa: A002
+    if out is not None:
+        return out_call("clamp", clip, (input, min, max), {}, out, dtype_rule=_clamp_out_rule(min, max))
     return _clamp(input, (), {"min": min, "max": max}, "clip", False)
 
 
@@ -278,8 +309,11 @@ def _bound_is_number(b) -> bool:
 
 def _clamp(input, args, kwargs, name, method):
     names = ("min", "max")
+    for k in kwargs:
+        if k not in names:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
     bounds = dict(zip(names, args))
-    bounds.update({k: v for k, v in kwargs.items() if k in names})
+    bounds.update(kwargs)
     lo, hi = bounds.get("min"), bounds.get("max")
     if lo is None and hi is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -327,13 +361,17 @@ def _clamp_signature_error(name, method, args, kwargs) -> str:
             f" * (Number min = None, Number max = None)\n      didn't match because {why}\n")
 
 
-def clamp_min(input, min):  # noqa: A002
+def clamp_min(input, min, *, out=None):  # noqa: A002
     """``max(input, min)`` (ClampMinBackward0; ClampMinBackward1 for a tensor bound)."""
+    if out is not None:
+        return out_call("clamp_min", clamp_min, (input, min), {}, out, dtype_rule=_clamp_out_rule(min, None))
     return _clamp_one(input, min, RO.CLAMP_MIN, RO.CLAMP_MIN_T, "min")
 
 
-def clamp_max(input, max):  # noqa: A002
+def clamp_max(input, max, *, out=None):  # noqa: A002
     """``min(input, max)`` (ClampMaxBackward0; ClampMaxBackward1 for a tensor bound)."""
+    if out is not None:
+        return out_call("clamp_max", clamp_max, (input, max), {}, out, dtype_rule=_clamp_out_rule(None, max))
     return _clamp_one(input, max, RO.CLAMP_MAX, RO.CLAMP_MAX_T, "max")
 
 
@@ -347,11 +385,15 @@ def _clamp_one(input, bound, row, tensor_row, name):
     return apply1(row, a, {name: bound})
 
 
-def maximum(input, other) -> Tensor:
+def maximum(input, other, *, out=None) -> Tensor:
+    if out is not None:
+        return out_call("maximum", maximum, (input, other), {}, out)
     return apply2(EW.MAXIMUM, input, _t(other, input))
 
 
-def minimum(input, other) -> Tensor:
+def minimum(input, other, *, out=None) -> Tensor:
+    if out is not None:
+        return out_call("minimum", minimum, (input, other), {}, out)
     return apply2(EW.MINIMUM, input, _t(other, input))
 
 
@@ -381,6 +423,8 @@ def where(condition, input=None, other=None) -> Tensor:
 # ---------------------------------------------------------------- comparisons (no grad)
 def _cmp(f, name):
     def fn(input, other, *, out=None) -> Tensor:
+        if out is not None:
+            return out_call(name, fn, (input, other), {}, out, differentiable=False, dtype_rule="any")
         a = input._data if isinstance(input, Tensor) else np.asarray(input)
         if isinstance(other, Tensor):
             b = other._data
@@ -474,7 +518,7 @@ def _check_float_reduce(input, name):
         )
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:  # noqa: A001
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:  # noqa: A001
     """Sum of all elements (SumBackward0) or over ``dim`` (SumBackward1).
 
     Example:
@@ -482,6 +526,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:  # noqa: A001
         >>> torch.ones(2, 3).sum(0)
         tensor([2., 2., 2.])
     """
+    if out is not None:
+        return out_call("sum", sum, (input, dim, keepdim), {"dtype": dtype or _out_dtype(out)}, out, dtype_rule="any")
     if dtype is not None:
         input = input.to(dtype)
     elif input._data.dtype.kind in "ib" or input._data.dtype.kind == "u":
@@ -492,8 +538,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:  # noqa: A001
     return apply1(RD.SUM_DIM, input, {"dim": dims, "keepdim": keepdim, "shape": input._data.shape})
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:
     """Mean of all elements (MeanBackward0) or over ``dim`` (MeanBackward1)."""
+    if out is not None:
+        return out_call("mean", mean, (input, dim, keepdim), {"dtype": dtype}, out)
     if dtype is not None:
         input = input.to(dtype)
     _check_float_reduce(input, "mean")
@@ -502,7 +550,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:
     return apply1(RD.MEAN_DIM, input, {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim, "shape": input._data.shape})
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:
+    if out is not None:
+        return out_call("prod", prod, (input, dim, keepdim), {"dtype": dtype or _out_dtype(out)}, out, dtype_rule="any")
     if dtype is not None:
         input = input.to(dtype)
     if dim is None:
@@ -805,20 +855,26 @@ def _dname(t):
     return _C_NAMES.get(t.dtype.name, t.dtype.name)
 
 
-def mm(input, mat2) -> Tensor:
+def mm(input, mat2, *, out=None) -> Tensor:
     """Matrix product of two 2-D tensors (MmBackward0)."""
+    if out is not None:
+        return out_call("mm", mm, (input, mat2), {}, out, dtype_rule="expected")
     _mm_args(input, mat2)
     if input._data.ndim != 2 or mat2._data.ndim != 2:
         raise RuntimeError(f"{'self' if input._data.ndim != 2 else 'mat2'} must be a matrix")
     return apply2(LA.MM, input, mat2)
 
 
-def mv(input, vec) -> Tensor:
+def mv(input, vec, *, out=None) -> Tensor:
+    if out is not None:
+        return out_call("mv", mv, (input, vec), {}, out, dtype_rule=_mv_out_rule)
     _mm_args(input, vec, "mv")
     return apply2(LA.MV, input, vec)
 
 
-def dot(input, tensor) -> Tensor:
+def dot(input, tensor, *, out=None) -> Tensor:
+    if out is not None:
+        return out_call("dot", dot, (input, tensor), {}, out, dtype_rule=_dot_out_rule, resize_first=True)
     _mm_args(input, tensor, "dot")
     if input._data.ndim != 1 or tensor._data.ndim != 1:
         raise RuntimeError(
@@ -827,7 +883,9 @@ def dot(input, tensor) -> Tensor:
     return apply2(LA.DOT, input, tensor)
 
 
-def bmm(input, mat2) -> Tensor:
+def bmm(input, mat2, *, out=None) -> Tensor:
+    if out is not None:
+        return out_call("bmm", bmm, (input, mat2), {}, out, dtype_rule="expected")
     _mm_args(input, mat2, "bmm")
     if input._data.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor")
@@ -843,7 +901,7 @@ def outer(input, vec2) -> Tensor:
 ger = outer
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` (AddmmBackward0), ``input`` broadcast to the
     product's shape.
 
@@ -853,6 +911,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
         tensor([[2., 2.],
                 [2., 2.]])
     """
+    if out is not None:
+        return out_call("addmm", addmm, (input, mat1, mat2), {"beta": beta, "alpha": alpha}, out, dtype_rule="expected")
     _mm_args(mat1, mat2, "addmm")
     _mm_args(input, mat2, "addmm_self")
     if mat1._data.ndim == 2 and mat2._data.ndim == 2:
@@ -873,7 +933,7 @@ def _matmul_kind(a, b) -> str:
     return "bmm" if db >= 3 else "mm"
 
 
-def matmul(input, other) -> Tensor:
+def matmul(input, other, *, out=None) -> Tensor:
     """Matrix product with torch's dispatch: dot (1-D·1-D), mv (2-D·1-D), unsqueeze→mm→squeeze
     (1-D·2-D), mm (2-D·2-D), and folded mm / bmm with broadcasting above that.
 
@@ -884,6 +944,8 @@ def matmul(input, other) -> Tensor:
         >>> torch.matmul(x, w).grad_fn
         <SqueezeBackward4 object at 0x...>
     """
+    if out is not None:
+        return out_call("matmul", matmul, (input, other), {}, out, dtype_rule="expected")
     if not isinstance(input, Tensor) or not isinstance(other, Tensor) or input._data.dtype != other._data.dtype:
         _mm_args(input, other, _matmul_kind(input, other))
     da, db = input._data.ndim, other._data.ndim
@@ -1138,6 +1200,8 @@ def clone(input, *, memory_format=None) -> Tensor:
 
 def cat(tensors, dim=0, *, out=None) -> Tensor:
     """Concatenate along ``dim`` (CatBackward0)."""
+    if out is not None:
+        return out_call("cat", cat, (tensors, dim), {}, out, dtype_rule=_cat_out_rule)
     tensors = [_t(x) for x in tensors]
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
@@ -1167,6 +1231,44 @@ def cat(tensors, dim=0, *, out=None) -> Tensor:
 concat = concatenate = cat
 
 
+def _out_dtype(out):
+    """sum/prod into ``out`` accumulate in out's dtype, as torch's (a float input summed into a
+    Long out is truncated first)."""
+    return out.dtype if isinstance(out, Tensor) else None
+
+
+def _cat_out_rule(r, o, inputs):
+    from .out import can_cast  # noqa: PLC0415
+
+    if can_cast(r.dtype, o.dtype):
+        return None
+    return TypeError(f"torch.cat(): input types can't be cast to the desired output type "
+                     f"{_dtype.from_numpy_dtype(o.dtype)._legacy[:-6]}")
+
+
+def _mv_out_rule(r, o, inputs):
+    if r.dtype == o.dtype:
+        return None
+    from .out import _dtype_error  # noqa: PLC0415
+
+    if r.shape != o.shape:
+        return _dtype_error("expected", r, o, inputs)
+    names = [_dtype.from_numpy_dtype(d)._legacy[:-6] for d in (o.dtype, inputs[0]._data.dtype, inputs[1]._data.dtype)]
+    return RuntimeError(f"addmv input tensors must have the same dtype, but got {names[0]}, {names[1]}, and {names[2]}")
+
+
+def _dot_out_rule(r, o, inputs):
+    if r.dtype == o.dtype:
+        return None
+    return RuntimeError(f"result dtype {_dtype.from_numpy_dtype(o.dtype)._legacy[:-6]} does not match "
+                        f"input dtype {_dtype.from_numpy_dtype(r.dtype)._legacy[:-6]}")
+
+
+def _clamp_out_rule(lo, hi):
+    """clamp with number bounds wants the result's dtype exactly; with tensor bounds it casts."""
+    return "cast" if isinstance(lo, Tensor) or isinstance(hi, Tensor) else "found"
+
+
 def _promote_all(ts):
     dts = {x._data.dtype for x in ts}
     if len(dts) == 1:
@@ -1177,6 +1279,8 @@ def _promote_all(ts):
 
 def stack(tensors, dim=0, *, out=None) -> Tensor:
     """Stack along a new dimension (StackBackward0)."""
+    if out is not None:
+        return out_call("stack", stack, (tensors, dim), {}, out, dtype_rule=_cat_out_rule, resize_first=True)
     tensors = [_t(x) for x in tensors]
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -1339,8 +1443,10 @@ def broadcast_shapes(*shapes):
     return Size(np.broadcast_shapes(*[tuple(s) for s in shapes]))
 
 
-def erf(input) -> Tensor:
+def erf(input, *, out=None) -> Tensor:
     """The error function (ErfBackward0), as ``torch.erf``."""
+    if out is not None:
+        return out_call("erf", erf, (input,), {}, out)
     from . import nn_ops  # noqa: PLC0415 - nn_ops imports this module
 
     return apply1(nn_ops.ERF, _float(input))

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..autograd.engine import xp_of
 from .elementwise import _CLAMP_REFUSED
+from .out import out_call
 from .registry import Refuse, defop, kernel_refuses
 
 
@@ -374,11 +375,15 @@ def remainder(input, other, *, out=None):
         >>> x % 1.0
         tensor([0.5000, 0.5000], grad_fn=<RemainderBackward0>)
     """
+    if out is not None:
+        return out_call("remainder", remainder, (input, other), {}, out)
     return _binary("remainder", input, other, REMAINDER_SCALAR, REMAINDER, "remainder")
 
 
 def fmod(input, other, *, out=None):
     """C's fmod, with the sign of the dividend (FmodBackward0 / FmodBackward1)."""
+    if out is not None:
+        return out_call("fmod", fmod, (input, other), {}, out)
     return _binary("fmod", input, other, FMOD_SCALAR, FMOD, "fmod")
 
 
@@ -393,6 +398,8 @@ def floor_divide(input, other, *, out=None, _row=None):
     from ..tensor import Tensor  # noqa: PLC0415
     from .dispatch import apply  # noqa: PLC0415
 
+    if out is not None:
+        return out_call("aten::floor_divide", floor_divide, (input, other), {}, out)
     if isinstance(input, Tensor):
         a, b = _promoted(input, other)
     else:
@@ -444,6 +451,8 @@ def trunc(input, *, out=None):
         >>> torch.tensor([1.5, -2.5], requires_grad=True).trunc()
         tensor([ 1., -2.], grad_fn=<TruncBackward0>)
     """
+    if out is not None:
+        return out_call("trunc", trunc, (input,), {}, out, dtype_rule="found")
     return _unary_rounding(TRUNC, "trunc_vml", input)
 
 
@@ -452,6 +461,8 @@ fix = trunc
 
 def frac(input, *, out=None):
     """``input - trunc(input)`` (FracBackward0: the gradient passes unchanged)."""
+    if out is not None:
+        return out_call("frac", frac, (input,), {}, out, dtype_rule="found")
     return _unary_rounding(FRAC, "frac", input, int_ok=False)
 
 
@@ -469,6 +480,11 @@ def _bitwise(fn, name):
     def op(input, other, *, out=None):
         from ..tensor import Tensor  # noqa: PLC0415
 
+        if out is not None:
+            if not isinstance(other, Tensor) and out._data.size and isinstance(input, Tensor) \
+                    and out._data.shape != input._data.shape:
+                _warn_resize_twice(out, input)
+            return out_call(f"aten::{name}", op, (input, other), {}, out)
         if isinstance(input, Tensor):
             a, b = _promoted(input, other)
         else:
@@ -486,6 +502,17 @@ def _bitwise(fn, name):
     return op
 
 
+def _warn_resize_twice(out, input):
+    """torch's Scalar overloads of the bitwise ops resize ``out`` through two kernels: its
+    resize warning shows twice. The first one here, the second from out_call."""
+    import warnings  # noqa: PLC0415
+
+    from .out import _RESIZED  # noqa: PLC0415
+
+    warnings.warn(_RESIZED.format(old=list(out._data.shape), new=list(input._data.shape)),
+                  UserWarning, stacklevel=4)
+
+
 bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
 bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
 bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
@@ -497,6 +524,8 @@ def bitwise_not(input, *, out=None):
     """``~input`` for integer and bool tensors."""
     from ..tensor import Tensor  # noqa: PLC0415
 
+    if out is not None:
+        return out_call("aten::bitwise_not", bitwise_not, (input,), {}, out, dtype_rule="found")
     if input._data.dtype.kind not in "iub":
         raise _kernel_error("bitwise_not", input)
     return Tensor._wrap(np.invert(input._data))
