@@ -79,11 +79,15 @@ def test_out_refuses_autograd_and_allows_it_under_no_grad(call):
 
 
 def test_empty_out():
-    """empty(out=) resizes and keeps the storage's (unspecified) values: compare shape and dtype."""
+    """empty(out=) resizes and keeps the storage's (unspecified) values: compare the rest."""
     torch = require_torch()
-    for out in OUTS:
-        assert_as_torch(torch, lambda t, out=out: (lambda o: (t.empty(3, out=o) is o, o.shape, o.dtype))(
-            eval(OUTS[out], {"t": t})))
+
+    def program(t, make):
+        o = eval(make, {"t": t})
+        return t.empty(3, out=o) is o, o.shape, o.dtype, o._version
+
+    for make in OUTS.values():
+        assert_as_torch(torch, lambda t, make=make: program(t, make))
 
 
 @pytest.mark.parametrize("call", [
