@@ -17,7 +17,7 @@ def msgids() -> set:
     ids = set()
     for f in (ROOT / "labextension/src").glob("*.ts"):
         s = f.read_text(encoding="utf-8")
-        ids.update(m.group(1) for m in re.finditer(r"__\(\s*'((?:[^'\\]|\\.)*)'", s, re.S))
+        ids.update(m.group(1) for m in re.finditer(r"__\(\s*'((?:[^'\\]|\\.)*)'", s, re.DOTALL))
     panels = (ROOT / "labextension/src/panels.ts").read_text(encoding="utf-8")
     ids.update(re.findall(r"\['(?:jp-[^']*|)', '([^']*)'\]", panels))
     toolbar = (ROOT / "labextension/src/toolbar.ts").read_text(encoding="utf-8")

@@ -7,9 +7,9 @@ import pytest
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
-import jupyter_autograd as torch  # noqa: E402
-from jupyter_autograd.jupyter import plotting  # noqa: E402
-from jupyter_autograd.widgets import BackwardStepper, GradModeToggle, GraphExplorer  # noqa: E402
+import jupyter_autograd as torch
+from jupyter_autograd.jupyter import plotting
+from jupyter_autograd.widgets import BackwardStepper, GradModeToggle, GraphExplorer
 
 
 def test_stepper_and_its_view_are_one_stepper_numbered_the_same():
@@ -47,7 +47,7 @@ def test_grad_mode_buttons_fit_their_labels():
 def test_jacobian_heatmap_numbers_readable_on_dark_cells():
     import numpy as np
 
-    fig, (ax,) = plotting.new_figure(1, 1)
+    _, (ax,) = plotting.new_figure(1, 1)
     plotting.plot_jacobian(ax, np.array([[5.0, 0.1], [-5.0, 0.0]]))
     colours = {t.get_text(): t.get_color() for t in ax.texts}
     assert colours["5"] == "white" and colours["-5"] == "white" and colours["0.1"] == "black"

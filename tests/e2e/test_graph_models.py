@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from e2e_lab import LabServer, artifacts_dir, open_notebook, run_all_cells, write_notebook
 
 pytestmark = pytest.mark.e2e
@@ -152,8 +151,10 @@ def test_one_row_toolbar_at_1000px(browser: Any, lab: LabServer) -> None:
 def test_stepper_and_its_view_agree_at_every_step(page: Any, lab: LabServer) -> None:
     cells = [
         SETUP + "\nfrom jupyter_autograd.widgets import BackwardStepper",
-        "w = torch.ones(3, requires_grad=True)\nb = torch.ones(3, requires_grad=True)\n"
-        "loss = ((w * 2) + b).sum()\nst = BackwardStepper(loss)\nst",
+        (
+            "w = torch.ones(3, requires_grad=True)\nb = torch.ones(3, requires_grad=True)\n"
+            "loss = ((w * 2) + b).sum()\nst = BackwardStepper(loss)\nst"
+        ),
     ]
     write_notebook(lab.root / "stepper.ipynb", cells)
     open_notebook(page, lab, "stepper.ipynb")
