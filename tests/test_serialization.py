@@ -305,3 +305,22 @@ def test_whole_module_pickles_load_with_weights_only_false(torch):
     x = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
     np.testing.assert_array_equal(ours(ja.from_numpy(x)).detach().numpy(),
                                   m(torch.from_numpy(x)).detach().numpy())
+
+
+def test_big_endian_checkpoints_are_byte_swapped_on_load():
+    from jupyter_autograd._ptzip import Writer
+
+    little = zipfile.ZipFile(io.BytesIO(_bytes(ja.save, {"w": ja.tensor([1.5, -2.0, 3.25])})))
+    out = io.BytesIO()
+    w = Writer(out, "archive")
+    for name in little.namelist():
+        short = name.split("/", 1)[1]
+        data = little.read(name)
+        if short == "byteorder":
+            data = b"big"
+        elif short.startswith("data/"):
+            data = np.frombuffer(data, "<f4").astype(">f4").tobytes()
+        if short not in ("version", ".data/serialization_id"):
+            w.write_record(short, data)
+    w.close()
+    assert ja.load(io.BytesIO(out.getvalue()))["w"].tolist() == [1.5, -2.0, 3.25]
