@@ -38,6 +38,7 @@ case "${1:-test}" in
     # benchmark smokes: they must run, their timings are not tests
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 python benchmarks/run.py --smoke
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_training.py --smoke
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_conv.py --smoke
     python benchmarks/bench_functional.py
     python benchmarks/bench_graph.py
     nb=()

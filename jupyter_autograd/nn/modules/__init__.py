@@ -24,3 +24,6 @@ from .loss import (  # noqa: F401
     NLLLoss,
 )
 from .module import Module  # noqa: F401
+from .conv import *  # noqa: F401,F403,E402 - the layers stream's modules
+from .flatten import *  # noqa: F401,F403,E402
+from .pooling import *  # noqa: F401,F403,E402

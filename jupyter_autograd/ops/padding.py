@@ -1,0 +1,166 @@
+"""Padding rows: ``constant_pad_nd`` (ConstantPadNdBackward0) and the reflection / replication
+pads of the last 1, 2 or 3 dims (ReflectionPad2DBackward0...), each with its backward as a row
+(...BackwardBackward0) so that gradients of gradients are recorded.
+
+``pad`` lists (left, right) pairs from the last dim backwards, as ``F.pad``; negative values crop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import defop
+
+
+def _pairs(pad, ndim):
+    """``{axis: (left, right)}`` from F.pad's flat list (last dim first)."""
+    return {ndim - 1 - i: (pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)}
+
+
+# ---------------------------------------------------------------- constant
+def _constant_fwd(xp, x, p):
+    pairs = _pairs(p["pad"], x.ndim)
+    shape = list(x.shape)
+    src, dst = [slice(None)] * x.ndim, [slice(None)] * x.ndim
+    for ax, (lo, hi) in pairs.items():
+        n = x.shape[ax]
+        shape[ax] = n + lo + hi
+        src[ax] = slice(max(-lo, 0), n - max(-hi, 0))
+        dst[ax] = slice(max(lo, 0), max(lo, 0) + max(n - max(-lo, 0) - max(-hi, 0), 0))
+    value = p.get("value", 0)
+    out = xp.full(tuple(shape), value, x.dtype) if value else xp.zeros(tuple(shape), x.dtype)
+    out[tuple(dst)] = x[tuple(src)]
+    return out
+
+
+def _constant_vjp(xp, g, x, out, p):
+    q = {"pad": tuple(-v for v in p["pad"]), "value": 0}
+    if xp.is_txp:
+        from .dispatch import apply1  # noqa: PLC0415 - dispatch imports the registry
+
+        return apply1(CONSTANT_PAD, g, q)
+    return _constant_fwd(xp, g, q)
+
+
+CONSTANT_PAD = defop(
+    "constant_pad_nd", node="ConstantPadNdBackward0", inputs=("self",), saved=("pad",),
+    fwd=_constant_fwd, vjp=_constant_vjp,
+    jvp=lambda xp, t, x, out, p: _constant_fwd(xp, t[0], {"pad": p["pad"]}), linear=True,
+    sample={"kind": "cases", "cases": lambda rng: [
+        (lambda x: _F().pad(x, (1, -1, 2, 0), value=0.5), [rng.uniform(-1, 1, (2, 3, 4))],
+         lambda tt, x: tt.nn.functional.pad(x, (1, -1, 2, 0), value=0.5))]},
+)
+
+
+def _ja():
+    import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+
+    return ja
+
+
+def _F():
+    import jupyter_autograd.nn.functional as F  # noqa: PLC0415 - test metadata only
+
+    return F
+
+
+# ---------------------------------------------------------------- reflect / replicate
+def _index(mode, n, lo, hi):
+    """Source index of each output position along one axis."""
+    j = np.arange(-lo, n + hi)
+    if mode == "reflect":
+        j = np.abs(j)
+        j = np.where(j > n - 1, 2 * (n - 1) - j, j)
+    else:
+        j = np.clip(j, 0, n - 1)
+    return j
+
+
+def _index_fwd(mode):
+    def fwd(xp, x, p):
+        for ax, (lo, hi) in _pairs(p["padding"], x.ndim).items():
+            if lo or hi:
+                x = xp.take(x, xp.asarray(_index(mode, x.shape[ax], lo, hi)), axis=ax)
+        return x
+    return fwd
+
+
+def _index_bwd(mode):
+    """The adjoint: each output position's gradient added back to its source position."""
+    def bwd(xp, g, p):
+        for ax, (lo, hi) in _pairs(p["padding"], g.ndim).items():
+            if not (lo or hi):
+                continue
+            n = g.shape[ax] - lo - hi
+            idx = _index(mode, n, lo, hi)
+            every = (slice(None),) * ax
+            inner = max(lo, 0), max(lo, 0) + n - max(-lo, 0) - max(-hi, 0)
+            gx = xp.zeros(g.shape[:ax] + (n,) + g.shape[ax + 1:], g.dtype)
+            gx[every + (slice(max(-lo, 0), n - max(-hi, 0)),)] = g[every + (slice(*inner),)]
+            for j in list(range(inner[0])) + list(range(inner[1], g.shape[ax])):
+                gx[every + (int(idx[j]),)] += g[every + (j,)]
+            g = gx
+        return g
+    return bwd
+
+
+def _pad_rows(mode, d):
+    title = "Reflection" if mode == "reflect" else "Replication"
+    name = f"{title.lower()}_pad{d}d"
+    fwd, bwd = _index_fwd(mode), _index_bwd(mode)
+    rows = {}
+
+    def vjp(xp, g, x, out, p):
+        if xp.is_txp:
+            from .dispatch import apply1  # noqa: PLC0415
+
+            return apply1(rows["bwd"], g, p)
+        return bwd(xp, g, p)
+
+    def vjp_bwd(xp, h, g, out, p):
+        if xp.is_txp:
+            from .dispatch import apply1  # noqa: PLC0415
+
+            return apply1(rows["fwd"], h, p)
+        return fwd(xp, h, p)
+
+    pad = (2, 1, 1, 0, 1, 2)[: 2 * d]
+    shape = (2, 3, 4, 5, 4)[: d + 2]
+
+    def cases(rng):
+        return [(lambda x: _F().pad(x, pad, mode=mode), [rng.uniform(-1, 1, shape)],
+                 lambda tt, x: tt.nn.functional.pad(x, pad, mode=mode))]
+
+    def bwd_cases(rng):
+        def ours(x):
+            numeric = not x.requires_grad  # the finite differences' inputs
+            if numeric:
+                x.requires_grad_()
+            with _ja().enable_grad():
+                g = _grad_of(x, _F().pad(x, pad, mode=mode))
+            return g.detach() if numeric else g
+        return [(ours, [rng.uniform(-1, 1, shape)], None)]
+
+    rows["fwd"] = defop(
+        name, node=f"{title}Pad{d}DBackward0", inputs=("self",), saved=("padding", "self"),
+        fwd=fwd, vjp=vjp, jvp=lambda xp, t, x, out, p: fwd(xp, t[0], p), linear=True,
+        sample={"kind": "cases", "cases": cases},
+    )
+    rows["bwd"] = defop(
+        name + "_backward", node=f"{title}Pad{d}DBackwardBackward0", inputs=("grad_output",),
+        saved=("padding",), fwd=bwd, vjp=vjp_bwd, jvp=lambda xp, t, x, out, p: bwd(xp, t[0], p),
+        linear=True, sample={"kind": "cases", "cases": bwd_cases},
+    )
+    return rows["fwd"]
+
+
+def _grad_of(x, y):
+    """A function of x through the gradient of ``sum(y**3)``: records y's backward row."""
+    import jupyter_autograd as ja  # noqa: PLC0415
+
+    with ja.enable_grad():  # the finite differences run under no_grad
+        (g,) = ja.autograd.grad((y * y * y).sum(), (x,), create_graph=True)
+    return g
+
+
+PAD_ROWS = {(mode, d): _pad_rows(mode, d) for mode in ("reflect", "replicate") for d in (1, 2, 3)}
