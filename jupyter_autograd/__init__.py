@@ -105,6 +105,20 @@ from .ops.cplx import (  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from .nn.functional import native_dropout  # noqa: E402,F401
+from .nn._functional_layers import (  # noqa: E402,F401 - torch has these at the top level too
+    adaptive_avg_pool1d,
+    adaptive_max_pool1d,
+    avg_pool1d,
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool2d,
+)
 from . import func  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401 - torch.cuda (CuPy is imported lazily, on first use)
 from .factories import get_default_device, set_default_device  # noqa: E402,F401

@@ -241,36 +241,44 @@ def _bin_jvp(xp, t, x, out, p):
     return _raw(xp, k, t[0], x[1], p) + _raw(xp, k, x[0], t[1], p)
 
 
-def _backward_cases(rng):
-    import jupyter_autograd as ja  # noqa: PLC0415
+def _through_grad(lib, leaf, f, v):
+    """``d/d leaf sum(f(leaf) * v)`` recorded (create_graph): a function of ``v`` and of whatever
+    ``f`` closes over, computed by ``f``'s backward rows. Under no_grad (the finite differences)
+    the result is detached, elsewhere it keeps its graph and forward-mode tangent."""
+    numeric = not lib.is_grad_enabled()
+    with lib.enable_grad():
+        t = lib.tensor(leaf, requires_grad=True)
+        (g,) = lib.autograd.grad((f(t) * v).sum(), (t,), create_graph=True)
+    return g.detach() if numeric else g
 
-    F = ja.nn.functional
-    x = rng.uniform(-1, 1, (2, 3, 5, 4))
 
-    def ours(w, v, transposed=False):
-        with ja.enable_grad():  # the finite differences run under no_grad
-            xt = ja.tensor(x, requires_grad=True)
-            numeric = not w.requires_grad  # the finite differences' inputs
-            if numeric:
-                w.requires_grad_()
-            f = F.conv_transpose2d if transposed else F.conv2d
-            y = f(xt, w, stride=2, padding=1)
-            gx, gw = ja.autograd.grad(y, (xt, w), v, create_graph=True)
-            r = (gx * gx).sum() + (gw * gw.sin()).sum()
-            return r.detach() if numeric else r
+def _backward_cases(which):
+    def cases(rng):
+        x = rng.uniform(-1, 1, (2, 3, 5, 4))
+        xt = rng.uniform(-1, 1, (2, 3, 9, 6))
+        w = rng.uniform(-1, 1, (4, 3, 3, 2))
+        wt = rng.uniform(-1, 1, (3, 2, 3, 2))
+        kw = {"stride": 2, "padding": 1}
 
-    def theirs(tt, w, v, transposed=False):
-        xt = tt.tensor(x, requires_grad=True)
-        f = tt.nn.functional.conv_transpose2d if transposed else tt.nn.functional.conv2d
-        y = f(xt, w, stride=2, padding=1)
-        gx, gw = tt.autograd.grad(y, (xt, w), v, create_graph=True)
-        return (gx * gx).sum() + (gw * gw.sin()).sum()
+        def conv(lib, transposed):
+            F = lib.nn.functional
+            return F.conv_transpose2d if transposed else F.conv2d
 
-    return [
-        (ours, [rng.uniform(-1, 1, (4, 3, 3, 2)), rng.uniform(-1, 1, (2, 4, 3, 3))], theirs),
-        (lambda w, v: ours(w, v, True), [rng.uniform(-1, 1, (3, 2, 3, 2)), rng.uniform(-1, 1, (2, 2, 9, 6))],
-         lambda tt, w, v: theirs(tt, w, v, True)),
-    ]
+        if which == "input":  # gradient of the input: a function of the weight and grad_output
+            def run(lib, ww, v, transposed=False):
+                return _through_grad(lib, xt[:, :3, :5, :4] if transposed else x,
+                                     lambda t: conv(lib, transposed)(t, ww, **kw), v)
+            args = [(w, (2, 4, 3, 3), False), (wt, (2, 2, 9, 6), True)]
+        else:  # gradient of the weight: a function of the input and grad_output
+            def run(lib, xx, v, transposed=False):
+                return _through_grad(lib, wt if transposed else w,
+                                     lambda t: conv(lib, transposed)(xx, t, **kw), v)
+            args = [(x, (2, 4, 3, 3), False), (xt[:, :3, :5, :4], (2, 2, 9, 6), True)]
+        import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+
+        return [(lambda a, v, tr=tr: run(ja, a, v, tr), [a, rng.uniform(-1, 1, vs)],
+                 lambda tt, a, v, tr=tr: run(tt, a, v, tr)) for a, vs, tr in args]
+    return cases
 
 
 _BWD_SAVED = ("dilation", "grad_output", "groups", "input", "output_padding", "padding", "stride",
@@ -281,7 +289,7 @@ CONV_BACKWARD_INPUT = defop(
     inputs=("grad_output", "weight"), saved=_BWD_SAVED,
     fwd=lambda xp, g, w, p: _raw(xp, _bin_kind(p), g, w, p),
     vjp=(_bin_vjp_grad, _bin_vjp_weight), jvp=_bin_jvp,
-    sample={"kind": "cases", "cases": _backward_cases},
+    sample={"kind": "cases", "cases": _backward_cases("input")},
 )
 
 
@@ -310,5 +318,5 @@ CONV_BACKWARD_WEIGHT = defop(
     inputs=("input", "grad_output"), saved=_BWD_SAVED,
     fwd=lambda xp, x, g, p: _raw(xp, "Bw", *_bw_args(p, x, g), p),
     vjp=(_bw_vjp_input, _bw_vjp_grad), jvp=_bw_jvp,
-    sample={"kind": "cases", "cases": _backward_cases},
+    sample={"kind": "cases", "cases": _backward_cases("weight")},
 )

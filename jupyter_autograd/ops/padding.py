@@ -132,14 +132,15 @@ def _pad_rows(mode, d):
                  lambda tt, x: tt.nn.functional.pad(x, pad, mode=mode))]
 
     def bwd_cases(rng):
-        def ours(x):
-            numeric = not x.requires_grad  # the finite differences' inputs
-            if numeric:
-                x.requires_grad_()
-            with _ja().enable_grad():
-                g = _grad_of(x, _F().pad(x, pad, mode=mode))
-            return g.detach() if numeric else g
-        return [(ours, [rng.uniform(-1, 1, shape)], None)]
+        from .conv import _through_grad  # noqa: PLC0415
+
+        x0 = rng.uniform(-1, 1, shape)
+        out_shape = tuple(n + pad[2 * (len(shape) - 1 - i)] + pad[2 * (len(shape) - 1 - i) + 1]
+                          if len(shape) - 1 - i < d else n for i, n in enumerate(shape))
+
+        def run(lib, v):
+            return _through_grad(lib, x0, lambda t: lib.nn.functional.pad(t, pad, mode=mode), v)
+        return [(lambda v: run(_ja(), v), [rng.uniform(-1, 1, out_shape)], run)]
 
     rows["fwd"] = defop(
         name, node=f"{title}Pad{d}DBackward0", inputs=("self",), saved=("padding", "self"),
@@ -152,15 +153,6 @@ def _pad_rows(mode, d):
         linear=True, sample={"kind": "cases", "cases": bwd_cases},
     )
     return rows["fwd"]
-
-
-def _grad_of(x, y):
-    """A function of x through the gradient of ``sum(y**3)``: records y's backward row."""
-    import jupyter_autograd as ja  # noqa: PLC0415
-
-    with ja.enable_grad():  # the finite differences run under no_grad
-        (g,) = ja.autograd.grad((y * y * y).sum(), (x,), create_graph=True)
-    return g
 
 
 PAD_ROWS = {(mode, d): _pad_rows(mode, d) for mode in ("reflect", "replicate") for d in (1, 2, 3)}

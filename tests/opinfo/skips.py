@@ -53,16 +53,10 @@ _RANDOM_LAYERS = [
 _RANDOM_LINALG = ["svd_lowrank", "pca_lowrank"]
 _LAYOUT = ["normal.number_mean"]
 _LAYERS = [
-    "nn.functional.cosine_similarity", "nn.functional.adaptive_avg_pool1d",
-    "nn.functional.adaptive_avg_pool2d", "nn.functional.adaptive_avg_pool3d",
-    "nn.functional.adaptive_max_pool1d", "nn.functional.adaptive_max_pool2d",
-    "nn.functional.adaptive_max_pool3d", "nn.functional.avg_pool1d", "nn.functional.avg_pool3d",
-    "nn.functional.conv_transpose1d", "nn.functional.conv_transpose2d",
-    "nn.functional.conv_transpose3d", "nn.functional.conv1d", "nn.functional.conv2d",
-    "nn.functional.conv3d", "nn.functional.group_norm", "nn.functional.instance_norm",
-    "nn.functional.layer_norm", "nn.functional.rms_norm", "nn.functional.local_response_norm",
-    "nn.functional.pad.constant", "nn.functional.pad.reflect", "nn.functional.pad.replicate",
-    "nn.functional.pad.replicate_negative", "nn.functional.pad.circular", "nn.functional.unfold",
+    "nn.functional.cosine_similarity", "nn.functional.adaptive_avg_pool3d",
+    "nn.functional.adaptive_max_pool3d", "nn.functional.avg_pool3d", "nn.functional.group_norm",
+    "nn.functional.instance_norm", "nn.functional.layer_norm", "nn.functional.rms_norm",
+    "nn.functional.local_response_norm", "nn.functional.unfold",
     "nn.functional.interpolate.nearest", "nn.functional.interpolate.nearest-exact",
     "nn.functional.interpolate.linear", "nn.functional.interpolate.bilinear",
     "nn.functional.interpolate.bicubic", "nn.functional.interpolate.trilinear",
@@ -70,7 +64,6 @@ _LAYERS = [
     "nn.functional.soft_margin_loss", "nn.functional.upsample_nearest",
     "nn.functional.margin_ranking_loss", "nn.functional.multi_margin_loss",
     "nn.functional.multilabel_margin_loss", "nn.functional.multilabel_soft_margin_loss",
-    "nn.functional.avg_pool2d", "nn.functional.max_pool1d", "nn.functional.max_pool2d",
     "nn.functional.max_pool3d", "nn.functional.max_unpool1d", "nn.functional.max_unpool1d.grad",
     "nn.functional.max_unpool2d", "nn.functional.max_unpool2d.grad", "nn.functional.max_unpool3d",
     "nn.functional.max_unpool3d.grad", "nn.functional.triplet_margin_loss",
