@@ -137,7 +137,45 @@ def check_shape_forward(x, w, b, p, d: int):
             )
 
 
+def _convolution(x, weight, bias, p):
+    """The ``convolution`` row; a complex input runs as real convolutions of the real and
+    imaginary parts, ``(xr*wr - xi*wi + br) + i (xi*wr + xr*wi + bi)`` (torch uses three with
+    Gauss's trick; four keep a tiny imaginary part exact, as a complex step needs)."""
+    if x._data.dtype.kind != "c":
+        return apply(CV.CONVOLUTION, (x, weight, bias), p)
+    import jupyter_autograd as ja  # noqa: PLC0415 - the complex ops of the package namespace
+
+    def parts(t):
+        r = ja.view_as_real(t.resolve_conj())
+        return r.select(-1, 0), r.select(-1, 1)
+
+    def conv(a, b, c=None):
+        q = dict(p, bias_sym_sizes_opt=None if c is None else p["bias_sym_sizes_opt"])
+        return apply(CV.CONVOLUTION, (a, b, c), q)
+
+    xr, xi = parts(x)
+    wr, wi = parts(weight)
+    br, bi = parts(bias) if bias is not None else (None, None)
+    real = conv(xr, wr, br) - conv(xi, wi)
+    imag = conv(xi, wr) + conv(xr, wi, bi)
+    return real + imag * 1j
+
+
+_TYPE_STR = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+             "complex64": "CPUComplexFloatType", "complex128": "CPUComplexDoubleType"}
+
+
+def _same_type_as_parameters(x, w, b):
+    """torch's check_input_same_type_as_parameters (the complex convolution's first check)."""
+    if x.dtype != w.dtype:
+        raise RuntimeError(
+            f"Input type ({_TYPE_STR.get(x.dtype.name, x.dtype.name)}) and weight type "
+            f"({_TYPE_STR.get(w.dtype.name, w.dtype.name)}) should be the same")
+
+
 def _dtype_check(x, w):
+    if x.dtype.kind == "c":
+        _same_type_as_parameters(x, w, None)
     if x.dtype != w.dtype:
         raise RuntimeError(
             f"expected scalar type {_SCALAR.get(x.dtype.name, x.dtype.name)} but found "
@@ -186,7 +224,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, d: int, name: 
     p["x_shape"], p["w_shape"] = xd.shape, wd.shape
     p["y_out"] = tuple(CV._out_size(n, kk, s, q, dl) for n, kk, s, q, dl in
                        zip(xd.shape[2:], wd.shape[2:], stride, padding, dilation))
-    out = apply(CV.CONVOLUTION, (x, weight, bias), p)
+    out = _convolution(x, weight, bias, p)
     return out if batched else _api.squeeze(out, 0)
 
 
@@ -229,7 +267,7 @@ def _conv_t(input, weight, bias, stride, padding, output_padding, groups, dilati
     p["x_shape"] = (xd.shape[0], wd.shape[1] * groups) + spatial
     p["w_shape"] = wd.shape
     p["y_out"] = tuple(xd.shape[2:])
-    out = apply(CV.CONVOLUTION, (x, weight, bias), p)
+    out = _convolution(x, weight, bias, p)
     return out if batched else _api.squeeze(out, 0)
 
 

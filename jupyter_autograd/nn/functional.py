@@ -305,8 +305,6 @@ def native_dropout(input, p: float, train):
     scale = x.dtype.type(0.0 if keep == 0 else 1.0 / keep)
     params = {"result1": _on_device_of(mask.astype(x.dtype), x), "scale": scale, "p": p}
     return apply(NN.DROPOUT, (input,), params), Tensor._wrap(_on_device_of(mask, x))
-        mask = move_array(mask, device_of_array(x))  # drawn on the host, used on x's device
-    return apply(NN.DROPOUT, (input,), {"result1": mask, "scale": scale, "p": p})
 
 
 from ._functional_layers import *  # noqa: E402,F401,F403 - conv, pooling, normalization, padding...

@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 
-from .registry import defop
+from .registry import HOLOMORPHIC, defop
 
 
 def _out_size(n, k, s, p, d):
@@ -196,18 +196,27 @@ def _conv_cases(rng):
     import jupyter_autograd as ja  # noqa: PLC0415 - test metadata, used only by the tests
 
     F = ja.nn.functional
-    specs = [
-        ((2, 3, 6, 5), (4, 3, 3, 2), {"stride": (2, 1), "padding": (1, 0), "dilation": (1, 2)}, "conv2d"),
-        ((2, 4, 7), (6, 2, 3), {"stride": 2, "padding": 1, "groups": 2}, "conv1d"),
-        ((1, 2, 4, 4), (2, 3, 3, 3), {"stride": 2, "padding": 1, "output_padding": 1}, "conv_transpose2d"),
+    specs = [  # small: the complex gradgradcheck differentiates element by element
+        ((1, 2, 5, 4), (2, 2, 3, 2), {"stride": (2, 1), "padding": (1, 0), "dilation": (1, 2)}, "conv2d"),
+        ((1, 4, 5), (4, 2, 3), {"stride": 2, "padding": 1, "groups": 2}, "conv1d"),
+        ((1, 2, 3, 3), (2, 2, 2, 2), {"stride": 2, "padding": 1, "output_padding": 1}, "conv_transpose2d"),
     ]
     out = []
     for xs, ws, kw, name in specs:
         oc = ws[1] if "transpose" in name else ws[0]
         arrays = [rng.uniform(-1, 1, xs), rng.uniform(-1, 1, ws), rng.uniform(-1, 1, (oc,))]
-        out.append((lambda x, w, b, n=name, k=kw: getattr(F, n)(x, w, b, **k), arrays,
+        out.append((lambda x, w, b, n=name, k=kw: getattr(F, n)(*_same_dtype(ja, x, w, b), **k), arrays,
                     lambda tt, x, w, b, n=name, k=kw: getattr(tt.nn.functional, n)(x, w, b, **k)))
     return out
+
+
+def _same_dtype(lib, *ts):
+    """The sample's tensors in one dtype (a complex-step check makes one input complex; a
+    convolution takes one dtype, as torch's)."""
+    cplx = [t for t in ts if t is not None and t.is_complex()]
+    if not cplx:
+        return ts
+    return tuple(t if t is None or t.is_complex() else t.to(cplx[0].dtype) for t in ts)
 
 
 CONVOLUTION = defop(
@@ -215,7 +224,7 @@ CONVOLUTION = defop(
     saved=("bias_sym_sizes_opt", "dilation", "groups", "input", "output_padding", "padding",
            "stride", "transposed", "weight"),
     fwd=_conv_fwd, vjp=(_conv_vjp_input, _conv_vjp_weight, _conv_vjp_bias), jvp=_conv_jvp,
-    sample={"kind": "cases", "cases": _conv_cases},
+    sample={"kind": "cases", "cases": _conv_cases}, complex=HOLOMORPHIC,
     doc="conv1d/2d/3d and conv_transpose: im2col + GEMM",
 )
 
@@ -244,20 +253,26 @@ def _bin_jvp(xp, t, x, out, p):
 def _through_grad(lib, leaf, f, v):
     """``d/d leaf sum(f(leaf) * v)`` recorded (create_graph): a function of ``v`` and of whatever
     ``f`` closes over, computed by ``f``'s backward rows. Under no_grad (the finite differences)
-    the result is detached, elsewhere it keeps its graph and forward-mode tangent."""
+    the result is detached, elsewhere it keeps its graph and forward-mode tangent. A complex
+    ``v`` gives ``conj`` of torch's conjugate-convention gradient: ``J^T v``, holomorphic in v."""
     numeric = not lib.is_grad_enabled()
     with lib.enable_grad():
         t = lib.tensor(leaf, requires_grad=True)
-        (g,) = lib.autograd.grad((f(t) * v).sum(), (t,), create_graph=True)
+        s = (f(t) * v).sum()
+        if s.is_complex():
+            (g,) = lib.autograd.grad(s, (t,), lib.ones_like(s), create_graph=True)
+            g = g.conj().resolve_conj()
+        else:
+            (g,) = lib.autograd.grad(s, (t,), create_graph=True)
     return g.detach() if numeric else g
 
 
 def _backward_cases(which):
     def cases(rng):
-        x = rng.uniform(-1, 1, (2, 3, 5, 4))
-        xt = rng.uniform(-1, 1, (2, 3, 9, 6))
-        w = rng.uniform(-1, 1, (4, 3, 3, 2))
-        wt = rng.uniform(-1, 1, (3, 2, 3, 2))
+        x = rng.uniform(-1, 1, (1, 2, 4, 3))
+        xt = rng.uniform(-1, 1, (1, 2, 7, 5))
+        w = rng.uniform(-1, 1, (2, 2, 2, 2))
+        wt = rng.uniform(-1, 1, (2, 2, 3, 2))
         kw = {"stride": 2, "padding": 1}
 
         def conv(lib, transposed):
@@ -266,14 +281,18 @@ def _backward_cases(which):
 
         if which == "input":  # gradient of the input: a function of the weight and grad_output
             def run(lib, ww, v, transposed=False):
-                return _through_grad(lib, xt[:, :3, :5, :4] if transposed else x,
+                ww, v = _same_dtype(lib, ww, v)
+                leaf = xt[:, :2, :3, :3] if transposed else x
+                return _through_grad(lib, leaf.astype(complex) if v.is_complex() else leaf,
                                      lambda t: conv(lib, transposed)(t, ww, **kw), v)
-            args = [(w, (2, 4, 3, 3), False), (wt, (2, 2, 9, 6), True)]
+            args = [(w, (1, 2, 3, 2), False), (wt, (1, 2, 5, 4), True)]
         else:  # gradient of the weight: a function of the input and grad_output
             def run(lib, xx, v, transposed=False):
-                return _through_grad(lib, wt if transposed else w,
+                xx, v = _same_dtype(lib, xx, v)
+                leaf = wt if transposed else w
+                return _through_grad(lib, leaf.astype(complex) if v.is_complex() else leaf,
                                      lambda t: conv(lib, transposed)(xx, t, **kw), v)
-            args = [(x, (2, 4, 3, 3), False), (xt[:, :3, :5, :4], (2, 2, 9, 6), True)]
+            args = [(x, (1, 2, 3, 2), False), (xt[:, :2, :3, :3], (1, 2, 5, 4), True)]
         import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
 
         return [(lambda a, v, tr=tr: run(ja, a, v, tr), [a, rng.uniform(-1, 1, vs)],
@@ -289,7 +308,7 @@ CONV_BACKWARD_INPUT = defop(
     inputs=("grad_output", "weight"), saved=_BWD_SAVED,
     fwd=lambda xp, g, w, p: _raw(xp, _bin_kind(p), g, w, p),
     vjp=(_bin_vjp_grad, _bin_vjp_weight), jvp=_bin_jvp,
-    sample={"kind": "cases", "cases": _backward_cases("input")},
+    sample={"kind": "cases", "cases": _backward_cases("input")}, complex=HOLOMORPHIC,
 )
 
 
@@ -318,5 +337,5 @@ CONV_BACKWARD_WEIGHT = defop(
     inputs=("input", "grad_output"), saved=_BWD_SAVED,
     fwd=lambda xp, x, g, p: _raw(xp, "Bw", *_bw_args(p, x, g), p),
     vjp=(_bw_vjp_input, _bw_vjp_grad), jvp=_bw_jvp,
-    sample={"kind": "cases", "cases": _backward_cases("weight")},
+    sample={"kind": "cases", "cases": _backward_cases("weight")}, complex=HOLOMORPHIC,
 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import defop
+from .registry import defop, kernel_refuses
 
 
 def _buf_shape(p, h, w):
@@ -216,7 +216,7 @@ def _backward_cases(fn, kw, shape=(2, 3, 7, 6)):
 MAX_POOL2D = defop(
     "max_pool2d_with_indices", node="MaxPool2DWithIndicesBackward0", inputs=("self",),
     saved=("ceil_mode", "dilation", "kernel_size", "padding", "result1", "self", "stride"),
-    fwd=_max_fwd, vjp=_max_vjp,
+    fwd=_max_fwd, vjp=_max_vjp, complex=kernel_refuses("max_pool2d"),
     jvp=lambda xp, t, x, out, p: _gather(xp, t[0], xp.asarray(_indices(p, t[0].shape))),
     smooth=False,
     sample={"kind": "cases", "cases": _pool_cases("max_pool2d", [
@@ -227,6 +227,7 @@ MAX_POOL2D_BACKWARD = defop(
     "max_pool2d_with_indices_backward", node="MaxPool2DWithIndicesBackwardBackward0",
     inputs=("grad_output",), saved=("indices",),
     fwd=lambda xp, g, p: _scatter(xp, g, p["_idx"], p["shape"], p["_unique"]),
+    complex=kernel_refuses("max_pool2d_with_indices_backward"),
     vjp=_gather_vjp,
     jvp=lambda xp, t, x, out, p: _scatter(xp, t[0], p["_idx"], p["shape"], p["_unique"]),
     linear=True,
@@ -301,7 +302,7 @@ def _avg_bwd_vjp(xp, h, g, out, p):
 _AVG_SAVED = ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "stride")
 AVG_POOL2D = defop(
     "avg_pool2d", node="AvgPool2DBackward0", inputs=("self",), saved=_AVG_SAVED[:5] + ("self", "stride"),
-    fwd=_avg_fwd, vjp=_avg_vjp, jvp=lambda xp, t, x, out, p: _avg_fwd(xp, t[0], p), linear=True,
+    fwd=_avg_fwd, vjp=_avg_vjp, complex=kernel_refuses("avg_pool2d"), jvp=lambda xp, t, x, out, p: _avg_fwd(xp, t[0], p), linear=True,
     sample={"kind": "cases", "cases": _pool_cases("avg_pool2d", [
         {"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
         {"kernel_size": (3, 2), "stride": 2, "padding": 1, "count_include_pad": False},
@@ -309,7 +310,7 @@ AVG_POOL2D = defop(
 )
 AVG_POOL2D_BACKWARD = defop(
     "avg_pool2d_backward", node="AvgPool2DBackwardBackward0", inputs=("grad_output",),
-    saved=_AVG_SAVED, fwd=_avg_bwd, vjp=_avg_bwd_vjp,
+    saved=_AVG_SAVED, fwd=_avg_bwd, vjp=_avg_bwd_vjp, complex=kernel_refuses("avg_pool2d_backward_out_frame"),
     jvp=lambda xp, t, x, out, p: _avg_bwd(xp, t[0], p), linear=True,
     sample={"kind": "cases", "cases": _backward_cases(
         "avg_pool2d", {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True})},
@@ -369,6 +370,7 @@ def _adaptive_bwd_vjp(xp, h, g, out, p):
 ADAPTIVE_AVG_POOL2D = defop(
     "_adaptive_avg_pool2d", node="AdaptiveAvgPool2DBackward0", inputs=("self",), saved=("self",),
     fwd=lambda xp, x, p: _adaptive_avg(xp, x, p["output_size"]), vjp=_adaptive_vjp,
+    complex=kernel_refuses("adaptive_avg_pool2d"),
     jvp=lambda xp, t, x, out, p: _adaptive_avg(xp, t[0], p["output_size"]), linear=True,
     sample={"kind": "cases", "cases": _pool_cases("adaptive_avg_pool2d", [
         {"output_size": (3, 4)}, {"output_size": (5, 2)}, {"output_size": (2, None)}])},
@@ -377,7 +379,7 @@ ADAPTIVE_AVG_POOL2D_BACKWARD = defop(
     "_adaptive_avg_pool2d_backward", node="AdaptiveAvgPool2DBackwardBackward0",
     inputs=("grad_output",),
     saved=("grad_output_sym_argsize_minus_1", "grad_output_sym_argsize_minus_2"),
-    fwd=_adaptive_avg_bwd, vjp=_adaptive_bwd_vjp,
+    fwd=_adaptive_avg_bwd, vjp=_adaptive_bwd_vjp, complex=kernel_refuses("adaptive_avg_pool2d_backward_cpu"),
     jvp=lambda xp, t, x, out, p: _adaptive_avg_bwd(xp, t[0], p), linear=True,
     sample={"kind": "cases", "cases": _backward_cases("adaptive_avg_pool2d", {"output_size": (3, 4)})},
 )
@@ -423,6 +425,7 @@ def _adaptive_max_vjp(xp, g, x, out, p):
 ADAPTIVE_MAX_POOL2D = defop(
     "adaptive_max_pool2d", node="AdaptiveMaxPool2DBackward0", inputs=("self",),
     saved=("result1", "self"), fwd=_adaptive_max_fwd, vjp=_adaptive_max_vjp,
+    complex=kernel_refuses("adaptive_max_pool2d"),
     jvp=lambda xp, t, x, out, p: _gather(xp, t[0], p["_idx"]), smooth=False,
     sample={"kind": "cases", "cases": _pool_cases("adaptive_max_pool2d", [
         {"output_size": (3, 4)}, {"output_size": (5, 2)}])},
@@ -431,6 +434,7 @@ ADAPTIVE_MAX_POOL2D_BACKWARD = defop(
     "adaptive_max_pool2d_backward", node="AdaptiveMaxPool2DBackwardBackward0",
     inputs=("grad_output",), saved=("indices",),
     fwd=lambda xp, g, p: _scatter(xp, g, p["_idx"], p["shape"], False), vjp=_gather_vjp,
+    complex=kernel_refuses("adaptive_max_pool2d_backward_cpu"),
     jvp=lambda xp, t, x, out, p: _scatter(xp, t[0], p["_idx"], p["shape"], False), linear=True,
     sample={"kind": "cases", "cases": _backward_cases("adaptive_max_pool2d", {"output_size": (3, 4)})},
 )
