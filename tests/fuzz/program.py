@@ -25,7 +25,8 @@ _ADDR = re.compile(r"0x[0-9a-fA-F]+")
 _TRIGGERED = re.compile(r" \(Triggered internally at [^)]*\)")
 # warnings torch gives once per process (TORCH_WARN_ONCE): whether one shows depends on the
 # programs run before in the same process, so they are not observed
-WARN_ONCE = re.compile(r"^Using backward\(\) with create_graph=True will create a reference cycle")
+WARN_ONCE = re.compile(r"^(Using backward\(\) with create_graph=True will create a reference cycle"
+                       r"|Casting complex values to real discards the imaginary part)")
 
 
 @dataclass(frozen=True)
@@ -261,8 +262,8 @@ class Arr:
 
 def to_numpy(t) -> np.ndarray:
     t = t.detach()
-    if hasattr(t, "resolve_conj"):  # torch: lazily conjugated / negated views
-        t = t.resolve_conj().resolve_neg()
+    if hasattr(t, "resolve_conj"):  # torch: lazily conjugated / negated views, ZeroTensors
+        return np.asarray(t.resolve_conj().resolve_neg().numpy(force=True)).copy()
     return np.asarray(t.numpy()).copy()
 
 
