@@ -26,11 +26,13 @@ INTS = ("int64", "int32", "bool")
 SHAPES = ((), (1,), (3,), (0,), (2, 3), (3, 1), (1, 3), (2, 0), (2, 1, 3), (4, 2), (2, 2, 2))
 
 _COMPLEX_SRC = re.compile(r"complex|\dj\b")
+# rows drawing random numbers: a common seed goes right before them
+RANDOM_ROWS = {"native_dropout"}
 
 # how often each rule is drawn
 RULES = {
     "input": 4, "unary": 14, "binary": 14, "reduce": 7, "view": 12, "inplace": 9, "row": 12,
-    "custom": 4, "hook": 4, "backward": 10, "grad": 4, "misc": 5, "detach": 2,
+    "custom": 4, "hook": 4, "backward": 10, "grad": 4, "misc": 5, "detach": 2, "random": 3,
 }
 
 
@@ -63,6 +65,7 @@ class Generator:
         self.ours = ours
         self.ours_ns = new_namespace(ours) if ours is not None else None
         self.hits: list = []  # open classes met
+        self.dropped: list = []  # open classes of the steps dropped
         self.mismatch = None  # the mismatch that ended the comparison
         self.steps: list = []
         self.obs: list = []
@@ -113,6 +116,7 @@ class Generator:
                 # a known class on a step without side effects: as if it had not been drawn,
                 # so the rest of the program is still compared
                 self.hits.append(m.known)
+                self.dropped.append(m.known)
                 for n in defines:
                     for ns in (self.ns, self.ours_ns):
                         # kept alive: a reused id would inherit the dropped tensor's version
@@ -383,6 +387,8 @@ class Generator:
             else:
                 args.append(self.new_input(tuple(shape), dtype=dtype, domain=domain))
         kind = (op.sample or {}).get("kind")
+        if op.name in RANDOM_ROWS:
+            self.seed_rng()
         if kind == "where":
             args[0] = f"({args[0]} > 0)"
         if op.name == "embedding":
@@ -391,6 +397,46 @@ class Generator:
             args[1] = f"{args[1]}.detach().sigmoid()"  # targets in [0, 1]
         out = self.name()
         self.emit(f"{out} = {rows.render(op, args, params)}", "row:" + op.name, (out,), dtype=dtype)
+
+    def seed_rng(self) -> None:
+        """Seed both libraries' generators (ours draws torch's stream for a seed)."""
+        self.emit(f"torch.manual_seed({self.rng.randrange(1000)})", "seed", ())
+
+    def rule_random(self) -> None:
+        """Random factories, dropout and in-place samplers, right after a common seed."""
+        rng = self.rng
+        a, t = self.pick()
+        shape = rng.choice(SHAPES)
+        dt = rng.choice(FLOATS + COMPLEX) if rng.random() < 0.5 else None
+        dts = f", dtype=torch.{dt}" if dt else ""
+        c = rng.choice(["rand", "randn", "randint", "randperm", "like", "dropout", "sample_",
+                        "bernoulli"])
+        out = self.name()
+        if c in ("rand", "randn"):
+            src, defines = f"{out} = torch.{c}({shape!r}{dts})", (out,)
+        elif c == "randint":
+            src, defines = f"{out} = torch.randint(-3, 4, {shape!r})", (out,)
+        elif c == "randperm":
+            src, defines = f"{out} = torch.randperm({rng.randrange(0, 6)})", (out,)
+        elif a is None:
+            return
+        elif c == "like":
+            src, defines = f"{out} = torch.{rng.choice(['rand_like', 'randn_like'])}({a})", (out,)
+        elif c == "dropout":
+            p = rng.choice([0.0, 0.25, 0.5, 1.0])
+            src, defines = f"{out} = torch.nn.functional.dropout({a}, {p}, training=True)", (out,)
+        elif c == "bernoulli":
+            src, defines = f"{out} = torch.bernoulli({a}.detach().abs().clamp(0, 1))", (out,)
+        else:
+            if is_open("inplace-on-views") and self.has_views(t):
+                return
+            fn = rng.choice(["uniform_()", "normal_()", "uniform_(-1, 2)", "normal_(1.0, 0.5)"])
+            self.seed_rng()
+            self.emit(f"{a}.{fn}", "random:" + fn.split("(")[0], (), mutates=True,
+                      no_grad=bool(q(t, "is_leaf") and q(t, "requires_grad")))
+            return
+        self.seed_rng()
+        self.emit(src, "random:" + c, defines, dtype=dt or "")
 
     def rule_custom(self) -> None:
         rng = self.rng
