@@ -457,17 +457,6 @@ OPEN: dict[str, Open] = {
          "torch.view_as_real(x).sum().backward()"),
         M(field=r"raised\(only (torch|ours)\)", torch="with stride 1|None", ours="with stride 1|None"),
     ),
-    "random-samplers-autograd": Open(
-        "random",
-        "in-place samplers (normal_, uniform_) on a tensor with history record nothing (torch: "
-        "NormalBackward0 / UniformBackward0, zero gradient); native_dropout of an empty tensor "
-        "records no node, of a complex tensor is not refused, and of a transposed (non-"
-        "contiguous) tensor draws its mask in another order than torch",
-        ("x = torch.ones(2, requires_grad=True)", "y = x * 1", "torch.manual_seed(0)",
-         "y.normal_()"),
-        (M(kind=r"random:(normal_|uniform_)", field="grad_fn"),
-         M(kind="native_dropout")),
-    ),
     "sign-nan": Open(
         "lead",
         "sign(nan) and sgn(nan) are nan; torch gives 0",
