@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _dtype
 from . import _weights_only as W
-from .backend import canonical_device, device, move_array
+from .backend import canonical_device, device, device_of_array, get_array_module, move_array
 from .tensor import Size, Tensor
 
 _STORAGE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
@@ -83,12 +83,8 @@ def _rebuild_tensor(storage, storage_offset, size, stride):
     if 0 in size:
         return Tensor._wrap(np.empty(size, arr.dtype) if arr.__class__ is np.ndarray
                             else arr[:0].reshape(size))
-    if arr.__class__ is not np.ndarray:  # a GPU storage (map_location): CuPy has as_strided too
-        import cupy
-
-        strided = cupy.lib.stride_tricks.as_strided
-    else:
-        strided = np.lib.stride_tricks.as_strided
+    # a GPU storage (map_location) is strided by its own array module (CuPy has as_strided too)
+    strided = get_array_module(device_of_array(arr)).lib.stride_tricks.as_strided
     return Tensor._wrap(strided(arr[storage_offset:], size, tuple(s * arr.itemsize for s in stride)))
 
 

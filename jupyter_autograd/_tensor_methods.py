@@ -65,7 +65,6 @@ def _invert(self):
 
 
 Tensor.__invert__ = _invert
-Tensor.__hash__ = lambda self: id(self)
 
 # ---------------------------------------------------------------- method aliases
 _METHODS = [

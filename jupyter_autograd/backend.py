@@ -6,6 +6,7 @@ jupyter_autograd`` never loads it.
 
 from __future__ import annotations
 
+import importlib
 import os
 
 import numpy as np
@@ -239,13 +240,24 @@ def move_array(a, dev):
     return _BACKENDS[dev.type].asarray(a)
 
 
-def _fake_cuda_from_env() -> None:
-    # JUPYTER_AUTOGRAD_FAKE_CUDA=1: run everything written for "cuda" on the NumPy stand-in
-    # (a CI lane without a GPU); it imports only NumPy.
+def load_device_plugin(module: str) -> None:
+    """Import ``module`` by name and call its ``install()``, which registers a device backend.
+
+    Device plug-ins are named, never imported here, so the core does not depend on them:
+    ``JUPYTER_AUTOGRAD_DEVICE_PLUGIN=pkg.module`` loads one at import, and
+    ``JUPYTER_AUTOGRAD_FAKE_CUDA=1`` is short for the NumPy stand-in for ``cuda``
+    (``jupyter_autograd.testing.fake_cuda``, a CI lane without a GPU).
+    """
+    importlib.import_module(module).install()
+
+
+def _plugins_from_env() -> None:
+    names = [n for n in os.environ.get("JUPYTER_AUTOGRAD_DEVICE_PLUGIN", "").split(",") if n]
     if os.environ.get("JUPYTER_AUTOGRAD_FAKE_CUDA") == "1":
-        from .testing.fake_cuda import install  # noqa: PLC0415
+        names.append(_FAKE_CUDA)
+    for name in names:
+        load_device_plugin(name)
 
-        install()
 
-
-_fake_cuda_from_env()
+_FAKE_CUDA = "jupyter_autograd.testing.fake_cuda"
+_plugins_from_env()

@@ -23,7 +23,8 @@ from jupyter_autograd.ops.registry import defop
 def test_c1_100k_chain_at_default_recursion_limit():
     import sys
 
-    assert sys.getrecursionlimit() <= 1000 or True
+    # nothing may raise the interpreter's limit to make deep graphs pass
+    assert sys.getrecursionlimit() == 1000
     c = 1e-5
     x = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)
     y = x

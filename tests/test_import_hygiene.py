@@ -1,7 +1,12 @@
 """The core imports only NumPy: never IPython, ipywidgets, matplotlib or CuPy."""
 
+import ast
+import os
 import subprocess
 import sys
+from pathlib import Path
+
+import jupyter_autograd as ja
 
 
 def test_import_pulls_in_no_jupyter_stack_or_cupy():
@@ -12,3 +17,56 @@ def test_import_pulls_in_no_jupyter_stack_or_cupy():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_import_loads_no_upper_layer_stand_in_device_or_test_helper():
+    code = (
+        "import sys, jupyter_autograd, jupyter_autograd.nn, jupyter_autograd.optim\n"
+        "upper = ('jupyter_autograd.jupyter', 'jupyter_autograd.graph', 'jupyter_autograd.viz',\n"
+        "         'jupyter_autograd.widgets', 'jupyter_autograd.testing', 'tests')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(upper)))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER_AUTOGRAD_")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=env)
+    assert out.stdout.strip() == "[]"
+
+
+# The Jupyter layer (and the stand-in device, a plug-in loaded by name) sit above the core.
+_UPPER = ("jupyter_autograd.jupyter", "jupyter_autograd.graph", "jupyter_autograd.viz",
+          "jupyter_autograd.widgets", "jupyter_autograd.testing", "tests", "IPython",
+          "ipywidgets", "matplotlib", "cupy", "torch")
+_UPPER_FILES = ("jupyter/", "graph/", "testing/", "viz.py", "widgets.py")
+# %load_ext needs load_ipython_extension on the package itself; it imports the layer lazily.
+# CuPy is imported lazily by the backend only, when a cuda tensor is first made.
+_ALLOWED = {("__init__.py", "jupyter_autograd.jupyter"), ("backend.py", "cupy")}
+
+
+def _imports(path, package):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            yield base
+            yield from (f"{base}.{a.name}" for a in node.names)
+
+
+def test_core_modules_never_import_an_upper_layer():
+    root = Path(ja.__file__).parent
+    bad = []
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith(_UPPER_FILES):
+            continue
+        package = "jupyter_autograd." + ".".join(Path(rel).parent.parts)
+        package = package.rstrip(".")
+        for name in _imports(path, package):
+            top = next((u for u in _UPPER if name == u or name.startswith(u + ".")), None)
+            if top and (rel, top) not in _ALLOWED:
+                bad.append(f"{rel}: {name}")
+    assert bad == []

@@ -532,7 +532,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:  # n
         input = input.to(dtype)
     elif input._data.dtype.kind in "ib" or input._data.dtype.kind == "u":
         input = input.to(_dtype.int64) if input._data.dtype != np.int64 else input
-    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0 and False):
+    if dim is None:
         return apply1(RD.SUM, input, {"shape": input._data.shape})
     dims = _dims(dim, input._data.ndim)
     return apply1(RD.SUM_DIM, input, {"dim": dims, "keepdim": keepdim, "shape": input._data.shape})
