@@ -78,7 +78,8 @@ def _infer(data):
         if not _has_np_float(data):
             arr = arr.astype(_dtype.get_default_dtype().np)
     elif arr.dtype.kind == "c":
-        arr = arr.astype(np.complex64 if _dtype.get_default_dtype() is _dtype.float32 else np.complex128)
+        if not _has_np_float(data):
+            arr = arr.astype(np.complex64 if _dtype.get_default_dtype() is _dtype.float32 else np.complex128)
     elif arr.dtype.kind in "iu":
         arr = arr.astype(np.int64)
     elif arr.dtype.kind in "US":
@@ -104,7 +105,7 @@ def _first_bad(data):
 
 
 def _has_np_float(data):
-    if isinstance(data, np.floating):
+    if isinstance(data, (np.floating, np.complexfloating)):
         return True
     return False
 
