@@ -300,7 +300,8 @@ def _setitem(self, key, value):
         if v._data.dtype != self._data.dtype:
             v = v.to(self.dtype)
     else:
-        if self._data.dtype.kind != "c" and np.iscomplexobj(value):
+        if value.__class__ is not float and value.__class__ is not int and (
+                self._data.dtype.kind != "c" and np.iscomplexobj(value)):
             raise RuntimeError(
                 f"value cannot be converted to type {_c_type(self)} without overflow")
         v = Tensor._wrap(np.asarray(value, dtype=self._data.dtype))

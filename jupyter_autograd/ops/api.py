@@ -432,7 +432,8 @@ def _cmp(f, name):
             b = other
         else:
             b = np.asarray(other)
-        if ordering and (a.dtype.kind == "c" or np.iscomplexobj(b)):
+        if ordering and (a.dtype.kind == "c" or b.__class__ is complex
+                         or (b.__class__ is np.ndarray and b.dtype.kind == "c")):
             from .registry import kernel_refuses
 
             raise kernel_refuses(f"{name}_cpu").error(None, np.empty(0, np.result_type(a, b)))

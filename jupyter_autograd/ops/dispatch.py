@@ -56,9 +56,10 @@ def apply(op, inputs: tuple, p=None):
     if op.n_out == 1:
         if out.__class__ is not cls:
             out = _fix_out(out, cls or _ndarray, xp)
-        if out.dtype.kind == "c" and op.cx is not op:
+        k = out.dtype.kind
+        if k == "c" and op.cx is not op:
             op = complex_row(op, out, p, rg)
-        res = Tensor._wrap(out, rg and out.dtype.kind in "fc")
+        res = Tensor._wrap(out, rg and k in "fc")
         if res._requires_grad:
             record(op, inputs, out, p, (res,))
         if FLAGS.forward_ad_levels:
@@ -144,11 +145,12 @@ def apply1(op, x: Tensor, p=None) -> Tensor:
         raise
     if out.__class__ is not cls:
         out = _fix_out(out, cls, xp)
-    if out.dtype.kind == "c" and op.cx is not op:
+    k = out.dtype.kind
+    if k == "c" and op.cx is not op:
         op = complex_row(op, out, p, x._requires_grad and STATE.grad_enabled)
     res = _new(Tensor)
     res._data = out
-    if x._requires_grad and STATE.grad_enabled and op.differentiable[0] and out.dtype.kind in "fc":
+    if x._requires_grad and STATE.grad_enabled and op.differentiable[0] and k in "fc":
         res._requires_grad = True
         record1(op, x, out, p, res)
     else:
@@ -321,9 +323,10 @@ def _apply2(op, a, b, p):
         raise
     if out.__class__ is not cls:
         out = _fix_out(out, cls, xp)
-    if out.dtype.kind == "c" and op.cx is not op:
+    k = out.dtype.kind
+    if k == "c" and op.cx is not op:
         op = complex_row(op, out, p, (a._requires_grad or b._requires_grad) and STATE.grad_enabled)
-    if (a._requires_grad or b._requires_grad) and STATE.grad_enabled and out.dtype.kind in "fc":
+    if (a._requires_grad or b._requires_grad) and STATE.grad_enabled and k in "fc":
         res = Tensor._wrap(out, True)
         record(op, (a, b), out, p, (res,))
     else:
