@@ -19,8 +19,8 @@ from jupyter_autograd.ops.registry import Refuse
 from ._op_samples import cases
 from ._torch import require as require_torch
 
-ELEMENTWISE = [n for n in sorted(OPS) if not (OPS[n].sample or {}).get("kind")
-               and not (OPS[n].sample or {}).get("reduce") and not isinstance(OPS[n].complex, Refuse)]
+ELEMENTWISE = [n for n in sorted(OPS) if not {"kind", "reduce", "cases"} & set(OPS[n].sample or {})
+               and not isinstance(OPS[n].complex, Refuse)]
 
 
 def _complex(rng, shape, lo=-2.0, hi=2.0):
