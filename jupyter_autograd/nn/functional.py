@@ -294,14 +294,32 @@ def native_dropout(input, p: float, train):
         (tensor([0., 0., 2., 0.]), tensor([False, False,  True, False]))
     """
     from .._sampling import bernoulli_  # noqa: PLC0415
+    from ..autograd.engine import record  # noqa: PLC0415
+    from ..grad_mode import STATE  # noqa: PLC0415
     from ..ops import nn_ops as NN  # noqa: PLC0415
 
     x = input._data
-    if train is False or x.size == 0:
-        mask = np.ones(x.shape, bool) if x.size else np.empty(x.shape, x.dtype)
-        return (input.clone() if x.size else input), Tensor._wrap(_on_device_of(mask, x))
+    if x.size == 0:
+        # torch's kernel returns its input itself (and an empty mask of the input's dtype);
+        # autograd then records NativeDropoutBackward0 on that very tensor (a leaf stops being
+        # one) and only then refuses a complex output
+        mask = Tensor._wrap(_on_device_of(np.empty(x.shape, x.dtype), x))
+        if STATE.grad_enabled and input._requires_grad:
+            params = {"result1": x, "scale": x.dtype.type(1), "p": p}
+            res = Tensor._wrap(x, True)
+            record(NN.DROPOUT, (input,), x, params, (res,))
+            input.grad_fn, input._output_nr = res.grad_fn, res._output_nr
+            if x.dtype.kind == "c":
+                raise NN.DROPOUT.cx.error(params, x)
+        return input, mask
+    if train is False:  # a clone recorded as the row with a mask of ones and scale 1
+        mask = np.ones(x.shape, bool)
+        params = {"result1": _on_device_of(mask.astype(x.dtype), x), "scale": x.dtype.type(1), "p": p}
+        return apply(NN.DROPOUT, (input,), params), Tensor._wrap(_on_device_of(mask, x))
     keep = 1.0 - p
-    mask = bernoulli_(Tensor._wrap(np.empty(x.shape, bool)), keep)._data
+    # the mask is drawn in the input's memory order (empty_like keeps a transposed layout)
+    mask = bernoulli_(Tensor._wrap(np.empty_like(x, dtype=bool) if x.__class__ is np.ndarray
+                                   else np.empty(x.shape, bool)), keep)._data
     scale = x.dtype.type(0.0 if keep == 0 else 1.0 / keep)
     params = {"result1": _on_device_of(mask.astype(x.dtype), x), "scale": scale, "p": p}
     return apply(NN.DROPOUT, (input,), params), Tensor._wrap(_on_device_of(mask, x))
