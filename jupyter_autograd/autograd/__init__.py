@@ -240,6 +240,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 # Higher-order tools (issue 3): custom Functions, checkers, anomaly mode, functional, forward AD
 from . import forward_ad, functional  # noqa: E402,F401
+from . import graph, profiler  # noqa: E402,F401
 from .anomaly_mode import (  # noqa: E402,F401
     detect_anomaly,
     is_anomaly_check_nan_enabled,

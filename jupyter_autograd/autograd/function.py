@@ -18,6 +18,7 @@ import numpy as np
 from .. import _errors as E
 from ..grad_mode import STATE, no_grad, set_grad_enabled
 from .engine import FLAGS, NONE_EDGE, _sum_to, xp_of
+from . import graph as _graph
 from .node import SEQ, Node
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardCFunction", "InplaceFunction"]
@@ -123,6 +124,9 @@ class BackwardCFunction(FunctionCtx, Node):
         for kind, a, nr, vc, ver in saved:
             if kind == "none":
                 res.append(None)
+                continue
+            if kind == "hook":
+                res.append(_graph.unpack_function_saved(self, a, nr))
                 continue
             if vc[0] != ver:
                 from .engine import _modified_error  # noqa: PLC0415
@@ -440,6 +444,8 @@ def _apply_function(cls, args, kwargs):
             packed.append(("out", t._data, t._output_nr, vc, vc[0]))
         else:
             packed.append(("in", t, 0, vc, vc[0]))
+    if _graph.current_hooks() is not None:  # saved_tensors_hooks (autograd/graph.py)
+        packed = _graph.pack_function_saved(ctx.to_save, packed)
     ctx._saved = tuple(packed) if packed else ()
     # torch clears these once forward is done: they may hold the outputs (a reference cycle)
     ctx.to_save = ctx.dirty_tensors = ctx.non_differentiable = ()

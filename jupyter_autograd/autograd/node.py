@@ -162,7 +162,9 @@ class Node:
     # saved values, read the torch way: node._saved_self, node._saved_result, node._saved_dim ...
     def __getattr__(self, name: str):
         if name.startswith("_raw_saved_"):
-            name = name[4:]
+            from .graph import raw_saved  # noqa: PLC0415 - graph.py imports this module
+
+            return raw_saved(self, name[11:])
         if name.startswith("_saved_"):
             key = name[7:]
             names = type(self)._saved_names
@@ -185,6 +187,15 @@ def _read_saved(node: Node, key: str):
     if kind in ("input", "result"):
         if saved is None:
             raise RuntimeError(ERR_BACKWARD_TWICE)
+        if saved.__class__ is not tuple:  # packed by saved-tensor hooks: unpack this one
+            v = saved.read(kind, idx)
+            if kind == "input" or v is None:
+                return v
+            from ..tensor import Tensor  # noqa: PLC0415
+
+            t = Tensor._wrap(v, True)
+            t.grad_fn = node
+            return t
         ins, out = saved[0], saved[1]
         if kind == "input":
             t = ins[idx]

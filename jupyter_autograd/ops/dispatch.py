@@ -220,14 +220,13 @@ def binary_method(op):
     """``Tensor.__add__`` and friends for a binary row: ``tensor <op> float`` runs inline (the
     hot path of small-tensor code: no promotion, the scalar is an input slot), anything else
     goes through :func:`apply2`."""
-    fwd = op.fwd
-
     def method(a, b):
         if b.__class__ is float:
             ad = a._data
             cls = ad.__class__
             if ad.dtype.kind == "f":
-                out = fwd(NPX if cls is _ndarray else xp_of(ad), ad, b, None)
+                # op.fwd read per call: the profiler swaps it while it records
+                out = op.fwd(NPX if cls is _ndarray else xp_of(ad), ad, b, None)
                 if out.__class__ is not cls:
                     out = _fix_out(out, cls, NPX)
                 res = _new(Tensor)
@@ -251,7 +250,6 @@ def binary_method(op):
 def unary_method(op, fallback):
     """``Tensor.tanh`` and friends for an elementwise row: floating inputs run :func:`apply1`'s
     steps inline (the hot path); others (integer promotion) go through ``fallback``."""
-    fwd = op.fwd
     differentiable = op.differentiable[0]
 
     def method(x):
@@ -259,7 +257,7 @@ def unary_method(op, fallback):
         if d.dtype.kind != "f":
             return fallback(x)
         cls = d.__class__
-        out = fwd(NPX if cls is _ndarray else xp_of(d), d, None)
+        out = op.fwd(NPX if cls is _ndarray else xp_of(d), d, None)
         if out.__class__ is not cls:
             out = _fix_out(out, cls, NPX)
         res = _new(Tensor)
