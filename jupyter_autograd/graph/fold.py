@@ -13,8 +13,6 @@ Everything is iterative and linear in the graph's size (period detection is vect
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from .common import op_name
@@ -24,52 +22,93 @@ MAX_PERIOD = 16  # spine steps per iteration at most
 _SHARED = -2
 
 
-@dataclass
 class Repeat:
-    """A run of ``count`` identical iterations; ``iterations[j]`` lists raw node indices in a
-    canonical order, so ``iterations[j][m]`` plays the part of ``iterations[0][m]``."""
+    """A run of ``count`` identical iterations; ``nodes[j]`` lists the raw node indices of
+    iteration ``j`` in a canonical order, so ``nodes[j][m]`` plays the part of ``nodes[0][m]``
+    (identical iterations have the same size, so ``nodes`` is a (count, size) int array)."""
 
-    iterations: list = field(default_factory=list)
-    kind: str = "loop"  # "loop" (along the spine) or "siblings" (inputs of one node)
-    ops: list = field(default_factory=list)  # op names of one iteration, for a caption
+    __slots__ = ("_iterations", "kind", "nodes", "ops")
+
+    def __init__(self, nodes, kind: str = "loop", ops: list | None = None) -> None:
+        self.nodes = np.asarray(nodes, dtype=np.int64).reshape(len(nodes), -1)
+        self.kind = kind  # "loop" (along the spine) or "siblings" (inputs of one node)
+        self.ops = ops or []  # op names of one iteration, for a caption
+        self._iterations = None
+
+    @property
+    def iterations(self) -> list:
+        """``nodes`` as lists of Python ints."""
+        if self._iterations is None:
+            self._iterations = self.nodes.tolist()
+        return self._iterations
 
     @property
     def count(self) -> int:
-        return len(self.iterations)
+        return len(self.nodes)
 
 
 class _Adjacency:
-    """Inputs of every raw node (data flow: ``ins[v]`` feed ``v``) as (input, node, output),
-    sorted by input index, and each node's consumers."""
+    """Inputs of every raw node (data flow: the inputs feed ``v``) sorted by input index, and
+    each node's consumers, as flat lists with offsets (built with NumPy from the edge array)."""
 
-    def __init__(self, n: int, edges) -> None:
-        ins: list = [[] for _ in range(n)]
-        consumers: list = [[] for _ in range(n)]
-        for s, d, inp, out in edges:
-            ins[d].append((-1 if inp is None else inp, s, out or 0))
-            consumers[s].append(d)
-        for lst in ins:
-            if len(lst) > 1:
-                lst.sort()
-        self.ins = ins
-        self.consumers = consumers
-        self.outdeg = [len(c) for c in consumers]
+    def __init__(self, n: int, edges: np.ndarray) -> None:
+        src, dst, inp, out = edges[:, 0], edges[:, 1], edges[:, 2], np.maximum(edges[:, 3], 0)
+        order = np.lexsort((out, src, inp, dst))
+        counts = np.bincount(dst, minlength=n)
+        ptr = np.zeros(n + 1, np.int64)
+        np.cumsum(counts, out=ptr[1:])
+        self.n = n
+        self.in_ptr = ptr
+        self.in_src = src[order]
+        self.in_inp = inp[order]
+        self.in_out = out[order]
+        self.in_dst = dst[order]
+        self.indeg = counts
+        self.outdeg_arr = np.bincount(src, minlength=n)
+        self.outdeg = self.outdeg_arr.tolist()
+        self.ptr = ptr.tolist()
+        self.src = self.in_src.tolist()
+        self._inp = self.in_inp.tolist()
+        self._out = self.in_out.tolist()
+        corder = np.argsort(src, kind="stable")
+        cptr = np.zeros(n + 1, np.int64)
+        np.cumsum(self.outdeg_arr, out=cptr[1:])
+        self.cons = dst[corder].tolist()
+        self.cptr = cptr.tolist()
+
+    def ins(self, v: int) -> list:
+        """(input, node, output) of each input of ``v``, sorted."""
+        a, b = self.ptr[v], self.ptr[v + 1]
+        return list(zip(self._inp[a:b], self.src[a:b], self._out[a:b]))
 
 
 def _heights(n: int, adj: _Adjacency) -> list:
     """Longest path from any source (a node without inputs) to each node (Kahn's order)."""
-    consumers = adj.consumers
-    pending = [len(lst) for lst in adj.ins]
+    cons, cptr = adj.cons, adj.cptr
+    pending = adj.indeg.tolist()
     height = [0] * n
-    queue = [v for v in range(n) if pending[v] == 0]
+    queue = np.flatnonzero(adj.indeg == 0).tolist()
+    append = queue.append
     for u in queue:  # the list grows while iterated: a breadth-first Kahn order
+        a, b = cptr[u], cptr[u + 1]
+        if a == b:
+            continue
         hu = height[u] + 1
-        for v in consumers[u]:
+        if b - a == 1:
+            v = cons[a]
             if hu > height[v]:  # noqa: PLR1730 - cheaper than max() in this loop
+                height[v] = hu
+            p = pending[v] - 1
+            pending[v] = p
+            if not p:
+                append(v)
+            continue
+        for v in cons[a:b]:
+            if hu > height[v]:  # noqa: PLR1730
                 height[v] = hu
             pending[v] -= 1
             if pending[v] == 0:
-                queue.append(v)
+                append(v)
     return height
 
 
@@ -107,7 +146,7 @@ class _Signer:
         local: dict = {}
         order: list = []
         parts: list = []
-        ins, token = self.adj.ins, self.token
+        ptr, src, inps, outs, token = self.adj.ptr, self.adj.src, self.adj._inp, self.adj._out, self.token
         for s in starts:
             if s in local:
                 parts.append(("=", local[s]))
@@ -118,7 +157,8 @@ class _Signer:
             while k < len(order):  # breadth-first over the inside, in canonical order
                 v = order[k]
                 refs = []
-                for inp, u, out in ins[v]:
+                for e in range(ptr[v], ptr[v + 1]):
+                    u = src[e]
                     ref = external(u)
                     if ref is None:
                         j = local.get(u)
@@ -126,7 +166,7 @@ class _Signer:
                             j = local[u] = len(order)
                             order.append(u)
                         ref = j
-                    refs.append((inp, ref, out))
+                    refs.append((inps[e], ref, outs[e]))
                 parts.append((token(v), tuple(refs)))
                 k += 1
         key = tuple(parts)
@@ -136,30 +176,53 @@ class _Signer:
         return sid, order
 
 
-def _spine(root: int, adj: _Adjacency, height: list, on_spine: list) -> list:
+def _best_inputs(adj: _Adjacency, height: list) -> list:
+    """Each node's deepest input, preferring one this node alone uses (a weight every step
+    shares is not the loop's carry, even when it is deeper than the first input); -1 for none.
+    Ties go to the first input in input order."""
+    n = adj.n
+    if not len(adj.in_src):
+        return [-1] * n
+    h = np.asarray(height, np.int64)[adj.in_src]
+    key = (adj.outdeg_arr[adj.in_src] <= 2).astype(np.int64) * (n + 1) + h
+    pos = np.arange(len(key))
+    order = np.lexsort((pos, -key, adj.in_dst))
+    best = np.full(n, -1, np.int64)
+    has = np.flatnonzero(adj.indeg > 0)
+    # order is grouped by destination like in_src; the first of each group is the best
+    best[has] = adj.in_src[order[adj.in_ptr[has]]]
+    return best.tolist()
+
+
+def _spine(root: int, best: list, on_spine: list) -> list:
     """The longest input path down from ``root``, stopping at nodes already on a spine."""
     path = []
+    append = path.append
     v = root
     while v >= 0 and not on_spine[v]:
         on_spine[v] = True
-        path.append(v)
-        # the deepest input, preferring one this node alone uses: a weight every step
-        # shares is not the loop's carry, even when it is deeper than the first input
-        best, bh = -1, (-1, -1)
-        for _, u, _ in adj.ins[v]:
-            h = (adj.outdeg[u] <= 2, height[u])
-            if h > bh:
-                best, bh = u, h
-        v = best
+        append(v)
+        v = best[v]
     return path
 
 
 def _owners(path: list, adj: _Adjacency, on_spine: list, n: int) -> list:
     """Which spine step each side node belongs to; _SHARED for nodes several steps reach."""
     owner = [-1] * n
+    ptr, src = adj.ptr, adj.src
+    # only steps with an input off the spine reach side nodes
+    path_arr = np.asarray(path, np.int64)
+    on = np.asarray(on_spine, bool)
+    starts = np.asarray(adj.in_ptr)[path_arr]
+    ends = np.asarray(adj.in_ptr)[path_arr + 1]
+    steps = np.repeat(np.arange(len(path)), ends - starts)
+    if not len(steps):
+        return owner
+    idx = _ranges(starts, ends)
+    side = ~on[adj.in_src[idx]]
     shared: list = []
-    for i, p in enumerate(path):
-        stack = [u for _, u, _ in adj.ins[p]]
+    for i, e in zip(steps[side].tolist(), idx[side].tolist()):
+        stack = [src[e]]
         while stack:
             u = stack.pop()
             if on_spine[u]:
@@ -167,18 +230,28 @@ def _owners(path: list, adj: _Adjacency, on_spine: list, n: int) -> list:
             o = owner[u]
             if o == -1:
                 owner[u] = i
-                stack.extend(w for _, w, _ in adj.ins[u])
+                stack.extend(src[ptr[u]:ptr[u + 1]])
             elif o != i and o != _SHARED:
                 owner[u] = _SHARED
                 shared.append(u)
     # whatever a shared node depends on is shared too
     while shared:
         u = shared.pop()
-        for _, w, _ in adj.ins[u]:
+        for w in src[ptr[u]:ptr[u + 1]]:
             if not on_spine[w] and owner[w] != _SHARED:
                 owner[w] = _SHARED
                 shared.append(w)
     return owner
+
+
+def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The concatenation of ``arange(s, e)`` for each pair, vectorised."""
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if not total:
+        return np.zeros(0, np.int64)
+    offs = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+    return np.arange(total) + offs
 
 
 def _runs(ids: np.ndarray, max_period: int, min_count: int) -> list:
@@ -217,7 +290,8 @@ def _runs(ids: np.ndarray, max_period: int, min_count: int) -> list:
 def find_repeats(kinds, objs, edges, roots, *, min_count: int = MIN_COUNT,
                  max_period: int = MAX_PERIOD) -> list:
     """Runs of identical iterations in a raw graph (parallel ``kinds``/``objs``, data-flow
-    ``edges`` as (source, target, input, output)), loops first, then siblings.
+    ``edges`` as an (m, 4) int array of (source, target, input, output), -1 for no slot),
+    loops first, then siblings.
 
     Example:
         >>> import jupyter_autograd as torch
@@ -227,7 +301,7 @@ def find_repeats(kinds, objs, edges, roots, *, min_count: int = MIN_COUNT,
         >>> for _ in range(5):
         ...     y = torch.tanh(y * w)
         >>> raw = walk([y], [], None, None)
-        >>> runs = find_repeats(raw.kind, raw.obj, raw.edges, raw.roots)
+        >>> runs = find_repeats(raw.kind, raw.obj, raw.array, raw.roots)
         >>> [(r.kind, r.count, r.ops) for r in runs]
         [('loop', 4, ['TanhBackward0', 'MulBackward0'])]
 
@@ -237,18 +311,20 @@ def find_repeats(kinds, objs, edges, roots, *, min_count: int = MIN_COUNT,
     n = len(kinds)
     if n < 2 * min_count:
         return []
-    adj = _Adjacency(n, edges)
+    adj = _Adjacency(n, np.asarray(edges, np.int64).reshape(-1, 4))
     height = _heights(n, adj)
+    best = _best_inputs(adj, height)
     signer = _Signer(kinds, objs, adj)
     on_spine = [False] * n
     in_repeat = [False] * n
     repeats: list = []
     paths = []
     for r in roots:
-        path = _spine(r, adj, height, on_spine)
+        path = _spine(r, best, on_spine)
         if len(path) >= min_count:
             paths.append(path)
-    outdeg, ins, token, ids = adj.outdeg, adj.ins, signer.token, signer.ids
+    outdeg, token, ids = adj.outdeg, signer.token, signer.ids
+    ptr, src, inps, outs = adj.ptr, adj.src, adj._inp, adj._out
     for path in paths:
         pos = {v: i for i, v in enumerate(path)}
         owner = _owners(path, adj, on_spine, n)
@@ -267,7 +343,8 @@ def find_repeats(kinds, objs, edges, roots, *, min_count: int = MIN_COUNT,
 
             # fast path, most steps: every input is outside the step (spine or shared)
             refs = []
-            for inp, u, out in ins[p]:
+            for e in range(ptr[p], ptr[p + 1]):
+                u = src[e]
                 if on_spine[u]:
                     j = pos.get(u)
                     ref = ("S", j - i) if j is not None and outdeg[u] <= 2 else ("X", u)
@@ -275,7 +352,7 @@ def find_repeats(kinds, objs, edges, roots, *, min_count: int = MIN_COUNT,
                     break
                 else:
                     ref = ("H", u)
-                refs.append((inp, ref, out))
+                refs.append((inps[e], ref, outs[e]))
             else:
                 key = ((token(p), tuple(refs)),)
                 sid = ids.get(key)
@@ -306,10 +383,10 @@ def _sibling_repeats(n, adj: _Adjacency, signer: _Signer, in_repeat, min_count) 
     with the nodes only it feeds (out-degree 1), in input order."""
     out = []
     outdeg = adj.outdeg
-    for v in range(n):
-        ins = adj.ins[v]
-        if len(ins) < min_count or in_repeat[v]:
+    for v in np.flatnonzero(adj.indeg >= min_count).tolist():
+        if in_repeat[v]:
             continue
+        ins = adj.ins(v)
 
         def external(u):
             return ("H", u) if outdeg[u] != 1 or in_repeat[u] else None

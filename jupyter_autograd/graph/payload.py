@@ -279,7 +279,7 @@ def _build(roots, names, source_of, inputs_of, modules_of, backward, max_nodes, 
             "(the default) to see it collapsed, or --max-nodes N in the magics."
         ) from None
     total = len(raw.kind)
-    repeats = find_repeats(raw.kind, raw.obj, raw.edges, raw.roots)
+    repeats = find_repeats(raw.kind, raw.obj, raw.array, raw.roots)
     truncated = max_nodes is not None and total > max_nodes
     if truncated:
         sel = _select_folded(raw, repeats)

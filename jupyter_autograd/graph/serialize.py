@@ -177,7 +177,7 @@ def serialize(ctx, sel, values, saved, total, truncated, cap, extra) -> dict:
         "backward_order": order_ids,
         "truncated": truncated,
         "total_nodes": total,
-        "total_edges": len(raw.edges),
+        "total_edges": raw.n_edges,
         "repeats": _repeats(sel.repeats, ids),
         "modules": modules.table,
         "show_saved": extra["show_saved"],
