@@ -525,7 +525,8 @@ def run_traced(
         t = _bound_tensor("--backward", backward, namespace)
         grad = _gradient(gradient, backward, namespace) if gradient else None
         try:
-            with BackwardRecord() as rec:
+            # --saved draws what backward used, though backward frees it
+            with BackwardRecord(keep_saved=bool(graph_options.get("saved"))) as rec:
                 t.backward(grad, retain_graph=retain_graph)
         except (RuntimeError, TypeError, ValueError) as e:
             if _raised_in_user_code(e):

@@ -50,13 +50,26 @@ class BackwardRecord:
         ['SumBackward0', 'MulBackward0', 'torch::autograd::AccumulateGrad']
     """
 
-    def __init__(self) -> None:
+    def __init__(self, keep_saved: bool = False) -> None:
         self.order: list = []
         self.grads: dict = {}
+        # keep_saved: what each function had saved when backward ran it, for a graph drawn
+        # after backward freed them (``%%autograd --backward loss --saved``)
+        self.keep_saved = keep_saved
+        self.saved: dict = {}
 
     def _on_node(self, node, grads) -> None:
         self.order.append(node)
         self.grads[node] = grads
+        if self.keep_saved:
+            kept = {}
+            for key in getattr(type(node), "_saved_names", ()):
+                try:
+                    kept["_saved_" + key] = getattr(node, "_saved_" + key)
+                except Exception:  # noqa: BLE001, S112 - already freed or unreadable: left out
+                    continue
+            if kept:
+                self.saved[node] = kept
 
     def __enter__(self) -> BackwardRecord:  # noqa: PYI034 - typing.Self needs 3.11
         FLAGS.backward_tracers.append(self._on_node)

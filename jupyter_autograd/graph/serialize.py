@@ -153,7 +153,8 @@ def serialize(ctx, sel, values, saved, total, truncated, cap, extra) -> dict:
             if r in roots:
                 d["is_root"] = True
             if saved and kind == "function":
-                d["saved"] = _saved_list(obj, drawn_tensors, values, cap)
+                kept = backward.saved.get(obj) if backward is not None else None
+                d["saved"] = _saved_list(obj, drawn_tensors, values, cap, kept)
             g = bgrads.get(obj)
             if g is not None and values:
                 g = [x for x in g if x is not None]
@@ -259,7 +260,9 @@ def _array_preview(g, cap) -> str:
     return preview(g if isinstance(g, Tensor) else Tensor._wrap(g), cap)
 
 
-def _saved_list(fn, drawn_tensors, values, cap) -> list:
+def _saved_list(fn, drawn_tensors, values, cap, kept=None) -> list:
+    """Saved tensors and values of ``fn``; ``kept``: those a BackwardRecord kept before
+    backward freed them."""
     out = []
     for key in getattr(type(fn), "_saved_names", ()):
         name = "_saved_" + key
@@ -267,9 +270,12 @@ def _saved_list(fn, drawn_tensors, values, cap) -> list:
         try:
             v = getattr(fn, name)
         except RuntimeError:
-            item.update(shape=None, dtype=None, value="<freed by backward; use retain_graph=True>")
-            out.append(item)
-            continue
+            if kept is None or name not in kept:
+                item.update(shape=None, dtype=None,
+                            value="<freed by backward; use retain_graph=True>")
+                out.append(item)
+                continue
+            v = kept[name]
         except Exception:  # noqa: BLE001, S112 - an unreadable saved value is left out
             continue
         if is_tensor(v):

@@ -4,7 +4,13 @@
  *
  * Every traversal is iterative, so a 100 000-node chain cannot overflow the call stack.
  */
-import { IGraphNode, IGraphPayload, IModule } from './schema';
+import {
+  IGraphEdge,
+  IGraphNode,
+  IGraphPayload,
+  IModule,
+  ISavedTensor
+} from './schema';
 
 /** Most nodes drawn at once; beyond that the view collapses (test plan G3). */
 export const MAX_VISIBLE_NODES = 2000;
@@ -40,6 +46,8 @@ export interface IGraphModel {
   modules: Map<string, IModule>;
   /** Node indices of each module, its submodules' included. */
   moduleMembers: Map<string, number[]>;
+  /** For a drawn saved tensor (show_saved), its function's node index; else -1. */
+  savedOwner: Int32Array;
 }
 
 /** Why a synthetic group exists. */
@@ -90,8 +98,75 @@ export interface IGraphView {
   inEdges: number[][];
 }
 
-/** Build adjacency for a checked payload. */
-export function buildModel(payload: IGraphPayload): IGraphModel {
+/** Whether a saved entry is a tensor (drawn as a node), not a Python value like `alpha`. */
+function isSavedTensor(s: ISavedTensor): boolean {
+  return (
+    (s.dtype !== undefined && s.dtype !== null) ||
+    (typeof s.value === 'string' && s.value.startsWith('<freed'))
+  );
+}
+
+/** Label of a saved tensor's node: `self` for `_saved_self`, and its shape. */
+function savedLabel(s: ISavedTensor, drawnAs: IGraphNode | undefined): string {
+  const short = s.name.replace(/^_saved_/, '') || s.name;
+  const name = drawnAs?.name ? `${short} = ${drawnAs.name}` : short;
+  const shape = s.shape
+    ? s.shape.length === 1
+      ? `(${s.shape[0]},)`
+      : `(${s.shape.join(', ')})`
+    : s.dtype
+      ? ''
+      : 'freed';
+  return shape ? `${name}\n${shape}` : name;
+}
+
+/**
+ * The payload with its saved tensors as nodes, when it asks for `show_saved` (as torchviz's
+ * `show_saved`): one small node per saved tensor, joined to its function by a dotted edge.
+ * Python values a function saves (`alpha`, `dim`) stay in the tooltip and details.
+ */
+export function withSavedNodes(payload: IGraphPayload): IGraphPayload {
+  if (!payload.show_saved) {
+    return payload;
+  }
+  const byId = new Map<string, IGraphNode>();
+  payload.nodes.forEach(n => byId.set(n.id, n));
+  const nodes: IGraphNode[] = [];
+  const edges: IGraphEdge[] = [];
+  for (const fn of payload.nodes) {
+    (fn.saved ?? []).forEach((s, k) => {
+      if (!isSavedTensor(s)) {
+        return;
+      }
+      // payload ids are n<digits>, group keys g<digits>: s<fn>_<k> collides with neither
+      const id = `s${fn.id.slice(1)}_${k}`;
+      nodes.push({
+        id,
+        kind: 'tensor',
+        label: savedLabel(s, s.tensor ? byId.get(s.tensor) : undefined),
+        name: s.name,
+        shape: s.shape ?? null,
+        dtype: s.dtype ?? null,
+        value: s.value ?? null,
+        module: fn.module,
+        saved_of: fn.id
+      });
+      edges.push({ source: id, target: fn.id, saved: true });
+    });
+  }
+  if (nodes.length === 0) {
+    return payload;
+  }
+  return {
+    ...payload,
+    nodes: payload.nodes.concat(nodes),
+    edges: payload.edges.concat(edges)
+  };
+}
+
+/** Build adjacency for a checked payload (with its saved tensors when it asks for them). */
+export function buildModel(checked: IGraphPayload): IGraphModel {
+  const payload = withSavedNodes(checked);
   const nodes = payload.nodes;
   const n = nodes.length;
   const index = new Map<string, number>();
@@ -133,6 +208,12 @@ export function buildModel(payload: IGraphPayload): IGraphModel {
       backwardOrder.push(i);
     }
   }
+  const savedOwner = new Int32Array(n).fill(-1);
+  nodes.forEach((node, i) => {
+    if (node.saved_of !== undefined) {
+      savedOwner[i] = index.get(node.saved_of) ?? -1;
+    }
+  });
   const modules = new Map<string, IModule>();
   for (const m of payload.modules ?? []) {
     modules.set(m.id, m);
@@ -163,7 +244,8 @@ export function buildModel(payload: IGraphPayload): IGraphModel {
     roots,
     backwardOrder,
     modules,
-    moduleMembers
+    moduleMembers,
+    savedOwner
   };
 }
 
@@ -192,6 +274,13 @@ export function buildView(
       groupOf[i] = gi;
     }
   });
+  // a saved tensor folds with its function
+  for (let i = 0; i < n; i++) {
+    const f = model.savedOwner[i];
+    if (f >= 0 && groupOf[i] < 0) {
+      groupOf[i] = groupOf[f];
+    }
+  }
   const nodes: IViewNode[] = [];
   const byKey = new Map<string, number>();
   const viewOf = new Int32Array(n).fill(-1);
@@ -316,6 +405,15 @@ export interface IBackwardFrame {
   flowed: Set<number>;
 }
 
+/** Whether a view edge only joins saved tensors to their functions. */
+export function isSavedEdge(
+  model: IGraphModel,
+  view: IGraphView,
+  e: number
+): boolean {
+  return view.edges[e].edges.every(k => model.payload.edges[k].saved === true);
+}
+
 /** View edges that carry the gradient out of view node `v` when its backward runs. */
 function gradientEdges(
   model: IGraphModel,
@@ -325,6 +423,9 @@ function gradientEdges(
   // The gradient goes from v to its inputs; through a drawn tensor it continues to its producer.
   const out: number[] = [];
   for (const e of view.inEdges[v]) {
+    if (isSavedEdge(model, view, e)) {
+      continue; // no gradient flows to a saved tensor
+    }
     out.push(e);
     const s = view.edges[e].source;
     const node = view.nodes[s];

@@ -25,7 +25,8 @@ export const LEGEND: ReadonlyArray<[string, string]> = [
   ['jp-AutogradGraph-accumulate', 'AccumulateGrad'],
   ['jp-AutogradGraph-collapsed', 'collapsed / repeated'],
   ['jp-AutogradGraph-tensor jp-mod-leafGrad', 'leaf, requires grad'],
-  ['jp-AutogradGraph-tensor jp-mod-root', 'root']
+  ['jp-AutogradGraph-tensor jp-mod-root', 'root'],
+  ['jp-AutogradGraph-saved', 'saved for backward']
 ];
 
 /** Legend entries for every edge style: classes of the swatch line, English caption. */
@@ -35,7 +36,8 @@ export const EDGE_LEGEND: ReadonlyArray<[string, string]> = [
   ['jp-mod-downstream', 'path to the root'],
   ['jp-mod-upstream', 'path to the inputs'],
   ['jp-mod-flowing', 'gradient flowing now'],
-  ['jp-mod-flowed', 'gradient passed']
+  ['jp-mod-flowed', 'gradient passed'],
+  ['jp-mod-saved', 'saved by the function']
 ];
 
 function legendItem(

@@ -3,7 +3,7 @@
  * detail contents. Everything from the payload is untrusted text and goes through
  * `textContent` or attribute values we choose; nothing is parsed as markup.
  */
-import { IGraphModel, IGraphView, IViewNode } from './graph';
+import { IGraphModel, IGraphView, isSavedEdge, IViewNode } from './graph';
 import { ILayout, IPoint } from './layout';
 import { IGraphNode } from './schema';
 
@@ -132,7 +132,10 @@ export function kindClass(model: IGraphModel, node: IViewNode): string {
   if (node.group) {
     return 'jp-AutogradGraph-collapsed';
   }
-  return `jp-AutogradGraph-${model.nodes[node.index].kind}`;
+  const p = model.nodes[node.index];
+  return p.saved_of !== undefined
+    ? 'jp-AutogradGraph-saved'
+    : `jp-AutogradGraph-${p.kind}`;
 }
 
 export function svgEl<K extends keyof SVGElementTagNameMap>(
@@ -316,7 +319,10 @@ export function drawShape(
       svgEl(doc, 'rect', { class: shapeClass, width: w, height: h, rx: 4 })
     );
   } else {
-    const rx = cls === 'jp-AutogradGraph-tensor' ? Math.min(12, h / 2) : 1;
+    const rx =
+      cls === 'jp-AutogradGraph-tensor' || cls === 'jp-AutogradGraph-saved'
+        ? Math.min(12, h / 2)
+        : 1;
     g.appendChild(
       svgEl(doc, 'rect', { class: shapeClass, width: w, height: h, rx })
     );
@@ -403,8 +409,9 @@ export function drawGraph(
   const countLabels: SVGTextElement[] = [];
   const edgeEls = view.edges.map((e, k) => {
     const path = svgEl(doc, 'path', {
-      class:
-        e.count > 1
+      class: isSavedEdge(model, view, k)
+        ? 'jp-AutogradGraph-edge jp-mod-saved'
+        : e.count > 1
           ? 'jp-AutogradGraph-edge jp-mod-bundled'
           : 'jp-AutogradGraph-edge',
       d: edgePath(layout, e.source, e.target, layout.points[k], backward),

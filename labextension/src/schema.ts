@@ -59,6 +59,11 @@ export interface IGraphNode {
   names?: INodeName[];
   /** Innermost module this node belongs to (v2). */
   module?: string;
+  /**
+   * Renderer-side only (never in a payload): the function node id whose saved tensor this
+   * node draws when the payload asks for `show_saved`.
+   */
+  saved_of?: string;
 }
 
 /** One name of a tensor: a variable, a list item, a parameter or buffer path. */
@@ -103,6 +108,8 @@ export interface IGraphEdge {
   count?: number;
   /** Shape of the gradient that flowed along it (v2). */
   grad_shape?: number[];
+  /** Renderer-side only: a dotted edge from a saved tensor to its function (no data flows). */
+  saved?: boolean;
 }
 
 /** The whole payload of {@link MIME_TYPE}. */

@@ -181,3 +181,61 @@ def test_stepper_and_its_view_agree_at_every_step(page: Any, lab: LabServer) -> 
         if k in (1, total):
             shot(box, f"stepper-{k}")
     assert page.errors == []
+
+
+def test_saved_tensors_drawn_with_saved_flag(page: Any, lab: LabServer) -> None:
+    """``%%autograd --saved`` draws each saved tensor as a small node on a dotted edge to its
+    function (torchviz's ``show_saved``); without the flag nothing of it is drawn."""
+    saved = TUTORIAL.replace("--backward loss", "--backward loss --saved")
+    outs = run(page, lab, "saved.ipynb", [SETUP, TUTORIAL_INPUTS, TUTORIAL, saved], 2)
+    plain, with_saved = outs.nth(0), outs.nth(1)
+    assert plain.locator(f"{NODE}.jp-AutogradGraph-saved").count() == 0
+    nodes = with_saved.locator(f"{NODE}.jp-AutogradGraph-saved")
+    labels = sorted(nodes.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))"))
+    # mm saved x (as a (1, 5) view) and w; the loss saved z and y
+    assert labels == ["mat2 = w (5, 3)", "self (1, 5)", "self = z (3,)", "target = y (3,)"], labels
+    dotted = with_saved.locator("path.jp-AutogradGraph-edge.jp-mod-saved")
+    assert dotted.count() == 4
+    assert dotted.first.evaluate("e => getComputedStyle(e).strokeDasharray") not in ("", "none")
+    assert smallest_label_px(with_saved) >= 11
+    # the legend names the new styles
+    legend = with_saved.locator(".jp-AutogradGraph-legend").inner_text()
+    assert "saved for backward" in legend and "saved by the function" in legend
+    shot(with_saved, "saved-tensors")
+    assert page.errors == []
+
+
+def test_chinese_ui(browser: Any, tmp_path: Any) -> None:
+    """A JupyterLab set to zh_CN (the language pack installed) shows the graph's toolbar, legend
+    and details panel in Chinese, from the catalogue jupyter_autograd ships."""
+    import json
+
+    from e2e_lab import lab_server
+
+    settings = tmp_path / "config/lab/user-settings/@jupyterlab/translation-extension/plugin.jupyterlab-settings"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"locale": "zh_CN"}), encoding="utf-8")
+    with lab_server(tmp_path) as server:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        try:
+            write_notebook(server.root / "zh.ipynb", [SETUP, TUTORIAL_INPUTS, TUTORIAL])
+            page.goto(server.url("lab/workspaces/zh/tree/zh.ipynb?reset"))
+            page.get_by_text("Python 3 (ipykernel) | 空闲").first.wait_for(timeout=90_000)
+            page.locator(".lm-MenuBar-itemLabel", has_text="运行").first.click()
+            page.locator(".lm-Menu-itemLabel", has_text="运行所有单元格").first.click()
+            out = page.locator(f"{OUTPUT}[data-painted]").first
+            out.wait_for(timeout=120_000)
+            legend = out.locator(".jp-AutogradGraph-legend").inner_text()
+            assert "张量" in legend and "tensor" not in legend, legend
+            fit = out.locator(".jp-AutogradGraph-toolbar button[data-action=fit]")
+            assert fit.inner_text() == "适配"
+            titles = out.locator(".jp-AutogradGraph-toolbar button").evaluate_all(
+                "els => els.map(e => e.title)")
+            assert all(any("\u4e00" <= ch <= "\u9fff" for ch in t) for t in titles), titles
+            assert "点击节点查看详情" in out.inner_text()
+            # node labels are payload text and stay as Python wrote them
+            assert "w (5, 3)" in drawn_texts(out)
+            shot(out, "zh-CN")
+        finally:
+            context.close()

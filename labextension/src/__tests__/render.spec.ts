@@ -412,6 +412,42 @@ describe('interactive view', () => {
     expect(v.selected).toBe(v.view.byKey.get('n3'));
   });
 
+  it('draws saved tensors as small nodes on dotted edges when the payload asks (--saved)', () => {
+    const payload = graphFixtures().find(
+      ([f]) => f === 'graph_tutorial_backward.json'
+    )![1];
+    const plain = mount(payload);
+    expect(plain.node.querySelectorAll('.jp-AutogradGraph-svg .jp-AutogradGraph-saved')).toHaveLength(
+      0
+    );
+    payload.show_saved = true;
+    const v = mount(payload);
+    const saved = Array.from(
+      v.node.querySelectorAll('.jp-AutogradGraph-svg .jp-AutogradGraph-saved')
+    );
+    // the tensors BCE and mm saved; alpha, dim and sizes are Python values, not nodes
+    expect(saved.map(el => el.getAttribute('aria-label')).sort()).toEqual([
+      'mat2 = w (5, 3)',
+      'self (1, 5)',
+      'self = z (3,)',
+      'target = y (3,)'
+    ]);
+    const dotted = v.node.querySelectorAll(
+      '.jp-AutogradGraph-svg .jp-AutogradGraph-edge.jp-mod-saved'
+    );
+    expect(dotted).toHaveLength(4);
+    const targets = Array.from(dotted).map(e => e.getAttribute('data-target'));
+    expect(targets.sort()).toEqual(['n2', 'n2', 'n8', 'n8']);
+    // no gradient flows to a saved tensor at any step of the replay
+    for (let step = 0; step <= 6; step++) {
+      v.setStep(step);
+      dotted.forEach(e => {
+        expect(e.classList.contains('jp-mod-flowing')).toBe(false);
+        expect(e.classList.contains('jp-mod-flowed')).toBe(false);
+      });
+    }
+  });
+
   it('names every edge style in the legend', () => {
     const v = mount(tutorial());
     const styles = Array.from(
@@ -423,7 +459,8 @@ describe('interactive view', () => {
       'jp-mod-downstream',
       'jp-mod-upstream',
       'jp-mod-flowing',
-      'jp-mod-flowed'
+      'jp-mod-flowed',
+      'jp-mod-saved'
     ]);
   });
 
