@@ -120,6 +120,7 @@ from .nn._functional_layers import (  # noqa: E402,F401 - torch has these at the
     max_pool2d,
 )
 from . import func  # noqa: E402,F401
+from .func import vmap  # noqa: E402,F401 - torch.vmap
 from . import profiler  # noqa: E402,F401 - torch.profiler
 from . import cuda  # noqa: E402,F401 - torch.cuda (CuPy is imported lazily, on first use)
 from .factories import get_default_device, set_default_device  # noqa: E402,F401

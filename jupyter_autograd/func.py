@@ -1,5 +1,7 @@
 """Function transforms (torch.func): grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian,
-linearize and vmap.
+linearize, vmap (``_vmap.py``), functional_call and stack_module_state (``_functional_call.py``).
+``grad``, ``vjp`` and ``jacrev`` take and return pytrees (dicts, tuples, lists of tensors) as
+torch.func does.
 
 Reverse-mode transforms build on ``autograd.grad``; nested inside another transform they keep
 the graph (``create_graph=True``) so that ``grad(grad(f))`` works. ``jvp`` and ``jacfwd`` use
@@ -13,14 +15,18 @@ import functools
 
 import numpy as np
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "linearize", "vmap"]
+from ._functional_call import functional_call, stack_module_state
+from ._vmap import _flatten, _spec_str, _unflatten, vmap
+
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
+           "linearize", "stack_module_state", "vjp", "vmap"]
 
 # How many transforms are running; inner ones must keep their graph for the outer ones.
 _DEPTH = [0]
 
 
 def _T():
-    from .tensor import Tensor  # noqa: PLC0415
+    from .tensor import Tensor
 
     return Tensor
 
@@ -32,7 +38,7 @@ def _argnums_tuple(argnums, n, name):
     out = []
     for a in nums:
         if not isinstance(a, int):
-            raise RuntimeError(f"{name}: argnums must be int or Tuple[int, ...], got: {type(a)}")
+            raise RuntimeError(f"{name}: argnums must be int or Tuple[int, ...], got: {type(a)}")  # noqa: TRY004 - torch's exception type
         if not -n <= a < n:
             raise RuntimeError(
                 f"Got argnums={a}, but only {n} positional inputs were passed. Try to change the "
@@ -58,7 +64,7 @@ class _Transform:
 
 
 def _keep_graph(prims) -> bool:
-    from .grad_mode import is_grad_enabled  # noqa: PLC0415
+    from .grad_mode import is_grad_enabled
 
     return _DEPTH[0] > 1 or (is_grad_enabled() and any(p.requires_grad for p in prims))
 
@@ -92,19 +98,24 @@ def grad_and_value(func, argnums=0, has_aux=False):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        from .autograd import grad as _grad  # noqa: PLC0415
-        from .grad_mode import enable_grad  # noqa: PLC0415
+        from .autograd import grad as _grad
+        from .grad_mode import enable_grad
 
         nums = _argnums_tuple(argnums, len(args), "grad_and_value")
         with _Transform(), enable_grad():
-            orig = [args[i] for i in nums]
+            # each differentiated argument may be a pytree (a dict of parameters...)
+            trees = [_flatten(args[i]) for i in nums]
+            orig = [leaf for leaves, _ in trees for leaf in leaves]
             keep = _keep_graph(orig)
             args2 = list(args)
-            for i in nums:
-                args2[i] = _prepare(args[i])
+            prepared = []
+            for i, (leaves, spec) in zip(nums, trees):
+                ps = [_prepare(x) for x in leaves]
+                prepared.append(ps)
+                args2[i] = _unflatten(ps, spec)
             out, aux = _split_aux(func(*args2, **kwargs), has_aux, "grad_and_value")
             if not isinstance(out, _T()):
-                raise RuntimeError(
+                raise RuntimeError(  # noqa: TRY004 - torch's exception type
                     "grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
                     f"{type(out)}"
                 )
@@ -114,15 +125,19 @@ def grad_and_value(func, argnums=0, has_aux=False):
                     f"tensor with {out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs "
                     "instead?"
                 )
-            ins = [args2[i] for i in nums]
+            ins = [x for ps in prepared for x in ps]
             if out.requires_grad:
                 gs = _grad(out, ins, create_graph=keep, allow_unused=True)
             else:
                 gs = (None,) * len(ins)
-            from .factories import zeros_like  # noqa: PLC0415
+            from .factories import zeros_like
 
-            gs = tuple(_finish(g if g is not None else zeros_like(x), keep) for g, x in zip(gs, ins))
-        g = gs[0] if isinstance(argnums, int) else gs
+            gs = [_finish(g if g is not None else zeros_like(x), keep) for g, x in zip(gs, ins)]
+            per_arg = []
+            for ps, (_, spec) in zip(prepared, trees):
+                per_arg.append(_unflatten(gs[:len(ps)], spec))
+                gs = gs[len(ps):]
+        g = per_arg[0] if isinstance(argnums, int) else tuple(per_arg)
         value = _finish(out, keep)
         if has_aux:
             return g, (value, aux)
@@ -170,26 +185,33 @@ def vjp(func, *primals, has_aux=False):
         >>> fn(torch.ones(2))
         (tensor([2., 4.]),)
     """
-    from .autograd import grad as _grad  # noqa: PLC0415
-    from .grad_mode import enable_grad  # noqa: PLC0415
+    from .autograd import grad as _grad
+    from .grad_mode import enable_grad
 
     with _Transform(), enable_grad():
-        keep = _keep_graph(primals)
-        ins = [_prepare(p) for p in primals]
-        out, aux = _split_aux(func(*ins), has_aux, "vjp")
-    outs, is_seq = _flat_out(out)
+        trees = [_flatten(p) for p in primals]  # primals and outputs may be pytrees
+        keep = _keep_graph([x for leaves, _ in trees for x in leaves])
+        prepared = [[_prepare(x) for x in leaves] for leaves, _ in trees]
+        ins = [x for ps in prepared for x in ps]
+        out, aux = _split_aux(func(*(_unflatten(ps, spec) for ps, (_, spec) in
+                                     zip(prepared, trees))), has_aux, "vjp")
+    outs, out_spec = _flatten(out)
+    for o in outs:
+        if not isinstance(o, _T()):
+            raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has "  # noqa: TRY004 - torch's exception type
+                               f"non-empty output (got {type(o)} in its outputs)")
 
     def vjp_fn(*cotangents):
         cts = cotangents[0] if len(cotangents) == 1 else cotangents
-        cts, _ = _flat_out(cts)
-        if len(cts) != len(outs):
+        cts, ct_spec = _flatten(cts)
+        if ct_spec != out_spec and not (len(cts) == len(outs) and out_spec is None):
             raise RuntimeError(
-                f"Expected pytree structure of cotangents to be the same as pytree structure of "
-                f"outputs to the function. cotangents: {len(cts)} tensors, primal output: "
-                f"{len(outs)} tensors"
+                "Expected pytree structure of cotangents to be the same as pytree structure of "
+                f"outputs to the function. cotangents: {_spec_str(ct_spec)}, primal output: "
+                f"{_spec_str(out_spec)}"
             )
         pairs = [(o, c) for o, c in zip(outs, cts) if o.requires_grad]
-        from .factories import zeros_like  # noqa: PLC0415
+        from .factories import zeros_like
 
         with _Transform(), enable_grad():
             if pairs:
@@ -197,11 +219,15 @@ def vjp(func, *primals, has_aux=False):
                            create_graph=keep or _DEPTH[0] > 1, allow_unused=True)
             else:
                 gs = (None,) * len(ins)
-            return tuple(_finish(g if g is not None else zeros_like(x), keep or _DEPTH[0] > 1)
-                         for g, x in zip(gs, ins))
+            gs = [_finish(g if g is not None else zeros_like(x), keep or _DEPTH[0] > 1)
+                  for g, x in zip(gs, ins)]
+        res = []
+        for ps, (_, spec) in zip(prepared, trees):
+            res.append(_unflatten(gs[:len(ps)], spec))
+            gs = gs[len(ps):]
+        return tuple(res)
 
-    res = tuple(_finish(o, keep) for o in outs)
-    res = res if is_seq else res[0]
+    res = _unflatten([_finish(o, keep) for o in outs], out_spec)
     if has_aux:
         return res, vjp_fn, aux
     return res, vjp_fn
@@ -215,11 +241,11 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         >>> torch.func.jvp(lambda x: x ** 2, (torch.tensor([1., 2.]),), (torch.ones(2),))
         (tensor([1., 4.]), tensor([2., 4.]))
     """
-    from .autograd import forward_ad as fwAD  # noqa: PLC0415
-    from .factories import zeros_like  # noqa: PLC0415
+    from .autograd import forward_ad as fwAD
+    from .factories import zeros_like
 
     if not isinstance(primals, (tuple, list)):
-        raise RuntimeError(
+        raise RuntimeError(  # noqa: TRY004 - torch's exception type
             "jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid "
             "to call f(*primals)."
         )
@@ -289,19 +315,22 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
     @functools.wraps(func)
     def wrapper(*args):
-        from .autograd import grad as _grad  # noqa: PLC0415
-        from .factories import zeros_like  # noqa: PLC0415
-        from .grad_mode import enable_grad  # noqa: PLC0415
-        from .ops.api import stack  # noqa: PLC0415
+        from .autograd import grad as _grad
+        from .factories import zeros_like
+        from .grad_mode import enable_grad
+        from .ops.api import stack
 
         nums = _argnums_tuple(argnums, len(args), "jacrev")
         T = _T()
         with _Transform(), enable_grad():
-            keep = _keep_graph([args[i] for i in nums])
+            trees = [_flatten(args[i]) for i in nums]  # an argument may be a pytree
+            keep = _keep_graph([x for leaves, _ in trees for x in leaves])
             args2 = list(args)
-            for i in nums:
-                args2[i] = _prepare(args[i])
-            ins = [args2[i] for i in nums]
+            sizes = []
+            for i, (leaves, spec) in zip(nums, trees):
+                args2[i] = _unflatten([_prepare(x) for x in leaves], spec)
+                sizes.append(len(leaves))
+            ins = [x for i in nums for x in _flatten(args2[i])[0]]
             out, aux = _split_aux(func(*args2), has_aux, "jacrev")
             outs, is_seq = _flat_out(out)
             per_out = []
@@ -325,7 +354,11 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
                         jac.append(_finish(stack(rows[k], 0).reshape(shape), keep))
                     else:
                         jac.append(T._wrap(np.zeros(shape, x._data.dtype)))
-                per_out.append(jac)
+                per_arg = []
+                for n_leaves, (_, spec) in zip(sizes, trees):
+                    per_arg.append(_unflatten(jac[:n_leaves], spec))
+                    jac = jac[n_leaves:]
+                per_out.append(per_arg)
         res = _jac_struct(outs, is_seq, per_out, isinstance(argnums, int))
         return (res, aux) if has_aux else res
 
@@ -344,9 +377,9 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
     @functools.wraps(func)
     def wrapper(*args):
-        from .autograd import forward_ad as fwAD  # noqa: PLC0415
-        from .factories import zeros_like  # noqa: PLC0415
-        from .ops.api import stack  # noqa: PLC0415
+        from .autograd import forward_ad as fwAD
+        from .factories import zeros_like
+        from .ops.api import stack
 
         nums = _argnums_tuple(argnums, len(args), "jacfwd")
         T = _T()
@@ -406,50 +439,3 @@ def hessian(func, argnums=0):
                 [ 0., 12.]])
     """
     return jacrev(jacrev(func, argnums), argnums)
-
-
-def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
-    """Map ``func`` over a batch dimension (by looping, then stacking the results).
-
-    Example:
-        >>> import jupyter_autograd as torch
-        >>> torch.func.vmap(torch.dot)(torch.ones(3, 2), torch.ones(3, 2))
-        tensor([2., 2., 2.])
-    """
-
-    @functools.wraps(func)
-    def wrapper(*args):
-        from .ops.api import stack  # noqa: PLC0415
-
-        T = _T()
-        dims = in_dims if isinstance(in_dims, (tuple, list)) else (in_dims,) * len(args)
-        if len(dims) != len(args):
-            raise ValueError(
-                f"vmap(f, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with the "
-                f"structure of `inputs`. in_dims has structure {len(dims)} but inputs has "
-                f"structure {len(args)}."
-            )
-        sizes = {a.shape[d] for a, d in zip(args, dims) if d is not None and isinstance(a, T)}
-        if not sizes:
-            raise ValueError(
-                f"vmap(f, in_dims={in_dims}, ...)(<inputs>): at least one input must be batched "
-                "(a Tensor with an in_dim that is not None)."
-            )
-        if len(sizes) > 1:
-            raise ValueError(
-                "vmap: Expected all tensors to have the same size in the mapped dimension, got "
-                f"sizes {sorted(sizes)} for the mapped dimension"
-            )
-        n = sizes.pop()
-        results = []
-        for b in range(n):
-            sl = [a.select(d, b) if (d is not None and isinstance(a, T)) else a
-                  for a, d in zip(args, dims)]
-            results.append(func(*sl))
-        first = results[0]
-        if isinstance(first, (tuple, list)):
-            ods = out_dims if isinstance(out_dims, (tuple, list)) else (out_dims,) * len(first)
-            return tuple(stack([r[k] for r in results], ods[k]) for k in range(len(first)))
-        return stack(results, out_dims)
-
-    return wrapper

@@ -195,8 +195,17 @@ default_generator = Generator()
 default_generator.seed()  # torch seeds its default generator nondeterministically at start
 
 
+#: randomness= of the vmaps running (innermost last); torch refuses random ops in "error" mode
+_VMAP_MODES: list = []
+
+
 def _get(generator) -> Generator:
     """The generator a sampling function uses: ``generator=`` or the default one."""
+    if _VMAP_MODES and _VMAP_MODES[-1] == "error":
+        raise RuntimeError(
+            "vmap: called random operation while in randomness error mode. Please either use the "
+            "'same' or 'different' randomness flags on vmap or perform the randomness operation "
+            "out of vmap")
     if generator is None:
         return default_generator
     if not isinstance(generator, Generator):
