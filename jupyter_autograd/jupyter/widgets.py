@@ -318,10 +318,12 @@ class GradModeToggle(_Explorer):
             value="enabled",
             description="grad mode",
         )
-        self.y_out = W.Output(layout=W.Layout(width="50%"))
-        self.detach_out = W.Output(layout=W.Layout(width="50%"))
+        # one under the other at full width: side by side, half a cell's width wrapped the
+        # lines mid-word ("is_inf" / "erence()")
+        self.y_out = W.Output(layout=W.Layout(width="100%", overflow="auto"))
+        self.detach_out = W.Output(layout=W.Layout(width="100%", overflow="auto"))
         self.mode.observe(lambda _: self._draw(), names="value")
-        super().__init__([self.mode, W.HBox([self.y_out, self.detach_out])])
+        super().__init__([self.mode, self.y_out, self.detach_out])
         self._draw()
 
     def _draw(self) -> None:
