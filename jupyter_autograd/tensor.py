@@ -391,8 +391,9 @@ class Tensor:
 
     # ---------------------------------------------------------------- conversion
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        """The NumPy array sharing this tensor's memory (CPU only; not for tensors requiring grad)."""
-        if self._requires_grad and not force:
+        """The NumPy array sharing this tensor's memory (CPU only; not for tensors requiring grad
+        while grad mode is on: torch's check is ``requires_grad and grad_enabled``)."""
+        if self._requires_grad and STATE.grad_enabled and not force:
             raise RuntimeError(ERR_NUMPY_GRAD)
         if self._is_conj and not force:
             raise RuntimeError(
@@ -414,7 +415,7 @@ class Tensor:
                 f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
                 "copy the tensor to host memory first."
             )
-        if self._requires_grad:
+        if self._requires_grad and STATE.grad_enabled:
             raise RuntimeError(ERR_NUMPY_GRAD)
         a = self._data
         if dtype is not None and a.dtype != dtype:
