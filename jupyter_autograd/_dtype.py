@@ -66,10 +66,11 @@ def from_numpy_dtype(np_dtype) -> dtype:
         try:
             return _FROM_NP[np.dtype(np_dtype)]
         except (KeyError, TypeError):
+            t = np.dtype(np_dtype).type
             raise TypeError(
-                f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types "
-                "are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
-                "int8, uint8, and bool."
+                f"can't convert np.ndarray of type {t.__module__}.{t.__name__}. The only "
+                "supported types are: float64, float32, float16, complex64, complex128, int64, "
+                "int32, int16, int8, uint64, uint32, uint16, uint8, and bool."
             ) from None
 
 
@@ -184,3 +185,14 @@ def result_type(dims_and_dtypes, scalars=()) -> np.dtype:
         wrapped = w if wrapped is None else promote_types(wrapped, w)
     res = _combine(dim_t, _combine(zero_t, wrapped))
     return res if res is not None else _default.np
+
+
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+              "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def cpp_name(np_dtype) -> str:
+    """The C++ type torch's messages name for a dtype (``float``, ``long int``...)."""
+    d = np.dtype(np_dtype)
+    return _CPP_NAMES.get(d.name, d.name)

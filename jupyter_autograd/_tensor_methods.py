@@ -235,9 +235,21 @@ def _norm_key(key):
     return tuple(out)
 
 
+def _index_devices(self, key) -> None:
+    """torch takes index tensors on the cpu or on the indexed tensor's device, nowhere else."""
+    ks = key if isinstance(key, tuple) else (key,)
+    cls = self._data.__class__
+    for k in ks:
+        if isinstance(k, Tensor) and k._data.__class__ is not cls and k._data.__class__ is not np.ndarray:
+            raise IndexError(
+                f"indices should be either on cpu or on the same device as the indexed tensor ({self.device})")
+
+
 def _getitem(self, key):
     """Indexing as torch records it: SelectBackward0 (int), SliceBackward0 (slice),
     UnsqueezeBackward0 (None), IndexBackward0 (integer arrays, masks)."""
+    if isinstance(key, (Tensor, tuple)):
+        _index_devices(self, key)
     key = _norm_key(key)
     if not all(_is_basic(k) for k in key):
         try:
@@ -293,6 +305,8 @@ Tensor.__getitem__ = _getitem
 
 def _setitem(self, key, value):
     """``x[key] = value`` in place (CopySlices on tensors that require grad)."""
+    if isinstance(key, (Tensor, tuple)):
+        _index_devices(self, key)
     key = _norm_key(key)
     self._check_inplace()
     if isinstance(value, Tensor):

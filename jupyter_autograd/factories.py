@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _dtype
 from .backend import _BACKENDS, canonical_device
+from ._tensor_data import array_from_data
 from .tensor import Tensor
 
 _ndarray = np.ndarray
@@ -48,7 +49,8 @@ def _finish(arr, dtype_np, device, requires_grad, copy=False) -> Tensor:
     if device is None:
         device = _DEFAULT_DEVICE[0]
     if dtype_np is not None and arr.dtype != dtype_np:
-        arr = arr.astype(dtype_np)
+        with np.errstate(invalid="ignore", over="ignore"):  # NumPy data casts as torch's: silently
+            arr = arr.astype(dtype_np)
     elif copy:
         arr = arr.copy()
     if device is not None:
@@ -61,61 +63,6 @@ def _finish(arr, dtype_np, device, requires_grad, copy=False) -> Tensor:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t._requires_grad = True
     return t
-
-
-def _infer(data):
-    """NumPy array for nested Python data with torch's dtype inference (floats -> default)."""
-    if isinstance(data, Tensor):
-        return data._data
-    if isinstance(data, np.ndarray):
-        return data
-    if isinstance(data, (list, tuple)) and data and builtins.any(isinstance(x, Tensor) for x in _flat(data)):
-        data = _tensors_to_lists(data)
-    arr = np.array(data)
-    if arr.dtype == object:
-        raise TypeError(f"Could not infer dtype of {type(_first_bad(data)).__name__}")
-    if arr.dtype.kind == "f":
-        if not _has_np_float(data):
-            arr = arr.astype(_dtype.get_default_dtype().np)
-    elif arr.dtype.kind == "c":
-        if not _has_np_float(data):
-            arr = arr.astype(np.complex64 if _dtype.get_default_dtype() is _dtype.float32 else np.complex128)
-    elif arr.dtype.kind in "iu":
-        arr = arr.astype(np.int64)
-    elif arr.dtype.kind in "US":
-        raise TypeError(f"new(): invalid data type '{arr.dtype.kind == 'U' and 'str'}'")
-    return arr
-
-
-def _flat(data):
-    stack = [data]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-        else:
-            yield x
-
-
-def _first_bad(data):
-    for x in _flat(data):
-        if not isinstance(x, (int, float, bool, complex, np.generic)):
-            return x
-    return data
-
-
-def _has_np_float(data):
-    if isinstance(data, (np.floating, np.complexfloating)):
-        return True
-    return False
-
-
-def _tensors_to_lists(data):
-    if isinstance(data, Tensor):
-        return data.tolist()
-    if isinstance(data, (list, tuple)):
-        return [_tensors_to_lists(x) for x in data]
-    return data
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
@@ -142,11 +89,11 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         dev = device if device is not None else data.device
         return _finish(arr.copy(), _np_dtype(dtype), dev, requires_grad)
     if isinstance(data, np.ndarray):
+        if not (dtype is not None and data.dtype.kind == "u"):  # torch has uint16/32/64 tensors
+            _dtype.from_numpy_dtype(data.dtype)  # torch's TypeError for object, str, datetime...
         arr = np.array(data)
     else:
-        arr = _infer(data)
-        if arr is data:
-            arr = np.array(arr)
+        arr = array_from_data(data, _np_dtype(dtype))
     return _finish(arr, _np_dtype(dtype), device, requires_grad)
 
 
@@ -159,7 +106,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, np.ndarray):
         _dtype.from_numpy_dtype(data.dtype)
         return _finish(data, _np_dtype(dtype), device, False)
-    return _finish(_infer(data), _np_dtype(dtype), device, False)
+    return _finish(array_from_data(data, _np_dtype(dtype)), _np_dtype(dtype), device, False)
 
 
 asarray = as_tensor

@@ -268,17 +268,34 @@ class Tensor:
                 raise TypeError(
                     f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}"
                 )
+            # torch's checks, in its order: dtype, device, size
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_dtype.cpp_name(value._data.dtype)}' "
+                    f"to a tensor with grad_dtype '{self.dtype._legacy[:-6]}'. The gradient must match "
+                    "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
+                    "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
+                    "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may "
+                    "break downstream systems that assume they match."
+                )
+            if value._data.__class__ is not self._data.__class__:
+                dv, ds = value.device, self.device
+                if dv.type != ds.type:
+                    raise RuntimeError(
+                        f"attempting to assign a gradient with device type '{dv.type}' to a tensor "
+                        f"with device type '{ds.type}'. Please ensure that the gradient and the tensor "
+                        "are on the same device"
+                    )
+                raise RuntimeError(
+                    f"attempting to assign a gradient located on device with index '{dv.index}' to a "
+                    f"tensor located on device with index '{ds.index}'. Please ensure that the "
+                    "gradient and the tensor are on the same device"
+                )
             if value._data.shape != self._data.shape:
                 raise RuntimeError(
                     f"attempting to assign a gradient of size '{list_str(value._data.shape)}' to a "
                     f"tensor of size '{list_str(self._data.shape)}'. Please ensure that the gradient "
                     "and the tensor are the same size"
-                )
-            if value._data.dtype != self._data.dtype:
-                raise RuntimeError(
-                    "attempting to assign a gradient with dtype "
-                    f"'{value.dtype!r}' to a tensor with dtype '{self.dtype!r}'. Please ensure that "
-                    "the gradient and the tensor have the same dtype"
                 )
         self._grad = value
 
@@ -452,6 +469,10 @@ class Tensor:
         return bool(self._data.reshape(()).item())
 
     def __float__(self) -> float:
+        if self._requires_grad and self._data.size == 1:
+            warnings.warn(
+                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=2)
         return float(_real_item(self, "double"))
 
     def __int__(self) -> int:
@@ -463,6 +484,8 @@ class Tensor:
         return int(self.item())
 
     def __complex__(self) -> complex:
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return complex(self.item())
 
     def __format__(self, spec: str) -> str:
@@ -552,6 +575,8 @@ def _to_device(t: Tensor, dev) -> Tensor:
 def _real_item(t, c_type):
     """The value for float()/int(): a complex one only when its imaginary part is zero, as
     torch's checked conversion."""
+    if t._data.size != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
     v = t.item()
     if isinstance(v, complex):
         if v.imag != 0:

@@ -421,19 +421,44 @@ def where(condition, input=None, other=None) -> Tensor:
 
 
 # ---------------------------------------------------------------- comparisons (no grad)
+def _operands(input, other):
+    """The arrays of a comparison's operands on one device: a 0-d cpu tensor meets a device
+    tensor as a number (torch allows it); other mixes raise torch's device error."""
+    if not isinstance(input, Tensor):
+        b, a = _operands(other, input) if isinstance(other, Tensor) else (np.asarray(other), np.asarray(input))
+        return a, b
+    a = input._data
+    if isinstance(other, Tensor):
+        b = other._data
+        if b.__class__ is not a.__class__:
+            if not b.ndim and b.__class__ is np.ndarray:
+                return a, b.item()
+            if not a.ndim and a.__class__ is np.ndarray:
+                return a.item(), b
+            from ..autograd.engine import device_mismatch  # noqa: PLC0415
+
+            raise device_mismatch([input, other])
+        return a, b
+    if isinstance(other, _SCALARS):
+        return a, other
+    o = as_operand(other, input)
+    return a, (o._data if isinstance(o, Tensor) else o)
+
+
+def _is_complex(v) -> bool:
+    """A complex operand: a Python complex or a complex array (plain numbers skip NumPy)."""
+    return v.__class__ is complex or (v.__class__ not in _SCALARS_T and v.dtype.kind == "c")
+
+
+_SCALARS_T = (int, float, bool)
+
+
 def _cmp(f, name):
     def fn(input, other, *, out=None) -> Tensor:
         if out is not None:
             return out_call(name, fn, (input, other), {}, out, differentiable=False, dtype_rule="any")
-        a = input._data if isinstance(input, Tensor) else np.asarray(input)
-        if isinstance(other, Tensor):
-            b = other._data
-        elif isinstance(other, _SCALARS):
-            b = other
-        else:
-            b = np.asarray(other)
-        if ordering and (a.dtype.kind == "c" or b.__class__ is complex
-                         or (b.__class__ is np.ndarray and b.dtype.kind == "c")):
+        a, b = _operands(input, other)
+        if ordering and (_is_complex(a) or _is_complex(b)):
             from .registry import kernel_refuses
 
             raise kernel_refuses(f"{name}_cpu").error(None, np.empty(0, np.result_type(a, b)))
@@ -478,15 +503,19 @@ def isfinite(input) -> Tensor:
 
 
 def equal(input, other) -> bool:
-    return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
+    """Same shape and same values (torch's device error for tensors on two devices)."""
+    a, b = _operands(input, other)
+    return np.shape(a) == np.shape(b) and bool(np.array_equal(a, b))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
-    return bool(np.allclose(input._data, _t(other)._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    a, b = _operands(input, _t(other, input))
+    return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
-    return Tensor._wrap(np.isclose(input._data, _t(other)._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    a, b = _operands(input, _t(other, input))
+    return Tensor._wrap(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def all(input, dim=None, keepdim=False) -> Tensor:  # noqa: A001

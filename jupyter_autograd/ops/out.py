@@ -71,11 +71,6 @@ def check_out(name: str, out, inputs=(), differentiable: bool = True) -> None:
         raise RuntimeError(_NO_AUTOGRAD.format(name=name))
 
 
-_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-        "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-        "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
-
-
 def _dtype_error(rule, r, o, inputs):
     """The error torch raises when ``out``'s dtype does not suit the result, or None.
 
@@ -92,8 +87,10 @@ def _dtype_error(rule, r, o, inputs):
     if rule == "found":
         return RuntimeError(f"Found dtype {_scalar_name(o.dtype)} but expected {_scalar_name(r.dtype)}")
     if rule == "expected":
-        return RuntimeError(f"Expected out tensor to have dtype {_CPP.get(r.dtype.name, r.dtype.name)}, "
-                            f"but got {_CPP.get(o.dtype.name, o.dtype.name)} instead")
+        from .._dtype import cpp_name  # noqa: PLC0415
+
+        return RuntimeError(f"Expected out tensor to have dtype {cpp_name(r.dtype)}, "
+                            f"but got {cpp_name(o.dtype)} instead")
     return rule(r, o, inputs)
 
 

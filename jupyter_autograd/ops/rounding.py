@@ -492,8 +492,9 @@ def _bitwise(fn, name):
         t = a if isinstance(a, Tensor) else b
         if t._data.dtype.kind not in "iub":
             raise _kernel_error(name, t)
-        ad = a._data if isinstance(a, Tensor) else a
-        bd = b._data if isinstance(b, Tensor) else b
+        from .api import _operands  # noqa: PLC0415 - api imports this module
+
+        ad, bd = _operands(a, b)
         r = fn(ad, bd)
         return Tensor._wrap(r if hasattr(r, "shape") and r.__class__ is not np.bool_ else np.asarray(r, t._data.dtype))
 

@@ -243,20 +243,18 @@ class DataLoader:
         # default one) when it is created, even with no workers: the same draw keeps later
         # random numbers (dropout, the next shuffle) in step with torch
         self._base_seed = _seed_from(self.generator)
-        return self._iterate()
+        return _SingleProcessDataLoaderIter(self)
 
-    def _iterate(self):
+    def _fetch(self, b):
+        """One batch (or one sample, without batching) for the indices ``b``."""
         ds = self.dataset
-        fast = self.collate_fn is None and isinstance(ds, TensorDataset) and self.batch_size is not None
-        for b in self._batches():
-            if fast:
-                key = Tensor._wrap(np.asarray(b, dtype=np.int64))
-                yield [t[key] for t in ds.tensors]
-            elif self.batch_size is None and self.batch_sampler is None:
-                yield ds[b] if self.collate_fn is None else self.collate_fn(ds[b])
-            else:
-                samples = [ds[int(i)] for i in b]
-                yield (self.collate_fn or default_collate)(samples)
+        if self.collate_fn is None and isinstance(ds, TensorDataset) and self.batch_size is not None:
+            key = Tensor._wrap(np.asarray(b, dtype=np.int64))
+            return [t[key] for t in ds.tensors]
+        if self.batch_size is None and self.batch_sampler is None:
+            return ds[b] if self.collate_fn is None else self.collate_fn(ds[b])
+        samples = [ds[int(i)] for i in b]
+        return (self.collate_fn or default_collate)(samples)
 
     def __len__(self) -> int:
         if self.batch_sampler is not None:
@@ -265,3 +263,23 @@ class DataLoader:
         if self.batch_size is None:
             return n
         return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
+
+
+class _SingleProcessDataLoaderIter:
+    """torch's single-process iterator: each ``next()`` takes the next batch of indices, then
+    fetches it. An error raised by the dataset (or collate_fn) propagates from that ``next()``
+    and the following one continues with the next batch, as torch's (a generator would end for
+    good at the first error, silently losing the rest of the epoch)."""
+
+    def __init__(self, loader: DataLoader) -> None:
+        self._loader = loader
+        self._indices = loader._batches()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self._loader._fetch(next(self._indices))
+
+    def __len__(self) -> int:
+        return len(self._loader)
