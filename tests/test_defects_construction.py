@@ -37,7 +37,7 @@ def test_tensor_from_data_as_torch(data, dtype):
     torch = require_torch()
 
     def program(t):
-        d = eval(data, {"np": np, "t": t})  # noqa: S307 - the test's own expressions
+        d = eval(data, {"np": np, "t": t})
         r = t.tensor(d) if dtype is None else t.tensor(d, dtype=getattr(t, dtype))
         return r
 

@@ -32,7 +32,7 @@ def test_binary_ops_across_devices(cuda_device, expr):
     env = {"ja": ja, "c": ja.ones(2, device=cuda_device), "p": ja.ones(2), "ci": ja.ones(2, dtype=ja.long, device=cuda_device),
            "pi": ja.ones(2, dtype=ja.long)}
     with pytest.raises(RuntimeError) as info:
-        eval(expr, env)  # noqa: S307
+        eval(expr, env)
     assert str(info.value) == SAME_DEVICE
 
 
@@ -40,7 +40,7 @@ def test_binary_ops_across_devices(cuda_device, expr):
                                   "ci & ja.tensor(1)"])
 def test_a_zero_dim_cpu_tensor_meets_a_device_tensor(cuda_device, expr):
     env = {"ja": ja, "c": ja.ones(2, device=cuda_device), "ci": ja.ones(2, dtype=ja.long, device=cuda_device)}
-    r = eval(expr, env)  # noqa: S307
+    r = eval(expr, env)
     assert r is True or r.device.type == "cuda"
 
 
@@ -64,7 +64,7 @@ def test_grad_assignment_checks_in_torchs_order():
 
     def assign(t, value):
         x = t.ones(2, requires_grad=True)
-        x.grad = eval(value, {"t": t})  # noqa: S307
+        x.grad = eval(value, {"t": t})
         return x.grad
 
     for value in ["t.ones(3)", "t.ones(2, dtype=t.int64)", "t.ones(3, dtype=t.float64)", "[1, 2]",
