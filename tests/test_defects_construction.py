@@ -28,8 +28,9 @@ DATA = [
     "[t.tensor(1.), t.tensor(2.)]", "[t.tensor([1., 2.]), t.tensor([3., 4.])]", "[t.tensor([1., 2.]), t.tensor([3.])]",
     "[t.tensor(1), 2.5]", "[[t.tensor(1.), 2.]]", "[np.array([1, 2]), np.array([3, 4])]", "[np.array([1, 2]), [3, 4]]",
     "[[1, 2], np.array([3])]", "(np.array([1, 2]), np.array([3, 4]))", "[[[1]], [[2]]]", "[[1, 2], (3, 4)]",
+    "[0.1, 1 / 3]", "0.1", "[[0.1 + 0.7j]]", "[1e-310]",  # literals never round through float32
 ]
-DTYPES = [None, "int64", "int32", "int16", "int8", "uint8", "float64", "float32", "float16", "bool", "complex64"]
+DTYPES = [None, "int64", "int32", "int16", "int8", "uint8", "float64", "float32", "float16", "bool", "complex64", "complex128"]
 
 
 @pytest.mark.parametrize("data,dtype", list(itertools.product(DATA, DTYPES)))

@@ -70,3 +70,17 @@ def test_grad_assignment_checks_in_torchs_order():
     for value in ["t.ones(3)", "t.ones(2, dtype=t.int64)", "t.ones(3, dtype=t.float64)", "[1, 2]",
                   "t.ones(2, dtype=t.complex64)", "t.zeros(2)"]:
         assert_as_torch(torch, lambda t, value=value: assign(t, value))
+
+
+def test_comparisons_of_host_values_held_as_numpy_scalars():
+    """A 0-d result stored as a NumPy scalar is still a cpu value: no device error (fuzz seed 607)."""
+    from ._oracle import assert_as_torch
+    from ._torch import require as require_torch
+
+    torch = require_torch()
+
+    def compare(t):
+        b = t.isnan(t.round(t.expm1(t.tensor(1.0))))[()]
+        return t.lt(b, t.zeros(0, requires_grad=True)), t.equal(b, t.tensor(False)), t.tensor(2) < b
+
+    assert_as_torch(torch, compare)

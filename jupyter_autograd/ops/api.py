@@ -421,6 +421,10 @@ def where(condition, input=None, other=None) -> Tensor:
 
 
 # ---------------------------------------------------------------- comparisons (no grad)
+def _host0(t: Tensor) -> Tensor:
+    return Tensor._wrap(np.asarray(t._data)) if isinstance(t._data, np.generic) else t
+
+
 def _operands(input, other):
     """The arrays of a comparison's operands on one device: a 0-d cpu tensor meets a device
     tensor as a number (torch allows it); other mixes raise torch's device error."""
@@ -431,6 +435,9 @@ def _operands(input, other):
     if isinstance(other, Tensor):
         b = other._data
         if b.__class__ is not a.__class__:
+            # (a 0-d result may still be held as a NumPy scalar: a host value too)
+            if isinstance(a, np.generic) or isinstance(b, np.generic):
+                return _operands(_host0(input), _host0(other))
             if not b.ndim and b.__class__ is np.ndarray:
                 return a, b.item()
             if not a.ndim and a.__class__ is np.ndarray:

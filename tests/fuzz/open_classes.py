@@ -284,12 +284,6 @@ OPEN: dict[str, Open] = {
          M(kind="backward", field=r"raised\(only torch\)", torch="detached in-place")),
     ),
     # ---------------------------------------------------------------- defects
-    "tensor-float-literals": Open(
-        "defects",
-        "torch.tensor(python floats, dtype=torch.float64 or complex128) rounds through float32 "
-        "(0.1 -> 0.10000000149011612); the generator draws float32-exact values meanwhile",
-        ("x = torch.tensor([0.1], dtype=torch.float64)", "e = (x - 0.1) * 1e9"),
-    ),
     "zero-dim-var": Open(
         "defects",
         "std/var of a 0-d tensor with dim=0/-1 crash with IndexError (tuple index out of range); "
@@ -480,14 +474,6 @@ OPEN: dict[str, Open] = {
         "matmul/mm shape messages, @ with a Python number",
         ("x = torch.tensor([1.0, 2.0])", "x[3] = 1.0"),
         M(field=r"raised\((message|type)\)"),
-    ),
-    "mixed-float-comparison": Open(
-        "lead",
-        "comparisons (lt, ==...) of float64 with float32 compare in float32; torch promotes to "
-        "float64 first (-1.38 < float32(-1.38) is True)",
-        ("a = torch.tensor([-1.38], dtype=torch.float64)", "b = torch.tensor([-1.38])",
-         "c = torch.lt(a, b)"),
-        M(kind=r"op:(<|<=|>|>=|==|!=)|fn:(eq|ne|lt|le|gt|ge)", field="value"),
     ),
     "type-promotion-node": Open(
         "lead",
