@@ -470,9 +470,7 @@ class Tensor:
 
     def __float__(self) -> float:
         if self._requires_grad and self._data.size == 1:
-            warnings.warn(
-                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
-                "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=2)
+            _warn_scalar_once()
         return float(_real_item(self, "double"))
 
     def __int__(self) -> int:
@@ -486,6 +484,8 @@ class Tensor:
     def __complex__(self) -> complex:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._requires_grad:
+            _warn_scalar_once()
         return complex(self.item())
 
     def __format__(self, spec: str) -> str:
@@ -570,6 +570,19 @@ def _to_device(t: Tensor, dev) -> Tensor:
     if src.__class__ is not _ndarray:
         src = _BACKENDS[t.device.type].to_host(src)
     return _BACKENDS[dev.type].asarray(src)
+
+
+_SCALAR_WARNED = []
+
+
+def _warn_scalar_once() -> None:
+    """float()/complex() of a tensor that requires grad: torch warns once per process
+    (TORCH_WARN_ONCE), not at every conversion."""
+    if not _SCALAR_WARNED:
+        _SCALAR_WARNED.append(True)
+        warnings.warn(
+            "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+            "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=3)
 
 
 def _real_item(t, c_type):

@@ -56,7 +56,23 @@ def test_as_tensor_follows_the_same_rules(data):
                                   "float(t.ones(1, requires_grad=True))", "int(t.ones(1, requires_grad=True))"])
 def test_scalar_conversion_messages(expr):
     torch = require_torch()
-    assert_as_torch(torch, lambda t: eval(expr, {"t": t}))
+    # the requires_grad warning is torch's TORCH_WARN_ONCE: compared in a fresh process below
+    assert_as_torch(torch, lambda t: eval(expr, {"t": t}), warnings_too="requires_grad" not in expr)
+
+
+def test_requires_grad_scalar_warning_once_per_process():
+    import subprocess
+    import sys
+
+    require_torch()
+    prog = ("import sys, warnings\nwarnings.simplefilter('always')\n"
+            "import {lib} as t\nx = t.ones(1, requires_grad=True)\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n    int(x); x.item(); complex(x); float(x); float(x)\n"
+            "print([str(m.message).split(' (Triggered internally')[0] for m in w])")
+    outs = [subprocess.run([sys.executable, "-c", prog.format(lib=lib)], capture_output=True, text=True,
+                           check=True).stdout for lib in ("torch", "jupyter_autograd")]
+    assert outs[0] == outs[1] and outs[0].count("Converting a tensor") == 1, outs
 
 
 def test_issue_cases():
