@@ -186,6 +186,24 @@ class Graph:
         self.rankdir = rankdir
         self._svg = None
 
+    def widget(self):
+        """The interactive view as an ipywidget (anywidget): the same drawing as JupyterLab's
+        extension, in any frontend that runs ipywidgets (VS Code, Colab, Notebook 7).
+
+        Needs the ``anywidget`` package (``pip install jupyter-autograd[jupyter]``).
+
+        Example:
+            >>> import jupyter_autograd as torch
+            >>> from jupyter_autograd.viz import graph
+            >>> w = graph((torch.ones(2, requires_grad=True) * 2).sum()).widget()
+            >>> len(w.payload["nodes"])
+            5
+        """
+        self._check()
+        from .jupyter.anywidget_graph import GraphWidget  # noqa: PLC0415 - lazy: anywidget
+
+        return GraphWidget(payload=self.payload)
+
     def to_json(self, indent: int | None = None) -> str:
         """The payload as JSON text (schema ``graph-v1``)."""
         self._check()

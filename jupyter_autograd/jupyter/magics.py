@@ -88,6 +88,8 @@ class AutogradMagics(Magics):
     @argument("--retain-graph", action="store_true", help="backward(retain_graph=True)")
     @argument("--no-grad", action="store_true", help="run the cell under torch.no_grad()")
     @argument("--show", metavar="NAMES", help="comma-separated variable names to draw")
+    @argument("--widget", action="store_true", help="show the interactive view as an ipywidget "
+              "(anywidget), for frontends without the JupyterLab extension: VS Code, Colab")
     @_with_common
     @cell_magic
     @_keeps_state
@@ -137,7 +139,7 @@ class AutogradMagics(Magics):
                 _render_from(shell, e, tb)
                 raise e.with_traceback(tb) from e.__cause__ if e.__cause__ else None
             raise
-        _display(g)
+        _display(g.widget() if args.widget and g.payload is not None else g)
         return None
 
     @magic_arguments()

@@ -338,14 +338,16 @@ export function buildDetails(
 
 /**
  * Place the tooltip beside node `v` (right, left, below or above its box, the first that fits
- * in the canvas), never over the node itself or the highlighted path.
+ * in the canvas, else a corner of the canvas), off the node itself, the selected node and the
+ * highlighted path; where every place covers some of them, the one covering least.
  */
 export function placeTooltip(
   tip: HTMLElement,
   canvas: HTMLElement,
   drawing: IDrawing,
   v: number,
-  paths: IPaths | null
+  paths: IPaths | null,
+  selected = -1
 ): void {
   const box = canvas.getBoundingClientRect();
   const rel = (r: DOMRect) => ({
@@ -355,11 +357,19 @@ export function placeTooltip(
     b: r.bottom - box.top
   });
   const n = rel(drawing.nodeEls[v].getBoundingClientRect());
+  // the hovered node, the selected one and its highlighted path stay visible
   const avoid = [n];
-  if (paths) {
-    for (const w of [...paths.downstreamNodes, ...paths.upstreamNodes]) {
+  const seen = new Set<number>([v]);
+  const keep = (w: number) => {
+    if (w >= 0 && w < drawing.nodeEls.length && !seen.has(w)) {
+      seen.add(w);
       avoid.push(rel(drawing.nodeEls[w].getBoundingClientRect()));
     }
+  };
+  keep(selected);
+  if (paths) {
+    paths.downstreamNodes.forEach(keep);
+    paths.upstreamNodes.forEach(keep);
   }
   const cw = canvas.clientWidth;
   const ch = canvas.clientHeight;
@@ -367,22 +377,55 @@ export function placeTooltip(
   const tw = tip.offsetWidth;
   const th = tip.offsetHeight;
   const gap = 10;
-  const cands = [
+  const clampX = (x: number) => Math.max(2, Math.min(cw - tw - 2, x));
+  const clampY = (y: number) => Math.max(2, Math.min(ch - th - 2, y));
+  // covered area of what must stay visible; the hovered node counts most
+  const covered = (x: number, y: number) =>
+    avoid.reduce((sum, a, i) => {
+      const w = Math.min(x + tw, a.r) - Math.max(x, a.l);
+      const h = Math.min(y + th, a.b) - Math.max(y, a.t);
+      return w > 0 && h > 0 ? sum + w * h * (i === 0 ? 4 : 1) : sum;
+    }, 0);
+  // beside the node first (right, left, below, above) ...
+  const beside = [
     { x: n.r + gap, y: n.t },
     { x: n.l - gap - tw, y: n.t },
     { x: n.l, y: n.b + gap },
     { x: n.l, y: n.t - gap - th }
   ];
-  const clampX = (x: number) => Math.max(2, Math.min(cw - tw - 2, x));
-  const clampY = (y: number) => Math.max(2, Math.min(ch - th - 2, y));
-  const overlaps = (x: number, y: number) =>
-    avoid.some(a => x < a.r && x + tw > a.l && y < a.b && y + th > a.t);
-  let best = { x: clampX(cands[0].x), y: clampY(cands[0].y) };
-  for (const c of cands) {
-    const p = { x: clampX(c.x), y: clampY(c.y) };
-    if (!overlaps(p.x, p.y)) {
+  let best = { x: clampX(beside[0].x), y: clampY(beside[0].y) };
+  let bestCost = Infinity;
+  let bestDist = Infinity;
+  const consider = (x: number, y: number) => {
+    const p = { x: clampX(x), y: clampY(y) };
+    const cost = covered(p.x, p.y);
+    const dist = Math.abs(p.x - n.l) + Math.abs(p.y - n.t);
+    if (cost < bestCost || (cost === bestCost && dist < bestDist)) {
       best = p;
+      bestCost = cost;
+      bestDist = dist;
+    }
+  };
+  for (const c of beside) {
+    consider(c.x, c.y);
+    if (bestCost === 0) {
       break;
+    }
+  }
+  if (bestCost > 0) {
+    // ... else anywhere on the canvas: the free place nearest the node, or the least covering
+    const xs = [2, cw - tw - 2];
+    for (let x = 2; x < cw - tw; x += 24) {
+      xs.push(x);
+    }
+    const ys = [2, ch - th - 2];
+    for (let y = 2; y < ch - th; y += 24) {
+      ys.push(y);
+    }
+    for (const x of xs) {
+      for (const y of ys) {
+        consider(x, y);
+      }
     }
   }
   tip.style.left = `${best.x}px`;

@@ -541,7 +541,8 @@ export class GraphView {
       this._chrome.canvas,
       this._drawing as IDrawing,
       v,
-      this._paths
+      this._paths,
+      this.selected
     );
   }
 
