@@ -10,6 +10,15 @@ ERR_LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-pl
 ERR_VIEW_LEAF_INPLACE = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation."
 )
+ERR_DIRTY_VIEW_MULTI_OUTPUT = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one "
+    "doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change."
+)
 ERR_NUMPY_GRAD = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 ERR_HOOK_NO_GRAD = "cannot register a hook on a tensor that doesn't require gradient"
 ERR_SCALAR_ONLY = "grad can be implicitly created only for scalar outputs"

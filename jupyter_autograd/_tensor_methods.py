@@ -11,8 +11,11 @@ from .grad_mode import STATE, no_grad
 from .ops import api as F
 from .ops import elementwise as EW
 from .ops import shape as SH
+from .ops import strided as ST
 from .ops.dispatch import apply, apply1, apply2, binary_method, unary_method
+from .autograd import views as _views
 from .autograd.engine import FLAGS
+from .autograd.node import SEQ
 from .tensor import Tensor, _to_device
 
 ADD, SUB, MUL, DIV = EW.ADD, EW.SUB, EW.MUL, EW.DIV
@@ -65,6 +68,7 @@ def _invert(self):
 
 
 Tensor.__invert__ = _invert
+Tensor.__hash__ = lambda self: id(self)
 
 # ---------------------------------------------------------------- method aliases
 _METHODS = [
@@ -250,6 +254,8 @@ def _getitem(self, key):
     UnsqueezeBackward0 (None), IndexBackward0 (integer arrays, masks)."""
     if isinstance(key, (Tensor, tuple)):
         _index_devices(self, key)
+    # a lone slice is always recorded, even over the whole dimension (torch's getitem)
+    whole = key.__class__ is slice
     key = _norm_key(key)
     if not all(_is_basic(k) for k in key):
         try:
@@ -257,8 +263,16 @@ def _getitem(self, key):
         except IndexError as e:
             raise IndexError(str(e)) from None
         return apply1(SH.INDEX, self, {"key": key, "indices": [k for k in key], "self_sym_sizes": self._data.shape}) if probe is not None else None
-    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    r = _basic_index(self, key, whole)
+    return apply1(SH.ALIAS, self) if r is self else r
+
+
+def _basic_index(self, key, whole=False):
+    """``self[key]`` for a tuple of ints, slices, None and Ellipsis: the views torch records,
+    or ``self`` itself when the key changes nothing (slices over a whole dimension are skipped
+    unless ``whole``)."""
     nd = self._data.ndim
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > nd:
         raise IndexError(f"too many indices for tensor of dimension {nd}")
     if key.count(Ellipsis) > 1:
@@ -271,12 +285,10 @@ def _getitem(self, key):
             expanded.append(k)
     r = self
     dim = 0
-    changed = False
     for k in expanded:
         if k is None:
             r = F.unsqueeze(r, dim)
             dim += 1
-            changed = True
         elif isinstance(k, int):
             size = r._data.shape[dim]
             if not -size <= k < size:
@@ -284,96 +296,192 @@ def _getitem(self, key):
                     f"index {k} is out of bounds for dimension {dim} with size {size}"
                 )
             r = apply1(SH.SELECT, r, {"dim": dim, "index": k % size, "self_sym_sizes": r._data.shape})
-            changed = True
         else:
             size = r._data.shape[dim]
             start, stop, step = k.indices(size)
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-            if not (start == 0 and stop >= size and step == 1):
+            if whole or not (start == 0 and stop >= size and step == 1):
                 stop = max(stop, start)
                 r = apply1(SH.SLICE, r, {"dim": dim, "start": start, "end": stop, "step": step, "self_sym_sizes": r._data.shape})
-                changed = True
             dim += 1
-    if not changed:
-        return apply1(SH.ALIAS, self)
     return r
 
 
 Tensor.__getitem__ = _getitem
+Tensor._is_view = lambda self: self._base is not None
 
 
 def _setitem(self, key, value):
-    """``x[key] = value`` in place (CopySlices on tensors that require grad)."""
+    """``x[key] = value`` in place, as torch: basic indexing writes into a view (``copy_`` or
+    ``fill_``; CopySlices on the base when it requires grad), advanced indexing is
+    ``index_put_`` (IndexPutBackward0)."""
     if isinstance(key, (Tensor, tuple)):
         _index_devices(self, key)
+    if not isinstance(value, Tensor):
+        value = _value_tensor(value, self)
+    if key is Ellipsis:
+        _copy_to(self, value)
+        return
+    if key is False or key is True:
+        if key:
+            _copy_to(_basic_index(self, (None,)), value)
+        return
     key = _norm_key(key)
-    self._check_inplace()
-    if isinstance(value, Tensor):
-        v = value
-        if v._data.dtype != self._data.dtype:
-            v = v.to(self.dtype)
-    else:
-        if value.__class__ is not float and value.__class__ is not int and (
-                self._data.dtype.kind != "c" and np.iscomplexobj(value)):
-            raise RuntimeError(
-                f"value cannot be converted to type {_c_type(self)} without overflow")
-        v = Tensor._wrap(np.asarray(value, dtype=self._data.dtype))
-    rg = (self._requires_grad or v._requires_grad) and STATE.grad_enabled
-    if rg or (FLAGS.forward_ad_levels and (self._fw or v._fw)):  # tangents need the op too
-        old = _snapshot(self)
-        res = apply(SH.INDEX_PUT, (old, v), {"key": key, "shape": self._data.shape})
-        _commit_inplace(self, res)
-    else:
-        try:
-            self._data[key] = v._data
-        except ValueError as e:
-            raise RuntimeError(str(e)) from None
-        self._bump_version()
+    if all(_is_basic(k) for k in key) and not (
+            FLAGS.forward_ad_levels and (self._fw or value._fw)):
+        _copy_to(_basic_index(self, key), value)
+        return
+    # advanced indices; also forward-mode tangents, which views do not share with their base
+    _index_put_(self, key, value)
 
 
 Tensor.__setitem__ = _setitem
 
 
+def _value_tensor(value, like):
+    if value.__class__ is not float and value.__class__ is not int and (
+            like._data.dtype.kind != "c" and np.iscomplexobj(value)):
+        raise RuntimeError(f"value cannot be converted to type {_c_type(like)} without overflow")
+    try:
+        arr = np.asarray(value, dtype=like._data.dtype)
+    except (TypeError, ValueError):
+        from .factories import tensor  # noqa: PLC0415
+
+        return tensor(value, dtype=like.dtype)
+    if arr.__class__ is not like._data.__class__:
+        arr = _to_device(Tensor._wrap(arr), like.device)
+    return Tensor._wrap(arr)
+
+
+def _copy_to(dst, src):
+    """torch's copy_to for setitem: copy_ of an equal shape, fill_ of a 0-d value, else the
+    value without leading 1s (a view), expanded to the target, then copy_."""
+    ds, ss = dst._data.shape, src._data.shape
+    if ds == ss:
+        _copy_(dst, src)
+    elif not ss:
+        _fill_tensor_(dst, src)
+    else:
+        k = 0
+        while k < len(ss) and ss[k] == 1:
+            k += 1
+        v = F.view(src, ss[k:])
+        if v._data.shape != ds:
+            v = F.expand(v, ds)
+        _copy_(dst, v)
+
+
+def _index_put_(self, key, value):
+    """``self[indices] = value`` with advanced indices (torch's index_put_)."""
+    rg = STATE.grad_enabled and (self._requires_grad or value._requires_grad)
+    _views.check_inplace(self, rg, "index_put_")
+    if value._data.dtype != self._data.dtype:
+        value = value.to(self.dtype)
+    if rg or (FLAGS.forward_ad_levels and (self._fw or value._fw)):  # tangents need the op too
+        seq0 = next(SEQ)
+        snap = _snapshot(self)
+        res = apply(SH.INDEX_PUT, (snap, value), {"key": key, "shape": self._data.shape})
+        _commit_inplace(self, res, snap, seq0)
+        return
+    try:
+        _views.writable(self)[key] = value._data
+    except ValueError as e:
+        raise RuntimeError(str(e)) from None
+    self._bump_version()
+
+
 # ---------------------------------------------------------------- in-place ops
+def _any_requires_grad(self, args) -> bool:
+    if not STATE.grad_enabled:
+        return False
+    if self._requires_grad:
+        return True
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+    return False
+
+
+def _any_tangent(self, args) -> bool:
+    """Whether a forward-mode tangent flows into an in-place op (it is then recorded)."""
+    if self._fw:
+        return True
+    for a in args:
+        if isinstance(a, Tensor) and a._fw:
+            return True
+    return False
+
+
 def _snapshot(t: Tensor) -> Tensor:
-    """The value of ``t`` before an in-place op, with t's autograd identity (for the record)."""
-    s = Tensor._wrap(t._data.copy(), t._requires_grad)
-    s.grad_fn = t.grad_fn
-    s._output_nr = t._output_nr
+    """The value of ``t`` before an in-place op, with t's place in the graph (a view's
+    regenerated one), for the op's record."""
+    fn, nr = _views.edge(t)
+    s = Tensor._wrap(t._data.copy(), fn is not None)
+    s._grad_fn = fn
+    s._output_nr = nr
     s._fw = t._fw  # forward-AD tangent of the old value
     return s
 
 
-def _commit_inplace(self: Tensor, res: Tensor) -> None:
-    if res._data.shape != self._data.shape:
+def _commit_inplace(self: Tensor, res: Tensor, snap: Tensor | None = None, seq0: int = -1) -> None:
+    """Write an in-place op's result into ``self`` and give self the op's history (for a view:
+    the base's history is rebased with CopySlices, as torch's rebase_history). ``snap``: the
+    snapshot of self the op was applied to (default: the op's node's input 0); ``seq0``: a
+    sequence number taken before the op (its nodes are newer)."""
+    rd = res._data
+    if rd.shape != self._data.shape:
         raise RuntimeError(
-            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape {list(res._data.shape)}"
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape {list(rd.shape)}"
         )
-    self._data[...] = res._data
-    self.grad_fn = res.grad_fn
-    self._output_nr = res._output_nr
-    self._requires_grad = res._requires_grad
+    _views.writable(self)[...] = rd
+    self._bump_version()
+    _adopt_history(self, res, snap, seq0)
+
+
+def _adopt_history(self: Tensor, res: Tensor, snap, seq0: int) -> None:
+    """``self`` was just overwritten with ``res``'s values: it takes res's place in the graph."""
+    fn = res._grad_fn
+    if fn is not None:
+        if self._base is not None:
+            edge = (snap._grad_fn, snap._output_nr) if snap is not None else (fn._fns[0], fn._nrs[0])
+            _views.rebase_history(self, res, edge, seq0)
+            if res._vc is not None:
+                _views.adopt_saved_result(fn, res._vc, self._vc, self._grad_fn)
+        else:
+            if res._vc is not None:
+                _views.adopt_saved_result(fn, res._vc, self._vc)
+            old = self._grad_fn
+            self._grad_fn = fn
+            self._output_nr = res._output_nr
+            self._requires_grad = True
+            if self._retains_grad:
+                _views.move_retain(self, old, fn)
+    elif self._base is None:
+        self._grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = res._requires_grad
     if res._fw is not None or self._fw is not None:
         self._fw = res._fw
-    self._bump_version()
 
 
-def _inplace(fn):
+def _inplace(fn, overlap="error"):
     """Make ``x.op_(...)`` from ``op(x, ...)``: same node names as the out-of-place op."""
 
     def method(self, *args, **kwargs):
         if "out" in kwargs:  # in-place methods write into self; torch's have no out=
             raise TypeError(f"{fn.__name__}_() got an unexpected keyword argument 'out'")
-        self._check_inplace()
-        others_rg = any(isinstance(a, Tensor) and a._requires_grad for a in args)
-        if STATE.grad_enabled and (self._requires_grad or others_rg):
-            res = fn(_snapshot(self), *args, **kwargs)
+        rg = _any_requires_grad(self, args)
+        _views.check_inplace(self, rg, overlap)
+        if rg or (FLAGS.forward_ad_levels and _any_tangent(self, args)):
+            seq0 = next(SEQ)
+            snap = _snapshot(self)
+            res = fn(snap, *args, **kwargs)
             if res._data.dtype != self._data.dtype:
                 raise RuntimeError(
                     f"result type {_scalar_type(res)} can't be cast to the desired output type {_scalar_type(self)}"
                 )
-            _commit_inplace(self, res)
+            _commit_inplace(self, res, snap, seq0)
             return self
         with no_grad():
             res = fn(self.detach(), *args, **kwargs)
@@ -385,7 +493,7 @@ def _inplace(fn):
                 )
             res = Tensor._wrap(res._data.astype(self._data.dtype))
         try:
-            self._data[...] = res._data
+            _views.writable(self)[...] = res._data
         except ValueError:
             raise RuntimeError(
                 f"output with shape {list(self._data.shape)} doesn't match the broadcast shape {list(res._data.shape)}"
@@ -416,7 +524,7 @@ for _name in ["add", "sub", "mul", "div", "pow", "neg", "exp", "log", "log1p", "
               "floor", "ceil", "round", "clamp", "clip", "clamp_min", "clamp_max", "square",
               "masked_fill", "true_divide", "multiply", "subtract", "divide", "erf", "trunc", "fix",
               "frac", "remainder", "fmod", "floor_divide"]:
-    setattr(Tensor, _name + "_", _inplace(getattr(F, _name)))
+    setattr(Tensor, _name + "_", _inplace(getattr(F, _name), _name + "_" if _name == "masked_fill" else "error"))
 Tensor.clamp_ = _inplace(F.clamp_call("clamp_", True))
 Tensor.clip_ = _inplace(F.clamp_call("clip_", True))
 Tensor.floor_divide_ = _inplace(F.RO.floor_divide_inplace)
@@ -430,40 +538,69 @@ Tensor.__imod__ = Tensor.remainder_
 Tensor.__ifloordiv__ = Tensor.floor_divide_
 
 
+def _write_op(self, op, rg, p=None, other=None, value=None, overlap="error"):
+    """An in-place write (fill_, zero_, copy_, uniform_...): recorded as ``op`` when grad is
+    tracked, else ``value`` (an array or a scalar) is written straight into the memory."""
+    _views.check_inplace(self, rg, overlap)
+    if rg or (FLAGS.forward_ad_levels and _any_tangent(self, (other,))):
+        seq0 = next(SEQ)
+        snap = _snapshot(self)
+        res = apply1(op, snap, p) if other is None else apply(op, (snap, other), p)
+        _commit_inplace(self, res, snap, seq0)
+        return self
+    _views.writable(self)[...] = value
+    self._bump_version()
+    return self
+
+
 def _zero_(self):
     """Fill with zeros in place (allowed on a leaf's ``.grad``)."""
-    return _fill_(self, 0)
+    return _write_op(self, ST.ZERO, STATE.grad_enabled and self._requires_grad, value=0,
+                     overlap="allow")
 
 
 def _fill_(self, value):
-    self._check_inplace()
     if isinstance(value, Tensor):
-        value = value.item()
-    if STATE.grad_enabled and self._requires_grad:
-        res = F.mul(_snapshot(self), 0) + value
-        _commit_inplace(self, res.to(self.dtype))
-        return self
-    self._data[...] = value
-    self._bump_version()
-    return self
+        if value._data.ndim:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value._data.ndim} dimensions."
+            )
+        return _fill_tensor_(self, value)
+    return _write_op(self, ST.FILL_SCALAR, STATE.grad_enabled and self._requires_grad,
+                     {"value": value}, value=value, overlap="allow")
+
+
+def _fill_tensor_(self, value):
+    data = value._data
+    if data.__class__ is not self._data.__class__:
+        value = Tensor._wrap(data.reshape(()).item()) if not data.ndim else value
+    return _write_op(self, ST.FILL_TENSOR, _any_requires_grad(self, (value,)), other=value,
+                     value=value._data)
 
 
 def _copy_(self, src, non_blocking=False):
-    """Copy ``src`` into self (broadcasting), recorded when either requires grad."""
-    self._check_inplace()
+    """Copy ``src`` into self (broadcasting, converting the dtype; CopyBackwards when either
+    requires grad)."""
     if not isinstance(src, Tensor):
         src = F._t(src)
-    if STATE.grad_enabled and (self._requires_grad or src._requires_grad):
-        s = src.to(self.dtype) if src._data.dtype != self._data.dtype else src
-        res = apply(SH.INDEX_PUT, (_snapshot(self), s), {"key": (Ellipsis,), "shape": self._data.shape})
-        _commit_inplace(self, res)
-        return self
     data = src._data
     if data.__class__ is not self._data.__class__:
-        data = _to_device(src, self.device)
-    self._data[...] = data
-    self._bump_version()
-    return self
+        src = Tensor._wrap(_to_device(src, self.device)) if not src._requires_grad else src.to(self.device)
+        data = src._data
+    if data.shape != self._data.shape:
+        try:
+            shape = np.broadcast_shapes(data.shape, self._data.shape)
+        except ValueError:
+            from .ops.dispatch import _raise_broadcast  # noqa: PLC0415
+
+            _raise_broadcast(self._data.shape, data.shape)
+        if shape != self._data.shape:
+            raise RuntimeError(
+                f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+                f"{list(shape)}"
+            )
+    return _write_op(self, ST.COPY, _any_requires_grad(self, (src,)), other=src, value=data)
 
 
 Tensor.zero_ = _zero_

@@ -10,14 +10,13 @@ import numpy as np
 from . import _dtype
 from ._errors import (
     ERR_HOOK_NO_GRAD,
-    ERR_LEAF_INPLACE,
     ERR_NUMPY_GRAD,
     ERR_REQUIRES_GRAD_NONLEAF,
-    ERR_VIEW_LEAF_INPLACE,
     WARN_NONLEAF_GRAD,
     list_str,
 )
 from .autograd import backward as _autograd_backward
+from .autograd import views as _views
 from .autograd.engine import _new_vc
 from .autograd.node import AccumulateGrad, _HookDict, add_hook
 from .backend import CPU, _BACKENDS, canonical_device, device
@@ -90,7 +89,7 @@ class Tensor:
     """
 
     # Class-level defaults keep tensor creation to a few attribute writes on the hot path.
-    grad_fn = None
+    _grad_fn = None
     _grad = None
     _output_nr = 0
     _vc = None  # version counter: a one-item list shared with views
@@ -103,7 +102,13 @@ class Tensor:
     _inf = False
     _is_conj = False  # torch's conjugate bit: set on what conj() returns (ops/cplx.py)
     _is_param = False
+    # views (autograd/views.py): the version their history was made at, how they were made,
+    # whether they require grad only through their base (no edge of their own); a base that
+    # does not require grad keeps weak references to its views
     _view_version = 0
+    _cm = 0
+    _rg_via_base = False
+    _views = None
 
     __array_priority__ = 1000  # so that ndarray <op> Tensor defers to Tensor's reflected ops
 
@@ -123,6 +128,18 @@ class Tensor:
         return t
 
     # ---------------------------------------------------------------- metadata
+    @property
+    def grad_fn(self):
+        """The node that made this tensor (``None`` for a leaf). A view whose base was modified
+        in place since gets a regenerated one (``AsStridedBackward0``), as in torch."""
+        if self._base is not None:
+            return _views.view_grad_fn(self)
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, fn) -> None:
+        self._grad_fn = fn
+
     @property
     def data(self) -> "Tensor":
         """The same values without autograd history (shares memory), as ``torch.Tensor.data``."""
@@ -226,7 +243,13 @@ class Tensor:
             _floating_check(
                 self._data.dtype, "only Tensors of floating point and complex dtype can require gradients"
             )
-        self._requires_grad = bool(value)
+        self._set_requires_grad(bool(value))
+
+    def _set_requires_grad(self, value: bool) -> None:
+        self._requires_grad = value
+        self._rg_via_base = False
+        if value and self._views:
+            _views.base_requires_grad(self)  # its views now require grad too, through it
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         """Set ``requires_grad`` in place on a leaf and return self.
@@ -244,7 +267,7 @@ class Tensor:
             _floating_check(
                 self._data.dtype, "only Tensors of floating point dtype can require gradients"
             )
-        self._requires_grad = bool(requires_grad)
+        self._set_requires_grad(bool(requires_grad))
         return self
 
     @property
@@ -401,7 +424,15 @@ class Tensor:
 
     def detach_(self) -> "Tensor":
         """Detach in place: this tensor becomes a leaf that does not require grad."""
-        self.grad_fn = None
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        self._grad_fn = None
         self._output_nr = 0
         self._requires_grad = False
         return self
@@ -525,21 +556,10 @@ class Tensor:
                            self._requires_grad))
 
     # ---------------------------------------------------------------- in-place machinery
-    def _check_inplace(self) -> None:
-        if STATE.grad_enabled:
-            if self._requires_grad and self.grad_fn is None:
-                raise RuntimeError(ERR_LEAF_INPLACE)
-            b = self._base
-            if b is not None and b._requires_grad:
-                if b.grad_fn is None:
-                    raise RuntimeError(ERR_VIEW_LEAF_INPLACE)
-                # torch rebases the base's history here (CopySlices); we refuse rather than
-                # let the base's gradient silently miss the modification
-                raise RuntimeError(
-                    "in-place operation on a view of a tensor that requires grad is not supported "
-                    f"by jupyter_autograd (the view's base has grad_fn={b.grad_fn.name()}); "
-                    "modify a clone() of the view, or the base itself with an index assignment"
-                )
+    def _check_inplace(self, requires_grad: bool | None = None) -> None:
+        """torch's checks before an in-place op (``requires_grad``: whether any of the op's
+        inputs requires grad; this tensor's own flag when not given)."""
+        _views.check_inplace(self, self._requires_grad if requires_grad is None else requires_grad)
 
 
 from .autograd import engine as _engine  # noqa: E402 - bind the class for the engine

@@ -34,17 +34,19 @@ def _show(v, lib):
                 _fn_name(v.grad_fn))
     if isinstance(v, (tuple, list)):
         return tuple(_show(x, lib) for x in v)
-    if v is not None and type(v).__name__.endswith(("Backward0", "Backward1", "CopySlices",
-                                                    "Backward", "AccumulateGrad")):
+    if hasattr(v, "next_functions") and hasattr(v, "name"):  # a graph node
         return ("node", _fn_name(v))
     return v
 
 
 def _round(vals):
+    """Values to 6 significant digits (float32 results differ in the last bits)."""
     if isinstance(vals, list):
         return [_round(x) for x in vals]
     if isinstance(vals, float) and math.isfinite(vals):
-        return round(vals, 5)
+        return float(f"{vals:.6g}")
+    if isinstance(vals, complex):
+        return complex(_round(vals.real), _round(vals.imag))
     return vals
 
 

@@ -173,7 +173,7 @@ def _shape_builders():
                          lambda tt, t: t.index_select(0, tt.tensor([0, 2, 2]))),
         "div_scalar": ((3, 4), lambda t: _div_scalar(t), None),
         "cumsum": ((3, 4), lambda t: t.cumsum(1), lambda tt, t: t.cumsum(1)),
-        "alias": ((2, 3), lambda t: t[:], None),
+        "alias": ((2, 3), lambda t: t[...], lambda tt, t: t[...]),
         "_to_copy": ((2, 3), lambda t: t.to(ja.float32).to(ja.float64) * 1.0, None),
         "select": ((3, 4), lambda t: t[1], lambda tt, t: t[1]),
         "slice": ((5, 4), lambda t: t[1:4:2], lambda tt, t: t[1:4:2]),
@@ -262,13 +262,13 @@ def _copy_backwards(t):
 
 def _index_put_ours(a, b):
     c = a * 1.0
-    c[1] = b
+    c[[1]] = b  # advanced indexing: index_put_ (basic indexing writes into a view: CopySlices)
     return c
 
 
 def _index_put_theirs(tt, a, b):
     c = a * 1.0
-    c[1] = b
+    c[[1]] = b
     return c
 
 

@@ -252,7 +252,8 @@ def test_mark_dirty_in_place():
     assert c is b and b._version > v0 and b.grad_fn.name() == "AddOneInPlaceBackward"
     c.sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), [2.0, 2.0])
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+    # torch's custom-Function wording ("has been used", not "is being used")
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad has been used in an in-place operation."):
         AddOneInPlace.apply(ja.tensor([1.0], requires_grad=True))
 
 

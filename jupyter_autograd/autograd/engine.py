@@ -117,8 +117,16 @@ def record(op, inputs, outs, p, results) -> Node:
             metas.append(None)
         else:
             if t._base is not None:
-                _check_stale_view(t)
-            fn = t.grad_fn
+                fn = t.grad_fn  # a view: regenerated after in-place changes of its base
+                if fn is None and t._rg_via_base:
+                    # requires grad through its base only (made in no_grad): no edge, as torch
+                    fns.append(None)
+                    nrs.append(0)
+                    metas.append(None)
+                    i += 1
+                    continue
+            else:
+                fn = t._grad_fn
             if fn is not None:
                 fns.append(fn)
                 nrs.append(t._output_nr)
@@ -138,7 +146,13 @@ def record(op, inputs, outs, p, results) -> Node:
         ins = [None] * n_in
         raw = [None] * n_in  # the arrays too: the first-order backward reads them directly
         vers = []
+        needs = op.save_needs
         for i in save_inputs:
+            for j in needs[i]:  # kept only when a gradient that is computed reads it
+                if fns[j] is not None:
+                    break
+            else:
+                continue
             t = inputs[i]
             ins[i] = t
             if t is None or t.__class__ in _NUMBER_TYPES:
@@ -153,18 +167,21 @@ def record(op, inputs, outs, p, results) -> Node:
             vers += (None, vc[0] if vc is not None else 0, i)
         out = None
         if op.save_result:
-            out = outs
-            vc = results[0]._vc = [0]
-            vers += (vc, 0, -1)
+            for j in needs[-1]:
+                if fns[j] is not None:
+                    out = outs
+                    vc = results[0]._vc = [0]
+                    vers += (vc, 0, -1)
+                    break
         node._saved = (tuple(ins), out, tuple(raw))
         node._vers = tuple(vers)
     node._seq = next(SEQ)
     if len(results) == 1:
         r = results[0]
-        r.grad_fn = node
+        r._grad_fn = node
     else:
         for i, r in enumerate(results):
-            r.grad_fn = node
+            r._grad_fn = node
             r._output_nr = i
     if FLAGS.anomaly:
         from .anomaly_mode import record_traceback  # noqa: PLC0415
@@ -183,7 +200,7 @@ def record1(op, t, out, p, res, tail=()) -> Node:
         return record(op, (t,) + tail, out, p, (res,))
     cls = op.node_cls
     node = cls.__new__(cls)
-    fn = t.grad_fn
+    fn = t._grad_fn
     if fn is not None:
         nr = t._output_nr
     else:
@@ -205,9 +222,9 @@ def record1(op, t, out, p, res, tail=()) -> Node:
     node._shapes = shapes if shapes is not None else _meta1(d, n)
     if p is not None:
         node._p = p
-    si = op.save_inputs
+    si = op.save1  # what input 0's gradient reads (the scalars in tail have no edge)
     if si:
-        if len(si) == n + 1:  # every input saved (mul, div, pow): no per-item filtering
+        if len(si) == n + 1:  # every input saved (pow, div's divisor...): no per-item filtering
             ins = (t,) + tail if n else (t,)
             raw = (t._data,) + tail if n else (t._data,)
         else:
@@ -218,33 +235,21 @@ def record1(op, t, out, p, res, tail=()) -> Node:
             vers = (None, vc[0] if vc is not None else 0, 0)
         else:
             vers = ()
-        if op.save_result:
+        if op.save1_result:
             vc = res._vc = [0]
             node._saved = (ins, out, raw)
             node._vers = vers + (vc, 0, -1)
         else:
             node._saved = (ins, None, raw)
             node._vers = vers
-    elif op.save_result:
+    elif op.save1_result:
         vc = res._vc = [0]
         ins = op.none_inputs
         node._saved = (ins, out, ins)
         node._vers = (vc, 0, -1)
     node._seq = next(SEQ)
-    res.grad_fn = node
+    res._grad_fn = node
     return node
-
-
-def _check_stale_view(t) -> None:
-    """A view whose base (or a sibling view) was modified in place after the view was made
-    still carries the base's old history; torch regenerates it, we refuse to use it."""
-    if t._vc is not None and t._vc[0] != t._view_version and t._base._requires_grad:
-        raise RuntimeError(
-            "a view of a tensor that requires grad is used after its base was modified by an "
-            "inplace operation; its gradient would miss that modification (torch rebuilds the "
-            "view's history, jupyter_autograd does not): take the view again after the "
-            "in-place operation"
-        )
 
 
 def _legacy_type(t) -> str:
@@ -281,7 +286,9 @@ def check_versions(node: Node) -> None:
                 fn, nr = t.grad_fn, t._output_nr
             else:
                 t = Tensor._wrap(saved[1])
-                fn, nr = node, 0
+                owner = node._result_fn
+                fn = owner() if owner is not None else None
+                fn, nr = fn if fn is not None else node, 0
             raise _modified_error(t, fn, nr, vc[0], v)
 
 

@@ -19,6 +19,7 @@ from .. import _errors as E
 from ..grad_mode import STATE, no_grad, set_grad_enabled
 from .engine import FLAGS, NONE_EDGE, _sum_to, xp_of
 from . import graph as _graph
+from . import views as _views
 from .node import SEQ, Node
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardCFunction", "InplaceFunction"]
@@ -382,11 +383,17 @@ def _apply_function(cls, args, kwargs):
     new_outs = []
     for o in outs:
         if isinstance(o, Tensor) and id(o) in inputs_by_id and id(o) not in dirty:
-            # an input returned unchanged becomes a new tensor (a view, in torch)
-            v = Tensor._wrap(o._data)
-            v._vc = o._vc if o._vc is not None else None
+            # an input returned unchanged becomes a view of it, made without recording
+            v = Tensor._wrap(o._data[...])
+            with no_grad():
+                _views.make_view(v, o)
             o = v
         new_outs.append(o)
+    for o in new_outs:
+        # torch: a view returned by a custom Function may not be modified in place (its own
+        # backward would be overridden), nor used after its base was
+        if isinstance(o, Tensor) and o._base is not None and id(o) not in dirty:
+            o._cm = _views.IN_CUSTOM_FUNCTION
 
     if not is_diff:
         for o in new_outs:
@@ -402,11 +409,7 @@ def _apply_function(cls, args, kwargs):
     for a in args:
         if not isinstance(a, Tensor):
             continue
-        if a._requires_grad:
-            fn = a.grad_fn
-            nf.append((fn, a._output_nr) if fn is not None else (a._grad_accumulator(), 0))
-        else:
-            nf.append(NONE_EDGE)
+        nf.append(_views.edge(a) if a._requires_grad else NONE_EDGE)
         shapes.append((a._data.shape, a._data.dtype, a._data.__class__))
     ctx.next_functions = tuple(nf)
     ctx._shapes = tuple(shapes)
@@ -418,16 +421,27 @@ def _apply_function(cls, args, kwargs):
             metas.append(None)
             continue
         metas.append((o._data.shape, o._data.dtype))
-        if id(o) in dirty:
+        is_dirty = id(o) in dirty
+        if is_dirty:
             if o.grad_fn is None and o._requires_grad:
-                raise RuntimeError(E.ERR_LEAF_INPLACE)
+                raise RuntimeError(
+                    "a leaf Variable that requires grad has been used in an in-place operation."
+                )
+            if o._base is not None and len(new_outs) > 1:
+                raise RuntimeError(E.ERR_DIRTY_VIEW_MULTI_OUTPUT)
             _bump(o)
         if id(o) in nondiff or o._data.dtype.kind not in "fc":
             o._requires_grad = False
             continue
+        if is_dirty and o._base is not None:
+            _views.rebase(o, ctx)  # the input's base now goes through this node (CopySlices)
+            continue
         o._requires_grad = True
-        o.grad_fn = ctx
+        o._rg_via_base = False
+        o._grad_fn = ctx
         o._output_nr = i
+        if o._base is not None:
+            o._view_version = o._vc[0]
     ctx._out_meta = tuple(metas)
 
     # pack the saved tensors: outputs as data (no reference cycle), everything else as the

@@ -94,6 +94,7 @@ class Node:
     _tensor_prehooks = None
     _retain = None
     _metadata = None
+    _result_fn = None  # weakref to the node a saved result's version error names, if not this
     # Set on subclasses made by the registry.
     _op = None
     _saved_names: tuple = ()

@@ -1,5 +1,5 @@
 """The op registry (``OPS``) and the modules that fill it, one per family."""
 
-from . import elementwise, linalg, loss, nn_ops, random_ops, reduction, shape  # noqa: F401 - registration
+from . import elementwise, linalg, loss, nn_ops, random_ops, reduction, shape, strided  # noqa: F401 - registration
 from .registry import NO_GRAD, NOT_IMPLEMENTED, OPS, REGISTRY, defop  # noqa: F401
 from . import conv, padding, pooling  # noqa: F401,E402 - the layers' rows (convolution, pooling, normalization...)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
-from ..autograd.engine import FLAGS, _meta, _new_vc, device_mismatch, record, record1, xp_of
+from ..autograd import views as _views
+from ..autograd.engine import FLAGS, _meta, device_mismatch, record, record1, xp_of
 from ..autograd.node import SEQ
 from ..grad_mode import STATE
 from ..tensor import Tensor
@@ -73,6 +74,11 @@ def apply(op, inputs: tuple, p=None):
         node = record(op, inputs, outs, p, res)
         node._n_out = len(outs)
         node._out_meta = tuple((o.shape, o.dtype) for o in outs)
+    if op.name in MULTI_VIEW_OPS:
+        x = inputs[0]
+        for r in res:
+            if r._data.base is not None:
+                _views.make_view(r, x, _views.MULTI_OUTPUT_NODE)
     if FLAGS.forward_ad_levels:
         _forward_ad(op, inputs, arrays, outs, p, res)
     return res
@@ -95,12 +101,12 @@ def addmm_linear(bias: Tensor, x: Tensor, weight: Tensor) -> Tensor:
     # weight.t(): T's row, the result a view of the weight (apply1's steps for this case)
     wt = _new(Tensor)
     wt._data = wd = _T.fwd(NPX, w0, None)
-    _make_view(wt, weight)
     if grad and weight._requires_grad:
         wt._requires_grad = True
         record1(_T, weight, wd, None, wt)
     else:
         wt._requires_grad = False
+    _views.make_view(wt, weight)
     out = _addmm_fwd(NPX, bd, xd, wd, None)
     res = _new(Tensor)
     res._data = out
@@ -115,19 +121,31 @@ def addmm_linear(bias: Tensor, x: Tensor, weight: Tensor) -> Tensor:
     node._fns = (fb, fx, fw)
     node._nrs = (nb, nx, nw)
     node._shapes = (mb, mx, mw)
-    vx, vw = x._vc, wt._vc  # saved: mat1 and mat2 (see record)
-    node._saved = ((None, x, wt), None, (None, xd, wd))
-    node._vers = (None, vx[0] if vx is not None else 0, 1, None, vw[0] if vw is not None else 0, 2)
+    # saved (and version-checked) as torch saves them: mat1 for the weight's gradient, mat2 for
+    # the input's; the raw arrays both stay, their layouts choose the gradients' layouts
+    if fw is not None and fx is not None:
+        vx, vw = x._vc, wt._vc
+        node._saved = ((None, x, wt), None, (None, xd, wd))
+        node._vers = (None, vx[0] if vx is not None else 0, 1, None, vw[0] if vw is not None else 0, 2)
+    elif fw is not None:
+        vx = x._vc
+        node._saved = ((None, x, None), None, (None, xd, wd))
+        node._vers = (None, vx[0] if vx is not None else 0, 1)
+    else:
+        vw = wt._vc
+        node._saved = ((None, None, wt), None, (None, xd, wd))
+        node._vers = (None, vw[0] if vw is not None else 0, 2)
     node._seq = next(SEQ)
-    res.grad_fn = node
+    res._grad_fn = node
     return res
 
 
 def _edge(t: Tensor):
-    """(next node, output number, input metadata) of one input, as :func:`record` makes them."""
+    """(next node, output number, input metadata) of one input, as :func:`record` makes them
+    (views never come here: addmm_linear sends them through apply)."""
     if not t._requires_grad:
         return None, 0, None
-    fn = t.grad_fn
+    fn = t._grad_fn
     if fn is not None:
         return fn, t._output_nr, _meta(t._data)
     return t._grad_accumulator(), 0, _meta(t._data)
@@ -157,8 +175,8 @@ def apply1(op, x: Tensor, p=None) -> Tensor:
         res._requires_grad = False
     if STATE.inference:
         res._inf = True
-    if op.name in VIEW_OPS and out.base is not None:
-        _make_view(res, x)
+    if op.name in VIEW_OPS and (out.base is not None or out is d):
+        _views.make_view(res, x)
     if FLAGS.forward_ad_levels:
         _forward_ad(op, (x,), (d,), out, p, (res,))
     return res
@@ -173,12 +191,11 @@ VIEW_OPS = frozenset({
 
 
 def _make_view(res: Tensor, x: Tensor) -> None:
-    res._base = x._base if x._base is not None else x
-    vc = x._vc
-    if vc is None:
-        vc = x._vc = _new_vc()
-    res._vc = vc
-    res._view_version = vc[0]
+    _views.make_view(res, x)
+
+
+# ops returning several views (torch forbids modifying them in place where grad is tracked)
+MULTI_VIEW_OPS = frozenset({"split_with_sizes", "unbind.int"})
 
 
 def promote2(a, b):

@@ -27,6 +27,7 @@ raises torch's error for complex tensors. JVP rules need no twin: a holomorphic 
 
 from __future__ import annotations
 
+import dis
 from types import MappingProxyType
 
 from ..autograd.node import make_node_class
@@ -128,7 +129,10 @@ class OpDef:
         "node_name",
         "none_inputs",
         "sample",
+        "save1",
+        "save1_result",
         "save_inputs",
+        "save_needs",
         "save_result",
         "saved",
         "saved_spec",
@@ -218,6 +222,23 @@ def defop(
     op.save_inputs = tuple(i for i, n in enumerate(inputs) if n in saved)
     op.save_result = "result" in saved
     op.none_inputs = (None,) * len(inputs)
+    # As torch's generated code, a node keeps a saved value only when the gradient of an input
+    # that requires grad reads it (``x * 2`` does not keep x): save_needs maps each saved input
+    # index (-1: the result) to the inputs whose rules read it.
+    n_in = len(inputs)
+    if variadic:
+        op.save_needs = {i: frozenset(range(n_in)) for i in op.save_inputs}
+        if op.save_result:
+            op.save_needs[-1] = frozenset(range(n_in))
+    else:
+        reads = [_rule_reads(r, n_in) for r in op.vjp]
+        op.save_needs = {i: frozenset(j for j, rd in enumerate(reads) if i in rd)
+                         for i in op.save_inputs}
+        if op.save_result:
+            op.save_needs[-1] = frozenset(j for j, rd in enumerate(reads) if -1 in rd)
+    # what a node records when only input 0 has an edge (the engine's one-tensor fast path)
+    op.save1 = tuple(i for i in op.save_inputs if 0 in op.save_needs[i])
+    op.save1_result = op.save_result and 0 in op.save_needs[-1]
     op.smooth = smooth
     op.sample = sample
     op.torch = torch
@@ -288,6 +309,30 @@ def _complex_twin(op: OpDef) -> OpDef:
     twin.node_cls = cls
     twin.cx = twin
     return twin
+
+
+_LOADS = frozenset({"LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE", "LOAD_FAST_CHECK",
+                    "LOAD_FAST_AND_CLEAR", "LOAD_FAST_LOAD_FAST"})
+
+
+def _rule_reads(rule, n_in: int) -> frozenset:
+    """Which of ``rule(xp, g, *inputs, out, p)``'s inputs (index, -1 for ``out``) its code reads:
+    every one for anything but a plain function of that signature (a safe over-estimate)."""
+    everything = frozenset(range(-1, n_in))
+    if isinstance(rule, _Marker):
+        return frozenset()
+    code = getattr(rule, "__code__", None)
+    if code is None or code.co_argcount != n_in + 4 or code.co_flags & 0x0C:  # *args, **kw
+        return everything
+    names = code.co_varnames[2:2 + n_in + 1]  # the inputs, then out
+    read = set()
+    for ins in dis.get_instructions(code):
+        if ins.opname in _LOADS:
+            vals = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+            read.update(v for v in vals if v in names)
+    if rule.__closure__ is None and any(n in code.co_cellvars for n in names):
+        return everything
+    return frozenset(i if i < n_in else -1 for i, n in enumerate(names) if n in read)
 
 
 def node_class(name: str) -> type:

@@ -278,7 +278,7 @@ def _index_put_self_vjp(xp, g, x, v, out, p):
 
 
 INDEX_PUT = defop(
-    "index_put", node="CopySlices", inputs=("self", "values"), saved=(),
+    "index_put", node="IndexPutBackward0", inputs=("self", "values"), saved=(),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, v, p: _index_put_fwd(xp, x, v, p),
     vjp=(_index_put_self_vjp, lambda xp, g, x, v, out, p: g[p["key"]]),
@@ -351,7 +351,8 @@ SPLIT = defop(
 UNBIND = defop(
     "unbind.int", node="UnbindBackward0", inputs=("self",), saved=("dim",),
     complex=AS_WRITTEN,
-    fwd=lambda xp, x, p: tuple(xp.take(x, i, axis=p["dim"]) for i in range(x.shape[p["dim"]])),
+    # basic indexing: each output is a view of x, as torch's unbind
+    fwd=lambda xp, x, p: tuple(x[(slice(None),) * p["dim"] + (i, Ellipsis)] for i in range(x.shape[p["dim"]])),
     vjp=lambda xp, g, x, out, p: xp.stack(list(g), axis=p["dim"]),
     jvp=lambda xp, t, x, out, p: tuple(xp.take(t[0], i, axis=p["dim"]) for i in range(t[0].shape[p["dim"]])),
     n_out=-1, linear=True, sample={"domain": (-3, 3), "kind": "unbind"},

@@ -1,0 +1,129 @@
+"""Rows of the view + in-place machinery: the strided view torch regenerates a view's history
+with (AsStridedBackward0), and the in-place writes (copy_, fill_, zero_); the random fills'
+rows are in random_ops.py.
+
+A view's position inside its base is a :class:`~jupyter_autograd.autograd.views.Geometry`
+(``p["geometry"]``): the flat C-order index, in the base, of each element of the view. The rules
+gather and scatter through it, so they run on arrays and, under ``create_graph``, on Tensors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import AS_WRITTEN, defop
+
+
+def _flat(p, like):
+    """The view's flat indices into its base, on ``like``'s device."""
+    idx = p["geometry"].flat()
+    data = getattr(like, "_data", like)
+    if data.__class__ is not np.ndarray:
+        from ..backend import move_array
+
+        dev = like.device if hasattr(like, "_data") else None
+        if dev is None:
+            from ..tensor import _device_of_array
+
+            dev = _device_of_array(data)
+        idx = move_array(idx, dev)
+    return idx
+
+
+def _as_strided_fwd(xp, x, p):
+    return xp.reshape(x, (-1,))[_flat(p, x)]
+
+
+def _as_strided_vjp(xp, g, x, out, p):
+    geo = p["geometry"]
+    if not xp.is_txp and g.__class__ is np.ndarray and not geo.overlap:
+        z = np.zeros(geo.base_shape, g.dtype)
+        z.reshape(-1)[geo.flat()] = g
+        return z
+    return xp.reshape(xp.scatter_add_zeros(g, (_flat(p, g),), (geo.base_numel,)), geo.base_shape)
+
+
+def _as_strided_case(x):
+    y = x * 1.0
+    v = y[1:, ::2]
+    y[0] = 0.5  # v's base changed in place: v's history is regenerated (AsStridedBackward0)
+    return v * v
+
+
+def _as_strided_cases(rng):
+    return [(_as_strided_case, [rng.uniform(-2, 2, (3, 4))], lambda torch, x: _as_strided_case(x))]
+
+
+AS_STRIDED = defop(
+    "as_strided", node="AsStridedBackward0", inputs=("self",),
+    complex=AS_WRITTEN,
+    saved=("size", "storage_offset", "stride"),
+    fwd=_as_strided_fwd, vjp=_as_strided_vjp,
+    jvp=lambda xp, t, x, out, p: _as_strided_fwd(xp, t[0], p), linear=True,
+    sample={"kind": "view_inplace", "cases": _as_strided_cases},
+)
+
+
+def _zeros(xp, g):
+    if xp.is_txp:
+        return g.new_zeros(g.shape)
+    return xp.zeros_like(g)
+
+
+def _copy_fwd(xp, x, src, p):
+    r = xp.empty_like(x)
+    r[...] = src
+    return r
+
+
+def _inplace_cases(fn):
+    def cases(rng):
+        return [(lambda a, b: fn(a * 1.0, b), [rng.uniform(-2, 2, (3, 4)), rng.uniform(-2, 2, (4,))],
+                 lambda torch, a, b: fn(a * 1.0, b))]
+    return cases
+
+
+def _copy_case(c, b):
+    c.copy_(b)
+    return c * c
+
+
+def _fill_tensor_case(c, b):
+    c.fill_(b.sum())
+    return c * c
+
+
+COPY = defop(
+    "copy_", node="CopyBackwards", inputs=("self", "src"),
+    complex=AS_WRITTEN,
+    fwd=_copy_fwd,
+    vjp=(lambda xp, g, x, src, out, p: _zeros(xp, g), lambda xp, g, x, src, out, p: g),
+    jvp=lambda xp, t, x, out, p: _copy_fwd(xp, t[0], t[1], p),
+    sample={"kind": "inplace", "cases": _inplace_cases(_copy_case)},
+)
+FILL_SCALAR = defop(
+    "fill_.Scalar", node="FillBackward2", inputs=("self",),
+    complex=AS_WRITTEN,
+    fwd=lambda xp, x, p: xp.full_like(x, p["value"]),
+    vjp=lambda xp, g, x, out, p: _zeros(xp, g),
+    jvp=lambda xp, t, x, out, p: _zeros(xp, t[0]),
+    sample={"kind": "inplace", "cases": lambda rng: [(lambda a: (a * 1.0).fill_(2.0) * a, [rng.uniform(-2, 2, (3, 4))],
+                                   lambda torch, a: (a * 1.0).fill_(2.0) * a)]},
+)
+FILL_TENSOR = defop(
+    "fill_.Tensor", node="FillBackward3", inputs=("self", "value"),
+    complex=AS_WRITTEN,
+    fwd=lambda xp, x, v, p: _copy_fwd(xp, x, v, p),
+    vjp=(lambda xp, g, x, v, out, p: _zeros(xp, g), lambda xp, g, x, v, out, p: xp.sum(g)),
+    jvp=lambda xp, t, x, out, p: _copy_fwd(xp, t[0], t[1], p),
+    sample={"kind": "inplace", "cases": _inplace_cases(_fill_tensor_case)},
+)
+ZERO = defop(
+    "zero_", node="ZeroBackward0", inputs=("self",),
+    complex=AS_WRITTEN,
+    fwd=lambda xp, x, p: xp.zeros_like(x),
+    vjp=lambda xp, g, x, out, p: _zeros(xp, g),
+    jvp=lambda xp, t, x, out, p: _zeros(xp, t[0]),
+    sample={"kind": "inplace", "cases": lambda rng: [(lambda a: (a * 1.0).zero_() + a * a, [rng.uniform(-2, 2, (3, 4))],
+                                   lambda torch, a: (a * 1.0).zero_() + a * a)]},
+)
