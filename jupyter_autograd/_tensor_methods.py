@@ -567,7 +567,7 @@ def _fill_(self, value):
                 f"{value._data.ndim} dimensions."
             )
         return _fill_tensor_(self, value)
-    return _write_op(self, ST.FILL_SCALAR, STATE.grad_enabled and self._requires_grad,
+    return _write_op(self, EW.FILL, STATE.grad_enabled and self._requires_grad,
                      {"value": value}, value=value, overlap="allow")
 
 

@@ -87,12 +87,13 @@ MUL_SCALAR = defop(
     sample={"kind": "scalar_arg", "cases": lambda rng: [(
         lambda t: _dispatch().apply1(MUL_SCALAR, t, {"other": 0.7}), [rng.uniform(-3, 3, (3, 4))], None)]},
 )
-# fill_(self, value: Scalar) on a fresh result (cross_entropy's empty mean): the gradient is zero
+# fill_(self, value: Scalar): Tensor.fill_ and cross_entropy's empty mean; the gradient is
+# zeros_like(grad) as derivatives.yaml (not grad * 0, which keeps NaN/inf)
 FILL = defop(
     "fill_.Scalar", node="FillBackward2", inputs=("self",), saved=(), complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.full(x.shape, p["value"], x.dtype),
-    vjp=lambda xp, g, x, out, p: g * 0,
-    jvp=lambda xp, t, x, out, p: t[0] * 0, smooth=True,
+    vjp=lambda xp, g, x, out, p: xp.zeros_like(g),
+    jvp=lambda xp, t, x, out, p: xp.zeros_like(t[0]), smooth=True,
     sample={"kind": "scalar_arg", "cases": lambda rng: [(
         lambda t: _dispatch().apply1(FILL, t, {"value": 2.0}) * t, [rng.uniform(-3, 3, (3, 4))], None)]},
 )

@@ -101,15 +101,7 @@ COPY = defop(
     jvp=lambda xp, t, x, out, p: _copy_fwd(xp, t[0], t[1], p),
     sample={"kind": "inplace", "cases": _inplace_cases(_copy_case)},
 )
-FILL_SCALAR = defop(
-    "fill_.Scalar", node="FillBackward2", inputs=("self",),
-    complex=AS_WRITTEN,
-    fwd=lambda xp, x, p: xp.full_like(x, p["value"]),
-    vjp=lambda xp, g, x, out, p: _zeros(xp, g),
-    jvp=lambda xp, t, x, out, p: _zeros(xp, t[0]),
-    sample={"kind": "inplace", "cases": lambda rng: [(lambda a: (a * 1.0).fill_(2.0) * a, [rng.uniform(-2, 2, (3, 4))],
-                                   lambda torch, a: (a * 1.0).fill_(2.0) * a)]},
-)
+# fill_(Scalar) is elementwise.FILL (FillBackward2)
 FILL_TENSOR = defop(
     "fill_.Tensor", node="FillBackward3", inputs=("self", "value"),
     complex=AS_WRITTEN,
