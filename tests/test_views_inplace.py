@@ -402,6 +402,19 @@ emit(z.requires_grad, next_names(z.grad_fn))
 z.sum().backward()
 emit(v.grad, x.grad)
 """,
+    "no_grad_view_is_no_backward_root": """
+x = torch.ones(3, requires_grad=True)
+with torch.no_grad():
+    v = x.view(-1)
+emit(v.requires_grad, v.is_leaf, v.grad_fn)
+v.backward(torch.ones(3))
+""",
+    "no_grad_view_in_autograd_grad": """
+x = torch.ones(3, requires_grad=True)
+with torch.no_grad():
+    v = x[1:]
+torch.autograd.grad(v, [x], torch.ones(2))
+""",
     "no_grad_view_inplace": """
 y = torch.ones(3, requires_grad=True) * 2
 with torch.no_grad():

@@ -78,10 +78,16 @@ def _make_grads(outputs, grads, create_graph, is_grads_batched=False):
     return out
 
 
+def _no_edge(o) -> bool:
+    """No gradient edge, so not a backward root: does not require grad, or requires it only
+    through its base (a view made under no_grad: torch's requires_grad is True, no grad_fn)."""
+    return not o._requires_grad or (o._rg_via_base and o.grad_fn is None)
+
+
 def _roots(outputs, grads):
     roots, seeds = [], []
     for i, (o, g) in enumerate(zip(outputs, grads)):
-        if not o._requires_grad:
+        if _no_edge(o):
             raise RuntimeError(E.ERR_NO_GRAD_FN.format(i=i))
         if g is None:
             continue
@@ -142,7 +148,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if create_graph:
         warnings.warn(E.WARN_CREATE_GRAPH, UserWarning, stacklevel=3)
     for i, o in enumerate(outputs):
-        if not o._requires_grad:
+        if _no_edge(o):
             raise RuntimeError(E.ERR_NO_GRAD_FN.format(i=i))
     seeds = _make_grads(outputs, grads, create_graph)
     roots, seeds = _roots(outputs, seeds)
@@ -202,7 +208,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     for i, o in enumerate(outs):
-        if not o._requires_grad:
+        if _no_edge(o):
             raise RuntimeError(E.ERR_NO_GRAD_FN.format(i=i))
     seeds = _make_grads(outs, gos, create_graph)
     roots, seeds = _roots(outs, seeds)
