@@ -92,8 +92,9 @@ MUL_SCALAR = defop(
 FILL = defop(
     "fill_.Scalar", node="FillBackward2", inputs=("self",), saved=(), complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.full(x.shape, p["value"], x.dtype),
-    vjp=lambda xp, g, x, out, p: xp.zeros_like(g),
-    jvp=lambda xp, t, x, out, p: xp.zeros_like(t[0]), smooth=True,
+    vjp=lambda xp, g, x, out, p: g.new_zeros(g.shape) if xp.is_txp else xp.zeros_like(g),
+    jvp=lambda xp, t, x, out, p: t[0].new_zeros(t[0].shape) if xp.is_txp else xp.zeros_like(t[0]),
+    smooth=True,
     sample={"kind": "scalar_arg", "cases": lambda rng: [(
         lambda t: _dispatch().apply1(FILL, t, {"value": 2.0}) * t, [rng.uniform(-3, 3, (3, 4))], None)]},
 )
