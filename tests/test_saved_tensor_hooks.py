@@ -112,7 +112,7 @@ _SAVES_DIFFERENTLY = {
     "_adaptive_avg_pool2d_backward", "_unsafe_view", "adaptive_max_pool2d",
     "adaptive_max_pool2d_backward", "avg_pool2d_backward", "complex",
     "convolution_backward.input", "convolution_backward.weight", "div.Tensor_mode", "gather",
-    "index.Tensor", "index_select", "linalg_vector_norm.ord0", "log_sigmoid_forward",
+    "index.Tensor", "index_put", "index_select", "linalg_vector_norm.ord0", "log_sigmoid_forward",
     "masked_fill.Scalar", "max.dim", "max_pool2d_with_indices",
     "max_pool2d_with_indices_backward", "min.dim", "mm", "native_dropout",
     "native_layer_norm", "nll_loss", "nll_loss2d", "pow.Scalar", "pow.Tensor_Tensor",
