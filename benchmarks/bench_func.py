@@ -22,13 +22,13 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
+import argparse
+import statistics
+import time
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import jupyter_autograd as ja  # noqa: E402
+import jupyter_autograd as ja
 
 
 def per_sample(mod, w1, b1, w2, b2, x, y):

@@ -9,6 +9,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..grad_mode import STATE
 from .engine import FLAGS
 
 __all__ = ["dual_level", "make_dual", "unpack_dual", "enter_dual_level", "exit_dual_level",
@@ -33,7 +34,6 @@ def propagate(op, inputs, arrays, out, p, results) -> None:
     if not any_t:
         return
     from ..ops.registry import NOT_IMPLEMENTED  # noqa: PLC0415
-    from ..ops.xp import NPX  # noqa: PLC0415
     from ..tensor import Tensor  # noqa: PLC0415
 
     if op.jvp is NOT_IMPLEMENTED:
@@ -41,6 +41,8 @@ def propagate(op, inputs, arrays, out, p, results) -> None:
             f"Trying to use forward AD with {op.name} that does not support it because it has not "
             "been implemented yet."
         )
+    if STATE.grad_enabled and _graph_jvp(op, inputs, arrays, level, out, p, results):
+        return
     from .engine import xp_of  # noqa: PLC0415
 
     o0 = out[0] if isinstance(out, tuple) else out
@@ -51,6 +53,60 @@ def propagate(op, inputs, arrays, out, p, results) -> None:
             res._fw = {level: Tensor._wrap(_fit(ri, o))}
         return
     results[0]._fw = {level: Tensor._wrap(_fit(r, out))}
+
+
+def _graph_jvp(op, inputs, arrays, level, out, p, results) -> bool:
+    """The output tangent computed with recorded ops when a primal or a tangent requires grad
+    (torch computes tangents with differentiable ops: a tangent then has a grad_fn, and
+    reverse mode can differentiate it). False when nothing requires grad, or when the row's
+    JVP rule cannot run on Tensors (the tangent is then computed on arrays, without graph)."""
+    from ..ops.txp import TXP  # noqa: PLC0415
+    from ..tensor import Tensor  # noqa: PLC0415
+
+    tans, ins = [], []
+    rg = False
+    for t, a in zip(inputs, arrays):
+        fw = getattr(t, "_fw", None)
+        tan = fw.get(level) if fw else None
+        if isinstance(t, Tensor):
+            rg = rg or t._requires_grad or (tan is not None and tan._requires_grad)
+            ins.append(t)
+        else:
+            ins.append(a)
+        tans.append(tan if tan is not None else (
+            Tensor._wrap(a * 0) if hasattr(a, "shape") else 0.0))
+    if not rg:
+        return False
+    multi = isinstance(out, tuple)
+    out_t = tuple(results) if multi else results[0]
+    levels = FLAGS.forward_ad_levels
+    FLAGS.forward_ad_levels = []  # the tangent's own ops carry no tangent
+    try:
+        r = op.jvp(TXP, tuple(tans), tuple(ins), out_t, p)
+    except (AttributeError, TypeError, NotImplementedError):
+        return False
+    finally:
+        FLAGS.forward_ad_levels = levels
+    if multi:
+        for res, o, ri in zip(results, out, r):
+            res._fw = {level: _fit_tensor(ri, o)}
+    else:
+        results[0]._fw = {level: _fit_tensor(r, out)}
+    return True
+
+
+def _fit_tensor(r, out):
+    """A recorded tangent as a Tensor of the output's shape and dtype."""
+    from .._dtype import from_numpy_dtype  # noqa: PLC0415
+    from ..tensor import Tensor  # noqa: PLC0415
+
+    if not isinstance(r, Tensor):
+        return Tensor._wrap(_fit(r, out))
+    if tuple(r.shape) != out.shape:
+        r = r.expand(out.shape).contiguous()
+    if r._data.dtype != out.dtype:
+        r = r.to(from_numpy_dtype(out.dtype))
+    return r
 
 
 def _fit(r, out):
