@@ -58,8 +58,9 @@ def _free_port() -> int:
 class LabServer:
     """A running ``jupyter lab`` with its own root, config, runtime and data dirs."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, app: str = "lab") -> None:
         self.root = root
+        self.app = app  # "lab" (JupyterLab) or "notebook" (Notebook 7)
         self.port = _free_port()
         self.token = secrets.token_hex(16)
         self.log_path = root.parent / "jupyter-lab.log"
@@ -88,16 +89,19 @@ class LabServer:
             sys.executable,
             "-m",
             "jupyter",
-            "lab",
+            self.app,
             "--no-browser",
             "--ip=127.0.0.1",
             f"--port={self.port}",
             "--allow-root",
             f"--IdentityProvider.token={self.token}",
             f"--ServerApp.root_dir={self.root}",
-            "--LabApp.news_url=None",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         ]
+        if self.app == "lab":
+            cmd += [
+                "--LabApp.news_url=None",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            ]
         log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
         self._log = log
         self.proc = subprocess.Popen(
@@ -130,11 +134,12 @@ class LabServer:
 
 
 @contextmanager
-def lab_server(home: Path) -> Iterator[LabServer]:
-    """Start a lab server rooted at ``home/root``; stop it (and its kernels) on exit."""
+def lab_server(home: Path, app: str = "lab") -> Iterator[LabServer]:
+    """Start a lab (or Notebook 7: ``app="notebook"``) server rooted at ``home/root``; stop it
+    (and its kernels) on exit."""
     root = home / "root"
     root.mkdir(parents=True, exist_ok=True)
-    server = LabServer(root)
+    server = LabServer(root, app)
     server.start()
     try:
         yield server
