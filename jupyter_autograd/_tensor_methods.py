@@ -493,6 +493,8 @@ def _inplace(fn, overlap="error"):
                 )
             res = Tensor._wrap(res._data.astype(self._data.dtype))
         try:
+            if res._data.shape != self._data.shape:  # NumPy would drop leading 1s: (1, 3) -> (3,)
+                raise ValueError
             _views.writable(self)[...] = res._data
         except ValueError:
             raise RuntimeError(

@@ -319,6 +319,8 @@ def _sum_to(xp, g, shape):
         g = g.sum(axis=axes, keepdims=True) if g.__class__ is _ndarray else xp.sum(g, axis=axes, keepdims=True)
     if g.shape != tuple(shape):
         g = xp.reshape(g, shape)
+    if g.__class__ is not _ndarray and isinstance(g, np.generic):
+        g = np.asarray(g)  # a full reduction gives a NumPy scalar: gradients are arrays
     return g
 
 
@@ -575,16 +577,29 @@ def _steal(var, g, shared: set) -> None:
     if ((g.strides != var._data.strides and g.size > 1) or ig in shared
             or (base is not None and id(base) in shared) or not g.flags.writeable):
         g = _like_leaf(var._data, g)
+        copied = True
     else:
+        copied = False
         shared.add(ig)
         if base is not None:
             shared.add(id(base))
     t = _new_obj(Tensor)
     t._data = g
     t._requires_grad = False
+    if copied:
+        t._vc = [1]  # torch's copy is a copy_ into a new tensor (version 1)
     if STATE.inference:
         t._inf = True
     var._grad = t
+
+
+def _leaf_gone(var) -> bool:
+    """torch's AccumulateGrad checks: a leaf given a history since (an in-place op with an
+    operand requiring grad) raises; one that no longer requires grad (detach_(),
+    requires_grad_(False)) receives nothing."""
+    if var._grad_fn is not None:
+        raise RuntimeError("leaf variable has been moved into the graph interior")
+    return not var._requires_grad
 
 
 def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None:
@@ -599,6 +614,8 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
         g = _unwrap(gt, create_graph)
         if shared is not None:
             _mark(shared, g)
+    if _leaf_gone(var):
+        return
     with _ACC_LOCK:
         cur = var._grad
         if cur is None and not create_graph and shared is not None and g.__class__ is _ndarray:
@@ -606,11 +623,18 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
         elif create_graph:
             g = g if isinstance(g, Tensor) else Tensor._wrap(g)
             if cur is None:
-                # torch stores a differentiable copy of the first gradient (CopyBackwards)
+                # torch stores a copy of the first gradient (clone_obey_contract: a copy_, so
+                # at version 1), differentiable when it has a graph (CopyBackwards)
                 from ..ops.dispatch import apply1  # noqa: PLC0415
                 from ..ops.shape import COPY_BACKWARDS  # noqa: PLC0415
 
-                var._grad = apply1(COPY_BACKWARDS, g) if g._requires_grad else g
+                if g._requires_grad:
+                    new = apply1(COPY_BACKWARDS, g)
+                else:
+                    new = Tensor._wrap(_like_leaf(var._data, g._data) if g._data.__class__ is _ndarray
+                                       else g._data.copy())
+                new._vc = [1]
+                var._grad = new
             else:
                 var._grad = cur + g
         elif cur is None:
@@ -624,14 +648,22 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
                 or (base is not None and id(base) in shared)
                 or not g.flags.writeable  # broadcast views
             ):
-                g = g.copy()
+                var._grad = Tensor._wrap(g.copy())
+                var._grad._vc = [1]  # torch's copy is a copy_ into a new tensor
             else:
                 _mark(shared, g)
-            var._grad = Tensor._wrap(g)
-        elif cur._requires_grad or cur._data.shape != g.shape:
+                var._grad = Tensor._wrap(g)
+        elif cur._data.shape != g.shape or not cur._data.flags.writeable:
             var._grad = cur + Tensor._wrap(g)
         else:
+            # torch: variable_grad += new_grad, in place (a reference to the old .grad sees the
+            # sum; its version moves; a grad with a graph keeps it: grad mode is off here)
             cur._data += g
+            vc = cur._vc
+            if vc is None:
+                cur._vc = [1]
+            else:
+                vc[0] += 1
     if var._post_acc_hooks:
         for h in list(var._post_acc_hooks.values()):
             h(var)
@@ -813,6 +845,8 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
                     continue
                 var = acc.variable
                 if var._grad is None and not create_graph and g.__class__ is _ndarray:
+                    if _leaf_gone(var):
+                        continue
                     _steal(var, g, shared)
                 else:
                     _accumulate(acc, g, create_graph, shared)

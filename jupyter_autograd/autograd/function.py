@@ -211,11 +211,16 @@ class BackwardCFunction(FunctionCtx, Node):
         return out
 
 
+def _on_host(cls) -> bool:
+    """NumPy arrays and NumPy scalars (a 0-d value may be held as either) are host memory."""
+    return cls is np.ndarray or issubclass(cls, np.generic)
+
+
 def _validate_grad(name, i, g, meta, create_graph):
     """torch's validate_outputs: shape (sum to a broadcast-compatible shape), device, dtype."""
     shape, dt, cls = meta
     d = g._data
-    if d.__class__ is not cls:
+    if d.__class__ is not cls and not (_on_host(d.__class__) and _on_host(cls)):
         want = "cpu" if cls is np.ndarray else "cuda:0"
         raise RuntimeError(
             f"Function {name} returned an invalid gradient at index {i} - expected device "

@@ -148,12 +148,25 @@ def _log_scalar(c):
     return cmath.log(c) if isinstance(c, complex) else float(np.log(c))
 
 
-# 2 ** x: the base is a scalar argument
+def _pow_st_vjp(xp, g, x, out, p):
+    """torch's pow_backward_exponent: grad * result * log(base); for base 0 the gradient is 0
+    where the exponent is >= 0 (not 0 * -inf)."""
+    r = g * out * _log_scalar(p["self"])
+    if p["self"] == 0:
+        real = x.real if x.dtype.kind == "c" else x
+        cond = real >= 0
+        if x.dtype.kind == "c":
+            cond = cond & (x.imag == 0)
+        r = xp.where(cond, r.new_zeros(r.shape) if xp.is_txp else 0, r)
+    return r
+
+
+# 2 ** x: the base is a scalar argument; the exponent is saved (and version-checked) as torch's
 POW_ST = defop(
-    "pow.Scalar", node="PowBackward2", inputs=("exponent",), saved=("self", "result"),
+    "pow.Scalar", node="PowBackward2", inputs=("exponent",), saved=("self", "exponent", "result"),
     complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: p["self"] ** x,
-    vjp=lambda xp, g, x, out, p: g * out * _log_scalar(p["self"]),
+    vjp=lambda xp, g, x, out, p: _pow_st_vjp(xp, g, x, out, p),
     jvp=lambda xp, t, x, out, p: t[0] * out * _log_scalar(p["self"]),
     sample={"domain": (-2, 2), "params": {"self": 2.0}},
     torch=lambda torch, x, self: torch.pow(self, x),
