@@ -821,6 +821,8 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
                     buf[nr] = g
                 if (nxt.__class__ is AccumulateGrad and not nxt._pre and not nxt._hooks
                         and not nxt.variable._hooks and not nxt.variable._post_acc_hooks):
+                    if nxt.variable._grad_fn is not None:
+                        _leaf_gone(nxt.variable)  # torch raises when it reaches it, not last
                     leaves.append(nxt)  # no hook can tell when: after every other node
                 elif new is None:
                     new = nxt
