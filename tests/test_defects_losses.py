@@ -130,6 +130,15 @@ BAD_CLASS_CALLS = [
     "F.cross_entropy(x, t.rand(2, 3), weight=t.ones(2))",
     "F.cross_entropy(x, t.tensor([0, 1]), reduction='bad')",
     "F.cross_entropy(t.zeros(0, 3), t.tensor([]))",
+    # probabilities outside [0, 1] (nan included): input checked first, then target
+    "F.binary_cross_entropy(t.tensor([float('nan')]), t.ones(1))",
+    "F.binary_cross_entropy(t.tensor([0.5, 1.5]), t.ones(2))",
+    "F.binary_cross_entropy(t.tensor([float('inf')]), t.ones(1))",
+    "F.binary_cross_entropy(t.tensor([0.5]), t.tensor([float('nan')]))",
+    "F.binary_cross_entropy(t.tensor([0.5]), t.tensor([2.]))",
+    "F.binary_cross_entropy(t.tensor([0.5]), t.tensor([-1.]))",
+    "F.binary_cross_entropy(t.tensor([2.]), t.tensor([2.]))",
+    "t.nn.BCELoss()(t.tensor([0.5]), t.tensor([float('nan')]))",
 ]
 
 

@@ -129,3 +129,80 @@ def test_vector_norm_of_integers_is_refused():
     torch = require_torch()
     assert_as_torch(torch, lambda t: t.linalg.vector_norm(t.tensor([1, 2])))
     assert_as_torch(torch, lambda t: t.tensor([3, 4]).norm())
+
+
+DOF_CASES = [(shape, dim) for shape in [(), (1,), (2,), (1, 3), (2, 3)]
+             for dim in [None, 0, -1, (0, 1)] if not (dim == (0, 1) and len(shape) < 2)]
+
+
+@pytest.mark.parametrize("fn,shape,dim,dtype", [(f, s, d, dt) for f in ("var", "std") for s, d in DOF_CASES
+                                                for dt in ("float32", "complex128")])
+def test_var_std_where_the_degrees_of_freedom_run_out(fn, shape, dim, dtype):
+    """N - correction <= 0 (a 0-d tensor, a single element, correction 2 or 3): torch's values,
+    real result dtypes for complex inputs, and var_backward's gradients (over all elements inf or
+    nan; over dims 2 / (N - correction) as it comes: -0, inf, a negative factor), first and
+    second order."""
+    torch = require_torch()
+
+    def program(t):
+        out = []
+        for c, keep, const in itertools.product((0, 1, 2, 3), (False, True), (False, True)):
+            n = 1
+            for s in shape:
+                n *= s
+            x = (t.ones(n) if const else t.arange(n) * 0.7 - 1).to(getattr(t, dtype)).reshape(shape)
+            if dtype.startswith("complex"):
+                x = x * (1 + 0.5j)
+            x.requires_grad_()
+            f = getattr(x, fn)
+            y = f(dim, correction=c, keepdim=keep) if dim is not None else f(correction=c)
+            (g,) = t.autograd.grad(y.sum(), x, create_graph=True)
+            out += [y, g, str(y.dtype)]
+        return tuple(out)
+
+    assert_as_torch(torch, program, warnings_too=False)
+
+
+@pytest.mark.parametrize("shape,ord_", list(itertools.product(
+    [(0,), (2, 0), (0, 3)], ["-inf", "-2", "-1", "-0.5", "-1.0", "0", "0.5", "1", "2", "inf"])))
+def test_vector_norm_without_an_identity_on_empty_tensors(shape, ord_):
+    """max |x| and the negative orders have no identity: torch refuses an empty tensor or an
+    empty reduced dimension (named as given), and reduces the others to an empty result."""
+    torch = require_torch()
+
+    def program(t):
+        x = t.zeros(shape, requires_grad=True)
+        out = []
+        for dim in [None, 0, -1] + ([(0, 1), (1, 0)] if len(shape) == 2 else []):
+            try:
+                y = t.linalg.vector_norm(x, eval(ord_, {"inf": float("inf")}), dim)
+                y.sum().backward()
+                out += [y, x.grad]
+            except RuntimeError as e:
+                out.append(str(e))
+        return tuple(out)
+
+    assert_as_torch(torch, program)
+
+
+@pytest.mark.parametrize("case", ["inplace", "twice", "retained", "grad"])
+def test_nodes_behind_an_undefined_gradient_still_run(case):
+    """vector_norm(x, 0) sends an undefined gradient: torch still runs the nodes behind it (their
+    saved tensors are unpacked: version checks, freed buffers) and fills no .grad."""
+    torch = require_torch()
+
+    def program(t):
+        x = t.ones(2, 2, requires_grad=True)
+        y = x * 1
+        s = y.std(1)
+        if case == "inplace":
+            y.add_(1)
+        n = t.linalg.vector_norm(s, 0)
+        if case == "grad":
+            return t.autograd.grad(n, x, allow_unused=True)
+        n.backward(retain_graph=case == "retained")
+        if case in ("twice", "retained"):
+            n.backward()
+        return x.grad
+
+    assert_as_torch(torch, program, warnings_too=False)

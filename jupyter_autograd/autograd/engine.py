@@ -983,6 +983,13 @@ def _run_general(fn, gs, create_graph, tracers, capture, needed, results, accumu
                     _hook_values((), h((), go), h)
         return None
     if (gs[0] is None if len(gs) == 1 else all(g is None for g in gs)):
+        # no gradient reached the node (linalg.vector_norm(x, 0) sends an undefined one): torch
+        # still runs it, so its saved tensors are unpacked and checked, then it sends none on
+        if fn._op is not None:
+            if fn._saved is None:
+                raise RuntimeError(E.ERR_BACKWARD_TWICE)
+            if fn._vers:
+                check_versions(fn)
         outs = [None] * len(fn._fns)
     else:
         if fn._n_out > 1:

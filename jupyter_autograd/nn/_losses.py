@@ -70,9 +70,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
             f"Using a target size ({_size(target)}) that is different to the input size "
             f"({_size(input)}) is deprecated. Please ensure they have the same size."
         )
-    d = input._data
-    if d.size and (np.any(d < 0) or np.any(d > 1)):
-        raise RuntimeError("all elements of input should be between 0 and 1")
+    # torch's kernel checks input, then target; nan is outside [0, 1]
+    for name, d in (("input", input._data), ("target", target._data)):
+        if d.size and not np.all((d >= 0) & (d <= 1)):
+            raise RuntimeError(f"all elements of {name} should be between 0 and 1")
     input, target = promote2(input, target)
     return apply(LS.BCE, (input, target), {"reduction": r, "weight": _opt(weight)})
 

@@ -709,7 +709,9 @@ def _correction(unbiased, correction):
 def _var_params(input, dim, unbiased, keepdim, correction, name) -> dict:
     """var/std's row parameters; torch's warning where the degrees of freedom are <= 0."""
     _check_float_reduce(input, name)
-    dims = _dims(dim, input._data.ndim)
+    # a 0-d input reduces its one element whatever dim says (torch's var_backward takes the
+    # no-dim formula for it too)
+    dims = _dims(dim, input._data.ndim) if input._data.ndim else None
     c = _correction(unbiased, correction)
     shape = input._data.shape
     # torch's reduction factor: input numel / output numel (0 for an empty input)
@@ -784,16 +786,18 @@ def _vector_norm(x, ord, dim, keepdim) -> Tensor:  # noqa: A002 - torch's name
         )
     dims = _dims(dim, d.ndim)
     o = ord if ord in (1, 2) else float(ord)
-    if o in (float("inf"), -float("inf")) and d.size == 0 and dims is None:
-        raise RuntimeError(
-            f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
-            "operation does not have an identity"
-        )
-    if o in (float("inf"), -float("inf")) and dims is not None:
-        for i in (dim if isinstance(dim, (list, tuple)) else (dim,)):  # named as given
+    if (o < 0 or o == float("inf")) and d.size == 0:
+        # max |x| and the norms of negative order have no identity: torch refuses an empty
+        # tensor, or an empty reduced dimension (named as given)
+        if dims is None:
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {o:g} norm on an empty tensor because the "
+                "operation does not have an identity"
+            )
+        for i in (dim if isinstance(dim, (list, tuple)) else (dim,)):
             if d.shape[i] == 0:
                 raise RuntimeError(
-                    f"linalg.vector_norm cannot compute the {ord} norm on the dimension {i}because "
+                    f"linalg.vector_norm cannot compute the {o:g} norm on the dimension {i}because "
                     "this dimension is empty and the operation does not have an identity"
                 )
     return apply1(RD.NORM0 if o == 0 else RD.NORM, x, {"ord": o, "dim": dims, "keepdim": keepdim})

@@ -246,17 +246,28 @@ MIN_DIM = defop(
 )
 
 
-# var: d/dx_i = 2 (x_i - mean) / (N - correction). Degrees of freedom <= 0 give torch's inf/nan,
-# computed under errstate: torch never warns about them (api.var warns its own way)
+_INF = float("inf")
+_NAN = float("nan")
+
+
+# var: d/dx_i = 2 (x_i - mean) / (N - correction), torch's var_backward to the letter where the
+# degrees of freedom are <= 0: over all elements inf where x_i differs from the mean and nan where
+# it does not; over dims 2 / (N - correction) as it comes (inf for 0, negative below). Computed
+# under errstate: torch never warns about them (api.var warns its own way)
 def _var_vjp(xp, g, x, out, p):
     dims = p["dim"]
     n = _count(x.shape, dims) if dims is not None else int(np.prod(x.shape))  # x may be a Tensor (create_graph)
     dof = n - p["correction"]
     with np.errstate(all="ignore"):
         mean = xp.sum(x, axis=dims, keepdims=True) / n if n else x  # NumPy warns on empty means
-        if dims is not None and not p["keepdim"]:
+        if dims is None:
+            if dof <= 0:
+                f = xp.where(x == mean, _NAN, _INF)
+                # (a graph where of two numbers is float64: in g's dtype, no ToCopy node)
+                return g * (f.to(g.dtype) if xp.is_txp else f)
+        elif not p["keepdim"]:
             g = xp.reshape(g, _kept_shape(x.shape, dims))
-        return g * (2.0 / dof) * (x - mean) if dof > 0 else g * (x - mean) * float("inf")
+        return g * (2.0 / dof if dof else _INF) * (x - mean)
 
 
 def _var_fwd(xp, x, p):
@@ -265,9 +276,10 @@ def _var_fwd(xp, x, p):
     with np.errstate(all="ignore"):
         if n - p["correction"] > 0:
             return xp.var(x, axis=dims, ddof=p["correction"], keepdims=p["keepdim"])
-        # torch divides the sum of squares by max(0, N - correction): nan for a constant or
-        # empty slice, inf otherwise (NumPy would divide by the negative count)
-        d = x - xp.sum(x, axis=dims, keepdims=True) / n if n else x
+        # torch divides the sum of squared distances by max(0, N - correction): nan for a
+        # constant or empty slice, inf otherwise (NumPy would divide by the negative count);
+        # |d|^2 keeps a complex input's variance real
+        d = xp.abs(x - xp.sum(x, axis=dims, keepdims=True) / n if n else x)
         return xp.sum(d * d, axis=dims, keepdims=p["keepdim"]) / 0.0
 
 
@@ -339,7 +351,6 @@ LOGSUMEXP = defop(
 
 # vector norm ||x||_p = sum(|x|^p)^(1/p); ord 0 counts the nonzeros, +-inf is max/min |x|.
 # A general p is accumulated in float64 for float32 input, as torch's CPU kernel does.
-_INF = float("inf")
 
 
 def _norm_fwd(xp, x, p):

@@ -67,13 +67,6 @@ OPEN: dict[str, Open] = {
            "not supported for complex"),
          M(field=r"raised\(only ours\)", ours="not implemented for .{0,2}Complex")),
     ),
-    "complex-reduction-dtype": Open(
-        "defects",
-        "std/var of a complex tensor with N - correction <= 0 (a single element) return a "
-        "complex tensor; torch returns the real dtype (float64 for complex128)",
-        ("x = torch.tensor([[1-1j]], dtype=torch.complex128)", "v = x.var(0, correction=1)"),
-        M(field="dtype", kind=r"std|var", torch="float", ours="complex"),
-    ),
     "complex-nan-grad": Open(
         "complex",
         "a nan gradient reaching a complex input through a complex -> real cast: torch gives "
@@ -197,22 +190,6 @@ OPEN: dict[str, Open] = {
          M(kind="backward", field=r"raised\(only torch\)", torch="detached in-place")),
     ),
     # ---------------------------------------------------------------- defects
-    "zero-dim-var": Open(
-        "defects",
-        "std/var of a 0-d tensor with dim=0/-1 crash with IndexError (tuple index out of range); "
-        "torch reduces the single element",
-        ("x = torch.tensor(1.0)", "v = x.var(-1, correction=1)"),
-        M(field=r"raised\(only ours\)", kind=r"std|var", ours="tuple index out of range"),
-    ),
-    "norm-zero-undefined-grad": Open(
-        "defects",
-        "vector_norm(ord=0) sends no gradient (an undefined one), so the nodes behind it do not "
-        "run and miss their version-counter checks; torch sends zeros through them",
-        ("x = torch.ones(2, 2, requires_grad=True)", "y = x * 1", "s = y.std(1)", "y.add_(1)",
-         "n = torch.linalg.vector_norm(s, 0)", "n.backward()"),
-        M(kind="backward|autograd.grad", field=r"raised\(only torch\)",
-          torch="modified by an inplace", prog=r"vector_norm\([^)]*, 0[,)]"),
-    ),
     "nondiff-node-edges": Open(
         "defects",
         "floor_divide / // of a float tensor requiring grad: the NotImplemented node lists the "
@@ -220,31 +197,6 @@ OPEN: dict[str, Open] = {
         "node has one edge",
         ("x = torch.ones(1, requires_grad=True)", "y = x // 2.0"),
         M(field="grad_fn", torch="NotImplemented", kind=r"floor_divide|op://"),
-    ),
-    "empty-reductions": Open(
-        "defects",
-        "reductions without an identity on empty tensors are not refused: vector_norm(ord=-1) "
-        "(torch: \"cannot compute the -1 norm on an empty tensor because the operation does not "
-        "have an identity\")",
-        ("x = torch.zeros(0)", "y = torch.linalg.vector_norm(x, -1)"),
-        M(field=r"raised\(only torch\)", torch="does not have an identity"),
-    ),
-    "bce-input-range": Open(
-        "defects",
-        "binary_cross_entropy lets a nan input pass its [0, 1] check (torch: \"all elements "
-        "of input should be between 0 and 1\")",
-        ("x = torch.tensor([float('nan')])",
-         "y = torch.nn.functional.binary_cross_entropy(x, torch.ones(1))"),
-        M(field=r"raised\(only torch\)", torch="should be between 0 and 1"),
-    ),
-    "var-degenerate-grad": Open(
-        "defects",
-        "var/std gradients where N - correction <= 0 (a single element, correction 2): nan where "
-        "torch gives -0 / inf as its formula does; vector_norm(ord=0) raises ZeroDivisionError",
-        ("x = torch.tensor([1.0], requires_grad=True)", "torch.var(x, -1, correction=2).backward()",
-         "g = x.grad"),
-        (M(kind="backward", field="grad.value", ours="nan", prog=r"\.(var|std)\("),
-         M(kind="linalg_vector_norm", field=r"raised\(only ours\)", ours="ZeroDivisionError")),
     ),
     "memory-overlap-checks": Open(
         "defects",
