@@ -157,3 +157,24 @@ def test_complex_inputs_refused_as_torch(expr, grad):
         return eval(expr, {"t": t, "F": t.nn.functional, "z": z})
 
     assert_as_torch(torch, program)
+
+
+@pytest.mark.parametrize("expr", ["x // 2.0", "x // t.ones(1)", "t.ones(1) // x", "x // x", "5.0 % x", "2 // x",
+                                  "x.floor_divide(2)", "t.floor_divide(x, t.tensor(2.))", "x.clone().floor_divide_(2)"])
+def test_not_implemented_node_lists_only_inputs_that_require_grad(expr):
+    """torch's NotImplemented node (its not-implemented fallback) has one edge per input that
+    requires grad, is named torch::autograd::NotImplemented, and refuses backward."""
+    torch = require_torch()
+
+    def program(t):
+        x = t.ones(1, requires_grad=True)
+        y = eval(expr, {"t": t, "x": x})
+        fn = y.grad_fn
+        edges = [(type(f).__name__ if f is not None else None, n) for f, n in fn.next_functions]
+        try:
+            y.sum().backward()
+        except RuntimeError as e:
+            return fn.name(), type(fn).__name__, edges, str(e)
+        return fn.name(), edges
+
+    assert_as_torch(torch, program)

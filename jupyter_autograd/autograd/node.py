@@ -220,9 +220,22 @@ def _read_saved(node: Node, key: str):
     raise AttributeError(key)
 
 
+class _NotImplementedNode(Node):
+    """torch's ``NotImplemented`` node (autograd's not-implemented fallback: ``x // 2``): its
+    edges are the inputs that require grad only, not one per differentiable input."""
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple((fn, nr) for fn, nr in zip(self._fns, self._nrs) if fn is not None)
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"  # a hand-written C++ node, namespaced
+
+
 def make_node_class(name: str, op, saved_names: tuple) -> type:
     """A Node subclass with torch's name; its module is ``builtins`` as in torch."""
-    cls = type(name, (Node,), {"_op": op, "_saved_names": saved_names, "_plain": op.simple})
+    base = _NotImplementedNode if name == "NotImplemented" else Node
+    cls = type(name, (base,), {"_op": op, "_saved_names": saved_names, "_plain": op.simple})
     cls.__module__ = "builtins"
     cls.__qualname__ = name
     return cls

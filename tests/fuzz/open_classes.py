@@ -190,14 +190,6 @@ OPEN: dict[str, Open] = {
          M(kind="backward", field=r"raised\(only torch\)", torch="detached in-place")),
     ),
     # ---------------------------------------------------------------- defects
-    "nondiff-node-edges": Open(
-        "defects",
-        "floor_divide / // of a float tensor requiring grad: the NotImplemented node lists the "
-        "other operand as a (None, 0) edge (a Python number or a tensor without grad); torch's "
-        "node has one edge",
-        ("x = torch.ones(1, requires_grad=True)", "y = x // 2.0"),
-        M(field="grad_fn", torch="NotImplemented", kind=r"floor_divide|op://"),
-    ),
     "memory-overlap-checks": Open(
         "defects",
         "in-place writes whose source overlaps the destination (x[idx] = x) or whose destination "
