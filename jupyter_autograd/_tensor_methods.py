@@ -528,6 +528,18 @@ for _name in ["add", "sub", "mul", "div", "pow", "neg", "exp", "log", "log1p", "
               "frac", "remainder", "fmod", "floor_divide"]:
     setattr(Tensor, _name + "_", _inplace(getattr(F, _name), _name + "_" if _name == "masked_fill" else "error"))
 Tensor.clamp_ = _inplace(F.clamp_call("clamp_", True))
+_abs_inplace = Tensor.abs_
+
+
+def _abs_(self):
+    """``x.abs_()``: torch has no in-place complex abs (its result would be real)."""
+    self._check_inplace()  # torch's leaf check comes first
+    if self._data.dtype.kind == "c":
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return _abs_inplace(self)
+
+
+Tensor.abs_ = _abs_
 Tensor.clip_ = _inplace(F.clamp_call("clip_", True))
 Tensor.floor_divide_ = _inplace(F.RO.floor_divide_inplace)
 

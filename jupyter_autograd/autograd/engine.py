@@ -602,6 +602,14 @@ def _leaf_gone(var) -> bool:
     return not var._requires_grad
 
 
+def _sum(old, g):
+    """Two gradients for one input, summed as torch's ``old + g``: its complex add computes
+    ``a + alpha * b`` with alpha 1+0j, so a nan or inf in ``g`` reaches both parts."""
+    if g.__class__ is np.ndarray and g.dtype.kind == "c":
+        return old + g * (1 + 0j)
+    return old + g
+
+
 def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None:
 
     var = acc.variable
@@ -658,7 +666,7 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
         else:
             # torch: variable_grad += new_grad, in place (a reference to the old .grad sees the
             # sum; its version moves; a grad with a graph keeps it: grad mode is off here)
-            cur._data += g
+            cur._data += g if g.dtype.kind != "c" else g * (1 + 0j)  # see _sum
             vc = cur._vc
             if vc is None:
                 cur._vc = [1]
@@ -765,7 +773,7 @@ def _seed(roots, grads):
         buf = buffers.get(fn)
         if buf is None:
             buf = buffers[fn] = [None] * fn._n_out
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        buf[nr] = g if buf[nr] is None else _sum(buf[nr], g)
     return buffers, shared
 
 
@@ -831,7 +839,7 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
                     push(heap, (ACCUMULATE_PRIORITY - k if k >= ACCUMULATE_PRIORITY else -k, nxt))
             elif g is not None:
                 old = buf[nr]
-                buf[nr] = g if old is None else old + g
+                buf[nr] = g if old is None else _sum(old, g)
         if new is not None and heap:
             k = new._seq
             k = ACCUMULATE_PRIORITY - k if k >= ACCUMULATE_PRIORITY else -k
@@ -937,7 +945,7 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
                 buf = buffers[nxt] = [None] * nxt._n_out
             if g is not None:
                 old = buf[nr]
-                buf[nr] = g if old is None else old + g
+                buf[nr] = g if old is None else _sum(old, g)
             d = deps[nxt] - 1
             deps[nxt] = d
             if d == 0:

@@ -160,6 +160,8 @@ def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001 - torch's name
         e = _t(exponent)
         if e._data.dtype.kind in "iub" and isinstance(input, float):
             e = e.to(_dtype.get_default_dtype())
+        elif e._data.dtype.kind == "c" and isinstance(input, (int, float)):
+            input = complex(input)  # torch's pow_backward_exponent takes the complex log of the base
         return apply1(EW.POW_ST, e, {"self": input})
     if isinstance(exponent, Tensor):
         return apply2(EW.POW_TT, input, exponent)
@@ -617,6 +619,8 @@ class _ReturnTypes:
 def _minmax_dim(input, dim, keepdim, op, argf, kind):
     d = _wrap_dim(dim, input._data.ndim)
     if input._data.ndim == 0:
+        if input._data.dtype.kind == "c":
+            raise op.cx.error({}, input._data)
         idx = _xp(input).zeros((), np.int64)
         return getattr(_ReturnTypes, kind)(apply1(SH.ALIAS, input), Tensor._wrap(idx))
     if input._data.shape[d] == 0:
@@ -676,6 +680,8 @@ def amin(input, dim=(), keepdim=False) -> Tensor:
 
 def _arg_extremum(input, dim, keepdim, f, name) -> Tensor:
     d = input._data
+    if d.dtype.kind == "c":
+        raise RuntimeError(f"{name}(): does not support complex input")
     if dim is None:
         if d.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")

@@ -59,6 +59,8 @@ def apply(op, inputs: tuple, p=None):
             out = _fix_out(out, cls or _ndarray, xp)
         k = out.dtype.kind
         if k == "c" and op.cx is not op:
+            if op.cfwd is not None:
+                out = op.cfwd(xp, *arrays, p)
             op = complex_row(op, out, p, rg)
         res = Tensor._wrap(out, rg and k in "fc")
         if res._requires_grad:
@@ -165,6 +167,8 @@ def apply1(op, x: Tensor, p=None) -> Tensor:
         out = _fix_out(out, cls, xp)
     k = out.dtype.kind
     if k == "c" and op.cx is not op:
+        if op.cfwd is not None:
+            out = op.cfwd(xp, d, p)
         op = complex_row(op, out, p, x._requires_grad and STATE.grad_enabled)
     res = _new(Tensor)
     res._data = out
@@ -340,6 +344,8 @@ def _apply2(op, a, b, p):
         out = _fix_out(out, cls, xp)
     k = out.dtype.kind
     if k == "c" and op.cx is not op:
+        if op.cfwd is not None:
+            out = op.cfwd(xp, ad, bd, p)
         op = complex_row(op, out, p, (a._requires_grad or b._requires_grad) and STATE.grad_enabled)
     if (a._requires_grad or b._requires_grad) and STATE.grad_enabled and k in "fc":
         res = Tensor._wrap(out, True)
@@ -356,6 +362,8 @@ def complex_row(op, out, p, recording: bool):
     row itself), or torch's refusal of complex tensors for it (see ops.registry)."""
     cx = op.cx
     if cx.__class__ is Refuse:
+        if cx.empty is not None and out.size == 0:
+            cx = cx.empty
         if recording or not cx.autograd_only:
             raise cx.error(p, out)
         return op

@@ -16,9 +16,15 @@ def _alpha(p):
     return 1 if p is None else p.get("alpha", 1)
 
 
+# torch's complex add and sub compute a + alpha * b with a complex alpha (1+0j): a nan or inf
+# in b reaches both parts (nan+0j + 1 is nan+nanj), where NumPy adds the parts apart
+def _cadd(sign):
+    return lambda xp, a, b, p: a + b * complex(sign * _alpha(p))
+
+
 ADD = defop(
     "add", node="AddBackward0", inputs=("self", "other"), saved=("alpha=1",),
-    complex=HOLOMORPHIC,
+    complex=HOLOMORPHIC, cfwd=_cadd(1),
     fwd=lambda xp, a, b, p: a + b if p is None else a + p["alpha"] * b,
     vjp=(lambda xp, g, a, b, out, p: g,
          lambda xp, g, a, b, out, p: g if p is None else g * p["alpha"]),
@@ -28,7 +34,7 @@ ADD = defop(
 )
 SUB = defop(
     "sub", node="SubBackward0", inputs=("self", "other"), saved=("alpha=1",),
-    complex=HOLOMORPHIC,
+    complex=HOLOMORPHIC, cfwd=_cadd(-1),
     fwd=lambda xp, a, b, p: a - b if p is None else a - p["alpha"] * b,
     vjp=(lambda xp, g, a, b, out, p: g,
          lambda xp, g, a, b, out, p: -g if p is None else g * (-p["alpha"])),
@@ -116,10 +122,23 @@ def _pow_scalar_vjp(xp, g, x, out, p):
     return g * (c * x ** (c - 1))
 
 
+def _cpow(xp, a, b):
+    """``a ** b``; a complex result at a zero base as torch's std::pow (C's cexp(b * clog(a))):
+    0 ** (-1+1j) is inf+nanj and 0 ** 0j nan+nanj, where NumPy's power special-cases them."""
+    out = a ** b
+    if out.dtype.kind == "c":
+        zero = a == 0
+        if zero is True or (zero is not False and xp.any(zero)):
+            with np.errstate(all="ignore"):
+                at0 = xp.exp(b * xp.log(xp.zeros_like(out)))
+            out = xp.where(zero, at0, out)
+    return out
+
+
 POW = defop(
     "pow.Tensor_Scalar", node="PowBackward0", inputs=("self",), saved=("exponent", "self"),
     complex=HOLOMORPHIC,
-    fwd=lambda xp, x, p: x ** p["exponent"],
+    fwd=lambda xp, x, p: _cpow(xp, x, p["exponent"]),
     vjp=_pow_scalar_vjp,
     jvp=lambda xp, t, x, out, p: _pow_scalar_vjp(xp, t[0], x[0], out, p),
     sample={"domain": (0.2, 3), "params": {"exponent": 2.5}},
@@ -138,36 +157,34 @@ POW_TT = defop(
     "pow.Tensor_Tensor", node="PowBackward1", inputs=("self", "exponent"),
     complex=HOLOMORPHIC,
     saved=("exponent", "self", "result"),
-    fwd=lambda xp, a, b, p: a ** b,
+    fwd=lambda xp, a, b, p: _cpow(xp, a, b),
     # torch masks the base's gradient where the exponent is 0 (0 * 0^-1 would be nan)
     vjp=(lambda xp, g, a, b, out, p: xp.where(b == 0, 0.0, g * (b * a ** (b - 1))), _pow_exponent_vjp),
     jvp=lambda xp, t, x, out, p: t[0] * (x[1] * x[0] ** (x[1] - 1)) + t[1] * out * xp.log(x[0]),
     sample={"domain": (0.2, 3)}, torch=lambda torch, a, b: torch.pow(a, b),
 )
-def _log_scalar(c):
-    return cmath.log(c) if isinstance(c, complex) else float(np.log(c))
+# 2 ** x: the base is a scalar argument. torch's pow_backward_exponent: g * result * log(base),
+# with the complex log of a real base for a complex exponent (log(-0.5) is log(0.5) + pi j), and
+# 0 where the base is 0 and the exponent real and >= 0
+def _pow_scalar_base_vjp(xp, g, x, out, p):
+    base = p["self"]
+    cx = xp.iscomplexobj(x)
+    if base == 0:
+        nonneg = (xp.imag(x) == 0) & (xp.real(x) >= 0) if cx else x >= 0
+        with np.errstate(all="ignore"):
+            r = out * -np.inf
+            return g * xp.where(nonneg, r.new_zeros(r.shape) if xp.is_txp else 0.0, r)
+    # a complex exponent gets a complex base from api.pow, so that the conjugate twin's base
+    # (-0.5-0j) takes the log's other side of the branch cut
+    return g * out * (cmath.log(base) if isinstance(base, complex) else float(np.log(base)))
 
 
-def _pow_st_vjp(xp, g, x, out, p):
-    """torch's pow_backward_exponent: grad * result * log(base); for base 0 the gradient is 0
-    where the exponent is >= 0 (not 0 * -inf)."""
-    r = g * out * _log_scalar(p["self"])
-    if p["self"] == 0:
-        real = x.real if x.dtype.kind == "c" else x
-        cond = real >= 0
-        if x.dtype.kind == "c":
-            cond = cond & (x.imag == 0)
-        r = xp.where(cond, r.new_zeros(r.shape) if xp.is_txp else 0, r)
-    return r
-
-
-# 2 ** x: the base is a scalar argument; the exponent is saved (and version-checked) as torch's
 POW_ST = defop(
     "pow.Scalar", node="PowBackward2", inputs=("exponent",), saved=("self", "exponent", "result"),
     complex=HOLOMORPHIC,
-    fwd=lambda xp, x, p: p["self"] ** x,
-    vjp=lambda xp, g, x, out, p: _pow_st_vjp(xp, g, x, out, p),
-    jvp=lambda xp, t, x, out, p: t[0] * out * _log_scalar(p["self"]),
+    fwd=lambda xp, x, p: _cpow(xp, p["self"], x),
+    vjp=_pow_scalar_base_vjp,
+    jvp=lambda xp, t, x, out, p: _pow_scalar_base_vjp(xp, t[0], x[0], out, p),
     sample={"domain": (-2, 2), "params": {"self": 2.0}},
     torch=lambda torch, x, self: torch.pow(self, x),
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import AS_WRITTEN, HOLOMORPHIC, UNDEFINED_GRAD, Refuse, defop, kernel_refuses
+from .registry import AS_WRITTEN, HOLOMORPHIC, UNDEFINED_GRAD, Refuse, defop, kernel_refuses, no_complex_autograd
 from .xp import _ones
 
 
@@ -482,7 +482,7 @@ def _softmax_fwd(xp, x, p):
 # d softmax: y * (g - sum(g * y))
 SOFTMAX = defop(
     "_softmax", node="SoftmaxBackward0", inputs=("self",), saved=("dim", "result"),
-    complex=Refuse(NotImplementedError, _softmax_kernel("softmax")),
+    complex=Refuse(NotImplementedError, _softmax_kernel("softmax"), empty=no_complex_autograd("_softmax")),
     fwd=_softmax_fwd,
     vjp=lambda xp, g, x, out, p: out * (g - _keep(xp, g * out, p["dim"], "sum")),
     jvp=lambda xp, t, x, out, p: out * (t[0] - xp.sum(t[0] * out, axis=p["dim"], keepdims=True)),
@@ -502,7 +502,7 @@ def _log_softmax_fwd(xp, x, p):
 # d log_softmax: g - softmax * sum(g)
 LOG_SOFTMAX = defop(
     "_log_softmax", node="LogSoftmaxBackward0", inputs=("self",), saved=("dim", "result"),
-    complex=Refuse(NotImplementedError, _softmax_kernel("log_softmax")),
+    complex=Refuse(NotImplementedError, _softmax_kernel("log_softmax"), empty=no_complex_autograd("_log_softmax")),
     fwd=_log_softmax_fwd,
     vjp=lambda xp, g, x, out, p: g - xp.exp(out) * _keep(xp, g, p["dim"], "sum"),
     jvp=lambda xp, t, x, out, p: t[0] - xp.sum(xp.exp(out) * t[0], axis=p["dim"], keepdims=True),

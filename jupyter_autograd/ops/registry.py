@@ -69,14 +69,16 @@ class Refuse:
     """``complex=``: torch refuses complex tensors for this row. ``message`` is a string
     (``{dtype}`` becomes ``ComplexFloat``/``ComplexDouble``) or ``message(p, out) -> str``;
     ``autograd_only``: torch computes the forward and refuses only a result that requires grad
-    (ops outside its complex-autograd allow list)."""
+    (ops outside its complex-autograd allow list); ``empty``: the refusal of an empty result,
+    where torch's kernel returns before its dtype dispatch (softmax's autograd refusal)."""
 
-    __slots__ = ("autograd_only", "exc", "message")
+    __slots__ = ("autograd_only", "empty", "exc", "message")
 
-    def __init__(self, exc, message, autograd_only: bool = False) -> None:
+    def __init__(self, exc, message, autograd_only: bool = False, empty: Refuse | None = None) -> None:
         self.exc = exc
         self.message = message
         self.autograd_only = autograd_only
+        self.empty = empty
 
     def error(self, p, out) -> Exception:
         m = self.message
@@ -114,6 +116,7 @@ class OpDef:
     """One primitive: forward, per-input VJP rules, JVP rule and test metadata."""
 
     __slots__ = (
+        "cfwd",
         "complex",
         "cx",
         "defaults",
@@ -164,6 +167,7 @@ def defop(
     variadic: bool = False,
     doc: str = "",
     complex=None,
+    cfwd=None,
 ) -> OpDef:
     """Declare one primitive.
 
@@ -186,6 +190,8 @@ def defop(
         complex: HOLOMORPHIC, AS_WRITTEN or a :class:`Refuse` (see the module docstring);
             None (undeclared) refuses complex results as torch refuses ops outside its
             complex-autograd allow list.
+        cfwd: the forward run again for a complex result, where torch's complex kernel
+            computes otherwise than NumPy (add's ``a + alpha * b`` multiplies by a complex alpha).
     """
     if name in OPS:
         raise ValueError(f"op {name!r} registered twice")
@@ -251,6 +257,7 @@ def defop(
     op.simple = n_out == 1 and not variadic  # the engine's first-order fast path applies
     op.node_cls = make_node_class(node, op, tuple(saved))
     op.complex = complex
+    op.cfwd = cfwd
     if complex is HOLOMORPHIC:
         op.cx = _complex_twin(op)
     elif complex is AS_WRITTEN:

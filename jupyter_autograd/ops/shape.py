@@ -133,6 +133,8 @@ ALIAS = _shape_op(
 # dtype conversion: the gradient is converted back by the engine (it casts to the input dtype)
 def _to_copy_fwd(xp, x, p):
     dt = p["dtype"]
+    if x.dtype.kind == "c" and dt.kind == "b":  # torch: nonzero real or imaginary part, silently
+        return x != 0
     if x.dtype.kind == "c" and dt.kind != "c":
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
                       stacklevel=2)

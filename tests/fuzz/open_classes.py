@@ -57,40 +57,6 @@ class Open:
 
 OPEN: dict[str, Open] = {
     # ---------------------------------------------------------------- complex (stream complex)
-    "complex-refusals": Open(
-        "complex",
-        "ops torch refuses for complex run: argmax/argmin/max/min (\"does not support complex "
-        "input\"), in-place abs_ (\"In-place abs is not supported for complex tensors\"); "
-        "softmax of an empty complex tensor is refused (torch dispatches nothing)",
-        ("x = torch.tensor([1+1j, 2-1j])", "i = x.argmax()"),
-        (M(field=r"raised\(only torch\)", torch="does not support complex input|In-place abs is "
-           "not supported for complex"),
-         M(field=r"raised\(only ours\)", ours="not implemented for .{0,2}Complex")),
-    ),
-    "complex-nan-grad": Open(
-        "complex",
-        "a nan gradient reaching a complex input through a complex -> real cast: torch gives "
-        "nan+nanj, ours nan+0j",
-        ("x = torch.tensor([-1+1j], requires_grad=True)", "y = x.double().sqrt()",
-         "y.backward(torch.ones(1, dtype=torch.float64))", "g = x.grad"),
-        M(field=r"grad\.value|value|hook-log\.value", torch="nanj", prog="complex"),
-    ),
-    "complex-pow-negative-base": Open(
-        "complex",
-        "pow(negative number, complex tensor): the gradient is nan (log of the negative base "
-        "taken in the reals); torch uses the complex log",
-        ("x = torch.tensor([1-1j], requires_grad=True)", "y = torch.pow(-0.5, x)",
-         "y.backward(torch.ones(1, dtype=torch.complex64))", "g = x.grad"),
-        M(kind="backward|autograd.grad", field=r"grad\.value|value", ours="nan",
-          prog=r"torch\.pow\(-|\(-[0-9.]+\) \*\* "),
-    ),
-    "complex-to-bool": Open(
-        "complex",
-        "complex -> bool (x.to(torch.bool)) looks at the real part only; torch: true where the "
-        "real or the imaginary part is nonzero",
-        ("x = torch.tensor([1j, 0j])", "b = x.to(torch.bool)"),
-        M(field="value", kind=r"^to(@|$)|_to_copy", prog="complex"),
-    ),
     "inplace-on-views": Open(
         "views",
         "views that change the dtype (view_as_real, view_as_complex, .real/.imag of a complex "
