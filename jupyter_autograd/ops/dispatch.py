@@ -61,6 +61,8 @@ def apply(op, inputs: tuple, p=None):
         if k == "c" and op.cx is not op:
             if op.cfwd is not None:
                 out = op.cfwd(xp, *arrays, p)
+                if out.__class__ is not cls:
+                    out = _fix_out(out, cls or _ndarray, xp)
             op = complex_row(op, out, p, rg)
         res = Tensor._wrap(out, rg and k in "fc")
         if res._requires_grad:
@@ -169,6 +171,8 @@ def apply1(op, x: Tensor, p=None) -> Tensor:
     if k == "c" and op.cx is not op:
         if op.cfwd is not None:
             out = op.cfwd(xp, d, p)
+            if out.__class__ is not cls:
+                out = _fix_out(out, cls, xp)
         op = complex_row(op, out, p, x._requires_grad and STATE.grad_enabled)
     res = _new(Tensor)
     res._data = out
@@ -346,6 +350,8 @@ def _apply2(op, a, b, p):
     if k == "c" and op.cx is not op:
         if op.cfwd is not None:
             out = op.cfwd(xp, ad, bd, p)
+            if out.__class__ is not cls:
+                out = _fix_out(out, cls, xp)
         op = complex_row(op, out, p, (a._requires_grad or b._requires_grad) and STATE.grad_enabled)
     if (a._requires_grad or b._requires_grad) and STATE.grad_enabled and k in "fc":
         res = Tensor._wrap(out, True)
