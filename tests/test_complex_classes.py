@@ -64,6 +64,12 @@ CASES = {
         "b = T.tensor([-1.17+0.33j, 2.13+2.16j, 0j, 2+0j, 0.5+0j], dtype=T.complex128); "
         "r = (a ** b, a ** (-1.5+0.5j), T.tensor([0, 2, -3]) ** b[:3])",
     ],
+    "gather-index-shape": [
+        f"x = T.arange(8.).reshape(4, 2).requires_grad_(); y = T.gather(x, {d}, T.tensor({i})); "
+        "y.sum().backward(); r = (y, x.grad)"
+        for d, i in ((0, [[3], [0], [1]]), (1, [[1], [0]]), (0, [[3, 0, 1]]), (0, [[4]]), (0, [[-1]]),
+                     (1, [[0], [0], [0], [0], [0]]), (0, [3, 0]), (-1, [[1, 1]]))
+    ],
     "complex-to-bool": [
         "x = T.tensor([1j, 0j, float('nan') * 1j, 2+0j]); r = (x.to(T.bool), x.bool(), x[0].bool())",
     ],

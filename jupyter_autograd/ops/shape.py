@@ -245,12 +245,33 @@ PUT_ALONG = defop(
     jvp=lambda xp, t, x, out, p: xp.put_along_axis_zeros(t[0], p["index"], p["dim"], p["shape"]),
     linear=True, sample={"domain": (-3, 3), "kind": "put_along"},
 )
+def _gather_fwd(xp, x, p):
+    """torch.gather: the result has the index's shape; outside ``dim`` the index may be smaller
+    than the input (NumPy's take_along_axis would broadcast it to the input's size)."""
+    idx, d = p["index"], p["dim"]
+    if idx.shape != x.shape:
+        if idx.ndim != x.ndim:
+            raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+        for i, (n, m) in enumerate(zip(idx.shape, x.shape)):
+            if i != d and n > m:
+                raise RuntimeError(
+                    f"Size does not match at dimension {i} expected index {list(idx.shape)} to be no "
+                    f"larger than self {list(x.shape)} apart from dimension {d}")
+        x = x[tuple(slice(None) if i == d else slice(0, n) for i, n in enumerate(idx.shape))]
+    if idx.size:
+        n = x.shape[d]
+        bad = (idx < 0) | (idx >= n)
+        if bad.any():
+            raise RuntimeError(f"index {int(idx[bad].reshape(-1)[0])} is out of bounds for dimension {d} with size {n}")
+    return xp.take_along_axis(x, idx, axis=d)
+
+
 TAKE_ALONG = defop(
     "gather", node="GatherBackward0", inputs=("self",), saved=("dim", "index", "self_sym_sizes"),
     complex=AS_WRITTEN,
-    fwd=lambda xp, x, p: xp.take_along_axis(x, p["index"], axis=p["dim"]),
+    fwd=_gather_fwd,
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, _along_key(xp, p["index"], p["dim"]), p["self_sym_sizes"]),
-    jvp=lambda xp, t, x, out, p: xp.take_along_axis(t[0], p["index"], axis=p["dim"]), linear=True,
+    jvp=lambda xp, t, x, out, p: _gather_fwd(xp, t[0], p), linear=True,
     sample={"domain": (-3, 3), "kind": "gather"},
     torch=lambda torch, x, dim, index: torch.gather(x, dim, index),
 )

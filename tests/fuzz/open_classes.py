@@ -331,13 +331,6 @@ OPEN: dict[str, Open] = {
          M(kind="backward", src="create_graph=True", field="grad"),
          M(src="create_graph=True", field=r"hook-log.*requires_grad")),
     ),
-    "gather-index-shape": Open(
-        "lead",
-        "gather with an index smaller than the input in the other dims returns the input's "
-        "size there (torch: the index's shape): a silent wrong result",
-        ("x = torch.ones(4, 2)", "y = torch.gather(x, 0, torch.tensor([[3], [0], [1]]))"),
-        M(kind="gather", field=r"shape|raised\(only ours\)"),
-    ),
     "inference-mode": Open(
         "lead",
         "inference_mode is no_grad: inference tensors' _version does not raise (\"Inference "
