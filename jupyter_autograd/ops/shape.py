@@ -126,7 +126,8 @@ COPY_BACKWARDS = _shape_op(
 )
 ALIAS = _shape_op(
     "alias", "AliasBackward0",
-    lambda xp, x, p: x.view() if hasattr(x, "view") else x,
+    # an array view; a graph Tensor (higher-order rules) is viewed in its own shape
+    lambda xp, x, p: (x.view(tuple(x.shape)) if xp.is_txp else x.view()) if hasattr(x, "view") else x,
     lambda xp, g, x, out, p: g,
     torch=lambda torch, x: x[:],
 )
