@@ -190,9 +190,10 @@ POW_ST = defop(
 )
 
 
-# max/min of two tensors: ties split the gradient in half, as torch does
+# max/min of two tensors: ties split the gradient in half and only the losing side gets none,
+# as torch's where(a == b, g / 2, g).masked_fill_(a < b, 0): a nan operand keeps its gradient
 def _maximum_vjp(xp, g, a, b, out, p):
-    return xp.where(a == b, g * 0.5, xp.where(a > b, g, 0.0))
+    return xp.where(a == b, g * 0.5, xp.where(a < b, 0.0, g))
 
 
 MAXIMUM = defop(
@@ -280,7 +281,7 @@ def _abs_jvp(xp, t, x, out, p):
 ABS = _unary("abs", "AbsBackward0", lambda xp, x, p: xp.abs(x),
              lambda xp, g, x, out, p: g * xp.sgn(x), _abs_jvp,
              ("self",), avoid=(0.0,), smooth=False, complex=AS_WRITTEN)
-SIGN = _unary("sign", "SignBackward0", lambda xp, x, p: xp.sign(x),
+SIGN = _unary("sign", "SignBackward0", lambda xp, x, p: xp.sgn(x),
               lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
               avoid=(0.0,), smooth=False, complex=Refuse(
                   NotImplementedError, "Unlike NumPy, torch.sign is not intended to support "

@@ -108,7 +108,8 @@ REPEAT = _shape_op(
 )
 FLIP = _shape_op(
     "flip", "FlipBackward0",
-    lambda xp, x, p: xp.flip(x, p["dims"]),
+    # a copy, as torch's flip (NumPy's is a view: an in-place op on one would change the other)
+    lambda xp, x, p: xp.flip(x, p["dims"]).copy(),
     lambda xp, g, x, out, p: xp.flip(g, p["dims"]),
     saved=("dims",), torch=lambda torch, x, dims: torch.flip(x, dims),
 )

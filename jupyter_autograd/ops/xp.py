@@ -24,10 +24,14 @@ class ArrayNamespace:
         return v
 
     def sgn(self, x):
-        """torch.sgn: ``x / |x|`` (0 at 0) for complex, the sign for real."""
+        """torch.sgn: ``x / |x|`` (0 at 0) for complex, the sign for real (0 at nan, as torch's
+        sign and sgn kernels: NumPy's sign of nan is nan)."""
         m = self._mod
         if x.dtype.kind != "c":
-            return m.sign(x)
+            s = m.sign(x)
+            if x.dtype.kind == "f":
+                s = m.where(m.isnan(s), s.dtype.type(0), s)
+            return s
         a = m.abs(x)
         zero = a == 0
         return m.where(zero, 0, x / m.where(zero, 1, a))

@@ -231,22 +231,6 @@ OPEN: dict[str, Open] = {
         M(kind="backward|autograd.grad", field=r"grad\.value|value", ours="nan",
           prog=r"clamp|relu"),
     ),
-    "minmax-nan-grad": Open(
-        "lead",
-        "maximum/minimum gradients where an input is nan: torch sends the gradient to both "
-        "inputs (it masks only where the other input wins), ours to neither",
-        ("x = torch.tensor([float('nan')], requires_grad=True)",
-         "y = torch.maximum(x, torch.tensor([1.0]))", "y.backward(torch.ones(1))", "g = x.grad"),
-        M(field=r"grad\.value|value|hook-log\.value",
-          prog=r"maximum|minimum|clamp\(|clamp_\("),
-    ),
-    "flip-aliasing": Open(
-        "lead",
-        "flip returns a NumPy view sharing memory with its input (torch copies): an in-place "
-        "op on either changes the other",
-        ("x = torch.tensor([1.0, 2.0])", "y = x.flip(0)", "x.add_(1)"),
-        M(kind="inplace", field="value", prog=r"flip"),
-    ),
     "saved-tensor-set": Open(
         "lead",
         "rows keep as parameters tensors torch saves (gather's index): a second backward "
@@ -273,12 +257,6 @@ OPEN: dict[str, Open] = {
         ("x = torch.zeros(2, 0, dtype=torch.complex64, requires_grad=True)",
          "torch.view_as_real(x).sum().backward()"),
         M(field=r"raised\(only (torch|ours)\)", torch="with stride 1|None", ours="with stride 1|None"),
-    ),
-    "sign-nan": Open(
-        "lead",
-        "sign(nan) and sgn(nan) are nan; torch gives 0",
-        ("x = torch.tensor([float('nan')])", "y = x.sign()"),
-        M(kind="sign|sgn", field="value", ours="nan"),
     ),
     "argument-checks": Open(
         "lead",
