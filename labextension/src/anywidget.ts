@@ -17,7 +17,13 @@ interface IAnyModel {
 }
 
 /** Draw `model`'s payload into `el`, again on every change; returns the cleanup. */
-function render({ model, el }: { model: IAnyModel; el: HTMLElement }): () => void {
+function render({
+  model,
+  el
+}: {
+  model: IAnyModel;
+  el: HTMLElement;
+}): () => void {
   const host = document.createElement('div');
   host.className = `${WIDGET_CLASS} jp-AutogradGraph-anywidget`;
   el.appendChild(host);

@@ -417,9 +417,11 @@ describe('interactive view', () => {
       ([f]) => f === 'graph_tutorial_backward.json'
     )![1];
     const plain = mount(payload);
-    expect(plain.node.querySelectorAll('.jp-AutogradGraph-svg .jp-AutogradGraph-saved')).toHaveLength(
-      0
-    );
+    expect(
+      plain.node.querySelectorAll(
+        '.jp-AutogradGraph-svg .jp-AutogradGraph-saved'
+      )
+    ).toHaveLength(0);
     payload.show_saved = true;
     const v = mount(payload);
     const saved = Array.from(
