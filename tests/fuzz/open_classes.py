@@ -167,6 +167,15 @@ OPEN: dict[str, Open] = {
            torch="refer to a single memory location|refers to a single memory location"),
          M(field=r"raised\(only ours\)", kind="inplace", ours="destination is read-only")),
     ),
+    "norm-saved-result-version": Open(
+        "defects",
+        "vector_norm saves its result as torch does only for some orders: after an in-place "
+        "change of the norm (ord 0 of an empty tensor), torch's backward raises the version-counter "
+        "error (output 0 of LinalgVectorNorm), ours computes a gradient",
+        ("x = torch.zeros(0, requires_grad=True)", "n = torch.linalg.vector_norm(x, 0, 0)",
+         "n.fill_(-1.0)", "n.sum().backward()"),
+        (M(field=r"raised\(only torch\)", torch="output 0 of LinalgVectorNorm"),),
+    ),
     "numpy-warnings": Open(
         "lead",
         "NumPy RuntimeWarnings leak out of ops on invalid values (log/sqrt/pow of negatives, "
