@@ -136,7 +136,7 @@ def _vector_str(a, indent, summarize, fmt, fmt2=None) -> str:
         f = lambda v: _complex_value(v, fmt, fmt2)
     else:
         f = fmt.format
-    per_line = max(1, int(math.floor((PRINT_OPTS.linewidth - indent) / element_length)))
+    per_line = max(1, math.floor((PRINT_OPTS.linewidth - indent) / element_length))
     e = PRINT_OPTS.edgeitems
     if summarize and not e:
         data = ["..."]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from typing import ClassVar
 
 import numpy as np
 
@@ -26,7 +27,7 @@ class device:  # noqa: N801 - torch's name
     """
 
     __slots__ = ("type", "index")
-    _cache: dict = {}
+    _cache: ClassVar[dict] = {}
 
     def __new__(cls, type_or_spec="cpu", index: int | None = None):
         if isinstance(type_or_spec, device):
@@ -130,14 +131,14 @@ class CupyBackend(Backend):
         if CupyBackend._cupy is None:
             try:
                 import cupy  # noqa: PLC0415 - lazy on purpose: CuPy is optional
-            except Exception as e:  # ImportError, or a CUDA runtime failing to load
+            except Exception as e:  # noqa: BLE001 - ImportError, or a CUDA runtime failing to load
                 raise RuntimeError(
                     f"device='cuda' needs CuPy and a CUDA GPU ({_CUDA_HINT}); "
                     f"importing cupy failed: {e}"
                 ) from None
             try:
                 n = cupy.cuda.runtime.getDeviceCount()
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 - any CUDA runtime error means no usable GPU
                 raise RuntimeError(
                     f"device='cuda' needs a CUDA GPU ({_CUDA_HINT}): no usable device: {e}"
                 ) from None

@@ -347,7 +347,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     warnings.warn(_RANGE_WARNING, UserWarning, stacklevel=2)
     if step == 0:
         raise RuntimeError("step must be nonzero")
-    n = int(math.floor((end - start) / step)) + 1
+    n = math.floor((end - start) / step) + 1
     if n < 0:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     dt = _np_dtype(dtype, _dtype.get_default_dtype().np)

@@ -74,7 +74,7 @@ class _DecoratorContextManager:
                         with self.clone():
                             gen.close()
                         raise
-                    except BaseException as e:
+                    except BaseException as e:  # noqa: BLE001 - forwarded into the generator
                         with self.clone():
                             response = gen.throw(e)
                     else:

@@ -18,12 +18,16 @@ import os
 import sys
 import sysconfig
 import weakref
+from typing import TYPE_CHECKING
 from collections.abc import Mapping
 
 from . import graph as _g
 from .autograd.engine import FLAGS
 from .autograd.node import AccumulateGrad, Node
 from .tensor import Tensor
+
+if TYPE_CHECKING:
+    from typing import Self  # 3.11+; annotations are strings here (PEP 563)
 
 __all__ = ["Graph", "graph", "trace", "is_tracing", "run_traced", "BackwardRecord", "OptionError"]
 
@@ -141,7 +145,7 @@ class trace:  # noqa: N801 - a context manager used like torch's lower-case ones
         _NODE_INFO[node] = (src, tuple(refs) if refs is not None else None, mods)
         self.nodes.append(weakref.ref(node))
 
-    def __enter__(self) -> "trace":
+    def __enter__(self) -> Self:
         FLAGS.record_tracers.append(self._on_record)
         return self
 

@@ -47,7 +47,7 @@ from _src import NOTEBOOKS  # noqa: E402
 def _attr_exists(module: str, attr: str | None = None) -> bool:
     try:
         mod = importlib.import_module(module)
-    except Exception:
+    except Exception:  # noqa: BLE001 - any failing import means the attribute is not there
         return False
     return attr is None or hasattr(mod, attr)
 

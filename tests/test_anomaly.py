@@ -56,9 +56,10 @@ def test_b_only_around_backward_has_no_forward_info():
     y = MyFunc.apply(x)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        with autograd.detect_anomaly():
-            with pytest.raises(RuntimeError, match="returned nan values in its 0th output"):
-                y.sum().backward()
+        with autograd.detect_anomaly(), pytest.raises(
+            RuntimeError, match="returned nan values in its 0th output"
+        ):
+            y.sum().backward()
     assert any("Error detected in MyFuncBackward. No forward pass information available" in str(w.message) for w in rec)
 
 
@@ -81,8 +82,7 @@ def test_d_check_nan_false():
 
 
 def test_prior_mode_restored_even_if_body_raises():
-    with pytest.raises(ValueError):
-        with warnings.catch_warnings():
+    with pytest.raises(ValueError), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with autograd.detect_anomaly():
                 assert autograd.is_anomaly_enabled()

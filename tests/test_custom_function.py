@@ -102,7 +102,7 @@ def test_extending_pytorch_examples_run_unchanged_with_import_alias(tmp_path):
         sys.modules["torch.autograd"] = jupyter_autograd.autograd
         runpy.run_path({str(script)!r}, run_name="__main__")
     """)
-    r = subprocess.run([sys.executable, "-c", runner], capture_output=True, text=True, timeout=120)
+    r = subprocess.run([sys.executable, "-c", runner], capture_output=True, text=True, timeout=120, check=False)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "True" and lines[1] == "True" and lines[3] == "True"

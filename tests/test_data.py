@@ -38,7 +38,7 @@ def test_dataloader_shuffle_generator_is_reproducible_and_a_permutation():
     b = [b[1].tolist() for b in DataLoader(ds, batch_size=8, shuffle=True, generator=ja.Generator().manual_seed(3))]
     c = [b[1].tolist() for b in DataLoader(ds, batch_size=8, shuffle=True, generator=ja.Generator().manual_seed(4))]
     assert a == b and a != c
-    flat = sum(a, [])
+    flat = [v for batch in a for v in batch]
     assert sorted(flat) == list(range(50)) and flat != list(range(50))
     g = ja.Generator().manual_seed(0)
     dl = DataLoader(ds, batch_size=50, shuffle=True, generator=g)

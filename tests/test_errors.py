@@ -56,7 +56,7 @@ def test_reading_freed_saved_tensor():
     y = x.exp()
     y.sum().backward()
     with pytest.raises(RuntimeError, match=re.escape("Trying to backward through the graph a second time")):
-        y.grad_fn._saved_result
+        _ = y.grad_fn._saved_result
 
 
 def test_integer_requires_grad_three_texts():

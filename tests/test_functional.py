@@ -146,12 +146,12 @@ def test_func_transforms_match_finite_differences(rng):
     H = _fd_jac(lambda a: _fd_grad(f, a), x, eps=1e-4)
     np.testing.assert_allclose(jfunc.hessian(f)(ja.tensor(x)).numpy(), H, atol=1e-6)
     v = rng.normal(size=3)
-    out, jv = jfunc.jvp(mlp, (ja.tensor(x),), (ja.tensor(v),))
+    _out, jv = jfunc.jvp(mlp, (ja.tensor(x),), (ja.tensor(v),))
     np.testing.assert_allclose(jv.numpy(), J @ v, atol=1e-8)
-    out, fn = jfunc.vjp(mlp, ja.tensor(x))
+    _out, fn = jfunc.vjp(mlp, ja.tensor(x))
     u = rng.normal(size=2)
     np.testing.assert_allclose(fn(ja.tensor(u))[0].numpy(), u @ J, atol=1e-8)
-    out, lin = jfunc.linearize(mlp, ja.tensor(x))
+    _out, lin = jfunc.linearize(mlp, ja.tensor(x))
     np.testing.assert_allclose(lin(ja.tensor(v)).numpy(), J @ v, atol=1e-8)
 
 

@@ -59,7 +59,7 @@ def test_tutorial_payload_validates_and_names_nodes():
     w = next(n for n in p["nodes"] if n.get("name") == "w")
     acc = [e for e in p["edges"] if e["source"] == w["id"]]
     assert len(acc) == 1 and by[acc[0]["target"]]["kind"] == "accumulate"
-    mm = [e for e in p["edges"] if e["source"] == acc[0]["target"]][0]
+    mm = next(e for e in p["edges"] if e["source"] == acc[0]["target"])
     assert by[mm["target"]]["op"] == "MmBackward0" and mm["input"] == 1
     # y needs no grad but is drawn as BCE's input 1 thanks to the trace
     y = next(n for n in p["nodes"] if n.get("name") == "y")
@@ -146,7 +146,7 @@ def test_node_root_and_shared_subgraph_once():
 
 def test_multiple_outputs_have_output_index():
     x = torch.randn(4, 3, requires_grad=True)
-    vals, idx = x.max(dim=1)
+    vals, _idx = x.max(dim=1)
     p = G.build_graph([vals], names={"vals": vals})
     validate(p)
     e = next(e for e in p["edges"] if e["target"] == p["nodes"][0]["id"])

@@ -33,8 +33,8 @@ GOLDEN = [
      "tensor([1.7351, 0.5572, 0.1072, 1.0172, 0.2912], grad_fn=<MulBackward0>)"),
     (lambda: torch.tensor([1.1006, -1.0712, 0.1227, -0.5663, 0.3731, -0.8920, -1.5091, 0.3704, 1.4565],
                           dtype=torch.float64, requires_grad=True),
-     "tensor([ 1.1006, -1.0712,  0.1227, -0.5663,  0.3731, -0.8920, -1.5091,  0.3704,\n"
-     "         1.4565], dtype=torch.float64, requires_grad=True)"),
+     ("tensor([ 1.1006, -1.0712,  0.1227, -0.5663,  0.3731, -0.8920, -1.5091,  0.3704,\n"
+      "         1.4565], dtype=torch.float64, requires_grad=True)")),
 ]
 
 

@@ -17,14 +17,14 @@ def test_d1_grad_mode_is_thread_local():
             barrier = threading.Barrier(2)
             res = {}
 
-            def a():
+            def a(ctx=ctx, barrier=barrier, res=res):
                 with ctx():
                     barrier.wait()
                     res["a"] = (x * 2).requires_grad
                     barrier.wait()
                 res["a_after"] = torch.is_grad_enabled()
 
-            def b():
+            def b(barrier=barrier, res=res):
                 barrier.wait()
                 res["b"] = (x * 2).requires_grad
                 barrier.wait()
@@ -58,7 +58,7 @@ def test_d3_shared_leaf_loses_no_update():
     for _ in range(5):
         x = torch.rand(4, dtype=torch.float64, requires_grad=True)
 
-        def work():
+        def work(x=x):
             for _ in range(200):
                 ((x * x) * 0.5 + x * 3.5).sum().backward()
 

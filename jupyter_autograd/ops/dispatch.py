@@ -387,7 +387,7 @@ def _refuse_complex_inputs(op, arrays, p) -> None:
 
 def as_operand(b, like: Tensor):
     """Turn a NumPy array / list / numpy scalar operand into a Tensor on ``like``'s device."""
-    if isinstance(b, Tensor) or isinstance(b, _SCALARS):
+    if isinstance(b, (Tensor, int, float, bool, complex)):  # _SCALARS, spelled out: a constant tuple
         return b
     if isinstance(b, np.generic):
         return b.item()

@@ -194,7 +194,7 @@ def _ln_vjp_x(xp, g, x, w, b, out, p):
 
 
 def _ln_vjp_w(xp, g, x, w, b, out, p):
-    axes, mu, r = _ln_stats(xp, x, p)
+    _axes, mu, r = _ln_stats(xp, x, p)
     return g * ((x - mu) * r)  # the engine sums over the leading (batch) dims
 
 

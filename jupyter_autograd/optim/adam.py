@@ -42,10 +42,10 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                        maximize=maximize, foreach=foreach, capturable=capturable,
-                        differentiable=differentiable, fused=fused,
-                        decoupled_weight_decay=decoupled_weight_decay or self._decoupled)
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
+                        "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                        "differentiable": differentiable, "fused": fused,
+                        "decoupled_weight_decay": decoupled_weight_decay or self._decoupled}
         super().__init__(params, defaults)
 
     @_use_grad

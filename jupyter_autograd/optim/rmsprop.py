@@ -29,9 +29,9 @@ class RMSprop(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
-                        weight_decay=weight_decay, capturable=capturable, foreach=foreach,
-                        maximize=maximize, differentiable=differentiable)
+        defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
+                        "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach,
+                        "maximize": maximize, "differentiable": differentiable}
         super().__init__(params, defaults)
 
     @_use_grad
@@ -99,9 +99,9 @@ class Adagrad(Optimizer):
             raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
-        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                        initial_accumulator_value=initial_accumulator_value, foreach=foreach,
-                        maximize=maximize, differentiable=differentiable, fused=fused)
+        defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
+                        "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
+                        "maximize": maximize, "differentiable": differentiable, "fused": fused}
         super().__init__(params, defaults)
         # torch creates the state eagerly
         for group in self.param_groups:

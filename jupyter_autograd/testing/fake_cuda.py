@@ -229,8 +229,12 @@ for _n in (
         setattr(FakeCudaArray, _f, _binop(_f))
 for _f in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"):
     setattr(FakeCudaArray, _f, _binop(_f))
+def _unop(f):
+    return lambda self: _wrap(getattr(self._a, f)())
+
+
 for _f in ("__neg__", "__pos__", "__abs__", "__invert__"):
-    setattr(FakeCudaArray, _f, (lambda f: lambda self: _wrap(getattr(self._a, f)()))(_f))
+    setattr(FakeCudaArray, _f, _unop(_f))
 
 
 class _Ufunc:

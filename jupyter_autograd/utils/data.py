@@ -120,7 +120,7 @@ def random_split(dataset: Dataset, lengths, generator=None) -> list:
         for i, frac in enumerate(lengths):
             if frac < 0 or frac > 1:
                 raise ValueError(f"Fraction at index {i} is not between 0 and 1")
-            subset_lengths.append(int(math.floor(n * frac)))
+            subset_lengths.append(math.floor(n * frac))
         remainder = n - sum(subset_lengths)
         for i in range(remainder):
             subset_lengths[i % len(subset_lengths)] += 1
@@ -230,8 +230,7 @@ class DataLoader:
         idx = self._indices()
         bs = self.batch_size
         if bs is None:
-            for i in idx:
-                yield i
+            yield from idx
             return
         n = len(idx)
         stop = n - n % bs if self.drop_last else n

@@ -104,7 +104,7 @@ def page(browser: Any, lab: LabServer, request: pytest.FixtureRequest) -> Iterat
     if rep is not None and rep.failed:
         try:
             pg.screenshot(path=str(artifacts_dir() / f"{request.node.name}-FAILED.png"))
-        except Exception:  # noqa: BLE001 - best effort on a failing page
+        except Exception:  # noqa: BLE001, S110 - best effort on a failing page
             pass
     context.close()
     _delete_sessions(lab)

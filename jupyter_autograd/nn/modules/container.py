@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import operator
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
 from .module import Module, _addindent
+
+if TYPE_CHECKING:
+    from typing import Self  # 3.11+; annotations are strings here (PEP 563)
 
 
 def _index(idx: int, n: int, name: str) -> int:
@@ -123,7 +127,7 @@ class ModuleList(_NumberedModules):
         setattr(self, str(_index(idx, len(self), "ModuleList")), module)
 
 
-    def __iadd__(self, modules) -> "ModuleList":
+    def __iadd__(self, modules) -> Self:
         return self.extend(modules)
 
     def append(self, module) -> "ModuleList":

@@ -85,7 +85,7 @@ class CrossEntropyLoss(_WeightedLoss):
 
     def forward(self, input, target):
         b = self._buffers  # read directly: Module.__getattr__ is a slow path, once per step
-        weight = b["weight"] if "weight" in b else self.weight
+        weight = b["weight"] if "weight" in b else self.weight  # noqa: SIM401 - self.weight only on a miss
         return F.cross_entropy(input, target, weight=weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
 

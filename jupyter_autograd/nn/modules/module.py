@@ -293,7 +293,7 @@ class Module:
                 raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
             mod = getattr(mod, item)
             if not isinstance(mod, Module):
-                raise AttributeError("`" + item + "` is not an nn.Module")
+                raise AttributeError("`" + item + "` is not an nn.Module")  # noqa: TRY004 - as torch
         return mod
 
     def get_parameter(self, target: str) -> Parameter:
@@ -303,7 +303,7 @@ class Module:
             raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
         p = getattr(mod, name)
         if not isinstance(p, Parameter):
-            raise AttributeError("`" + name + "` is not an nn.Parameter")
+            raise AttributeError("`" + name + "` is not an nn.Parameter")  # noqa: TRY004 - as torch
         return p
 
     # ------------------------------------------------------------ traversal
@@ -373,7 +373,7 @@ class Module:
     def train(self, mode: bool = True) -> "Module":
         """Set training mode (Dropout active) on this module and its children; returns self."""
         if not isinstance(mode, bool):
-            raise ValueError("training mode is expected to be boolean")
+            raise ValueError("training mode is expected to be boolean")  # noqa: TRY004 - as torch
         self.training = mode
         for m in self.children():
             m.train(mode)
@@ -551,7 +551,7 @@ class Module:
             else:
                 with no_grad():
                     t.copy_(v)
-        for key in state_dict.keys():
+        for key in state_dict:
             if key not in own:
                 unexpected.append(key)
         if strict:
