@@ -67,6 +67,7 @@ def xp_of(arr):
 
 # ------------------------------------------------------------------------ recording
 _NUMBER_TYPES = (float, int, bool, complex, type(None))
+_NUMBER_SET = frozenset(_NUMBER_TYPES)  # `cls in` a set: one hash, not five comparisons
 # Edges are stored as two flat tuples (nodes, output numbers): fewer objects per recorded op
 # than torch's tuple of (node, nr) pairs, which Node.next_functions builds on demand.
 _NRS1 = ((0,), (1,))
@@ -105,36 +106,28 @@ def record(op, inputs, outs, p, results) -> Node:
     """Create the node for one op application and attach it to the result tensors."""
     cls = op.node_cls
     node = cls.__new__(cls)
-    fns = []
-    nrs = []
-    metas = []
-    diffs = op.differentiable
-    i = 0
-    for t in inputs:
-        if t.__class__ in _NUMBER_TYPES or not t._requires_grad or not diffs[i]:
-            fns.append(None)
-            nrs.append(0)
-            metas.append(None)
-        else:
-            if t._base is not None:
-                fn = t.grad_fn  # a view: regenerated after in-place changes of its base
-                if fn is None and t._rg_via_base:
-                    # requires grad through its base only (made in no_grad): no edge, as torch
-                    fns.append(None)
-                    nrs.append(0)
-                    metas.append(None)
-                    i += 1
-                    continue
-            else:
-                fn = t._grad_fn
-            if fn is not None:
-                fns.append(fn)
-                nrs.append(t._output_nr)
-            else:
-                fns.append(t._grad_accumulator())
-                nrs.append(0)
-            metas.append(_meta(t._data))
+    n = len(inputs)
+    fns = [None] * n
+    nrs = [0] * n
+    metas = [None] * n
+    i = -1
+    for t, diff in zip(inputs, op.differentiable):
         i += 1
+        if not diff or t.__class__ in _NUMBER_SET or not t._requires_grad:
+            continue
+        fn = t._grad_fn
+        if t._base is not None:
+            vc = t._vc
+            if vc is not None and vc[0] != t._view_version:
+                fn = t.grad_fn  # a view whose base changed in place: its node is regenerated
+            if fn is None and t._rg_via_base:
+                continue  # requires grad through its base only (made in no_grad): no edge, as torch
+        if fn is not None:
+            fns[i] = fn
+            nrs[i] = t._output_nr
+        else:
+            fns[i] = t._grad_accumulator()
+        metas[i] = _meta(t._data)
     node._fns = tuple(fns)
     node._nrs = tuple(nrs)
     node._shapes = tuple(metas)

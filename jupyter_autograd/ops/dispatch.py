@@ -6,8 +6,7 @@ import numpy as np
 
 from .. import _dtype
 from ..autograd import views as _views
-from ..autograd.engine import FLAGS, _meta, device_mismatch, record, record1, xp_of
-from ..autograd.node import SEQ
+from ..autograd.engine import FLAGS, device_mismatch, record, record1, xp_of
 from ..grad_mode import STATE
 from ..tensor import Tensor
 from .registry import Refuse
@@ -93,8 +92,8 @@ def addmm_linear(bias: Tensor, x: Tensor, weight: Tensor) -> Tensor:
     (AddmmBackward0 over TBackward0), the caller having checked dtypes and shapes.
 
     Every layer of every training step runs this, so for plain NumPy arrays with nothing
-    observing the recording it runs ADDMM's forward and builds its node inline (what
-    :func:`apply` and :func:`record` would do, without their generality)."""
+    observing the recording it runs ADDMM's forward directly and hands the node to
+    :func:`record`, skipping :func:`apply`'s dispatch (the node is built in one place)."""
     xd, w0, bd = x._data, weight._data, bias._data
     if (xd.__class__ is not _ndarray or w0.__class__ is not _ndarray or bd.__class__ is not _ndarray
             or xd.dtype.kind == "c" or FLAGS.forward_ad_levels or FLAGS.anomaly or FLAGS.record_tracers
@@ -118,41 +117,8 @@ def addmm_linear(bias: Tensor, x: Tensor, weight: Tensor) -> Tensor:
         res._requires_grad = False
         return res
     res._requires_grad = True
-    node = _AddmmBackward0.__new__(_AddmmBackward0)
-    fb, nb, mb = _edge(bias)
-    fx, nx, mx = _edge(x)
-    fw, nw, mw = _edge(wt)
-    node._fns = (fb, fx, fw)
-    node._nrs = (nb, nx, nw)
-    node._shapes = (mb, mx, mw)
-    # saved (and version-checked) as torch saves them: mat1 for the weight's gradient, mat2 for
-    # the input's; the raw arrays both stay, their layouts choose the gradients' layouts
-    if fw is not None and fx is not None:
-        vx, vw = x._vc, wt._vc
-        node._saved = ((None, x, wt), None, (None, xd, wd))
-        node._vers = (None, vx[0] if vx is not None else 0, 1, None, vw[0] if vw is not None else 0, 2)
-    elif fw is not None:
-        vx = x._vc
-        node._saved = ((None, x, None), None, (None, xd, wd))
-        node._vers = (None, vx[0] if vx is not None else 0, 1)
-    else:
-        vw = wt._vc
-        node._saved = ((None, None, wt), None, (None, xd, wd))
-        node._vers = (None, vw[0] if vw is not None else 0, 2)
-    node._seq = next(SEQ)
-    res._grad_fn = node
+    record(_ADDMM, (bias, x, wt), out, None, (res,))
     return res
-
-
-def _edge(t: Tensor):
-    """(next node, output number, input metadata) of one input, as :func:`record` makes them
-    (views never come here: addmm_linear sends them through apply)."""
-    if not t._requires_grad:
-        return None, 0, None
-    fn = t._grad_fn
-    if fn is not None:
-        return fn, t._output_nr, _meta(t._data)
-    return t._grad_accumulator(), 0, _meta(t._data)
 
 
 def apply1(op, x: Tensor, p=None) -> Tensor:
@@ -418,4 +384,3 @@ def _raise_broadcast(s1, s2):
 from .linalg import ADDMM as _ADDMM, _addmm_fwd  # noqa: E402 - rows defined after the helpers above
 from .shape import T as _T  # noqa: E402
 
-_AddmmBackward0 = _ADDMM.node_cls
