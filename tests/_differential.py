@@ -43,10 +43,11 @@ def _round(vals):
     """Values to 6 significant digits (float32 results differ in the last bits)."""
     if isinstance(vals, list):
         return [_round(x) for x in vals]
-    if isinstance(vals, float) and math.isfinite(vals):
-        return float(f"{vals:.6g}")
+    if isinstance(vals, float):
+        # nan as a string: nan == nan is False, and two transcripts with nan must compare equal
+        return float(f"{vals:.6g}") if math.isfinite(vals) else ("nan" if math.isnan(vals) else vals)
     if isinstance(vals, complex):
-        return complex(_round(vals.real), _round(vals.imag))
+        return ("complex", _round(vals.real), _round(vals.imag))
     return vals
 
 
