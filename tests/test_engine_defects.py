@@ -1,6 +1,6 @@
 """Engine defects of issue 13, each compared with torch: hooks that change a gradient's type or
-size, ``backward(inputs=[non_leaf])``, custom Functions that save their own outputs, and
-reentrant backward nested deep (test plan B2, C3, C4 and C6 for custom Functions)."""
+size, ``backward(inputs=[non_leaf])`` and custom Functions that save their own outputs (test
+plan B2, C3 and C4 for custom Functions; C6, reentrant backward, is in test_engine_reentrant.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import weakref
 import pytest
 
 import jupyter_autograd as torch
-from jupyter_autograd.autograd import engine
 
 from ._differential import compare
 from ._torch import require as require_torch
@@ -539,80 +538,3 @@ def test_c4_custom_function_no_leak():
         gc.enable()
     # and kept nothing (one step's graph is ~100 KB; allocator free lists move a few tens)
     assert cur - first < 100_000
-
-
-# ---------------------------------------------------------------- C6: reentrant backward
-def _reentrant_function(lib):
-    class Reenter(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, x, depth):
-            ctx.depth = depth
-            return x * 2
-
-        @staticmethod
-        def backward(ctx, g):
-            if ctx.depth > 0:
-                with lib.enable_grad():
-                    a = lib.ones(1, requires_grad=True)
-                    Reenter.apply(a, ctx.depth - 1).sum().backward()
-                    ctx.inner = a.grad.item()
-            return g * 2, None
-
-    return Reenter
-
-
-@pytest.mark.parametrize("depth", [200, 2000])
-def test_c6_reentrant_backward_nested_deep(depth):
-    Reenter = _reentrant_function(torch)
-    x = torch.ones(1, requires_grad=True)
-    y = Reenter.apply(x, depth)
-    y.sum().backward()
-    assert x.grad.item() == 2.0 and y.grad_fn.inner == 2.0
-
-
-def test_c6_reentrant_backward_keeps_grad_mode_and_errors():
-    class Inner(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x, depth):
-            ctx.depth = depth
-            return x * 1
-
-        @staticmethod
-        def backward(ctx, g):
-            if ctx.depth == 0:
-                raise ValueError("boom at the bottom")
-            with torch.enable_grad():
-                a = torch.ones(1, requires_grad=True)
-                Inner.apply(a, ctx.depth - 1).sum().backward()
-            return g, None
-
-    x = torch.ones(1, requires_grad=True)
-    with pytest.raises(ValueError, match="boom at the bottom") as info:
-        Inner.apply(x, 40).sum().backward()  # two threads deep
-    # the traceback reaches the user's raise, across the engine's threads (test plan D5)
-    tb = info.value.__traceback__
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    assert tb.tb_frame.f_code.co_name == "backward" and tb.tb_frame.f_locals["ctx"].depth == 0
-    assert torch.is_grad_enabled()
-
-
-def test_c6_too_deep_nesting_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr(engine, "MAX_REENTRANT_DEPTH", 300)
-    Reenter = _reentrant_function(torch)
-    x = torch.ones(1, requires_grad=True)
-    with pytest.raises(RuntimeError, match="reentrant backward nested more than 300 levels deep"):
-        Reenter.apply(x, 1000).sum().backward()
-    # the engine is usable afterwards, at any depth up to the limit
-    Reenter.apply(x, 250).sum().backward()
-    assert x.grad.item() == 2.0
-
-
-def test_c6_matches_torch_at_depth_200():
-    th = require_torch()
-    for lib in (th, torch):
-        Reenter = _reentrant_function(lib)
-        x = lib.ones(1, requires_grad=True)
-        y = Reenter.apply(x, 200)
-        y.sum().backward()
-        assert x.grad.item() == 2.0
