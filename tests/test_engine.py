@@ -30,15 +30,12 @@ def test_c1_100k_chain_at_default_recursion_limit():
     y = x
     for _ in range(100_000):
         y = y + y * c
-    t0 = time.perf_counter()
-    y.backward()
-    elapsed = time.perf_counter() - t0
+    y.backward()  # its time is benchmarks/run.py's 100k-chain figure, not asserted here
     # backward repeats the forward's arithmetic (g + g*c per step), so it matches y to 1e-12;
     # against the exact power the 200,000 roundings allow ~1e-11
     assert abs(x.grad.item() - y.item()) / y.item() < 1e-12
     expected = (1 + c) ** 100_000
     assert abs(x.grad.item() - expected) / expected < 1e-10
-    assert elapsed < 5.0
 
 
 @pytest.mark.parametrize("kind", ["chain", "skip"])
