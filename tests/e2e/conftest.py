@@ -123,6 +123,10 @@ def autograd_magic() -> bool:
         out = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
         )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return out.stdout.strip().endswith("True")
+        ok, why = out.stdout.strip().endswith("True"), out.stderr[-2000:]
+    except (OSError, subprocess.TimeoutExpired) as e:
+        ok, why = False, str(e)
+    # the magic exists: in CI (and the release smoke) its absence is a failure, not a fallback
+    if not ok and IN_CI:
+        pytest.fail(f"%load_ext jupyter_autograd gave no %%autograd magic: {why}", pytrace=False)
+    return ok
