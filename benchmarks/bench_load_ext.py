@@ -36,6 +36,8 @@ print(json.dumps({"import": c1 - c0, "extension": c2 - c1, "total": c2 - c0, "wa
 
 def run_once() -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    # an installed package has its bytecode compiled: time that, not recompiling stale sources
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env,
                          cwd=ROOT, timeout=120, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])

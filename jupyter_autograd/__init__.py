@@ -94,8 +94,6 @@ from ._sampling import (  # noqa: E402,F401
     randperm,
 )
 from . import random  # noqa: E402,F401
-from . import serialization  # noqa: E402,F401
-from .serialization import load, save  # noqa: E402,F401
 from .ops.api import *  # noqa: E402,F401,F403
 from .ops.api import linalg, special  # noqa: E402,F401
 from .ops.cplx import (  # noqa: E402,F401
@@ -159,6 +157,18 @@ def result_type(tensor1, tensor2):
     ts = [(t._data.ndim, t._data.dtype) for t in (tensor1, tensor2) if isinstance(t, Tensor)]
     scalars = [t for t in (tensor1, tensor2) if not isinstance(t, Tensor)]
     return _dtype.from_numpy_dtype(_dtype.result_type(ts, scalars))
+
+
+def __getattr__(name: str):
+    """``save``, ``load`` and ``serialization`` load on first use: zipfile, pickle and the
+    storage classes stay out of ``import jupyter_autograd`` (issue #17: a fast %load_ext)."""
+    if name in ("save", "load", "serialization"):
+        import importlib  # noqa: PLC0415 - not `from . import`, which asks this __getattr__
+
+        serialization = importlib.import_module(".serialization", __name__)
+        globals()["save"], globals()["load"] = serialization.save, serialization.load
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _jupyter_labextension_paths():

@@ -78,12 +78,21 @@ class Generator:
 
     def __init__(self, device="cpu") -> None:
         self.device = canonical_device(device)
-        self._engine = np.random.MT19937(0)
+        self._mt = None
         self._reseed(_DEFAULT_SEED)
 
+    @property
+    def _engine(self):
+        """The mt19937 engine, keyed from the seed on the first draw: numpy.random (about 20 ms)
+        is not imported by ``import jupyter_autograd`` (issue #17: a fast %load_ext)."""
+        if self._mt is None:
+            self._mt = np.random.MT19937(0)
+            key = _init_genrand(self._seed & 0xFFFFFFFF)
+            self._mt.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": _N}}
+        return self._mt
+
     def _reseed(self, seed: int) -> None:
-        key = _init_genrand(seed & 0xFFFFFFFF)
-        self._engine.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": _N}}
+        self._mt = None  # keyed from the new seed when next needed
         self._seed = seed
         self._fresh = True  # torch's "next" index is 0 until the first draw
         self._normal = None  # the cached second Box-Muller sample (double), as torch keeps it

@@ -14,14 +14,25 @@ import sys
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
-from .. import graph as _graph
-from .. import viz
 from ..autograd.node import Node
 from ..grad_mode import is_grad_enabled, set_grad_enabled
 from ..tensor import Tensor
 from . import options
 
 log = logging.getLogger("jupyter_autograd")
+
+
+# The graph builders load on a magic's first use, not at %load_ext (issue #17: under 0.2 s).
+def _viz():
+    from .. import viz
+
+    return viz
+
+
+def _graph():
+    from .. import graph
+
+    return graph
 _STATE_ATTR = "_jupyter_autograd_extension"
 
 
@@ -70,7 +81,7 @@ def _keeps_state(f):
             return f(self, *args)
         except BaseException:
             set_grad_enabled(grad_mode)
-            viz.stop_all_traces()
+            _viz().stop_all_traces()
             raise
 
     return magic
@@ -123,12 +134,12 @@ class AutogradMagics(Magics):
             shell.showsyntaxerror(filename)
             return None
         try:
-            g = viz.run_traced(
+            g = _viz().run_traced(
                 cell, shell.user_ns, filename=filename, code=code,
                 backward=backward[0] if backward else None, gradient=args.gradient,
                 retain_graph=args.retain_graph, no_grad=args.no_grad, show=show, **graph_options,
             )
-        except viz.OptionError as e:
+        except _viz().OptionError as e:
             raise options.usage_error(str(e)) from None
         except BaseException as e:
             # shown as IPython shows an ordinary cell's error: from the user's first frame
@@ -161,7 +172,7 @@ class AutogradMagics(Magics):
         if fn is None:
             print("None (a leaf tensor, or made under no_grad: nothing was recorded)")
             return
-        print(_graph.grad_fn_tree(fn, self._names()))
+        print(_graph().grad_fn_tree(fn, self._names()))
 
     @magic_arguments()
     @argument("expr", nargs="+", help="an expression giving a tensor, a grad_fn, or a tuple of them")
@@ -182,7 +193,7 @@ class AutogradMagics(Magics):
                     f"%autograd_graph: expected tensors or grad_fn nodes, got "
                     f"{type(r).__name__}; e.g. %autograd_graph loss"
                 )
-        _display(viz.graph(*roots, names=self._names(), **graph_options))
+        _display(_viz().graph(*roots, names=self._names(), **graph_options))
 
     @line_magic
     @_keeps_state
@@ -246,7 +257,9 @@ _logged = False
 
 def _cleanup() -> None:
     """A trace left active by an interrupted cell must not annotate the next cells."""
-    viz.stop_all_traces()
+    viz = sys.modules.get("jupyter_autograd.viz")  # never imported: no trace can be active
+    if viz is not None:
+        viz.stop_all_traces()
 
 
 def _safe(fn):
@@ -275,8 +288,8 @@ def _grad_fn_bundle(obj, include=None, exclude=None):
     try:
         ip = _get_ipython()
         names = {k: v for k, v in ip.user_ns.items() if isinstance(v, Tensor) and not k.startswith("_")} if ip else {}
-        b = viz.graph(obj, names=names)._repr_mimebundle_()
-        b["text/plain"] = _graph.safe_text(repr(obj)) + "\n" + b["text/plain"]
+        b = _viz().graph(obj, names=names)._repr_mimebundle_()
+        b["text/plain"] = _graph().safe_text(repr(obj)) + "\n" + b["text/plain"]
         return b
     except Exception:  # noqa: BLE001 - fall back to the plain repr
         return None

@@ -13,8 +13,6 @@ import shlex
 
 from IPython.core.error import UsageError
 
-from ..graph import safe_text
-
 _SHELL_SPACE = " \t\r\n"  # shlex's whitespace
 _OPTION_LIKE = re.compile(r"--[A-Za-z][\w-]*(=.*)?\Z", re.DOTALL)
 EXAMPLE = '--gradient "torch.ones(2) * 3"'
@@ -22,6 +20,8 @@ EXAMPLE = '--gradient "torch.ones(2) * 3"'
 
 def usage_error(text: str) -> UsageError:
     """A UsageError with ``text`` on one line, user-controlled parts neutralised."""
+    from ..graph import safe_text  # the graph package loads on a magic's first use
+
     return UsageError(safe_text(" ".join(str(text).split())))
 
 
