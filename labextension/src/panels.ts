@@ -336,10 +336,15 @@ export function buildDetails(
   return box;
 }
 
+/** The smallest a tooltip is shrunk to, to keep the highlighted path uncovered (px). */
+const TIP_MIN_W = 140;
+const TIP_MIN_H = 64;
+
 /**
  * Place the tooltip beside node `v` (right, left, below or above its box, the first that fits
  * in the canvas, else a corner of the canvas), off the node itself, the selected node and the
- * highlighted path; where every place covers some of them, the one covering least.
+ * highlighted path; where no place fits it, shrunk to fit one (text clipped); where none fits
+ * even then, the place covering least.
  */
 export function placeTooltip(
   tip: HTMLElement,
@@ -373,46 +378,48 @@ export function placeTooltip(
   }
   const cw = canvas.clientWidth;
   const ch = canvas.clientHeight;
+  tip.style.maxWidth = '';
   tip.style.maxHeight = `${Math.max(60, Math.min(300, ch - 8))}px`;
-  const tw = tip.offsetWidth;
-  const th = tip.offsetHeight;
+  const tw0 = tip.offsetWidth;
+  const th0 = tip.offsetHeight;
   const gap = 10;
-  const clampX = (x: number) => Math.max(2, Math.min(cw - tw - 2, x));
-  const clampY = (y: number) => Math.max(2, Math.min(ch - th - 2, y));
-  // covered area of what must stay visible; the hovered node counts most
-  const covered = (x: number, y: number) =>
-    avoid.reduce((sum, a, i) => {
-      const w = Math.min(x + tw, a.r) - Math.max(x, a.l);
-      const h = Math.min(y + th, a.b) - Math.max(y, a.t);
-      return w > 0 && h > 0 ? sum + w * h * (i === 0 ? 4 : 1) : sum;
-    }, 0);
-  // beside the node first (right, left, below, above) ...
-  const beside = [
-    { x: n.r + gap, y: n.t },
-    { x: n.l - gap - tw, y: n.t },
-    { x: n.l, y: n.b + gap },
-    { x: n.l, y: n.t - gap - th }
-  ];
-  let best = { x: clampX(beside[0].x), y: clampY(beside[0].y) };
-  let bestCost = Infinity;
-  let bestDist = Infinity;
-  const consider = (x: number, y: number) => {
-    const p = { x: clampX(x), y: clampY(y) };
-    const cost = covered(p.x, p.y);
-    const dist = Math.abs(p.x - n.l) + Math.abs(p.y - n.t);
-    if (cost < bestCost || (cost === bestCost && dist < bestDist)) {
-      best = p;
-      bestCost = cost;
-      bestDist = dist;
+  /** The best place for a tooltip of `tw` x `th`: least covered, then nearest the node. */
+  const search = (tw: number, th: number) => {
+    const clampX = (x: number) => Math.max(2, Math.min(cw - tw - 2, x));
+    const clampY = (y: number) => Math.max(2, Math.min(ch - th - 2, y));
+    // covered area of what must stay visible; the hovered node counts most
+    const covered = (x: number, y: number) =>
+      avoid.reduce((sum, a, i) => {
+        const w = Math.min(x + tw, a.r) - Math.max(x, a.l);
+        const h = Math.min(y + th, a.b) - Math.max(y, a.t);
+        return w > 0 && h > 0 ? sum + w * h * (i === 0 ? 4 : 1) : sum;
+      }, 0);
+    let best = { x: clampX(n.r + gap), y: clampY(n.t) };
+    let cost = Infinity;
+    let dist = Infinity;
+    const consider = (x: number, y: number) => {
+      const p = { x: clampX(x), y: clampY(y) };
+      const c = covered(p.x, p.y);
+      const d = Math.abs(p.x - n.l) + Math.abs(p.y - n.t);
+      if (c < cost || (c === cost && d < dist)) {
+        best = p;
+        cost = c;
+        dist = d;
+      }
+    };
+    // beside the node first (right, left, below, above) ...
+    const beside = [
+      { x: n.r + gap, y: n.t },
+      { x: n.l - gap - tw, y: n.t },
+      { x: n.l, y: n.b + gap },
+      { x: n.l, y: n.t - gap - th }
+    ];
+    for (const c of beside) {
+      consider(c.x, c.y);
+      if (cost === 0) {
+        return { best, cost };
+      }
     }
-  };
-  for (const c of beside) {
-    consider(c.x, c.y);
-    if (bestCost === 0) {
-      break;
-    }
-  }
-  if (bestCost > 0) {
     // ... else anywhere on the canvas: the free place nearest the node, or the least covering
     const xs = [2, cw - tw - 2];
     for (let x = 2; x < cw - tw; x += 24) {
@@ -427,7 +434,44 @@ export function placeTooltip(
         consider(x, y);
       }
     }
+    return { best, cost };
+  };
+  // A tooltip too big for every free place is shrunk (its text clipped: the details panel shows
+  // it all) to the largest size that fits one, down to a readable minimum; only where none fits
+  // even then does it take the place covering least.
+  let found = search(tw0, th0);
+  let size = { w: tw0, h: th0 };
+  if (found.cost > 0) {
+    const sizes: { w: number; h: number }[] = [];
+    for (const fw of [1, 0.8, 0.65, 0.5, 0.4]) {
+      for (const fh of [1, 0.75, 0.55, 0.4]) {
+        const w = Math.min(tw0, Math.max(TIP_MIN_W, Math.floor(tw0 * fw)));
+        const h = Math.min(th0, Math.max(TIP_MIN_H, Math.floor(th0 * fh)));
+        if ((w < tw0 || h < th0) && !sizes.some(s => s.w === w && s.h === h)) {
+          sizes.push({ w, h });
+        }
+      }
+    }
+    sizes.sort((a, b) => b.w * b.h - a.w * a.h);
+    for (const s of sizes) {
+      const f = search(s.w, s.h);
+      if (f.cost < found.cost) {
+        found = f;
+        size = s;
+      }
+      if (f.cost === 0) {
+        break;
+      }
+    }
   }
+  const best = found.best;
+  if (size.w < tw0) {
+    tip.style.maxWidth = `${size.w}px`;
+  }
+  if (size.h < th0) {
+    tip.style.maxHeight = `${size.h}px`;
+  }
+  tip.classList.toggle('jp-mod-clipped', size.w < tw0 || size.h < th0);
   tip.style.left = `${best.x}px`;
   tip.style.top = `${best.y}px`;
 }

@@ -27,6 +27,7 @@ WIDE = (
     "%%autograd\nbig = torch.arange(40.).reshape(4, 10) * 123456.789 + 0.5\n"
     "big.requires_grad_()\nout = (big * 2).sum()"
 )
+PATH = f"{NODE}.jp-mod-selected, {NODE}.jp-mod-downstream, {NODE}.jp-mod-upstream"
 TOGGLE = "from jupyter_autograd.widgets import GradModeToggle\nGradModeToggle()"
 
 # Rectangles of the matched elements, as [left, top, right, bottom] in page pixels.
@@ -78,15 +79,15 @@ def test_readability_defects_stay_fixed(page: Any, lab: LabServer) -> None:
     tip = tut.locator(".jp-AutogradGraph-tooltip")
     tip.wait_for(state="visible")
     tip_rect = rects(tut, ".jp-AutogradGraph-tooltip")[0]
-    path = rects(tut, f"{NODE}.jp-mod-selected, {NODE}.jp-mod-downstream, {NODE}.jp-mod-upstream")
+    path = rects(tut, PATH)
     assert len(path) >= 3
     assert not [r for r in path if overlaps(tip_rect, r)], (tip_rect, path)
     shot(tut, "tooltip-beside-path")
     add.dispatch_event("pointerout")
-    # hovering any other node keeps it and the selection visible (the rest of the path too where
-    # a free place fits the tooltip; on a full canvas it takes the place covering least)
+    # hovering any other node keeps it, the selection and the rest of the path visible
     nodes = tut.locator(NODE)
     selected = rects(tut, f"{NODE}.jp-mod-selected")[0]
+    biggest = 0.0
     for k in range(nodes.count()):
         node = nodes.nth(k)
         node.dispatch_event("pointerover")
@@ -98,6 +99,14 @@ def test_readability_defects_stay_fixed(page: Any, lab: LabServer) -> None:
         assert not overlaps(tip_rect, hovered), (label, tip_rect, hovered)
         if hovered != selected:
             assert not overlaps(tip_rect, selected), (label, tip_rect, selected)
+        # nor any node of the highlighted path: a tooltip too big for every free place shrinks
+        path = [r for r in rects(tut, PATH) if r != hovered]
+        covered = [r for r in path if overlaps(tip_rect, r)]
+        assert not covered, (label, tip_rect, covered)
+        area = (tip_rect[2] - tip_rect[0]) * (tip_rect[3] - tip_rect[1])
+        if area > biggest:
+            biggest = area
+            shot(tut, "tooltip-biggest-off-path")
         node.dispatch_event("pointerout")
 
     # "Collapsed N chains." does not outlive "Unfold all".
