@@ -163,7 +163,7 @@ def __getattr__(name: str):
     """``save``, ``load`` and ``serialization`` load on first use: zipfile, pickle and the
     storage classes stay out of ``import jupyter_autograd`` (issue #17: a fast %load_ext)."""
     if name in ("save", "load", "serialization"):
-        import importlib  # noqa: PLC0415 - not `from . import`, which asks this __getattr__
+        import importlib  # not `from . import serialization`: that asks this __getattr__
 
         serialization = importlib.import_module(".serialization", __name__)
         globals()["save"], globals()["load"] = serialization.save, serialization.load
