@@ -117,6 +117,17 @@ from .nn._functional_layers import (  # noqa: E402,F401 - torch has these at the
     max_pool1d_with_indices,
     max_pool2d,
 )
+from .ops.einsum import einsum  # noqa: E402,F401
+from .nn._margin_losses import pairwise_distance  # noqa: E402,F401
+from .nn._norm_functional import (  # noqa: E402,F401
+    native_batch_norm,
+    native_layer_norm,
+    layer_norm,
+    torch_batch_norm as batch_norm,
+    torch_group_norm as group_norm,
+    torch_instance_norm as instance_norm,
+    torch_rms_norm as rms_norm,
+)
 from . import func  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401 - torch.vmap
 from . import profiler  # noqa: E402,F401 - torch.profiler
@@ -188,3 +199,8 @@ def unload_ipython_extension(ipython) -> None:
     from .jupyter import unload_ipython_extension as _unload  # noqa: PLC0415
 
     return _unload(ipython)
+
+
+from ._inplace_functions import install as _install_inplace  # noqa: E402
+
+_install_inplace(globals())  # torch.sin_(x), torch.dropout_(x, p, train), F.relu_ ... (last: every method exists)

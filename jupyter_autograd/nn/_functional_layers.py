@@ -4,3 +4,8 @@ out of ``functional.py`` and re-exported there."""
 from ._conv_functional import *  # noqa: F401,F403
 from ._pad_functional import *  # noqa: F401,F403
 from ._pool_functional import *  # noqa: F401,F403
+from ._dropout_functional import *  # noqa: F401,F403
+from ._norm_functional import *  # noqa: F401,F403
+from ._loss_functional import *  # noqa: F401,F403
+from ._interp_functional import *  # noqa: F401,F403
+from ._margin_losses import *  # noqa: F401,F403

@@ -174,20 +174,13 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     """
     from ..ops import nn_ops as NN  # noqa: PLC0415
 
+    if inplace:
+        return leaky_relu_(input, negative_slope)  # noqa: F821 - added by _inplace_functions
     return apply(NN.LEAKY_RELU, (input,), {"negative_slope": float(negative_slope)})
 
 
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalize over the trailing ``normalized_shape`` dims (NativeLayerNormBackward0).
-
-    Raises:
-        RuntimeError: when the input's trailing dims do not match ``normalized_shape``.
-
-    Example:
-        >>> import jupyter_autograd as torch
-        >>> torch.nn.functional.layer_norm(torch.tensor([[1.0, 3.0]]), (2,))
-        tensor([[-1.0000,  1.0000]])
-    """
+def _layer_norm(input, normalized_shape, weight, bias, eps):
+    """The NativeLayerNormBackward0 row: (output, its parameters with the saved statistics)."""
     from ..ops import nn_ops as NN  # noqa: PLC0415
 
     if isinstance(normalized_shape, int):
@@ -202,7 +195,21 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             f"{list(shp)}"
         )
     p = {"normalized_shape": normalized_shape, "eps": eps}
-    return apply(NN.NATIVE_LAYER_NORM, (input, weight, bias), p)
+    return apply(NN.NATIVE_LAYER_NORM, (input, weight, bias), p), p
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalize over the trailing ``normalized_shape`` dims (NativeLayerNormBackward0).
+
+    Raises:
+        RuntimeError: when the input's trailing dims do not match ``normalized_shape``.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.functional.layer_norm(torch.tensor([[1.0, 3.0]]), (2,))
+        tensor([[-1.0000,  1.0000]])
+    """
+    return _layer_norm(input, normalized_shape, weight, bias, eps)[0]
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -229,14 +236,43 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             "instead (while checking arguments for embedding)"
         )
     n = weight._data.shape[0]
-    if idx.size and (idx.min() < -n or idx.max() >= n or idx.min() < 0):
+    if padding_idx is not None:
+        if padding_idx >= n or padding_idx < -n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            padding_idx += n
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise IndexError("index out of range in self")
-    if padding_idx is not None and padding_idx < 0:
-        padding_idx += n
+    if max_norm is not None:
+        _embedding_renorm(weight, idx, max_norm, norm_type)
     p = {"padding_idx": -1 if padding_idx is None else padding_idx, "weight_shape": weight._data.shape,
          "scale_grad_by_freq": scale_grad_by_freq, "sparse": sparse, "weight_sym_argsize_dim0": n}
     ind = input if isinstance(input, Tensor) else Tensor._wrap(idx)
     return apply(NN.EMBEDDING, (weight, ind), p)
+
+
+def _embedding_renorm(weight, idx, max_norm, norm_type):
+    """torch's ``embedding_renorm_`` under no_grad: each looked-up row whose ``norm_type``-norm
+    exceeds ``max_norm`` is scaled by ``max_norm / (norm + 1e-7)``, in place (one version)."""
+    from ..grad_mode import no_grad  # noqa: PLC0415
+
+    w = weight._data
+    rows = np.unique(idx.reshape(-1))
+    r = np.abs(w[rows])
+    p = float(norm_type)
+    if p == math.inf:
+        norms = r.max(axis=1) if r.shape[1] else np.zeros(len(rows), w.dtype)
+    elif p == 0:
+        norms = (r != 0).sum(axis=1).astype(w.dtype)
+    else:
+        norms = (r ** p).sum(axis=1) ** (1.0 / p)
+    big = norms > max_norm
+    if big.any():
+        new = w.copy()
+        scale = float(max_norm) / (norms[big].astype(np.float64) + 1e-7)
+        new[rows[big]] = w[rows[big]] * scale.astype(w.dtype)[:, None]
+        with no_grad():
+            weight.copy_(Tensor._wrap(new))
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -93,6 +93,24 @@ MUL_SCALAR = defop(
     sample={"kind": "scalar_arg", "cases": lambda rng: [(
         lambda t: _dispatch().apply1(MUL_SCALAR, t, {"other": 0.7}), [rng.uniform(-3, 3, (3, 4))], None)]},
 )
+# add/sub(self, other: Scalar), as torch's C++ composites write ``t + eps`` / ``cos - margin``
+# (a Python ``t + 0.5`` wraps the number as a tensor: AddBackward0); one edge, nothing saved
+ADD_SCALAR = defop(
+    "add.Scalar", node="AddBackward1", inputs=("self",), saved=(), complex=HOLOMORPHIC,
+    fwd=lambda xp, x, p: x + p["other"],
+    vjp=lambda xp, g, x, out, p: g,
+    jvp=lambda xp, t, x, out, p: t[0],
+    sample={"kind": "scalar_arg", "cases": lambda rng: [(
+        lambda t: _dispatch().apply1(ADD_SCALAR, t, {"other": 0.7}), [rng.uniform(-3, 3, (3, 4))], None)]},
+)
+SUB_SCALAR = defop(
+    "sub.Scalar", node="SubBackward1", inputs=("self",), saved=(), complex=HOLOMORPHIC,
+    fwd=lambda xp, x, p: x - p["other"],
+    vjp=lambda xp, g, x, out, p: g,
+    jvp=lambda xp, t, x, out, p: t[0],
+    sample={"kind": "scalar_arg", "cases": lambda rng: [(
+        lambda t: _dispatch().apply1(SUB_SCALAR, t, {"other": 0.7}), [rng.uniform(-3, 3, (3, 4))], None)]},
+)
 # fill_(self, value: Scalar): Tensor.fill_ and cross_entropy's empty mean; the gradient is
 # zeros_like(grad) as derivatives.yaml (not grad * 0, which keeps NaN/inf)
 FILL = defop(

@@ -89,7 +89,13 @@ def to_ours(x, memo: dict):
         if cls is None:
             raise Unsupported(f"module {type(x).__name__}")
         m = cls.__new__(cls)
-        m.__init__(**{k: v for k, v in vars(x).items() if not k.startswith("_") and k != "training"})
+        kwargs = {k: v for k, v in vars(x).items() if not k.startswith("_") and k != "training"}
+        try:
+            m.__init__(**kwargs)
+        except TypeError:  # an attribute that is not an __init__ argument (PairwiseDistance.norm)
+            m.__init__()
+            for k, v in kwargs.items():
+                setattr(m, k, v)
         return m
     if isinstance(x, list):
         return [to_ours(y, memo) for y in x]

@@ -27,3 +27,9 @@ from .module import Module  # noqa: F401
 from .conv import *  # noqa: F401,F403,E402 - the layers stream's modules
 from .flatten import *  # noqa: F401,F403,E402
 from .pooling import *  # noqa: F401,F403,E402
+from .dropout import *  # noqa: F401,F403,E402
+from .normalization import *  # noqa: F401,F403,E402
+from .loss_extra import *  # noqa: F401,F403,E402
+from .upsampling import *  # noqa: F401,F403,E402
+from .rnn import *  # noqa: F401,F403,E402
+from .loss_margin import *  # noqa: F401,F403,E402
