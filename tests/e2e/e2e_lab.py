@@ -97,6 +97,7 @@ class LabServer:
             f"--IdentityProvider.token={self.token}",
             f"--ServerApp.root_dir={self.root}",
         ]
+        _quiet_news(home / "config")
         if self.app == "lab":
             cmd += [
                 "--LabApp.news_url=None",
@@ -131,6 +132,20 @@ class LabServer:
                     pass
         if getattr(self, "_log", None):
             self._log.close()
+
+
+def _quiet_news(config_dir: Path) -> None:
+    """Disable JupyterLab's "get notified about official Jupyter news?" prompt, which otherwise
+    sits over the bottom right of every screenshot (merged into a page_config.json that a
+    ``jupyter labextension disable --level=user`` may already have written)."""
+    path = config_dir / "labconfig" / "page_config.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    config = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    disabled = config.setdefault("disabledExtensions", {})
+    if isinstance(disabled, list):  # the older list form
+        disabled = config["disabledExtensions"] = {name: True for name in disabled}
+    disabled["@jupyterlab/apputils-extension:announcements"] = True
+    path.write_text(json.dumps(config, indent=2), encoding="utf-8")
 
 
 @contextmanager
