@@ -9,3 +9,5 @@ from ._norm_functional import *  # noqa: F401,F403
 from ._loss_functional import *  # noqa: F401,F403
 from ._interp_functional import *  # noqa: F401,F403
 from ._margin_losses import *  # noqa: F401,F403
+from ._attention_functional import *  # noqa: F401,F403
+from ._embedding_bag import *  # noqa: F401,F403

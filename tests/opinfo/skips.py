@@ -47,7 +47,6 @@ _BACKWARD_KERNEL = [
 _RANDOM_LAYERS = [
     "nn.functional.rrelu",
     "nn.functional.fractional_max_pool2d", "nn.functional.fractional_max_pool3d",
-    "nn.functional.scaled_dot_product_attention",
 ]
 _RANDOM_LINALG = ["svd_lowrank", "pca_lowrank"]
 _LAYOUT = ["normal.number_mean"]
@@ -60,8 +59,7 @@ _LAYERS = [
     "nn.functional.max_unpool1d", "nn.functional.max_unpool1d.grad",
     "nn.functional.max_unpool2d", "nn.functional.max_unpool2d.grad", "nn.functional.max_unpool3d",
     "nn.functional.max_unpool3d.grad", "nn.functional.batch_norm.without_cudnn",
-    "nn.functional.embedding_bag",
-    "nn.functional.multi_head_attention_forward", "nn.functional.grid_sample",
+    "nn.functional.grid_sample",
     "nn.functional.ctc_loss", "constant_pad_nd", "grid_sampler_2d", "grid_sampler_3d",
     "native_group_norm",
 ]

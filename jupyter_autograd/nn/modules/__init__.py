@@ -33,3 +33,5 @@ from .loss_extra import *  # noqa: F401,F403,E402
 from .upsampling import *  # noqa: F401,F403,E402
 from .rnn import *  # noqa: F401,F403,E402
 from .loss_margin import *  # noqa: F401,F403,E402
+from .transformer import *  # noqa: F401,F403,E402
+from .embedding_bag import *  # noqa: F401,F403,E402
