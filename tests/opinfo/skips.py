@@ -109,7 +109,7 @@ _OPINFO = [
     "log_softmax", "log_softmax.with_dtype", "logit", "nonzero", "nonzero_static", "norm",
     "norm.nuc", "norm.inf", "t_copy", "nn.functional.one_hot", "nn.functional.softplus",
     "argwhere", "count_nonzero", "nanmean", "prod", "nansum", "hash_tensor", "nn.functional.pdist",
-    "argsort", "repeat_interleave", "nn.functional.pixel_shuffle", "nn.functional.pixel_unshuffle",
+    "argsort", "repeat_interleave",
     "nn.functional.channel_shuffle", "diagflat", "scatter_reduce.sum", "scatter_reduce.prod",
     "scatter_reduce.mean", "scatter_reduce.amin", "scatter_reduce.amax", "fft.fft", "fft.fft2",
     "fft.fftn", "fft.hfft", "fft.hfft2", "fft.hfftn", "fft.rfft", "fft.rfft2", "fft.rfftn",
