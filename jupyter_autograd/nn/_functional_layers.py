@@ -12,3 +12,4 @@ from ._margin_losses import *  # noqa: F401,F403
 from ._attention_functional import *  # noqa: F401,F403
 from ._embedding_bag import *  # noqa: F401,F403
 from ._pixel_shuffle import *  # noqa: F401,F403
+from ._fold import *  # noqa: F401,F403

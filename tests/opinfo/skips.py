@@ -53,7 +53,7 @@ _LAYOUT = ["normal.number_mean"]
 _LAYERS = [
     "nn.functional.cosine_similarity", "nn.functional.adaptive_avg_pool3d",
     "nn.functional.adaptive_max_pool3d", "nn.functional.avg_pool3d",
-    "nn.functional.local_response_norm", "nn.functional.unfold",
+    "nn.functional.local_response_norm",
     "nn.functional.interpolate.area", "nn.functional.multi_margin_loss",
     "nn.functional.multilabel_margin_loss", "nn.functional.max_pool3d",
     "nn.functional.max_unpool1d", "nn.functional.max_unpool1d.grad",

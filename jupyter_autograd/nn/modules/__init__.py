@@ -36,3 +36,4 @@ from .loss_margin import *  # noqa: F401,F403,E402
 from .transformer import *  # noqa: F401,F403,E402
 from .embedding_bag import *  # noqa: F401,F403,E402
 from .pixelshuffle import *  # noqa: F401,F403,E402
+from .fold import *  # noqa: F401,F403,E402
