@@ -13,3 +13,4 @@ from ._attention_functional import *  # noqa: F401,F403
 from ._embedding_bag import *  # noqa: F401,F403
 from ._pixel_shuffle import *  # noqa: F401,F403
 from ._fold import *  # noqa: F401,F403
+from ._multi_margin import *  # noqa: F401,F403
