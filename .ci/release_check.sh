@@ -61,6 +61,9 @@ for tool in node nodejs npm npx yarn jlpm; do
 done
 export PATH="$work/nonode:$V/bin:$PATH"
 unset PYTHONPATH VIRTUAL_ENV
+# uv installs without compiling bytecode: let the first server and kernel write it, or every
+# later process (each kernel) compiles jupyter_server, ipykernel and numpy again
+unset PYTHONDONTWRITEBYTECODE
 # fresh Jupyter config/data dirs: nothing from this machine's user dirs can stand in for the wheel
 export JUPYTER_CONFIG_DIR=$work/config JUPYTER_DATA_DIR=$work/data
 cd "$work"

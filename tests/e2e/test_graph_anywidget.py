@@ -67,5 +67,8 @@ def test_widget_is_interactive_with_the_lab_extension_disabled(browser: Any, tmp
             api = page.locator(".jp-AutogradGraph-anywidget").nth(1)
             assert "loss ()" in drawn_texts(api)
             assert errors == []
+        except Exception:
+            page.screenshot(path=str(artifacts_dir() / "anywidget-FAILED.png"))
+            raise
         finally:
             context.close()

@@ -60,5 +60,8 @@ def test_tutorial_graph_and_widget_in_notebook7(browser: Any, tmp_path: Any) -> 
             # 'schema'", every frame in its notebook_core bundle); only our errors count
             ours = [e for e in errors if "notebook_core" not in e or "autograd" in e.lower()]
             assert ours == [], ours
+        except Exception:
+            page.screenshot(path=str(artifacts_dir() / "nb7-FAILED.png"))
+            raise
         finally:
             context.close()
