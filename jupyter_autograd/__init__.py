@@ -182,6 +182,11 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def __dir__():
+    """The lazy names too, so tab completion offers ``torch.save`` before its first use."""
+    return sorted(set(globals()) | {"save", "load", "serialization"})
+
+
 def _jupyter_labextension_paths():
     """Where JupyterLab finds the prebuilt graph renderer shipped in this package."""
     return [{"src": "labextension", "dest": "jupyter-autograd"}]

@@ -69,6 +69,15 @@ def test_load_ext_defers_what_a_magic_or_a_draw_first_needs():
     assert run(code) == "True []"
 
 
+def test_lazy_names_are_listed_before_their_first_use():
+    code = (
+        "import sys, jupyter_autograd as torch\n"
+        "print({'save', 'load', 'serialization'} <= set(dir(torch)),"
+        " 'jupyter_autograd.serialization' in sys.modules)\n"
+    )
+    assert run(code) == "True False"
+
+
 def test_a_widget_loads_them_when_made():
     pytest.importorskip("ipywidgets")
     code = (
