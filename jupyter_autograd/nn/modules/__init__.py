@@ -37,3 +37,4 @@ from .transformer import *  # noqa: F401,F403,E402
 from .embedding_bag import *  # noqa: F401,F403,E402
 from .pixelshuffle import *  # noqa: F401,F403,E402
 from .fold import *  # noqa: F401,F403,E402
+from .unpooling import *  # noqa: F401,F403,E402
