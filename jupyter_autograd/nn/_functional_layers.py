@@ -15,3 +15,4 @@ from ._pixel_shuffle import *  # noqa: F401,F403
 from ._fold import *  # noqa: F401,F403
 from ._multi_margin import *  # noqa: F401,F403
 from ._unpool import *  # noqa: F401,F403
+from ._pool3d_functional import *  # noqa: F401,F403

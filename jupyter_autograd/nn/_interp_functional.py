@@ -29,7 +29,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         ValueError: both or neither of size/scale_factor, align_corners with a nearest mode, or
             sizes that do not match the input's spatial dims.
         NotImplementedError: a mode that needs another input rank, or an unknown mode; and, not
-            built here yet, ``antialias=True`` and ``"area"`` of a 5-D input.
+            built here yet, ``antialias=True``.
 
     Example:
         >>> import jupyter_autograd as torch
@@ -90,13 +90,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if antialias:
         raise NotImplementedError("interpolate(antialias=True) is not supported by jupyter_autograd")
     nd = input.dim()
-    if mode == "area" and nd in (3, 4):
+    if mode == "area" and nd in (3, 4, 5):
         from . import functional as F  # noqa: PLC0415
 
-        return (F.adaptive_avg_pool1d if nd == 3 else F.adaptive_avg_pool2d)(input, output_size)
-    if mode == "area" and nd == 5:
-        raise NotImplementedError("interpolate(mode='area') of a 5-D input (adaptive_avg_pool3d) is not "
-                                  "supported by jupyter_autograd")
+        pool = {3: F.adaptive_avg_pool1d, 4: F.adaptive_avg_pool2d, 5: F.adaptive_avg_pool3d}[nd]
+        return pool(input, output_size)
     need = _SPATIAL.get(mode, -1)
     if need == -1 or mode == "area" or nd not in (3, 4, 5):
         raise NotImplementedError(

@@ -2,4 +2,4 @@
 
 from . import elementwise, linalg, loss, nn_ops, random_ops, reduction, shape, strided  # noqa: F401 - registration
 from .registry import NO_GRAD, NOT_IMPLEMENTED, OPS, REGISTRY, defop  # noqa: F401
-from . import attention, conv, embedding_bag, fold, loss_extra, multi_margin, norm, padding, pixel_shuffle, pooling, unpool, upsample  # noqa: F401,E402 - the layers' rows (convolution, pooling, normalization...)
+from . import attention, conv, embedding_bag, fold, loss_extra, multi_margin, norm, padding, pixel_shuffle, pooling, pooling3d, unpool, upsample  # noqa: F401,E402 - the layers' rows (convolution, pooling, normalization...)

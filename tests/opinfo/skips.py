@@ -51,10 +51,10 @@ _RANDOM_LAYERS = [
 _RANDOM_LINALG = ["svd_lowrank", "pca_lowrank"]
 _LAYOUT = ["normal.number_mean"]
 _LAYERS = [
-    "nn.functional.cosine_similarity", "nn.functional.adaptive_avg_pool3d",
+    "nn.functional.cosine_similarity",
     "nn.functional.adaptive_max_pool3d", "nn.functional.avg_pool3d",
     "nn.functional.local_response_norm",
-    "nn.functional.interpolate.area", "nn.functional.max_pool3d",
+    "nn.functional.max_pool3d",
     "nn.functional.batch_norm.without_cudnn",
     "nn.functional.grid_sample",
     "nn.functional.ctc_loss", "constant_pad_nd", "grid_sampler_2d", "grid_sampler_3d",

@@ -8,6 +8,7 @@ from .module import Module
 __all__ = [
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "AvgPool1d",
@@ -148,6 +149,19 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 
     def forward(self, input):
         return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """3-D average pooling to a fixed ``output_size`` (``None`` keeps that dim).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.AdaptiveAvgPool3d((2, None, 3))(torch.zeros(1, 4, 5, 6)).shape
+        torch.Size([1, 2, 5, 3])
+    """
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
 
 
 class _AdaptiveMaxPoolNd(Module):
