@@ -12,7 +12,7 @@ from .. import _errors as E
 from ..grad_mode import STATE
 from ..ops.registry import NOT_IMPLEMENTED, _Marker
 from ..ops.xp import NPX, _ones, namespace_for
-from .node import ACCUMULATE_PRIORITY, SEQ, AccumulateGrad, Node
+from .node import ACCUMULATE_PRIORITY, SEQ, AccumulateGrad, Node, is_saved_array
 
 _ndarray = np.ndarray
 NONE_EDGE = (None, 0)
@@ -168,6 +168,8 @@ def record(op, inputs, outs, p, results) -> Node:
                     break
         node._saved = (tuple(ins), out, tuple(raw))
         node._vers = tuple(vers)
+    elif p is not None and op.saved_params and _saves_arrays(op, p):
+        node._saved = (op.none_inputs, None, op.none_inputs)
     node._seq = next(SEQ)
     if len(results) == 1:
         r = results[0]
@@ -240,9 +242,22 @@ def record1(op, t, out, p, res, tail=()) -> Node:
         ins = op.none_inputs
         node._saved = (ins, out, ins)
         node._vers = (vc, 0, -1)
+    elif p is not None and op.saved_params and _saves_arrays(op, p):
+        node._saved = (op.none_inputs, None, op.none_inputs)
     node._seq = next(SEQ)
     res._grad_fn = node
     return node
+
+
+def _saves_arrays(op, p) -> bool:
+    """Whether the node keeps arrays among its saved parameters (torch's saved tensors, such
+    as gather's index): then the node has something to free, and a second backward through it
+    without retain_graph is refused as in torch. Its ``_saved`` holds no inputs."""
+    for k in op.saved_params:
+        v = p.get(k)
+        if v is not None and is_saved_array(v):
+            return True
+    return False
 
 
 def _legacy_type(t) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import weakref
 
+import numpy as np
+
 from .._errors import ERR_BACKWARD_TWICE
 
 # Creation order of nodes; the engine runs ready nodes highest-first, as torch does.
@@ -210,7 +212,10 @@ def _read_saved(node: Node, key: str):
     if kind == "param":
         p = node._p
         if p is not None and idx in p:
-            return p[idx]
+            v = p[idx]
+            if saved is None and is_saved_array(v):
+                raise RuntimeError(ERR_BACKWARD_TWICE)  # a saved tensor, freed by backward
+            return v
         return op.defaults.get(idx)
     if kind == "sizes":
         meta = node._shapes[idx]
@@ -230,6 +235,14 @@ class _NotImplementedNode(Node):
 
     def name(self) -> str:
         return "torch::autograd::NotImplemented"  # a hand-written C++ node, namespaced
+
+
+def is_saved_array(v) -> bool:
+    """A parameter value that torch keeps as saved tensors: an array, or a list of them
+    (index's indices)."""
+    if v.__class__ in (list, tuple):
+        return any(e is not None and is_saved_array(e) for e in v)
+    return hasattr(v, "shape") and not isinstance(v, np.generic)
 
 
 def make_node_class(name: str, op, saved_names: tuple) -> type:

@@ -10,7 +10,7 @@ from ..autograd.engine import FLAGS, device_mismatch, record, record1, xp_of
 from ..grad_mode import STATE
 from ..tensor import Tensor
 from .registry import Refuse
-from .xp import NPX
+from .xp import NPX, QUIET, quiet_enter, quiet_exit
 
 _ndarray = np.ndarray
 _SCALARS = (int, float, bool, complex)
@@ -42,6 +42,7 @@ def apply(op, inputs: tuple, p=None):
         else:
             arrays.append(t)
     xp = NPX if cls is _ndarray or cls is None else xp_of(arrays[0] if isinstance(inputs[0], Tensor) else next(a for a in arrays if a.__class__ is cls))
+    q = quiet_enter(QUIET)  # torch's kernels never warn (see ops.xp.QUIET)
     try:
         out = op.fwd(xp, *arrays, p)
     except ValueError:
@@ -52,6 +53,8 @@ def apply(op, inputs: tuple, p=None):
     except TypeError:
         _refuse_complex_inputs(op, arrays, p)
         raise
+    finally:
+        quiet_exit(q)
     rg = rg and STATE.grad_enabled
     if op.n_out == 1:
         if out.__class__ is not cls:
@@ -126,11 +129,14 @@ def apply1(op, x: Tensor, p=None) -> Tensor:
     d = x._data
     cls = d.__class__
     xp = NPX if cls is _ndarray else xp_of(d)
+    q = quiet_enter(QUIET)
     try:
         out = op.fwd(xp, d, p)
     except TypeError:
         _refuse_complex_inputs(op, (d,), p)
         raise
+    finally:
+        quiet_exit(q)
     if out.__class__ is not cls:
         out = _fix_out(out, cls, xp)
     k = out.dtype.kind
@@ -216,8 +222,11 @@ def binary_method(op):
             ad = a._data
             cls = ad.__class__
             if ad.dtype.kind == "f":
-                # op.fwd read per call: the profiler swaps it while it records
-                out = op.fwd(NPX if cls is _ndarray else xp_of(ad), ad, b, None)
+                q = quiet_enter(QUIET)
+                try:  # op.fwd read per call: the profiler swaps it while it records
+                    out = op.fwd(NPX if cls is _ndarray else xp_of(ad), ad, b, None)
+                finally:
+                    quiet_exit(q)
                 if out.__class__ is not cls:
                     out = _fix_out(out, cls, NPX)
                 res = _new(Tensor)
@@ -248,7 +257,11 @@ def unary_method(op, fallback):
         if d.dtype.kind != "f":
             return fallback(x)
         cls = d.__class__
-        out = op.fwd(NPX if cls is _ndarray else xp_of(d), d, None)
+        q = quiet_enter(QUIET)
+        try:
+            out = op.fwd(NPX if cls is _ndarray else xp_of(d), d, None)
+        finally:
+            quiet_exit(q)
         if out.__class__ is not cls:
             out = _fix_out(out, cls, NPX)
         res = _new(Tensor)
@@ -303,6 +316,7 @@ def _apply2(op, a, b, p):
             return apply2(op, a.to(b.device), b, p)
         raise device_mismatch([a, b])
     xp = NPX if cls is _ndarray else xp_of(ad)
+    q = quiet_enter(QUIET)
     try:
         out = op.fwd(xp, ad, bd, p)
     except ValueError:
@@ -310,6 +324,8 @@ def _apply2(op, a, b, p):
     except TypeError:
         _refuse_complex_inputs(op, (ad, bd), p)
         raise
+    finally:
+        quiet_exit(q)
     if out.__class__ is not cls:
         out = _fix_out(out, cls, xp)
     k = out.dtype.kind

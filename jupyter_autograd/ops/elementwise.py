@@ -335,10 +335,11 @@ SIGMOID = _unary("sigmoid", "SigmoidBackward0", _sigmoid,
                  lambda xp, g, x, out, p: g * (out * (1 - out)),
                  lambda xp, t, x, out, p: t[0] * (out * (1 - out)), ("result",))
 # torch's threshold_backward: the gradient is cut where result <= 0 and passes elsewhere, NaN
-# too; a ReLU result is never negative, so that is `result != 0`, one comparison
+# too; cut by a where, not a product, so an inf/nan gradient there gives 0 (0 * inf is nan)
 RELU = _unary("relu", "ReluBackward0", lambda xp, x, p: xp.maximum(x, 0),
-              lambda xp, g, x, out, p: g * (out != 0),
-              lambda xp, t, x, out, p: t[0] * (out != 0), ("result",), avoid=(0.0,), smooth=False,
+              lambda xp, g, x, out, p: xp.where(out <= 0, 0, g),
+              lambda xp, t, x, out, p: xp.where(out <= 0, 0, t[0]), ("result",), avoid=(0.0,),
+              smooth=False,
               complex=_CLAMP_REFUSED)
 FLOOR = _unary("floor", "FloorBackward0", lambda xp, x, p: xp.floor(x),
                lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
@@ -363,14 +364,15 @@ def _clamp_fwd(xp, x, p):
     return xp.minimum(x, hi)
 
 
-# the gradient passes where min <= x <= max, as torch's clamp_backward
+# the gradient passes where min <= x <= max, as torch's clamp_backward: a where, so that an
+# inf/nan gradient outside gives 0 (a product with the mask would give nan)
 def _clamp_vjp(xp, g, x, out, p):
     lo, hi = p["min"], p["max"]
     if lo is not None and hi is not None:
-        return g * ((x >= lo) & (x <= hi))
+        return xp.where((x >= lo) & (x <= hi), g, 0)
     if lo is not None:
-        return g * (x >= lo)
-    return g * (x <= hi)
+        return xp.where(x >= lo, g, 0)
+    return xp.where(x <= hi, g, 0)
 
 
 CLAMP = defop(

@@ -159,22 +159,32 @@ def _functional():
 
 
 # ---------------------------------------------------------------- layer norm
+def _mean(xp, x, axes, empty=0.0):
+    """``mean(x, axes)`` kept for broadcasting; over no elements it is ``empty`` (torch's layer
+    norm of an empty normalized shape: mean 0, variance nan), without NumPy's warning."""
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    s = xp.sum(x, axis=axes, keepdims=True)
+    return s / n if n else s + empty
+
+
 def _ln_stats(xp, x, p):
     """Mean and 1/sqrt(var + eps) over the normalized (trailing) dims, kept for broadcasting."""
     axes = tuple(range(x.ndim - len(p["normalized_shape"]), x.ndim))
     if not xp.is_txp and "result1" in p:
         return axes, p["result1"], p["result2"]
-    mu = xp.mean(x, axis=axes, keepdims=True)
+    mu = _mean(xp, x, axes)
     d = x - mu
-    var = xp.mean(d * d, axis=axes, keepdims=True)
+    var = _mean(xp, d * d, axes, float("nan"))
     return axes, mu, 1 / xp.sqrt(var + p["eps"])
 
 
 def _ln_fwd(xp, x, w, b, p):
     axes = tuple(range(x.ndim - len(p["normalized_shape"]), x.ndim))
-    mu = xp.mean(x, axis=axes, keepdims=True)
+    mu = _mean(xp, x, axes)
     d = x - mu
-    rstd = 1 / xp.sqrt(xp.mean(d * d, axis=axes, keepdims=True) + p["eps"])
+    rstd = 1 / xp.sqrt(_mean(xp, d * d, axes, float("nan")) + p["eps"])
     p["result1"], p["result2"] = mu, rstd  # torch saves them as _saved_result1/2
     y = d * rstd
     if w is not None:
@@ -189,8 +199,7 @@ def _ln_vjp_x(xp, g, x, w, b, out, p):
     axes, mu, r = _ln_stats(xp, x, p)
     xhat = (x - mu) * r
     gh = g * w if w is not None else g
-    return r * (gh - xp.mean(gh, axis=axes, keepdims=True)
-                - xhat * xp.mean(gh * xhat, axis=axes, keepdims=True))
+    return r * (gh - _mean(xp, gh, axes) - xhat * _mean(xp, gh * xhat, axes))
 
 
 def _ln_vjp_w(xp, g, x, w, b, out, p):
@@ -203,8 +212,7 @@ def _ln_jvp(xp, t, x, out, p):
     axes, mu, r = _ln_stats(xp, xx, p)
     xhat = (xx - mu) * r
     tx = t[0]
-    dxhat = r * (tx - xp.mean(tx, axis=axes, keepdims=True)
-                 - xhat * xp.mean(xhat * tx, axis=axes, keepdims=True))
+    dxhat = r * (tx - _mean(xp, tx, axes) - xhat * _mean(xp, xhat * tx, axes))
     res = dxhat * w if w is not None else dxhat
     if w is not None:
         res = res + xhat * t[1]

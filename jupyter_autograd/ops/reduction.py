@@ -172,11 +172,19 @@ def _even_vjp(xp, g, x, out, p):
     return mask * (gg / count)
 
 
+def _even_all_vjp(xp, g, x, out, p):
+    """max()/min() over everything: torch's evenly_distribute_backward on the CPU. A nan result
+    is shared by the nan elements, and the rest get zeros (masked_fill: an inf gradient stays
+    off them)."""
+    mask = xp.isnan(x) if xp.isnan(out) else x == out
+    return xp.where(mask, g / xp.sum(mask), 0)
+
+
 MAX = defop(
     "max", node="MaxBackward1", inputs=("self",), saved=("result", "self"),
     complex=kernel_refuses("max_all"),
     fwd=lambda xp, x, p: _nonempty_reduce(xp.max, x, "max"),
-    vjp=lambda xp, g, x, out, p: _even_vjp(xp, g, x, out, {}),
+    vjp=_even_all_vjp,
     jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, {}) * t[0]),
     smooth=False, sample=_red_sample(distinct=True, nonempty=True), torch=lambda torch, x: x.max(),
 )
@@ -184,7 +192,7 @@ MIN = defop(
     "min", node="MinBackward1", inputs=("self",), saved=("result", "self"),
     complex=kernel_refuses("min_all"),
     fwd=lambda xp, x, p: _nonempty_reduce(xp.min, x, "min"),
-    vjp=lambda xp, g, x, out, p: _even_vjp(xp, g, x, out, {}),
+    vjp=_even_all_vjp,
     jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, {}) * t[0]),
     smooth=False, sample=_red_sample(distinct=True, nonempty=True), torch=lambda torch, x: x.min(),
 )

@@ -138,6 +138,7 @@ class OpDef:
         "save_needs",
         "save_result",
         "saved",
+        "saved_params",
         "saved_spec",
         "simple",
         "smooth",
@@ -227,6 +228,9 @@ def defop(
     op.defaults = defaults
     op.save_inputs = tuple(i for i, n in enumerate(inputs) if n in saved)
     op.save_result = "result" in saved
+    # saved values kept in the node's parameters: torch saves some of them as tensors (gather's
+    # index, max(dim)'s indices), which backward frees like the saved inputs
+    op.saved_params = tuple(s for s in saved if spec[s][0] == "param")
     op.none_inputs = (None,) * len(inputs)
     # As torch's generated code, a node keeps a saved value only when the gradient of an input
     # that requires grad reads it (``x * 2`` does not keep x): save_needs maps each saved input

@@ -90,3 +90,24 @@ def namespace_for(mod) -> ArrayNamespace:
     if ns is None:
         ns = _CACHE[mod] = ArrayNamespace(mod)
     return ns
+
+
+# torch's kernels never warn about floating-point exceptions (log(-1) is nan, 1/0 inf, silently);
+# NumPy's ufuncs do, by default. The dispatch runs each row's forward with NumPy's error state
+# set to ignore everything. With NumPy >= 2 that state is a context variable: setting it and
+# resetting it with the token is two C calls (np.errstate's context manager costs ~10x more,
+# too much for the per-op hot path); NumPy 1.x keeps it in seterr.
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+
+    quiet_enter = _extobj_contextvar.set
+    quiet_exit = _extobj_contextvar.reset
+    QUIET = _make_extobj(all="ignore")
+except (ImportError, AttributeError):  # NumPy 1.x
+    QUIET = {"all": "ignore"}
+
+    def quiet_enter(q):
+        return np.seterr(**q)
+
+    def quiet_exit(old):
+        np.seterr(**old)

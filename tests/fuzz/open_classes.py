@@ -176,13 +176,6 @@ OPEN: dict[str, Open] = {
          "n.fill_(-1.0)", "n.sum().backward()"),
         (M(field=r"raised\(only torch\)", torch="output 0 of LinalgVectorNorm"),),
     ),
-    "numpy-warnings": Open(
-        "lead",
-        "NumPy RuntimeWarnings leak out of ops on invalid values (log/sqrt/pow of negatives, "
-        "division by zero); torch warns nothing",
-        ("x = torch.tensor([-1.0])", "y = x.log()"),
-        M(field="warnings", ours="RuntimeWarning"),
-    ),
     "numpy-scalar-results": Open(
         "lead",
         "0-d results (argmax/argmin(dim) of 1-D, gradients of some reductions) are stored as "
@@ -230,33 +223,6 @@ OPEN: dict[str, Open] = {
         (M(field=r"raised\(only ours\)", ours="list index out of range|is invalid for input of size 0"),
          M(field="dtype", kind=r"\bcat\b"),
          M(field="len", kind="view:(chunk|split)")),
-    ),
-    "masked-grad-nan": Open(
-        "lead",
-        "rules that mask a gradient by multiplication (clamp: g * (lo <= x <= hi)) turn an "
-        "inf/nan incoming gradient into nan where torch's where/masked_fill gives 0",
-        ("x = torch.tensor(-1.0, requires_grad=True)", "y = x.clamp(0.0, 1.0)",
-         "z = y.reciprocal()", "z.backward()", "g = x.grad"),
-        M(kind="backward|autograd.grad", field=r"grad\.value|value", ours="nan",
-          prog=r"clamp|relu"),
-    ),
-    "saved-tensor-set": Open(
-        "lead",
-        "rows keep as parameters tensors torch saves (gather's index): a second backward "
-        "through them is not refused (torch: \"Trying to backward through the graph a second "
-        "time\")",
-        ("x = torch.ones(1, 3, requires_grad=True)", "y = torch.gather(x, 1, torch.tensor([[2]]))",
-         "y.backward(torch.ones(1, 1))", "y.backward(torch.ones(1, 1))"),
-        M(kind="backward|autograd.grad", field=r"raised\(only torch\)", torch="a second time"),
-    ),
-    "max-nan-grad": Open(
-        "lead",
-        "max()/min() of a tensor holding nan: torch's gradient goes evenly to the nan elements "
-        "(the ones equal to the result), ours is nan everywhere",
-        ("x = torch.tensor([0.0, -1.0, 1.0], requires_grad=True)", "y = x.log().max()",
-         "y.backward()", "g = x.grad"),
-        M(kind="backward|autograd.grad", field=r"grad\.value|value|hook-log\.value", ours="nan",
-          prog=r"\.(max|min|amax|amin)\("),
     ),
     "strided-checks": Open(
         "lead",

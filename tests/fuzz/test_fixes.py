@@ -55,3 +55,100 @@ def test_sign_and_sgn_of_nan_are_zero():
 
     theirs, mine = _both(prog)
     np.testing.assert_equal(mine, theirs)
+
+
+def test_masked_gradients_are_cut_by_where():
+    """clamp and relu cut the gradient with a where, as torch's clamp_backward and
+    threshold_backward: an inf gradient on the cut side gives 0, not 0 * inf = nan (fuzz class
+    masked-grad-nan)."""
+    def prog(lib):
+        out = []
+        for f in (lambda x: x.clamp(0.0, 1.0), lambda x: x.clamp(min=0.0),
+                  lambda x: x.clamp(max=0.0), lambda x: x.relu()):
+            x = lib.tensor([-1.0, 0.5, 2.0, float("nan"), 0.0], requires_grad=True)
+            (1 / f(x)).sum().backward()
+            out.append(x.grad.tolist())
+        return out
+
+    theirs, mine = _both(prog)
+    np.testing.assert_equal(mine, theirs)
+
+
+def test_max_min_gradient_with_nan():
+    """max()/min() of a tensor holding nan: the gradient goes evenly to the nan elements and
+    zeros elsewhere, also for an inf incoming gradient (torch's evenly_distribute_backward;
+    fuzz class max-nan-grad)."""
+    def prog(lib):
+        out = []
+        for f in ("max", "min"):
+            x = lib.tensor([0.0, -1.0, 1.0, -2.0], requires_grad=True)
+            getattr(x.log(), f)().backward()
+            out.append(x.grad.tolist())
+            x = lib.tensor([1.0, 1.0, 0.5], requires_grad=True)
+            y = getattr(x, f)()
+            (1 / (y - y.detach())).backward()
+            out.append(x.grad.tolist())
+        return out
+
+    theirs, mine = _both(prog)
+    np.testing.assert_equal(mine, theirs)
+
+
+def test_saved_index_tensors_are_freed_by_backward():
+    """Rows keeping in their parameters what torch saves as tensors (gather's index, max(dim)'s
+    indices, index's indices, dropout's mask) free them at backward: a second backward is
+    refused, and so is reading the saved value (fuzz class saved-tensor-set)."""
+    def prog(lib):
+        out = []
+        for mk in (lambda x: lib.gather(x, 1, lib.tensor([[2]])), lambda x: x.max(1).values,
+                   lambda x: x.index_select(1, lib.tensor([0])), lambda x: x[:, lib.tensor([0])],
+                   lambda x: x.amax(1), lambda x: x.cumsum(1), lambda x: x[0], lambda x: x.flip(0)):
+            x = lib.ones(1, 3, requires_grad=True)
+            y = mk(x)
+            y.backward(lib.ones_like(y), retain_graph=True)
+            y.backward(lib.ones_like(y))
+            try:
+                y.backward(lib.ones_like(y))
+                out.append(None)
+            except RuntimeError as e:
+                out.append(str(e))
+        y = lib.gather(lib.ones(1, 3, requires_grad=True), 1, lib.tensor([[2]]))
+        y.sum().backward()
+        try:
+            out.append(y.grad_fn._saved_index.tolist())
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+
+    theirs, mine = _both(prog)
+    assert mine == theirs
+
+
+def test_no_numpy_warnings_from_ops():
+    """torch's kernels never warn about floating-point exceptions; NumPy's ufuncs do. Every
+    dispatch path runs the row's forward with NumPy's error state quiet, and layer norm over an
+    empty shape takes no NumPy mean of an empty slice (fuzz class numpy-warnings). The user's
+    own NumPy code still warns."""
+    import warnings
+
+    def prog(lib):
+        F = lib.nn.functional
+        x = lib.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        z = lib.zeros(2, 0, requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ys = [x.log(), x.sqrt(), x.rsqrt(), x.log1p() * 2, 1 / x, x / 0, x ** 0.5,
+                  lib.pow(x, 0.5), lib.div(x, x), x.reciprocal(), x.double() ** -1.5,
+                  lib.tensor([float("nan"), float("inf")]).to(lib.int32) * 0,
+                  lib.tensor([float("inf")]).cos(), F.layer_norm(z, [0])]
+            ys[0].sum().backward()
+            F.layer_norm(z, [0]).sum().backward()
+            x.detach().log_()
+        return [str(w.message) for w in caught], [y.shape for y in ys]
+
+    theirs, mine = _both(prog)
+    assert mine == theirs
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        np.log(np.array([-1.0]))
+    assert [w.category for w in caught] == [RuntimeWarning]
