@@ -1,4 +1,5 @@
-"""Long mode: ``python -m tests.fuzz --programs 100000 --seed 0``.
+"""Long mode: ``python -m tests.fuzz --programs 100000 --seed 0`` (``--cpu-seconds 900``: stop
+after 15 minutes of one core, however many programs that is; ``--until HH:MM`` UTC likewise).
 
 Prints the figures (programs run, mismatches by open class and by new signature) and, for each
 new signature, a shrunk standalone reproducer.
@@ -18,6 +19,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="first seed; programs use seed, seed+1...")
     ap.add_argument("--shrink", type=int, default=3, help="reproducers shrunk per new signature")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--cpu-seconds", type=float, default=None,
+                    help="stop once the process has used this much CPU time")
+    ap.add_argument("--until", default=None, help="stop at this UTC wall-clock time (HH:MM)")
     args = ap.parse_args(argv)
 
     import torch
@@ -27,10 +31,23 @@ def main(argv=None) -> int:
     from .runner import check, shrink
 
     t0 = time.perf_counter()
+    c0 = time.process_time()
+    stop = None
+    if args.until:
+        import datetime
+
+        now = datetime.datetime.now(datetime.timezone.utc)
+        h, m = map(int, args.until.split(":"))
+        stop = time.time() + (now.replace(hour=h, minute=m, second=0) - now).total_seconds()
     known = collections.Counter()
     new = collections.defaultdict(list)
     steps = 0
+    ran = 0
     for seed in range(args.seed, args.seed + args.programs):
+        if (args.cpu_seconds is not None and time.process_time() - c0 >= args.cpu_seconds) or (
+                stop is not None and time.time() >= stop):
+            break
+        ran += 1
         r = check(seed, torch, ours)
         steps += len(r.program.steps)
         for key in set(r.known_hits) | ({r.known} if r.known else set()):
@@ -43,8 +60,8 @@ def main(argv=None) -> int:
                   file=sys.stderr)
     dt = time.perf_counter() - t0
     n_new = sum(map(len, new.values()))
-    print(f"programs run: {args.programs} (seeds {args.seed}..{args.seed + args.programs - 1}), "
-          f"{steps} steps, {dt:.1f}s")
+    print(f"programs run: {ran} (seeds {args.seed}..{args.seed + ran - 1}), "
+          f"{steps} steps, {dt:.1f}s wall, {time.process_time() - c0:.1f}s CPU")
     print(f"new mismatches: {n_new} in {len(new)} signatures; programs meeting open classes:")
     for key, n in known.most_common():
         print(f"  open class {key}: {n}")
