@@ -120,6 +120,10 @@ class Tensor:
 
     @classmethod
     def _wrap(cls, data, requires_grad: bool = False) -> "Tensor":
+        if data.__class__ is not _ndarray and isinstance(data, np.generic):
+            # NumPy's reductions to 0-d (argmax of a 1-D array...) return NumPy scalars; a
+            # tensor always holds an array (a scalar would read as another device's array)
+            data = np.asarray(data)
         t = cls.__new__(cls)
         t._data = data
         t._requires_grad = requires_grad

@@ -176,17 +176,6 @@ OPEN: dict[str, Open] = {
          "n.fill_(-1.0)", "n.sum().backward()"),
         (M(field=r"raised\(only torch\)", torch="output 0 of LinalgVectorNorm"),),
     ),
-    "numpy-scalar-results": Open(
-        "lead",
-        "0-d results (argmax/argmin(dim) of 1-D, gradients of some reductions) are stored as "
-        "NumPy scalars, not 0-d arrays: .numpy() raises \"can't convert cpu:0 device type "
-        "tensor to numpy\", and a binary op in a custom Function's backward recurses until "
-        "RecursionError (dispatch takes the scalar for another device)",
-        ("x = torch.tensor([1.0, 3.0])", "i = x.argmax(0)", "n = i.numpy()"),
-        (M(field="value", ours="unreadable"),
-         M(field=r"raised\(only ours\)", ours="object does not support item assignment"),
-         M(field=r"raised\(only ours\)", ours="RecursionError")),
-    ),
     "grad-fn-names": Open(
         "lead",
         "grad_fn names from the dispatch: x[:] records AliasBackward0 (torch: SliceBackward0), "

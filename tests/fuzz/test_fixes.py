@@ -152,3 +152,31 @@ def test_no_numpy_warnings_from_ops():
         warnings.simplefilter("always")
         np.log(np.array([-1.0]))
     assert [w.category for w in caught] == [RuntimeWarning]
+
+
+def test_zero_dim_results_are_arrays():
+    """0-d results from NumPy reductions (argmax/argmin(dim) of a 1-D tensor) are held as 0-d
+    arrays, not NumPy scalars: .numpy() works, in-place writes work, and a binary op on them in
+    a custom Function's backward does not take them for another device's arrays (fuzz class
+    numpy-scalar-results)."""
+    def prog(lib):
+        x = lib.tensor([1.0, 3.0, 2.0])
+        i, j = x.argmax(0), x.argmin(0)
+        n = i.numpy()
+        j += 1
+
+        class Scale(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * x.argmax(0).to(g.dtype)
+
+        a = lib.tensor(1.5, requires_grad=True)
+        Scale.apply(a).backward()
+        return int(n), n.shape, j.item(), a.grad.item()
+
+    theirs, mine = _both(prog)
+    assert mine == theirs
