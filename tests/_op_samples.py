@@ -152,6 +152,7 @@ def _where(op, rng, meta, params):
 def _shape_builders():
     specs = {
         "view": ((2, 6), lambda t: t.reshape(3, 4), lambda tt, t: t.reshape(3, 4)),
+        "_reshape_alias": ((3, 4), lambda t: t.t().reshape(4, 3), lambda tt, t: t.t().reshape(4, 3)),
         "_unsafe_view": ((2, 3, 4), lambda t: ja.matmul(t, ja.ones(4, 2, dtype=ja.float64)),
                          lambda tt, t: tt.matmul(t, tt.ones(4, 2, dtype=tt.float64))),
         "transpose.int": ((2, 3, 4), lambda t: t.transpose(0, 2), lambda tt, t: t.transpose(0, 2)),
@@ -159,7 +160,8 @@ def _shape_builders():
         "permute": ((2, 3, 4), lambda t: t.permute(2, 0, 1), lambda tt, t: t.permute(2, 0, 1)),
         "squeeze": ((2, 1, 3), lambda t: t.squeeze(), lambda tt, t: t.squeeze()),
         "squeeze.dim": ((2, 1, 3), lambda t: t.squeeze(1), lambda tt, t: t.squeeze(1)),
-        "squeeze.dims": ((5,), lambda t: ja.matmul(t, ja.ones(5, 3, dtype=ja.float64)),
+        "squeeze.dims": ((2, 1, 3), lambda t: t.squeeze((1,)), lambda tt, t: t.squeeze((1,))),
+        "squeeze_.dim": ((5,), lambda t: ja.matmul(t, ja.ones(5, 3, dtype=ja.float64)),
                          lambda tt, t: tt.matmul(t, tt.ones(5, 3, dtype=tt.float64))),
         "unsqueeze": ((2, 3), lambda t: t.unsqueeze(1), lambda tt, t: t.unsqueeze(1)),
         "expand": ((3, 1), lambda t: t.expand(2, 3, 4), lambda tt, t: t.expand(2, 3, 4)),

@@ -31,7 +31,7 @@ DIRECT = {
     "angle": ((3, 4), lambda lib, z: z.angle()),
     "view_as_real": ((3, 4), lambda lib, z: lib.view_as_real(z)),
     "_unsafe_view": ((2, 3, 4), lambda lib, z: lib.matmul(z, lib.ones(4, 2, dtype=z.dtype))),
-    "squeeze.dims": ((5,), lambda lib, z: lib.matmul(z, lib.ones(5, 3, dtype=z.dtype))),
+    "squeeze_.dim": ((5,), lambda lib, z: lib.matmul(z, lib.ones(5, 3, dtype=z.dtype))),
 }
 
 

@@ -618,11 +618,12 @@ class _ReturnTypes:
 
 def _minmax_dim(input, dim, keepdim, op, argf, kind):
     d = _wrap_dim(dim, input._data.ndim)
-    if input._data.ndim == 0:
+    if input._data.ndim == 0:  # the row on its one element (MaxBackward0, as torch)
         if input._data.dtype.kind == "c":
             raise op.cx.error({}, input._data)
         idx = _xp(input).zeros((), np.int64)
-        return getattr(_ReturnTypes, kind)(apply1(SH.ALIAS, input), Tensor._wrap(idx))
+        vals = apply1(op, input, {"dim": 0, "keepdim": keepdim, "indices": idx, "out_shape": (), "shape": ()})
+        return getattr(_ReturnTypes, kind)(vals, Tensor._wrap(idx.copy()))
     if input._data.shape[d] == 0:
         raise IndexError(
             f"{kind}(): Expected reduction dim {d} to have non-zero size."
@@ -1013,44 +1014,97 @@ def matmul(input, other, *, out=None) -> Tensor:
                 f"{other._data.shape[0]}x{other._data.shape[1]})"
             )
         r = mm(unsqueeze(input, 0), other)
-        return apply1(SH.SQUEEZE_DIMS, r, {"dim": (0,), "out_shape": r._data.shape[1:], "self_sym_sizes": r._data.shape})
+        return apply1(SH.SQUEEZE_INPLACE_DIM, r, {"dim": 0, "out_shape": r._data.shape[1:], "self_sym_sizes": r._data.shape})
     if da == 2 and db == 2:
         return mm(input, other)
-    if da >= 3 and db <= 2:
-        # fold the batch into rows: (..., n, k) @ (k, m) is one mm, viewed back
-        a = input
-        k = a._data.shape[-1]
-        if db == 1:
-            r = matmul(input, unsqueeze(other, -1))
-            return squeeze(r, -1)
-        if k != other._data.shape[0]:
-            raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({int(np.prod(a._data.shape[:-1]))}x{k} and "
-                f"{other._data.shape[0]}x{other._data.shape[1]})"
-            )
-        folded = reshape(a, (-1, k))
-        r = mm(folded, other)
-        out_shape = a._data.shape[:-1] + (other._data.shape[1],)
-        return apply1(SH.UNSAFE_VIEW, r, {"size": out_shape, "self_sym_sizes": r._data.shape})
-    # batched: broadcast batch dims, fold them, bmm, then view back
-    a = input if da > 1 else unsqueeze(input, 0)
-    b = other if db > 1 else unsqueeze(other, -1)
-    if a._data.shape[-1] != b._data.shape[-2]:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{int(np.prod(a._data.shape[:-2]))}, {a._data.shape[-1]}] but got: "
-            f"[{int(np.prod(b._data.shape[:-2]))}, {b._data.shape[-2]}]."
-        )
-    batch = np.broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
-    n, k, m = a._data.shape[-2], a._data.shape[-1], b._data.shape[-1]
-    ae = a if a._data.shape[:-2] == batch else expand(a, batch + (n, k))
-    be = b if b._data.shape[:-2] == batch else expand(b, batch + (k, m))
-    nb = int(np.prod(batch)) if batch else 1
-    ae = ae if ae._data.ndim == 3 else reshape(ae, (nb, n, k))
-    be = be if be._data.ndim == 3 else reshape(be, (nb, k, m))
-    r = bmm(ae, be)
-    out_shape = batch + ((n,) if da > 1 else ()) + ((m,) if db > 1 else ())
+    if da == 3 and db == 3 and (input._data.shape[0] == 1) != (other._data.shape[0] == 1):
+        # a 3-D operand with a batch of one, against a real batch: when it requires grad torch
+        # squeezes it, so that its gradient is one folded mm rather than a batch summed
+        if input._data.shape[0] == 1 and input._requires_grad:
+            return matmul(squeeze(input, 0), other)
+        if other._data.shape[0] == 1 and other._requires_grad:
+            return matmul(input, squeeze(other, 0))
+    if _should_fold(input, other):
+        return _matmul_folded(input, other, da, db)
+    return _matmul_batched(input, other, da, db)
+
+
+def _should_fold(t1, t2) -> bool:
+    """torch's should_fold: a >=3-D operand times a 1-D/2-D one runs as one mm/mv over the
+    larger operand's batch folded into rows, when the smaller one requires grad (its gradient is
+    then one mm, not a batch summed) or when the fold needs no copy (strides)."""
+    larger_first = t1._data.ndim >= t2._data.ndim
+    big = t1._data if larger_first else np.swapaxes(t2._data, -1, -2)
+    small = t2 if larger_first else t1
+    if not (big.ndim >= 3 and small._data.ndim <= 2):
+        return False
+    if small._requires_grad:
+        return True
+    if t1._data.ndim == 2:
+        return False
+    if big.size == 0:
+        return True
+    st, sh = big.strides, big.shape
+    for i in range(big.ndim - 2):  # (this module's all() is torch.all)
+        if st[i] != st[i + 1] * sh[i + 1]:
+            return False
+    return True
+
+
+def _matmul_folded(input, other, da, db) -> Tensor:
+    """(..., n, k) @ (k, m) as one mm on the folded rows (a 2-D @ >=3-D product through the
+    transposes), viewed back: torch's nodes (UnsafeView over Mm/Mv over the reshape)."""
+    swap = db > da
+    t1 = transpose(other, -2, -1) if swap else input
+    t2 = (t(input) if da == 2 else input) if swap else other
+    sizes1 = t1._data.shape
+    out_shape = sizes1[:-1]
+    folded = reshape(t1, (int(np.prod(out_shape)), sizes1[-1]))
+    if t2._data.ndim == 2:
+        r = mm(folded, t2)
+        out = apply1(SH.UNSAFE_VIEW, r, {"size": out_shape + (t2._data.shape[1],), "self_sym_sizes": r._data.shape})
+        return transpose(out, -2, -1).contiguous() if swap else out
+    r = mv(folded, t2)
     return apply1(SH.UNSAFE_VIEW, r, {"size": out_shape, "self_sym_sizes": r._data.shape})
+
+
+def _matmul_batched(input, other, da, db) -> Tensor:
+    """Both operands expanded to the broadcast batch, folded to 3-D and multiplied with bmm,
+    viewed back, as torch's matmul (Expand, View/UnsafeView, Bmm, UnsafeView nodes)."""
+    sa, sb = input._data.shape, other._data.shape
+    n = sa[-2] if da > 1 else 1
+    m1 = sa[-1]
+    m2 = sb[-2] if db > 1 else sb[0]
+    p = sb[-1] if db > 1 else 1
+    batch = tuple(_broadcast_sizes(sa[:da - 2] if da > 2 else (), sb[:db - 2] if db > 2 else ()))
+    nb = int(np.prod(batch))
+    a = reshape(expand(input, *(batch + (n, m1))), (nb, n, m1))
+    vector_rhs = db == 1
+    if vector_rhs:
+        b = unsqueeze(reshape(expand(other, *(batch + (m2,))), (nb, m2)), 2)
+    else:
+        b = reshape(expand(other, *(batch + (m2, p))), (nb, m2, p))
+    out_shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    r = bmm(a, b)
+    if vector_rhs:
+        r = squeeze(r, -1)
+    return apply1(SH.UNSAFE_VIEW, r, {"size": out_shape, "self_sym_sizes": r._data.shape})
+
+
+def _broadcast_sizes(s1, s2):
+    """torch's infer_size over two batch shapes, with its message."""
+    n = len(s1) if len(s1) > len(s2) else len(s2)
+    out = []
+    for i in range(n):
+        a = s1[len(s1) - n + i] if len(s1) - n + i >= 0 else 1
+        b = s2[len(s2) - n + i] if len(s2) - n + i >= 0 else 1
+        if a != b and a != 1 and b != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                f"non-singleton dimension {i}"
+            )
+        out.append(b if a == 1 else a)
+    return out
 
 
 # ---------------------------------------------------------------- shapes
@@ -1092,7 +1146,8 @@ def reshape(input, *shape) -> Tensor:
     d = input._data
     shape = _infer_shape(_shape_arg(shape), d.size)
     if _viewable(d, shape):
-        return apply1(SH.VIEW, input, {"size": shape, "self_sym_sizes": d.shape})
+        row = SH.VIEW if d.flags.c_contiguous or d.__class__ is not np.ndarray else SH.RESHAPE_ALIAS
+        return apply1(row, input, {"size": shape, "self_sym_sizes": d.shape})
     copy = apply1(SH.CLONE, input)
     return apply1(SH.UNSAFE_VIEW, copy, {"size": shape, "self_sym_sizes": d.shape})
 

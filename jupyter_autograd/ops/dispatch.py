@@ -163,10 +163,12 @@ def apply1(op, x: Tensor, p=None) -> Tensor:
 
 
 # Ops whose result shares memory with the input (when NumPy returns a view): the result is a
-# view, with the input's base and version counter, as torch's views.
+# view, with the input's base and version counter, as torch's views. (_unsafe_view is not one:
+# torch uses it on fresh internal results, reshape's copy and matmul's product, and its result
+# has no base: an in-place op on it is a plain one.)
 VIEW_OPS = frozenset({
-    "view", "_unsafe_view", "transpose.int", "t", "permute", "squeeze", "squeeze.dim",
-    "squeeze.dims", "unsqueeze", "expand", "select.int", "slice.Tensor", "alias",
+    "view", "transpose.int", "t", "permute", "squeeze", "squeeze.dim", "squeeze.dims",
+    "squeeze_.dim", "_reshape_alias", "unsqueeze", "expand", "select.int", "slice.Tensor", "alias",
 })
 
 

@@ -168,7 +168,8 @@ POW = defop(
 # b counts as >= 0 when it is real and non-negative)
 def _pow_exponent_vjp(xp, g, a, b, out, p):
     nonneg = (xp.imag(b) == 0) & (xp.real(b) >= 0) if xp.iscomplexobj(b) else b >= 0
-    return g * xp.where((a == 0) & nonneg, 0.0, out * xp.log(xp.where(a == 0, 1.0, a)))
+    # a == 0 with b < 0: result * log(0) = inf * -inf = -inf, as torch (not masked to nan)
+    return g * xp.where((a == 0) & nonneg, 0.0, out * xp.log(a))
 
 
 POW_TT = defop(

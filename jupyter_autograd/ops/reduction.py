@@ -176,8 +176,9 @@ def _even_all_vjp(xp, g, x, out, p):
     """max()/min() over everything: torch's evenly_distribute_backward on the CPU. A nan result
     is shared by the nan elements, and the rest get zeros (masked_fill: an inf gradient stays
     off them)."""
-    mask = xp.isnan(x) if xp.isnan(out) else x == out
-    return xp.where(mask, g / xp.sum(mask), 0)
+    xd, od = getattr(x, "_data", x), getattr(out, "_data", out)  # Tensors under create_graph
+    mask = np.isnan(xd) if np.isnan(od) else xd == od
+    return xp.where(mask, g / int(mask.sum()), 0)
 
 
 MAX = defop(
@@ -227,6 +228,8 @@ def _nonempty_reduce(f, x, name):
 
 # max(dim)/min(dim): the gradient goes to the selected index only
 def _select_vjp(xp, g, x, out, p):
+    if not p["shape"]:  # a 0-d input: its one element was selected
+        return g
     d = p["dim"]
     idx = p["indices"]
     if not p["keepdim"]:
@@ -238,7 +241,7 @@ def _select_vjp(xp, g, x, out, p):
 MAX_DIM = defop(
     "max.dim", node="MaxBackward0", inputs=("self",), saved=("dim", "indices", "keepdim", "self_sym_sizes"),
     complex=Refuse(RuntimeError, "max(): does not support complex input"),
-    fwd=lambda xp, x, p: xp.take_along_axis(x, xp.expand_dims(p["indices"], p["dim"]) if not p["keepdim"] else p["indices"], axis=p["dim"]).reshape(p["out_shape"]),
+    fwd=lambda xp, x, p: xp.take_along_axis(x, xp.expand_dims(p["indices"], p["dim"]) if not p["keepdim"] else p["indices"], axis=p["dim"]).reshape(p["out_shape"]) if x.ndim else x.copy(),
     vjp=_select_vjp,
     # the tangent is read at the selected indices, exactly as the forward reads x
     jvp=lambda xp, t, x, out, p: MAX_DIM.fwd(xp, t[0], p),

@@ -26,6 +26,14 @@ VIEW = _shape_op(
     lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
     saved=("self_sym_sizes",), torch=lambda torch, x, size: x.reshape(size),
 )
+# reshape of a tensor that is not contiguous but can be viewed in the new shape: torch's
+# reshape records _reshape_alias there (a view of a contiguous tensor records view)
+RESHAPE_ALIAS = _shape_op(
+    "_reshape_alias", "ReshapeAliasBackward0",
+    lambda xp, x, p: xp.reshape(x, p["size"]),
+    lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
+    saved=("self_sym_sizes",),
+)
 UNSAFE_VIEW = _shape_op(
     "_unsafe_view", "UnsafeViewBackward0",
     lambda xp, x, p: xp.reshape(x, p["size"]),
@@ -62,12 +70,19 @@ SQUEEZE_DIM = _shape_op(
     lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
     saved=("dim", "self_sym_sizes"), torch=lambda torch, x, dim: x.squeeze(dim),
 )
-# squeeze(dim) as matmul(1-D, 2-D) records it (torch's squeeze.dims overload)
+# squeeze(dims), a tuple of dims (torch's squeeze.dims overload)
 SQUEEZE_DIMS = _shape_op(
-    "squeeze.dims", "SqueezeBackward4",
+    "squeeze.dims", "SqueezeBackward2",
     lambda xp, x, p: xp.reshape(x, p["out_shape"]),
     lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
     saved=("dim", "self_sym_sizes"), torch=lambda torch, x, dim: x.squeeze(dim),
+)
+# matmul(1-D, 2-D) squeezes its result in place: torch's squeeze_.dim (SqueezeBackward4)
+SQUEEZE_INPLACE_DIM = _shape_op(
+    "squeeze_.dim", "SqueezeBackward4",
+    lambda xp, x, p: xp.reshape(x, p["out_shape"]),
+    lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
+    saved=("dim", "self_sym_sizes"),
 )
 UNSQUEEZE = _shape_op(
     "unsqueeze", "UnsqueezeBackward0",

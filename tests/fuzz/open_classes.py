@@ -176,15 +176,6 @@ OPEN: dict[str, Open] = {
          "n.fill_(-1.0)", "n.sum().backward()"),
         (M(field=r"raised\(only torch\)", torch="output 0 of LinalgVectorNorm"),),
     ),
-    "grad-fn-names": Open(
-        "lead",
-        "grad_fn names from the dispatch: x[:] records AliasBackward0 (torch: SliceBackward0), "
-        "x.squeeze(dims) SqueezeBackward4 (torch: SqueezeBackward2), max(dim) of a 0-d tensor "
-        "AliasBackward0 (torch: MaxBackward0), batched matmul lacks torch's Expand/View nodes",
-        ("x = torch.tensor([[1.0, 2.0]], requires_grad=True)", "y = x.squeeze((0,))"),
-        (M(field="grad_fn", ours="AliasBackward0|SqueezeBackward4|BmmBackward0"),
-         M(field="grad_fn", kind="matmul|op:@")),
-    ),
     "dtype-support": Open(
         "lead",
         "integer/bool inputs accepted where torch's kernels refuse (dot, remainder, mse_loss, "

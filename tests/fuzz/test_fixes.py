@@ -180,3 +180,79 @@ def test_zero_dim_results_are_arrays():
 
     theirs, mine = _both(prog)
     assert mine == theirs
+
+
+def _graph(fn, limit=40):
+    out, todo, seen = [], [fn], set()
+    while todo and len(out) < limit:
+        f = todo.pop(0)
+        if f is None or id(f) in seen:
+            continue
+        seen.add(id(f))
+        out.append(type(f).__name__)
+        todo.extend(n for n, _ in f.next_functions)
+    return out
+
+
+def test_grad_fn_names_of_indexing_squeeze_max_matmul():
+    """The nodes torch's dispatch records (fuzz class grad-fn-names): a lone slice is always
+    sliced (x[:] SliceBackward0), squeeze(dims) is SqueezeBackward2 (matmul's in-place squeeze
+    SqueezeBackward4), max/min(dim) of a 0-d tensor MaxBackward0/MinBackward0, reshape of a
+    viewable non-contiguous tensor ReshapeAliasBackward0, and matmul above 2-D follows torch's
+    _matmul_impl (fold into mm/mv when the smaller operand requires grad or the strides allow,
+    else expand + reshape + bmm; a 3-D batch-of-one operand requiring grad squeezed)."""
+    import itertools
+
+    def prog(lib):
+        out = []
+        x = lib.ones(2, 3, requires_grad=True)
+        for y in (x[:], x[0:2], x[:, :], x[...], x[:, 1:], x.squeeze((0,)),
+                  lib.ones(1, 3, requires_grad=True).squeeze((0,)), lib.ones(4) @ lib.ones(4, 3, requires_grad=True),
+                  lib.tensor(2.0, requires_grad=True).max(0).values,
+                  lib.tensor(2.0, requires_grad=True).min(0, keepdim=True).values,
+                  x.t().reshape(3, 2), x.t().reshape(6), x.reshape(6)):
+            out.append(_graph(y.grad_fn))
+        rng = np.random.default_rng(0)
+        left = [(4,), (3, 4), (2, 3, 4), (1, 3, 4), (2, 1, 3, 4)]
+        right = [(4,), (4, 5), (2, 4, 5), (1, 4, 5), (1, 2, 4, 5)]
+        for sa, sb, (ra, rb) in itertools.product(left, right, ((1, 1), (1, 0), (0, 1))):
+            a = lib.tensor(rng.standard_normal(sa), requires_grad=bool(ra))
+            b = lib.tensor(rng.standard_normal(sb), requires_grad=bool(rb))
+            y = a @ b
+            y.sum().backward()
+            out.append((_graph(y.grad_fn), np.round(y.detach().numpy(), 6).tolist(),
+                        None if a.grad is None else np.round(a.grad.numpy(), 6).tolist(),
+                        None if b.grad is None else np.round(b.grad.numpy(), 6).tolist()))
+        return out
+
+    theirs, mine = _both(prog)
+    for t, m in zip(theirs, mine):
+        assert m == t
+
+
+def test_pow_exponent_gradient_at_zero_base():
+    """d/db a^b = a^b log(a): at a == 0 with b < 0 that is inf * -inf = -inf in torch (the
+    rule masked log(0) to nan); negative bases give nan (the fuzzer's seeds 558 and 715)."""
+    def prog(lib):
+        a = lib.tensor([0.0, 0.0, -1.0, 2.0, 0.0], dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([-0.5, 2.0, 2.5, -1.0, 0.0], dtype=lib.float64, requires_grad=True)
+        lib.pow(a, b).backward(lib.ones(5, dtype=lib.float64))
+        return a.grad.tolist(), b.grad.tolist()
+
+    theirs, mine = _both(prog)
+    np.testing.assert_equal(mine, theirs)
+
+
+def test_max_dim_of_zero_dim_keeps_dtype_and_unsafe_view_is_not_a_view():
+    """max/min(dim) of a 0-d tensor keep its dtype (bool stays bool); matmul's _unsafe_view
+    result is no view of the product (an in-place op on it is a plain one, as torch)."""
+    def prog(lib):
+        v = lib.tensor(True).min(0)
+        x = lib.ones(2, 2, 2, dtype=lib.float64, requires_grad=True)
+        y = x.log1p() @ x
+        y.sqrt_()
+        y.sum().backward()
+        return str(v.values.dtype), v.values.item(), type(y.grad_fn).__name__, x.grad.tolist()
+
+    theirs, mine = _both(prog)
+    assert mine == theirs
