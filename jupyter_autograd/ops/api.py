@@ -1093,7 +1093,7 @@ def _matmul_batched(input, other, da, db) -> Tensor:
 
 def _broadcast_sizes(s1, s2):
     """torch's infer_size over two batch shapes, with its message."""
-    n = len(s1) if len(s1) > len(s2) else len(s2)
+    n = len(s1) if len(s1) > len(s2) else len(s2)  # noqa: FURB136 (max is torch.max here)
     out = []
     for i in range(n):
         a = s1[len(s1) - n + i] if len(s1) - n + i >= 0 else 1
@@ -1455,9 +1455,28 @@ def unbind(input, dim=0):
 
 
 def narrow(input, dim, start, length) -> Tensor:
+    """torch's narrow: its checks, then always a slice (SliceBackward0, even over the whole
+    dimension)."""
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if isinstance(start, Tensor):
+        start = int(start.item())
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     d = _wrap_dim(dim, input._data.ndim)
-    key = (slice(None),) * d + (slice(start, start + length),)
-    return input[key]
+    size = input._data.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
+    if start < 0:
+        start += size
+    if start > size - length:
+        raise RuntimeError(
+            f"start ({start}) + length ({length}) exceeds dimension size ({size})."
+        )
+    return apply1(SH.SLICE, input, {"dim": d, "start": start, "end": start + length, "step": 1,
+                                    "self_sym_sizes": input._data.shape})
 
 
 def select(input, dim, index) -> Tensor:

@@ -256,3 +256,29 @@ def test_max_dim_of_zero_dim_keeps_dtype_and_unsafe_view_is_not_a_view():
 
     theirs, mine = _both(prog)
     assert mine == theirs
+
+
+def _outcome(f):
+    try:
+        y = f()
+    except Exception as e:  # noqa: BLE001 - the type and message are compared with torch's
+        return type(e).__name__, str(e)
+    return (type(y.grad_fn).__name__ if y.grad_fn is not None else None, tuple(y.shape),
+            y.detach().tolist())
+
+
+def test_narrow_is_a_slice_with_torchs_checks():
+    """narrow is torch's slice (SliceBackward0 even over the whole dimension, the fuzzer's
+    seeds 19 and 790) after its own checks: 0-d, negative length, start range, start +
+    length past the end (fuzz class argument-checks)."""
+    def prog(lib):
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        cases = [(0, 0, 2), (1, 0, 3), (0, 1, 2), (0, -1, 1), (0, 3, 0), (0, -3, 1), (1, 0, -1),
+                 (0, 2, 0), (5, 0, 1), (0, lib.tensor(1), 1), (-1, 1, 2)]
+        out = [_outcome(lambda a=a: x.narrow(*a)) for a in cases]
+        out.append(_outcome(lambda: lib.narrow(lib.tensor(1.0), 0, 0, 1)))
+        out.append(_outcome(lambda: lib.zeros(2, 0, requires_grad=True).narrow(1, 0, 0)))
+        return out
+
+    theirs, mine = _both(prog)
+    assert mine == theirs

@@ -111,7 +111,7 @@ def test_reproducer_is_standalone(capsys, monkeypatch):
     import sys
 
     require_torch()
-    program = Program.from_sources(OPEN["numpy-warnings"].repro)
+    program = Program.from_sources(("x = torch.tensor([-1.0])", "y = x.log()"))
     text = program.reproducer("note")
     for argv in (["repro.py"], ["repro.py", "ours"]):
         monkeypatch.setattr(sys, "argv", argv)
