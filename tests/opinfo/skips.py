@@ -52,8 +52,7 @@ _RANDOM_LINALG = ["svd_lowrank", "pca_lowrank"]
 _LAYOUT = ["normal.number_mean"]
 _LAYERS = [
     "nn.functional.cosine_similarity",
-    "nn.functional.adaptive_max_pool3d", "nn.functional.avg_pool3d",
-    "nn.functional.local_response_norm",
+    "nn.functional.adaptive_max_pool3d",
     "nn.functional.max_pool3d",
     "nn.functional.batch_norm.without_cudnn",
     "nn.functional.grid_sample",

@@ -13,6 +13,8 @@ __all__ = [
     "AdaptiveMaxPool2d",
     "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
+    "LocalResponseNorm",
     "MaxPool1d",
     "MaxPool2d",
 ]
@@ -162,6 +164,56 @@ class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
 
     def forward(self, input):
         return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AvgPool3d(Module):
+    """3-D average pooling (see ``F.avg_pool3d``).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.AvgPool3d(2)(torch.zeros(1, 3, 4, 4, 4)).shape
+        torch.Size([1, 3, 2, 2, 2])
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class LocalResponseNorm(Module):
+    """Normalization over neighbouring channels (see ``F.local_response_norm``).
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.nn.LocalResponseNorm(2)
+        LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
 
 
 class _AdaptiveMaxPoolNd(Module):
