@@ -16,12 +16,7 @@ import jupyter_autograd as ja
 from ._layer_parity import compare, compare_errors, copy_state
 from ._torch import require as require_torch
 
-# matmul's own view/expand/reshape nodes around bmm are the fuzz class grad-fn-names (they
-# differ from torch's for batched matmul on main); the attention nodes around them are compared
-_MATMUL_PLUMBING = {"ViewBackward0", "ExpandBackward0", "ReshapeAliasBackward0"}
-
-
-def _chain(t, skip=_MATMUL_PLUMBING):
+def _chain(t, skip=frozenset()):
     out = []
 
     def walk(n, d):
