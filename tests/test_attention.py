@@ -16,6 +16,7 @@ import jupyter_autograd as ja
 from ._layer_parity import compare, compare_errors, copy_state
 from ._torch import require as require_torch
 
+
 def _chain(t, skip=frozenset()):
     out = []
 
