@@ -23,7 +23,15 @@ ADD, SUB, MUL, DIV = EW.ADD, EW.SUB, EW.MUL, EW.DIV
 
 # ---------------------------------------------------------------- operators (hot path)
 _add = binary_method(ADD)
-_sub = binary_method(SUB)
+_sub_rows = binary_method(SUB)
+
+
+def _sub(self, other):
+    if other.__class__ is not float or self._data.dtype.kind == "b":
+        F.sub_check(self, other)
+    return _sub_rows(self, other)
+
+
 _mul = binary_method(MUL)
 
 Tensor.__add__ = Tensor.__radd__ = _add
@@ -37,12 +45,19 @@ Tensor.__rfloordiv__ = lambda self, other: F.floor_divide(other, self)
 Tensor.__mod__ = lambda self, other: F.remainder(self, other)
 Tensor.__rmod__ = lambda self, other: F.remainder(other, self)
 Tensor.__neg__ = lambda self: apply1(EW.NEG, self)
-Tensor.__pos__ = lambda self: self
+def _pos(self):
+    if self._data.dtype.kind == "b":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
+Tensor.__pos__ = _pos
 Tensor.__abs__ = lambda self: F.abs(self)
 Tensor.__pow__ = lambda self, exponent: F.pow(self, exponent)
 Tensor.__rpow__ = lambda self, base: F.pow(base, self)
-Tensor.__matmul__ = lambda self, other: F.matmul(self, other)
-Tensor.__rmatmul__ = lambda self, other: F.matmul(F._t(other, self), self)
+# a Python number has no @ with a Tensor (torch: Python's own TypeError)
+Tensor.__matmul__ = lambda self, other: NotImplemented if isinstance(other, (int, float, complex)) else F.matmul(self, other)
+Tensor.__rmatmul__ = lambda self, other: NotImplemented if isinstance(other, (int, float, complex, bool)) else F.matmul(F._t(other, self), self)
 Tensor.__eq__ = lambda self, other: F.eq(self, other)
 Tensor.__ne__ = lambda self, other: F.ne(self, other)
 Tensor.__lt__ = lambda self, other: F.lt(self, other)
@@ -88,7 +103,19 @@ _METHODS = [
     "bitwise_left_shift", "bitwise_right_shift",
 ]
 def _method(fn, name):
-    """A function as a Tensor method: torch's methods have no ``out=`` (only the functions do)."""
+    """A function as a Tensor method: torch's methods have no ``out=`` (only the functions do),
+    and count positions after ``self`` in their argument errors."""
+    tensors = getattr(fn, "_tensor_args", ())[1:]
+    if tensors:
+        def checked(self, *args, **kwargs):
+            F.check_tensor_args(name, tensors, args)
+            if "out" in kwargs:
+                raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
+            return fn(self, *args, **kwargs)
+
+        checked.__name__ = checked.__qualname__ = name
+        checked.__doc__ = fn.__doc__
+        return checked
     if "out" not in fn.__code__.co_varnames[:fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount]:
         return fn
 
@@ -142,7 +169,27 @@ def _T(self):
 
 
 Tensor.T = property(_T)
-Tensor.mT = property(lambda self: F.transpose(self, -2, -1))
+_WARNED_ONCE: dict = {}
+
+
+def _mT(self):
+    """The last two dimensions swapped; torch: an error for 1-D, the identity (warned) for 0-d."""
+    nd = self._data.ndim
+    if nd == 0:
+        if _WARNED_ONCE.get("mT"):
+            return self
+        _WARNED_ONCE["mT"] = True  # torch's TORCH_WARN_ONCE: once per process
+        import warnings  # noqa: PLC0415
+
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=2)
+        return self
+    if nd == 1:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+    return F.transpose(self, -2, -1)
+
+
+Tensor.mT = property(_mT)
 
 
 def _contiguous(self, memory_format=None):
@@ -261,7 +308,7 @@ def _getitem(self, key):
         try:
             probe = self._data[key]
         except IndexError as e:
-            raise IndexError(str(e)) from None
+            raise index_error(e) from None
         return apply1(SH.INDEX, self, {"key": key, "indices": [k for k in key], "self_sym_sizes": self._data.shape}) if probe is not None else None
     r = _basic_index(self, key, whole)
     return apply1(SH.ALIAS, self) if r is self else r
@@ -273,19 +320,28 @@ def _basic_index(self, key, whole=False):
     unless ``whole``)."""
     nd = self._data.ndim
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if not nd and len(key) == 1:  # torch's messages for a lone int / slice on a 0-d tensor
+        if key[0].__class__ is int:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        if key[0].__class__ is slice:
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     if n_real > nd:
         raise IndexError(f"too many indices for tensor of dimension {nd}")
     if key.count(Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     expanded = []
-    for k in key:
+    where = []  # each index's position in the key (torch's messages name it as the dimension)
+    for i, k in enumerate(key):
         if k is Ellipsis:
             expanded.extend([slice(None)] * (nd - n_real))
+            where.extend([i] * (nd - n_real))
         else:
             expanded.append(k)
+            where.append(i)
     r = self
     dim = 0
-    for k in expanded:
+    for k, pos in zip(expanded, where):
         if k is None:
             r = F.unsqueeze(r, dim)
             dim += 1
@@ -293,7 +349,7 @@ def _basic_index(self, key, whole=False):
             size = r._data.shape[dim]
             if not -size <= k < size:
                 raise IndexError(
-                    f"index {k} is out of bounds for dimension {dim} with size {size}"
+                    f"index {k} is out of bounds for dimension {pos} with size {size}"
                 )
             r = apply1(SH.SELECT, r, {"dim": dim, "index": k % size, "self_sym_sizes": r._data.shape})
         else:
@@ -306,6 +362,16 @@ def _basic_index(self, key, whole=False):
                 r = apply1(SH.SLICE, r, {"dim": dim, "start": start, "end": stop, "step": step, "self_sym_sizes": r._data.shape})
             dim += 1
     return r
+
+
+def index_error(e: IndexError) -> IndexError:
+    """NumPy's out-of-bounds message in torch's words (dimension, not axis)."""
+    m = str(e)
+    if m.startswith("index ") and " for axis " in m:
+        if m.endswith("with size 0"):
+            return IndexError("index is out of bounds for dimension with size 0")
+        return IndexError(m.replace(" for axis ", " for dimension "))
+    return IndexError(m)
 
 
 Tensor.__getitem__ = _getitem
@@ -341,7 +407,7 @@ Tensor.__setitem__ = _setitem
 
 def _value_tensor(value, like):
     if value.__class__ is not float and value.__class__ is not int and (
-            like._data.dtype.kind != "c" and np.iscomplexobj(value)):
+            like._data.dtype.kind not in "cb" and np.iscomplexobj(value)):
         raise RuntimeError(f"value cannot be converted to type {_c_type(like)} without overflow")
     try:
         arr = np.asarray(value, dtype=like._data.dtype)
@@ -388,6 +454,8 @@ def _index_put_(self, key, value):
         _views.writable(self)[key] = value._data
     except ValueError as e:
         raise RuntimeError(str(e)) from None
+    except IndexError as e:
+        raise index_error(e) from None
     self._bump_version()
 
 
@@ -477,6 +545,7 @@ def _inplace(fn, overlap="error"):
             seq0 = next(SEQ)
             snap = _snapshot(self)
             res = fn(snap, *args, **kwargs)
+            _check_inplace_shape(self, res)
             if res._data.dtype != self._data.dtype:
                 raise RuntimeError(
                     f"result type {_scalar_type(res)} can't be cast to the desired output type {_scalar_type(self)}"
@@ -485,9 +554,11 @@ def _inplace(fn, overlap="error"):
             return self
         with no_grad():
             res = fn(self.detach(), *args, **kwargs)
+        _check_inplace_shape(self, res)  # torch checks the shape before the result type
         if res._data.dtype != self._data.dtype:
             rk, sk = res._data.dtype.kind, self._data.dtype.kind
-            if (rk in "fc" and sk in "iub") or (rk == "c" and sk != "c"):
+            # torch's canCast: no complex -> real, floating -> integral, non-bool -> bool
+            if (rk in "fc" and sk in "iub") or (rk == "c" and sk != "c") or (sk == "b" and rk != "b"):
                 raise RuntimeError(
                     f"result type {_scalar_type(res)} can't be cast to the desired output type {_scalar_type(self)}"
                 )
@@ -504,6 +575,12 @@ def _inplace(fn, overlap="error"):
         return self
 
     return method
+
+
+def _check_inplace_shape(self, res) -> None:
+    if res._data.shape != self._data.shape:  # NumPy would drop leading 1s: (1, 3) -> (3,)
+        raise RuntimeError(
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape {list(res._data.shape)}")
 
 
 def _scalar_type(t):

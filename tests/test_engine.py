@@ -238,7 +238,8 @@ def test_a5_broadcast_shapes(name):
     assert a.grad.shape == (4, 0)
     assert b.grad.tolist() == [[0.0]] * 4
     s = torch.rand(3, requires_grad=True)
-    f(s + 0.5, 2.0).sum().backward()
+    # torch's maximum/minimum take Tensors only (a Python number is its TypeError)
+    f(s + 0.5, torch.tensor(2.0) if name in ("maximum", "minimum") else 2.0).sum().backward()
     assert s.grad.shape == (3,)
 
 

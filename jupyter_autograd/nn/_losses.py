@@ -70,7 +70,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
             f"Using a target size ({_size(target)}) that is different to the input size "
             f"({_size(input)}) is deprecated. Please ensure they have the same size."
         )
-    # torch's kernel checks input, then target; nan is outside [0, 1]
+    # torch: the dtypes first (target as input's, then the kernel's floating types), then the
+    # kernel checks input, then target; nan is outside [0, 1]
+    if input._data.dtype != target._data.dtype:
+        raise RuntimeError(f"Found dtype {_api.scalar_type(target)} but expected {_api.scalar_type(input)}")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f'"binary_cross_entropy" not implemented for \'{_api.scalar_type(input)}\'')
     for name, d in (("input", input._data), ("target", target._data)):
         if d.size and not np.all((d >= 0) & (d <= 1)):
             raise RuntimeError(f"all elements of {name} should be between 0 and 1")

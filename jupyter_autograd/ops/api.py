@@ -54,6 +54,22 @@ def _dims(dim, ndim: int):
     return (_wrap_dim(dim, ndim),)
 
 
+def tensor_args(*names):
+    """torch's signature takes Tensors for ``names`` (no Python numbers): its TypeError, at
+    each argument's position (a Tensor method's ``self`` is not counted: see _tensor_methods)."""
+    def deco(fn):
+        fn._tensor_args = names
+        return fn
+    return deco
+
+
+def check_tensor_args(name, names, args, first=1) -> None:
+    for i, (n, v) in enumerate(zip(names, args)):
+        if not isinstance(v, Tensor):
+            raise TypeError(
+                f"{name}(): argument '{n}' (position {i + first}) must be Tensor, not {type(v).__name__}")
+
+
 # ---------------------------------------------------------------- arithmetic
 def add(input, other, *, alpha=1, out=None) -> Tensor:
     """``input + alpha * other`` with broadcasting (AddBackward0).
@@ -76,18 +92,33 @@ def sub(input, other, *, alpha=1, out=None) -> Tensor:
         return out_call("sub", sub, (input, other), {"alpha": alpha}, out)
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
-    if input._data.dtype.kind == "b" and isinstance(other, Tensor) and other._data.dtype.kind == "b":
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-            "`logical_xor()` operator instead."
-        )
+    sub_check(input, other)
     return apply2(EW.SUB, input, other, None if alpha == 1 else {"alpha": alpha})
+
+
+def _is_bool(v) -> bool:
+    return v.__class__ is bool or (isinstance(v, Tensor) and v._data.dtype.kind == "b")
+
+
+def sub_check(a, b) -> None:
+    """torch's sub_check: no subtraction with a bool operand (a Python bool counts)."""
+    if _is_bool(a) or _is_bool(b):
+        if _is_bool(a) and _is_bool(b):
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                "`logical_xor()` operator instead."
+            )
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead."
+        )
 
 
 def rsub(input, other, *, alpha=1) -> Tensor:
     """``other - alpha * input`` (RsubBackward1 when other is a number)."""
     if isinstance(other, Tensor):
         return sub(other, input, alpha=alpha)
+    sub_check(other, input)
     a, _ = _promote_scalar(input, other)
     p = {"other": other}
     if alpha != 1:
@@ -168,8 +199,14 @@ def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001 - torch's name
     if isinstance(exponent, np.generic):
         exponent = exponent.item()
     a = input
-    if isinstance(exponent, float) and a._data.dtype.kind in "iub":
+    k = a._data.dtype.kind
+    if isinstance(exponent, float) and k in "iub":
         a = a.to(_dtype.get_default_dtype())
+    elif k in "iub" and exponent.__class__ is int:
+        if exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if k == "b":  # bool ** int is computed in torch's result type, int64
+            a = a.to(_dtype.int64)
     return apply1(EW.POW, a, {"exponent": exponent})
 
 
@@ -387,13 +424,17 @@ def _clamp_one(input, bound, row, tensor_row, name):
     return apply1(row, a, {name: bound})
 
 
+@tensor_args("input", "other")
 def maximum(input, other, *, out=None) -> Tensor:
+    check_tensor_args("maximum", ("input", "other"), (input, other))
     if out is not None:
         return out_call("maximum", maximum, (input, other), {}, out)
     return apply2(EW.MAXIMUM, input, _t(other, input))
 
 
+@tensor_args("input", "other")
 def minimum(input, other, *, out=None) -> Tensor:
+    check_tensor_args("minimum", ("input", "other"), (input, other))
     if out is not None:
         return out_call("minimum", minimum, (input, other), {}, out)
     return apply2(EW.MINIMUM, input, _t(other, input))
@@ -462,12 +503,19 @@ def _is_complex(v) -> bool:
 _SCALARS_T = (int, float, bool)
 
 
-def _cmp(f, name):
+def _cmp(f, name, tensors_only=False):
+    @tensor_args(*(("input", "other") if tensors_only else ()))
     def fn(input, other, *, out=None) -> Tensor:
+        if tensors_only:
+            check_tensor_args(name, ("input", "other"), (input, other))
         if out is not None:
             return out_call(name, fn, (input, other), {}, out, differentiable=False, dtype_rule="any")
         a, b = _operands(input, other)
         if ordering and (_is_complex(a) or _is_complex(b)):
+            try:  # torch broadcasts before it dispatches on the dtype
+                np.broadcast_shapes(np.shape(a), np.shape(b))
+            except ValueError:
+                _broadcast_error(np.shape(a), np.shape(b))
             from .registry import kernel_refuses
 
             raise kernel_refuses(f"{name}_cpu").error(None, np.empty(0, np.result_type(a, b)))
@@ -490,9 +538,9 @@ le = _cmp(np.less_equal, "le")
 gt = _cmp(np.greater, "gt")
 ge = _cmp(np.greater_equal, "ge")
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
-logical_and = _cmp(np.logical_and, "logical_and")
-logical_or = _cmp(np.logical_or, "logical_or")
-logical_xor = _cmp(np.logical_xor, "logical_xor")
+logical_and = _cmp(np.logical_and, "logical_and", tensors_only=True)
+logical_or = _cmp(np.logical_or, "logical_or", tensors_only=True)
+logical_xor = _cmp(np.logical_xor, "logical_xor", tensors_only=True)
 
 
 def logical_not(input) -> Tensor:
@@ -528,11 +576,17 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
 
 
 def all(input, dim=None, keepdim=False) -> Tensor:  # noqa: A001
-    return Tensor._wrap(_xp(input).asarray(np.all(input._data, axis=dim, keepdims=keepdim)))
+    return _logical_reduction(input, np.all(input._data, axis=dim, keepdims=keepdim))
 
 
 def any(input, dim=None, keepdim=False) -> Tensor:  # noqa: A001
-    return Tensor._wrap(_xp(input).asarray(np.any(input._data, axis=dim, keepdims=keepdim)))
+    return _logical_reduction(input, np.any(input._data, axis=dim, keepdims=keepdim))
+
+
+def _logical_reduction(input, r) -> Tensor:
+    """all/any's result: bool, but uint8 for a uint8 input (torch keeps that legacy)."""
+    r = _xp(input).asarray(r)
+    return Tensor._wrap(r.astype(np.uint8) if input._data.dtype == np.uint8 else r)
 
 
 def _broadcast_error(s1, s2):
@@ -594,6 +648,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:
         return out_call("prod", prod, (input, dim, keepdim), {"dtype": dtype or _out_dtype(out)}, out, dtype_rule="any")
     if dtype is not None:
         input = input.to(dtype)
+    elif input._data.dtype.kind in "biu":  # torch's integral products are int64
+        input = input.to(_dtype.int64)
     if dim is None:
         return apply1(RD.PROD, input, {"shape": input._data.shape})
     return apply1(RD.PROD_DIM, input, {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim, "shape": input._data.shape})
@@ -683,6 +739,8 @@ def _arg_extremum(input, dim, keepdim, f, name) -> Tensor:
     d = input._data
     if d.dtype.kind == "c":
         raise RuntimeError(f"{name}(): does not support complex input")
+    if d.dtype.kind == "b":
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         if d.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
@@ -715,7 +773,8 @@ def _correction(unbiased, correction):
 
 def _var_params(input, dim, unbiased, keepdim, correction, name) -> dict:
     """var/std's row parameters; torch's warning where the degrees of freedom are <= 0."""
-    _check_float_reduce(input, name)
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     # a 0-d input reduces its one element whatever dim says (torch's var_backward takes the
     # no-dim formula for it too)
     dims = _dims(dim, input._data.ndim) if input._data.ndim else None
@@ -842,6 +901,8 @@ def _softmax_args(input, dim, dtype, name):
         input = input.to(dtype)
     d = input._data
     dim = _wrap_dim(dim, d.ndim)
+    if d.dtype.kind not in "fc" and d.size == 0:  # torch returns before its dtype dispatch
+        return Tensor._wrap(d.copy()), None
     if d.dtype.kind not in "fc":
         kernel = "lastdim_kernel_impl" if dim == d.ndim - 1 or d.ndim == 0 else "kernel_impl"
         raise NotImplementedError(f'"{name}_{kernel}" not implemented for \'{scalar_type(input)}\'')
@@ -857,13 +918,13 @@ def softmax(input, dim=_REQUIRED, dtype=None) -> Tensor:
         tensor([0.5000, 0.5000])
     """
     input, dim = _softmax_args(input, dim, dtype, "softmax")
-    return apply1(RD.SOFTMAX, input, {"dim": dim})
+    return apply1(RD.SOFTMAX, input, {"dim": dim}) if dim is not None else input
 
 
 def log_softmax(input, dim=_REQUIRED, dtype=None) -> Tensor:
     """log(softmax(x)) computed stably (LogSoftmaxBackward0)."""
     input, dim = _softmax_args(input, dim, dtype, "log_softmax")
-    return apply1(RD.LOG_SOFTMAX, input, {"dim": dim})
+    return apply1(RD.LOG_SOFTMAX, input, {"dim": dim}) if dim is not None else input
 
 
 # ---------------------------------------------------------------- linear algebra
@@ -942,11 +1003,19 @@ def bmm(input, mat2, *, out=None) -> Tensor:
     return apply2(LA.BMM, input, mat2)
 
 
-def outer(input, vec2) -> Tensor:
+@tensor_args("input", "vec2")
+def outer(input, vec2, *, _name="outer") -> Tensor:
+    """``input[:, None] * vec2`` of two 1-D tensors (torch's outer: a broadcast mul)."""
+    check_tensor_args(_name, ("input", "vec2"), (input, vec2))
+    for arg, t in (("self", input), ("vec2", vec2)):
+        if t._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {arg}, but got {t._data.ndim}-D")
     return mul(reshape(input, (-1, 1)), vec2)
 
 
-ger = outer
+@tensor_args("input", "vec2")
+def ger(input, vec2) -> Tensor:
+    return outer(input, vec2, _name="ger")
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor:
@@ -981,6 +1050,7 @@ def _matmul_kind(a, b) -> str:
     return "bmm" if db >= 3 else "mm"
 
 
+@tensor_args("input", "other")
 def matmul(input, other, *, out=None) -> Tensor:
     """Matrix product with torch's dispatch: dot (1-D·1-D), mv (2-D·1-D), unsqueeze→mm→squeeze
     (1-D·2-D), mm (2-D·2-D), and folded mm / bmm with broadcasting above that.
@@ -992,6 +1062,7 @@ def matmul(input, other, *, out=None) -> Tensor:
         >>> torch.matmul(x, w).grad_fn
         <SqueezeBackward4 object at 0x...>
     """
+    check_tensor_args("matmul", ("input", "other"), (input, other))
     if out is not None:
         return out_call("matmul", matmul, (input, other), {}, out, dtype_rule="expected")
     if not isinstance(input, Tensor) or not isinstance(other, Tensor) or input._data.dtype != other._data.dtype:
@@ -1125,6 +1196,10 @@ def _infer_shape(shape, numel):
                 raise RuntimeError(f"invalid shape dimension {s}")
             known *= s
     if -1 in shape:
+        if known == 0 and numel == 0:  # torch's infer_size: any size would do
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                "unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
@@ -1192,9 +1267,21 @@ def flatten(input, start_dim=0, end_dim=-1) -> Tensor:
 
 
 def unflatten(input, dim, sizes) -> Tensor:
+    """Dimension ``dim`` as ``sizes`` (one may be -1), with torch's unflatten messages."""
     d = _wrap_dim(dim, input._data.ndim)
     shp = input._data.shape
-    return reshape(input, shp[:d] + tuple(sizes) + shp[d + 1:])
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    try:
+        sizes = _infer_shape(sizes, shp[d])
+    except RuntimeError as e:
+        if "can be any value" in str(e):
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
+            f"({shp[d]}) in the input tensor") from None
+    return reshape(input, shp[:d] + sizes + shp[d + 1:])
 
 
 def transpose(input, dim0, dim1) -> Tensor:
@@ -1326,7 +1413,8 @@ def cat(tensors, dim=0, *, out=None) -> Tensor:
                     f"Sizes of tensors must match except in dimension {d}. Expected size {ref[j]} "
                     f"but got size {s[j]} for tensor number {i} in the list."
                 )
-    ts = _promote_all(ts)
+    # the result type counts the skipped empty tensors too (torch: bool with complex (0,) is complex)
+    ts = _promote_all(ts, tensors)
     return apply(SH.CAT, tuple(ts), {"dim": d, "sizes": [x._data.shape[d] for x in ts]})
 
 
@@ -1371,11 +1459,13 @@ def _clamp_out_rule(lo, hi):
     return "cast" if isinstance(lo, Tensor) or isinstance(hi, Tensor) else "found"
 
 
-def _promote_all(ts):
-    dts = {x._data.dtype for x in ts}
+def _promote_all(ts, among=None):
+    """``ts`` in the result type of ``among`` (default: ``ts``)."""
+    among = ts if among is None else among
+    dts = {x._data.dtype for x in among}
     if len(dts) == 1:
         return ts
-    rt = _dtype.result_type([(1, x._data.dtype) for x in ts])
+    rt = _dtype.result_type([(1, x._data.dtype) for x in among])
     return [x if x._data.dtype == rt else x.to(_dtype.from_numpy_dtype(rt)) for x in ts]
 
 
@@ -1408,13 +1498,16 @@ def vstack(tensors):
 
 def split(tensor, split_size_or_sections, dim=0):
     """Split into chunks of a size, or of the given sizes (one multi-output node)."""
+    if tensor._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, tensor._data.ndim)
     n = tensor._data.shape[d]
     if isinstance(split_size_or_sections, int):
         s = split_size_or_sections
         if s <= 0 and n > 0:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
-        sizes = [s] * (n // s) + ([n % s] if n % s else []) if s > 0 else [0]
+        # torch: one piece (of size 0) for an empty dimension
+        sizes = ([s] * (n // s) + ([n % s] if n % s else [])) if s > 0 and n else [0]
         node = "SplitBackward0"
     else:
         sizes = list(split_size_or_sections)
@@ -1439,17 +1532,25 @@ _SPLIT_NODE.__module__ = "builtins"
 
 
 def chunk(input, chunks, dim=0):
+    if input._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
-    size = -(-n // chunks) if n else 0
-    if size == 0:
-        return tuple(split(input, [0] * builtins.min(chunks, 1) or [0], d)) if n == 0 else ()
-    return split(input, size, d)
+    if n == 0:  # torch: ``chunks`` empty pieces (split_with_sizes)
+        return split(input, [0] * chunks, d)
+    return split(input, -(-n // chunks), d)
+
+
+def _no_scalar_dim(input, dim) -> None:
+    """torch's maybe_wrap_dim without wrap_scalar (unbind, roll): a 0-d tensor has no dims."""
+    if input._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
 
 
 def unbind(input, dim=0):
+    _no_scalar_dim(input, dim)
     d = _wrap_dim(dim, input._data.ndim)
     return apply(SH.UNBIND, (input,), {"dim": d})
 
@@ -1480,6 +1581,8 @@ def narrow(input, dim, start, length) -> Tensor:
 
 
 def select(input, dim, index) -> Tensor:
+    if input._data.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
     if not -n <= index < n:

@@ -361,7 +361,14 @@ def complex_row(op, out, p, recording: bool):
 
 
 def _refuse_complex_inputs(op, arrays, p) -> None:
-    """NumPy has no kernel for a complex input (floor, erf...): torch's refusal, if it has one."""
+    """NumPy has no kernel for a complex input (floor, erf...): torch's refusal, if it has one,
+    after its shape check (torch broadcasts before it dispatches on the dtype)."""
+    shapes = [a.shape for a in arrays if hasattr(a, "shape")]
+    if len(shapes) > 1:
+        try:
+            np.broadcast_shapes(*shapes)
+        except ValueError:
+            _raise_broadcast(shapes[0], shapes[1])
     cx = op.cx
     if cx.__class__ is Refuse and not cx.autograd_only:
         for a in arrays:

@@ -22,10 +22,17 @@ def _cadd(sign):
     return lambda xp, a, b, p: a + b * complex(sign * _alpha(p))
 
 
+def _add_alpha(a, b, alpha):
+    """``a + alpha * b``; in bool (both operands bool) torch's alpha is a bool too: a | b."""
+    if getattr(a, "dtype", None) is not None and a.dtype.kind == "b" and _kind(b) == "b":
+        return a | (b & bool(alpha))
+    return a + alpha * b
+
+
 ADD = defop(
     "add", node="AddBackward0", inputs=("self", "other"), saved=("alpha=1",),
     complex=HOLOMORPHIC, cfwd=_cadd(1),
-    fwd=lambda xp, a, b, p: a + b if p is None else a + p["alpha"] * b,
+    fwd=lambda xp, a, b, p: a + b if p is None else _add_alpha(a, b, p["alpha"]),
     vjp=(lambda xp, g, a, b, out, p: g,
          lambda xp, g, a, b, out, p: g if p is None else g * p["alpha"]),
     jvp=lambda xp, t, x, out, p: t[0] + (t[1] if p is None else t[1] * p["alpha"]),
@@ -142,7 +149,10 @@ def _pow_scalar_vjp(xp, g, x, out, p):
 
 def _cpow(xp, a, b):
     """``a ** b``; a complex result at a zero base as torch's std::pow (C's cexp(b * clog(a))):
-    0 ** (-1+1j) is inf+nanj and 0 ** 0j nan+nanj, where NumPy's power special-cases them."""
+    0 ** (-1+1j) is inf+nanj and 0 ** 0j nan+nanj, where NumPy's power special-cases them.
+    Integers follow torch's powi (see _int_pow)."""
+    if _integral(a) and _integral(b):
+        return _int_pow(xp, a, b)
     out = a ** b
     if out.dtype.kind == "c":
         zero = a == 0
@@ -151,6 +161,30 @@ def _cpow(xp, a, b):
                 at0 = xp.exp(b * xp.log(xp.zeros_like(out)))
             out = xp.where(zero, at0, out)
     return out
+
+
+def _integral(v) -> bool:
+    return v.dtype.kind in "iub" if hasattr(v, "dtype") else isinstance(v, int)
+
+
+def _int_pow(xp, a, b):
+    """torch's integer pow: bool ** bool has no kernel; a negative exponent (a tensor's: NumPy
+    refuses them) gives 0, except for the bases 1 (1) and -1 (1 or -1 by the exponent's parity)."""
+    if _kind(a) == "b" and _kind(b) == "b":
+        if b.__class__ is bool and hasattr(a, "dtype"):  # a bool tensor ** a Python bool
+            return (a ** int(b)).astype(a.dtype)
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    neg = b < 0
+    if not xp.any(neg):
+        return a ** b
+    out = a ** xp.where(neg, 0, b)
+    odd = (b % 2) != 0
+    at_neg = xp.where(a == 1, 1, xp.where(a == -1, xp.where(odd, -1, 1), 0))
+    return xp.where(neg, at_neg, out).astype(out.dtype, copy=False)
+
+
+def _kind(v) -> str:
+    return v.dtype.kind if hasattr(v, "dtype") else ("b" if v.__class__ is bool else "i")
 
 
 POW = defop(
@@ -250,11 +284,11 @@ WHERE = defop(
 
 
 def _unary(name, node, fwd, vjp, jvp, saved, domain=(-3, 3), avoid=(), smooth=True, torch=None,
-           complex=HOLOMORPHIC):
+           complex=HOLOMORPHIC, bools=None):
     return defop(
         name, node=node, inputs=("self",), saved=saved, fwd=fwd, vjp=vjp, jvp=jvp,
         smooth=smooth, sample={"domain": domain, "avoid": {0: avoid}},
-        torch=torch or (lambda t, x, _n=name: getattr(t, _n)(x)), complex=complex,
+        torch=torch or (lambda t, x, _n=name: getattr(t, _n)(x)), complex=complex, bools=bools,
     )
 
 
@@ -262,7 +296,10 @@ _CLAMP_REFUSED = Refuse(NotImplementedError, "clamp is not supported for complex
 
 
 NEG = _unary("neg", "NegBackward0", lambda xp, x, p: -x,
-             lambda xp, g, x, out, p: -g, lambda xp, t, x, out, p: -t[0], (), complex=AS_WRITTEN)
+             lambda xp, g, x, out, p: -g, lambda xp, t, x, out, p: -t[0], (), complex=AS_WRITTEN,
+             bools=Refuse(RuntimeError, "Negation, the `-` operator, on a bool tensor is not "
+                          "supported. If you are trying to invert a mask, use the `~` or "
+                          "`logical_not()` operator instead."))
 EXP = _unary("exp", "ExpBackward0", lambda xp, x, p: xp.exp(x),
              lambda xp, g, x, out, p: g * out, lambda xp, t, x, out, p: t[0] * out, ("result",))
 LOG = _unary("log", "LogBackward0", lambda xp, x, p: xp.log(x),
@@ -299,7 +336,8 @@ def _abs_jvp(xp, t, x, out, p):
 
 ABS = _unary("abs", "AbsBackward0", lambda xp, x, p: xp.abs(x),
              lambda xp, g, x, out, p: g * xp.sgn(x), _abs_jvp,
-             ("self",), avoid=(0.0,), smooth=False, complex=AS_WRITTEN)
+             ("self",), avoid=(0.0,), smooth=False, complex=AS_WRITTEN,
+             bools=kernel_refuses("abs_cpu"))
 SIGN = _unary("sign", "SignBackward0", lambda xp, x, p: xp.sgn(x),
               lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
               avoid=(0.0,), smooth=False, complex=Refuse(
@@ -341,7 +379,7 @@ RELU = _unary("relu", "ReluBackward0", lambda xp, x, p: xp.maximum(x, 0),
               lambda xp, g, x, out, p: xp.where(out <= 0, 0, g),
               lambda xp, t, x, out, p: xp.where(out <= 0, 0, t[0]), ("result",), avoid=(0.0,),
               smooth=False,
-              complex=_CLAMP_REFUSED)
+              complex=_CLAMP_REFUSED, bools=Refuse(RuntimeError, "Boolean inputs not supported for relu"))
 FLOOR = _unary("floor", "FloorBackward0", lambda xp, x, p: xp.floor(x),
                lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
                avoid=tuple(float(i) for i in range(-3, 4)), smooth=False,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .registry import HOLOMORPHIC, defop
+from .registry import HOLOMORPHIC, defop, kernel_refuses
 
 
 def _mT(xp, a):
@@ -45,7 +45,7 @@ def _mm_fwd(xp, a, b, p):
 
 MM = defop(
     "mm", node="MmBackward0", inputs=("self", "mat2"),
-    complex=HOLOMORPHIC,
+    complex=HOLOMORPHIC, bools=kernel_refuses("addmm_impl_cpu_"),
     saved=("mat2", "mat2_sym_sizes", "self", "self_sym_sizes"),
     fwd=_mm_fwd,
     vjp=(lambda xp, g, a, b, out, p: _mm_grad_mat1(xp, g, b, a),
@@ -65,7 +65,7 @@ def _mv_fwd(xp, a, v, p):
 
 MV = defop(
     "mv", node="MvBackward0", inputs=("self", "vec"), saved=("self", "vec"),
-    complex=HOLOMORPHIC,
+    complex=HOLOMORPHIC, bools=kernel_refuses("addmv_impl_cpu"),
     fwd=_mv_fwd,
     vjp=(lambda xp, g, a, v, out, p: xp.reshape(g, (-1, 1)) * xp.reshape(v, (1, -1)),
          lambda xp, g, a, v, out, p: xp.matmul(_mT(xp, a), g)),
@@ -86,7 +86,7 @@ def _dot_fwd(xp, a, b, p):
 
 DOT = defop(
     "dot", node="DotBackward0", inputs=("self", "tensor"), saved=("self", "tensor"),
-    complex=HOLOMORPHIC,
+    complex=HOLOMORPHIC, bools=kernel_refuses("dot"),
     fwd=_dot_fwd,
     vjp=(lambda xp, g, a, b, out, p: g * b, lambda xp, g, a, b, out, p: g * a),
     jvp=lambda xp, t, x, out, p: xp.sum(t[0] * x[1]) + xp.sum(x[0] * t[1]),
@@ -105,7 +105,7 @@ def _bmm_fwd(xp, a, b, p):
 
 BMM = defop(
     "bmm", node="BmmBackward0", inputs=("self", "mat2"), saved=("mat2", "self"),
-    complex=HOLOMORPHIC,
+    complex=HOLOMORPHIC, bools=kernel_refuses("bmm"),
     fwd=_bmm_fwd,
     vjp=(lambda xp, g, a, b, out, p: xp.matmul(g, _mT(xp, b)),
          lambda xp, g, a, b, out, p: xp.matmul(_mT(xp, a), g)),

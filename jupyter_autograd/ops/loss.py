@@ -153,7 +153,7 @@ def _mse_vjp(xp, g, x, y, out, p):
 
 MSE = defop(
     "mse_loss", node="MseLossBackward0", inputs=("self", "target"),
-    complex=kernel_refuses("mse_cpu"),
+    complex=kernel_refuses("mse_cpu"), integral=kernel_refuses("mse_cpu"),
     saved=("reduction", "self", "target"),
     fwd=lambda xp, x, y, p: _reduce(xp, (x - y) * (x - y), p["reduction"]),
     vjp=(_mse_vjp, lambda xp, g, x, y, out, p: -_mse_vjp(xp, g, x, y, out, p)),

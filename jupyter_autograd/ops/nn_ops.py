@@ -68,7 +68,7 @@ def _gelu_grad(xp, x, p):
 
 GELU = defop(
     "gelu", node="GeluBackward0", inputs=("self",), saved=("approximate", "self"),
-    complex=kernel_refuses("GeluKernelImpl"),
+    complex=kernel_refuses("GeluKernelImpl"), integral=kernel_refuses("GeluKernelImpl"),
     fwd=_gelu_fwd,
     vjp=lambda xp, g, x, out, p: g * _gelu_grad(xp, x, p),
     jvp=lambda xp, t, x, out, p: t[0] * _gelu_grad(xp, x[0], p),
@@ -84,7 +84,7 @@ def _leaky_grad(xp, x, p):
 
 LEAKY_RELU = defop(
     "leaky_relu", node="LeakyReluBackward0", inputs=("self",),
-    complex=kernel_refuses("leaky_relu_cpu"),
+    complex=kernel_refuses("leaky_relu_cpu"), integral=kernel_refuses("leaky_relu_cpu"),
     saved=("negative_slope", "self"),
     fwd=lambda xp, x, p: xp.where(x > 0, x, x * p["negative_slope"]),
     vjp=lambda xp, g, x, out, p: g * _leaky_grad(xp, x, p),
@@ -112,7 +112,7 @@ def _softplus_grad(xp, x, p):
 
 SOFTPLUS = defop(
     "softplus", node="SoftplusBackward0", inputs=("self",), saved=("beta", "self", "threshold"),
-    complex=kernel_refuses("softplus_cpu"),
+    complex=kernel_refuses("softplus_cpu"), integral=kernel_refuses("softplus_cpu"),
     fwd=_softplus_fwd,
     vjp=lambda xp, g, x, out, p: g * _softplus_grad(xp, x, p),
     jvp=lambda xp, t, x, out, p: t[0] * _softplus_grad(xp, x[0], p),
@@ -141,7 +141,7 @@ def _log_sigmoid_grad(xp, x):
 
 LOG_SIGMOID = defop(
     "log_sigmoid_forward", node="LogSigmoidBackward0", inputs=("self",), saved=("buffer", "self"),
-    complex=kernel_refuses("log_sigmoid_cpu"),
+    complex=kernel_refuses("log_sigmoid_cpu"), integral=kernel_refuses("log_sigmoid_cpu"),
     fwd=lambda xp, x, p: _log_sigmoid(xp, x),
     vjp=lambda xp, g, x, out, p: g * _log_sigmoid_grad(xp, x),
     jvp=lambda xp, t, x, out, p: t[0] * _log_sigmoid_grad(xp, x[0]),

@@ -30,6 +30,8 @@ from __future__ import annotations
 import dis
 from types import MappingProxyType
 
+import numpy as np
+
 from ..autograd.node import make_node_class
 
 OPS: dict[str, OpDef] = {}
@@ -62,7 +64,8 @@ HOLOMORPHIC = _Marker("HOLOMORPHIC")
 AS_WRITTEN = _Marker("AS_WRITTEN")
 
 # torch's C++ names of the complex dtypes, as its kernel errors print them
-_CPP_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+_CPP_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble", "bool": "Bool",
+              "int8": "Char", "uint8": "Byte", "int16": "Short", "int32": "Int", "int64": "Long"}
 
 
 class Refuse:
@@ -169,6 +172,8 @@ def defop(
     doc: str = "",
     complex=None,
     cfwd=None,
+    integral=None,
+    bools=None,
 ) -> OpDef:
     """Declare one primitive.
 
@@ -193,13 +198,16 @@ def defop(
             complex-autograd allow list.
         cfwd: the forward run again for a complex result, where torch's complex kernel
             computes otherwise than NumPy (add's ``a + alpha * b`` multiplies by a complex alpha).
+        integral: a :class:`Refuse` raised when the first tensor input is of an integer or bool
+            dtype (torch's kernel has no integral loop: ``"mse_cpu" not implemented for 'Long'``);
+        bools: likewise for a bool input only (``Boolean inputs not supported for relu``).
     """
     if name in OPS:
         raise ValueError(f"op {name!r} registered twice")
     op = OpDef()
     op.name = name
     op.node_name = node
-    op.fwd = fwd
+    op.fwd = fwd if integral is None and bools is None else _dtype_checked(fwd, integral, bools)
     op.vjp = tuple(vjp) if isinstance(vjp, (tuple, list)) else (vjp,)
     op.variadic = variadic
     if not variadic and len(op.vjp) != len(inputs):
@@ -274,6 +282,33 @@ def defop(
         raise ValueError(f"op {name!r}: complex={complex!r}")
     OPS[name] = op
     return op
+
+
+def _dtype_checked(fwd, integral, bools):
+    """``fwd`` refusing the integral/bool dtypes torch's kernel does not cover, judged on the
+    inputs' common dtype (a floating input makes it floating); the check runs with the row's
+    forward wherever it is called from, and only rows that declare one pay it."""
+    def checked(xp, *args):
+        arrays = []
+        for a in args[:-1]:
+            dt = getattr(a, "dtype", None)
+            if dt is None:
+                if a.__class__ is float or a.__class__ is complex:
+                    return fwd(xp, *args)
+            elif dt.kind not in "biu":
+                return fwd(xp, *args)
+            else:
+                arrays.append(a)
+        if arrays:
+            like = np.empty(0, np.result_type(*arrays))
+            if like.dtype.kind == "b" and (bools or integral) is not None:
+                raise (bools or integral).error(args[-1], like)
+            if like.dtype.kind in "iu" and integral is not None:
+                raise integral.error(args[-1], like)
+        return fwd(xp, *args)
+
+    checked.__name__ = getattr(fwd, "__name__", "fwd")
+    return checked
 
 
 def _conj_rule(rule):

@@ -28,6 +28,8 @@ class ArrayNamespace:
         sign and sgn kernels: NumPy's sign of nan is nan)."""
         m = self._mod
         if x.dtype.kind != "c":
+            if x.dtype.kind == "b":  # torch: the sign of a bool is itself
+                return x.copy()
             s = m.sign(x)
             if x.dtype.kind == "f":
                 s = m.where(m.isnan(s), s.dtype.type(0), s)
