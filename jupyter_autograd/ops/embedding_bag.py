@@ -27,8 +27,14 @@ def _bags(idx, offsets, include_last, n_bags):
     return np.minimum(bag, max(n_bags - 1, 0))
 
 
+def _host(a):
+    """A device array's host copy: the bag bookkeeping is index work done in NumPy."""
+    return a if a.__class__ is np.ndarray else a.get()
+
+
 def _fwd(xp, w, psw, p):
-    idx, offsets = p["_idx"], p["_offsets"]
+    # the indices and offsets may live on the weight's device; bookkeeping runs on the host
+    idx, offsets = p["_idx"], p["_offsets"] = _host(p["_idx"]), _host(p["_offsets"])
     mode, pad, include_last = p["mode"], p["_pad"], p["include_last_offset"]
     n_bags = len(offsets) - 1 if include_last else len(offsets)
     n, d = idx.shape[0], w.shape[1]
@@ -75,7 +81,7 @@ def _max_bags(w, rows, idx, bag, keep, n_bags):
     out = np.zeros((n_bags, d), w.dtype)
     arg = np.zeros((n_bags, d), np.int64)
     seen = np.zeros(n_bags, bool)
-    r = np.asarray(rows)
+    r = _host(rows)
     for j in range(idx.shape[0]):  # bags are visited in order, as torch's loop
         if not keep[j]:
             continue
@@ -90,7 +96,7 @@ def _max_bags(w, rows, idx, bag, keep, n_bags):
 
 
 def _weight_grad(g, psw, p, n_rows):
-    gn = np.asarray(g)
+    gn = _host(g)
     gw = np.zeros((n_rows, gn.shape[1]), gn.dtype)
     idx, bag, keep, counts = p["_idx"], p["_bag"], p["_keep"], p["_counts"]
     if p["mode"] == MAX:
@@ -101,7 +107,7 @@ def _weight_grad(g, psw, p, n_rows):
         return gw
     per = gn[bag]
     if psw is not None:
-        per = per * np.asarray(psw)[:, None]
+        per = per * _host(psw)[:, None]
     if p["mode"] == MEAN:
         per = per / np.maximum(counts, 1).astype(gn.dtype)[bag][:, None]
     if p["scale_grad_by_freq"]:
@@ -144,7 +150,7 @@ def xp_asarray(a, like):
 
 def _psw_grad(g, w, p):
     idx, bag, keep = p["_idx"], p["_bag"], p["_keep"]
-    res = (np.asarray(g)[bag] * np.asarray(w)[idx]).sum(axis=1)
+    res = (_host(g)[bag] * _host(w)[idx]).sum(axis=1)
     return np.where(keep, res, 0).astype(res.dtype)
 
 

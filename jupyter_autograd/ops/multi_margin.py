@@ -20,6 +20,22 @@ def _reduce(xp, per, r):
     return total / per.shape[0] if r == MEAN and per.ndim else total
 
 
+def _host(a):
+    """A device array's host copy: these kernels are per-sample loops written in NumPy."""
+    return a.get() if hasattr(a, "get") and not isinstance(a, (np.ndarray, np.generic, dict)) else a
+
+
+def _on_host(fwd):
+    """``fwd`` run on host copies of the input, target and weight; the loss back on the input's
+    device (the CuPy backend runs these rows through the host)."""
+    def run(xp, x, p):
+        for k in ("_target", "_weight"):
+            if p.get(k) is not None:
+                p[k] = _host(p[k])
+        return xp.asarray(fwd(xp, _host(x), p))
+    return run
+
+
 def _rows(x):
     """(N, C) view of a batch, a single sample (C,) or a 0-d input (one class)."""
     return x.reshape(-1, x.shape[-1] if x.ndim else 1)
@@ -80,8 +96,11 @@ def _vjp_via(row, grad):
         if xp.is_txp:  # create_graph: the value under torch's NotImplemented node
             from .dispatch import apply  # noqa: PLC0415 - dispatch imports the registry
 
-            return apply(row(), (g, x), {"_res": grad(g._data, x._data, p)})
-        return grad(g, x, p)
+            from ..autograd.engine import xp_of  # noqa: PLC0415
+
+            res = grad(_host(g._data), _host(x._data), p)
+            return apply(row(), (g, x), {"_res": xp_of(g._data).asarray(res)})
+        return xp.asarray(grad(_host(g), _host(x), p))
     return vjp
 
 
@@ -101,7 +120,7 @@ def _cases(fn, target, kw_list):
 MULTI_MARGIN = defop(
     "multi_margin_loss", node="MultiMarginLossBackward0", inputs=("self",),
     saved=("margin", "p", "reduction", "self", "target", "weight"),
-    fwd=_mm_fwd, vjp=_vjp_via(lambda: MULTI_MARGIN_BACKWARD, _mm_grad), smooth=False,
+    fwd=_on_host(_mm_fwd), vjp=_vjp_via(lambda: MULTI_MARGIN_BACKWARD, _mm_grad), smooth=False,
     complex=kernel_refuses("multi_margin_loss_cpu_kernel"),
     sample={"kind": "cases", "cases": _cases("multi_margin_loss", [1, 0, 4], [
         {}, {"p": 2, "margin": 0.5, "reduction": "sum"}, {"reduction": "none"}])},
@@ -165,7 +184,7 @@ def _ml_grad(g, x, p):
 MULTILABEL_MARGIN = defop(
     "multilabel_margin_loss_forward", node="MultilabelMarginLossBackward0", inputs=("self",),
     saved=("reduction", "self", "target", "is_target"),
-    fwd=_ml_fwd, vjp=_vjp_via(lambda: MULTILABEL_MARGIN_BACKWARD, _ml_grad), smooth=False,
+    fwd=_on_host(_ml_fwd), vjp=_vjp_via(lambda: MULTILABEL_MARGIN_BACKWARD, _ml_grad), smooth=False,
     complex=kernel_refuses("multilabel_margin_loss_forward_out_frame"),
     sample={"kind": "cases", "cases": _cases("multilabel_margin_loss",
                                              [[3, 0, -1, 1, 2], [1, 2, 3, -1, 0], [-1, 0, 0, 0, 0]],
