@@ -109,6 +109,7 @@ class Tensor:
     _cm = 0
     _rg_via_base = False
     _views = None
+    _vfn = None  # a view made through a dtype-changing view: how to replay it from its base
 
     __array_priority__ = 1000  # so that ndarray <op> Tensor defers to Tensor's reflected ops
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _errors as E
 from ..grad_mode import STATE
-from . import engine
+from . import engine, view_fn
 from .node import SEQ, Node
 
 # creation meta (torch's CreationMeta)
@@ -64,8 +64,11 @@ def _short(fn) -> str:
 
 
 # ---------------------------------------------------------------- making views
-def make_view(res, x, cm: int = DEFAULT) -> None:
-    """Mark ``res`` (whose array views ``x``'s memory) as a view of ``x``'s root base."""
+def make_view(res, x, cm: int = DEFAULT, row=None) -> None:
+    """Mark ``res`` (whose array views ``x``'s memory) as a view of ``x``'s root base; ``row``:
+    the dtype-changing view op that made it (view_as_real/view_as_complex)."""
+    if row is not None or x._vfn is not None:
+        res._vfn = view_fn.chain(x, res, row)
     base = x._base
     if base is None:
         base = x
@@ -260,6 +263,14 @@ def view_grad_fn(v):
     if fn is None and not base._requires_grad:
         return None
     handle_view_on_rebase(v, True)
+    if v._vfn is not None:  # a dtype-changing view: its chain of views replayed on the base
+        v._view_version = vc[0]
+        node = view_fn.regenerate(v)
+        v._requires_grad = True
+        v._rg_via_base = False
+        if v._retains_grad:
+            move_retain(v, fn, node)
+        return node
     from ..ops.strided import AS_STRIDED  # the rows sit above the engine
 
     geo = Geometry(base._data, v._data)
@@ -295,7 +306,12 @@ class CopySlices(Node):
 
     _op = None
 
-    def __init__(self, base, geometry: Geometry, fn: Node) -> None:
+    _plan = None  # a dtype-changing view's chain (view_fn.py), replayed on the gradient
+
+    def __init__(self, base, geometry: Geometry, fn: Node, view=None) -> None:
+        if geometry is None:
+            self._plan = view_fn.plan(base._data, view._vfn)
+            self._arrays = (base._data, view._data)
         efn, enr = edge(base)
         self._fns = (efn,) + tuple(fn._fns[1:])
         self._nrs = (enr,) + tuple(fn._nrs[1:])
@@ -320,6 +336,8 @@ class CopySlices(Node):
         g = grads[0]
         if g is None:
             return [None] * len(self._fns)
+        if self._plan is not None:
+            return view_fn.copy_slices(self, g, create_graph, _run)
         geo = self._geometry
         if create_graph:
             from ..ops import shape as SH
@@ -402,7 +420,10 @@ def rebase(view, fn) -> None:
     """torch's rebase_history for a view: its base's history becomes CopySlices over ``fn`` (a
     node whose input 0 is the view), then the view's own is regenerated from it."""
     base = view._base
-    cs = CopySlices(base, Geometry(base._data, view._data), fn)
+    if view._vfn is not None:
+        cs = CopySlices(base, None, fn, view)
+    else:
+        cs = CopySlices(base, Geometry(base._data, view._data), fn)
     old = base._grad_fn
     was_rg = base._requires_grad
     base._grad_fn = cs

@@ -279,11 +279,11 @@ def _storage_offset(d) -> int:
 
 
 def _view(op, input) -> Tensor:
-    from .dispatch import _make_view
+    from ..autograd import views
 
     res = apply1(op, input)
     if res._base is None:
-        _make_view(res, input)
+        views.make_view(res, input, row=op)  # replayed through op itself (torch's view_fn)
     return res
 
 

@@ -57,18 +57,6 @@ class Open:
 
 OPEN: dict[str, Open] = {
     # ---------------------------------------------------------------- complex (stream complex)
-    "inplace-on-views": Open(
-        "views",
-        "views that change the dtype (view_as_real, view_as_complex, .real/.imag of a complex "
-        "tensor) regenerate their history after an in-place change of their base as "
-        "AsStridedBackward0 of the base (torch replays the view: ViewAsComplexBackward0, or "
-        "AsStridedBackward0 over ViewAsRealBackward0) and CopySlices of an in-place op on them "
-        "takes their part of the gradient by the base's geometry",
-        ("x = torch.ones(2, 2, requires_grad=True)", "v = torch.view_as_complex(x)",
-         "with torch.no_grad():\n    x.add_(1.0)", "g = v.grad_fn"),
-        (M(field="grad_fn|_version", kind="inplace|detach_|custom:AddOneInplace"),
-         M(field=r"raised\(only torch\)", kind="detach_", torch="Can't detach views in-place")),
-    ),
     "nondiff-edges": Open(
         "views",
         "next_functions edges: inputs a row marks NO_GRAD (where's condition, embedding's "
