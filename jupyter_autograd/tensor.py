@@ -567,9 +567,11 @@ class Tensor:
         _views.check_inplace(self, self._requires_grad if requires_grad is None else requires_grad)
 
 
-from .autograd import engine as _engine  # noqa: E402 - bind the class for the engine
+from .autograd import accumulate as _accumulate  # noqa: E402 - bind the class for the engine
+from .autograd import engine as _engine  # noqa: E402
 
 _engine.Tensor = Tensor
+_accumulate.Tensor = Tensor
 
 
 def _rebuild(data, requires_grad):
