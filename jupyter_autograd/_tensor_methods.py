@@ -398,8 +398,13 @@ def _setitem(self, key, value):
             FLAGS.forward_ad_levels and (self._fw or value._fw)):
         _copy_to(_basic_index(self, key), value)
         return
-    # advanced indices; also forward-mode tangents, which views do not share with their base
-    _index_put_(self, key, value)
+    # advanced indices; also forward-mode tangents, which views do not share with their base.
+    # torch's set_item views the value without its leading 1s first (ViewBackward0)
+    ss = value._data.shape
+    k = 0
+    while k < len(ss) and ss[k] == 1:
+        k += 1
+    _index_put_(self, key, F.view(value, ss[k:]) if k else value)
 
 
 Tensor.__setitem__ = _setitem
@@ -522,7 +527,10 @@ def _adopt_history(self: Tensor, res: Tensor, snap, seq0: int) -> None:
             old = self._grad_fn
             self._grad_fn = fn
             self._output_nr = res._output_nr
-            self._requires_grad = True
+            if not self._requires_grad:
+                self._requires_grad = True
+                if self._views:
+                    _views.base_requires_grad(self)  # its live views now require grad too
             if self._retains_grad:
                 _views.move_retain(self, old, fn)
     elif self._base is None:
@@ -547,9 +555,14 @@ def _inplace(fn, overlap="error"):
             res = fn(snap, *args, **kwargs)
             _check_inplace_shape(self, res)
             if res._data.dtype != self._data.dtype:
-                raise RuntimeError(
-                    f"result type {_scalar_type(res)} can't be cast to the desired output type {_scalar_type(self)}"
-                )
+                rk, sk = res._data.dtype.kind, self._data.dtype.kind
+                if (rk in "fc" and sk in "iub") or (rk == "c" and sk != "c"):
+                    raise RuntimeError(
+                        f"result type {_scalar_type(res)} can't be cast to the desired output type {_scalar_type(self)}"
+                    )
+                # torch computes in the promoted dtype and writes into self's: the op's node
+                # stays (its gradient is cast to each input's dtype)
+                res._data = res._data.astype(self._data.dtype)
             _commit_inplace(self, res, snap, seq0)
             return self
         with no_grad():

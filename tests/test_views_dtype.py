@@ -107,6 +107,53 @@ emit(g)
 g.sum().backward()
 emit(x.grad)
 """,
+    "conj_and_its_slice_regenerated": """
+x = torch.tensor([1+2j, 3-1j], requires_grad=True)
+y = x * 1
+c = y.conj()
+c0 = c[0]
+y.detach().mul_(2)
+emit(c.grad_fn, next_names(c.grad_fn), c0.grad_fn, next_names(c0.grad_fn))
+""",
+    "slice_of_slice_of_view_as_real_regenerated": """
+z = torch.tensor([[1+2j, 3-1j], [0.5j, 2]], requires_grad=True)
+w = z * 1
+u = torch.view_as_real(w)[1][0]
+w.detach().mul_(2)
+emit(u, u.grad_fn, next_names(u.grad_fn), next_names(u.grad_fn.next_functions[0][0]))
+u.sum().backward()
+emit(z.grad)
+""",
+    "create_graph_view_as_complex_of_expanded_gradient": """
+x = torch.arange(4.).requires_grad_()
+y = x * x
+c = torch.view_as_complex(y.view(2, 2))
+c.mul_(1j)
+g, = torch.autograd.grad(y.sum(), [x], create_graph=True)
+emit(g)
+""",
+    "views_of_base_given_history_in_place": """
+x1 = torch.ones(4, 2)
+t6 = x1.squeeze((0,))
+t7 = x1[1:]
+x1 /= torch.tensor(2.0, requires_grad=True)
+emit(t6.requires_grad, t7.requires_grad, t6.grad_fn, t7.grad_fn)
+""",
+    "inplace_with_graph_into_lower_precision": """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+t = x * 1
+w = torch.tensor([3.0, 4.0], dtype=torch.float64, requires_grad=True)
+t.mul_(w)
+emit(t)
+t.exp_()
+t.sum().backward()
+emit(x.grad, w.grad)
+e = torch.zeros(2, 0, requires_grad=True) * 1
+e.mul_(torch.ones(1, dtype=torch.float64))
+emit(e)
+i = torch.ones(2, dtype=torch.int64)
+i.mul_(torch.ones(2, requires_grad=True))
+""",
     "detach_of_real_refused": """
 w = torch.tensor([1+2j], requires_grad=True) * 1
 w.real.detach_()

@@ -81,8 +81,9 @@ def _hook_values(originals: tuple, result, hook) -> tuple:
     return tuple(_hook_value(o, r, hook) for o, r in zip(originals, result))
 
 
-def _call_prehooks(node: Node, grads: list, create_graph: bool) -> None:
-    """Tensor hooks of the node's outputs, retain_grad, then the node's own prehooks."""
+def _call_prehooks(node: Node, grads: list, create_graph: bool, node_hooks: bool = True) -> None:
+    """Tensor hooks of the node's outputs, retain_grad, then (``node_hooks``) the node's own
+    prehooks."""
     tph = node._tensor_prehooks
     if tph:
         for nr, hooks in tph.items():
@@ -104,7 +105,7 @@ def _call_prehooks(node: Node, grads: list, create_graph: bool) -> None:
                 else:
                     t._grad = t._grad + g
     pre = node._prehooks
-    if pre:
+    if pre and node_hooks:
         gt = tuple(_as_tensor(g) for g in grads)
         for h in list(pre.values()):
             gt = _hook_values(gt, h(gt), h)
@@ -233,3 +234,26 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
     if var._post_acc_hooks:
         for h in list(var._post_acc_hooks.values()):
             h(var)
+
+
+def accumulate_complete(leaves, buffers, pending, create_graph: bool, shared, failed=None,
+                        parent=None) -> None:
+    """After a backward failed: accumulate the deferred leaves whose gradient was complete (no
+    node in ``pending``, the ones left to run, leads to them), as torch's engine has by then.
+    When a leaf's own hook failed, the leaves its ``parent`` made ready after it had not run."""
+    seen = set()
+    if failed.__class__ is AccumulateGrad and parent is not None and failed in parent._fns:
+        seen.update(parent._fns[parent._fns.index(failed) + 1:])
+    stack = [f for f in pending if f is not None]
+    while stack:
+        f = stack.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        stack.extend(n for n in f._fns if n is not None and n not in seen)
+    for acc in leaves:
+        if acc in seen:
+            continue
+        g = buffers.get(acc, (None,))[0]
+        if g is not None and not _leaf_gone(acc.variable):
+            _accumulate(acc, g, create_graph, shared)

@@ -15,8 +15,10 @@ from ..ops.xp import NPX, _ones, namespace_for
 from .accumulate import (
     _ACC_LOCK,
     _accumulate,
+    accumulate_complete,
     _as_tensor,
     _call_prehooks,
+    _hook_value,
     _hook_values,
     _leaf_gone,
     _mark,
@@ -598,58 +600,66 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
     heapq.heapify(heap)
     pop, push = heapq.heappop, heapq.heappush
     leaves = []  # hook-free AccumulateGrad nodes, run once every other node has run
-    fn = None
-    while True:
-        if fn is None:
-            if not heap:
-                break
-            fn = pop(heap)[1]
-        gs = buffers.pop(fn)
-        if fn._plain and gs[0] is not None:
-            outs = run_node(fn, gs, create_graph, fn._op)
-        else:
-            if fn.__class__ is AccumulateGrad and not fn._pre and not fn._hooks:
-                if gs[0] is not None:
-                    _accumulate(fn, gs[0], create_graph, shared)
-                fn = None
-                continue
-            outs = _run_general(fn, gs, create_graph, (), None, None, None, True, False, shared)
-            if outs is None:  # AccumulateGrad
-                fn = None
-                continue
-        if not keep_graph and fn._saved:
-            fn._saved = None
-        new = None
-        for nxt, nr, g in zip(fn._fns, fn._nrs, outs):
-            if nxt is None:
-                continue
-            buf = buffers.get(nxt)
-            if buf is None:  # first seen: it joins the queue
-                if nr == 0 and nxt._n_out == 1:
-                    buffers[nxt] = [g]
-                else:
-                    buf = buffers[nxt] = [None] * nxt._n_out
-                    buf[nr] = g
-                if (nxt.__class__ is AccumulateGrad and not nxt._pre and not nxt._hooks
-                        and not nxt.variable._hooks and not nxt.variable._post_acc_hooks):
-                    if nxt.variable._grad_fn is not None:
-                        _leaf_gone(nxt.variable)  # torch raises when it reaches it, not last
-                    leaves.append(nxt)  # no hook can tell when: after every other node
-                elif new is None:
-                    new = nxt
-                else:
-                    k = nxt._seq  # _priority, inline
-                    push(heap, (ACCUMULATE_PRIORITY - k if k >= ACCUMULATE_PRIORITY else -k, nxt))
-            elif g is not None:
-                old = buf[nr]
-                buf[nr] = g if old is None else _sum(old, g)
-        if new is not None and heap:
-            k = new._seq
-            k = ACCUMULATE_PRIORITY - k if k >= ACCUMULATE_PRIORITY else -k
-            if heap[0][0] < k:
-                push(heap, (k, new))  # a queued node comes first
-                new = None
-        fn = new
+    fn = new = parent = None
+    try:
+        while True:
+            if fn is None:
+                if not heap:
+                    break
+                fn = pop(heap)[1]
+            gs = buffers.pop(fn)
+            if fn._plain and gs[0] is not None:
+                outs = run_node(fn, gs, create_graph, fn._op)
+            else:
+                if fn.__class__ is AccumulateGrad and not fn._pre and not fn._hooks:
+                    if gs[0] is not None:
+                        _accumulate(fn, gs[0], create_graph, shared)
+                    fn = None
+                    continue
+                outs = _run_general(fn, gs, create_graph, (), None, None, None, True, False, shared)
+                if outs is None:  # AccumulateGrad
+                    fn = None
+                    continue
+            if not keep_graph and fn._saved:
+                fn._saved = None
+            new = None
+            for nxt, nr, g in zip(fn._fns, fn._nrs, outs):
+                if nxt is None:
+                    continue
+                buf = buffers.get(nxt)
+                if buf is None:  # first seen: it joins the queue
+                    if nr == 0 and nxt._n_out == 1:
+                        buffers[nxt] = [g]
+                    else:
+                        buf = buffers[nxt] = [None] * nxt._n_out
+                        buf[nr] = g
+                    if (nxt.__class__ is AccumulateGrad and not nxt._pre and not nxt._hooks
+                            and not nxt.variable._hooks and not nxt.variable._post_acc_hooks):
+                        if nxt.variable._grad_fn is not None:
+                            _leaf_gone(nxt.variable)  # torch raises when it reaches it, not last
+                        leaves.append(nxt)  # no hook can tell when: after every other node
+                    elif new is None:
+                        new = nxt
+                    else:
+                        k = nxt._seq  # _priority, inline
+                        push(heap, (ACCUMULATE_PRIORITY - k if k >= ACCUMULATE_PRIORITY else -k, nxt))
+                elif g is not None:
+                    old = buf[nr]
+                    buf[nr] = g if old is None else _sum(old, g)
+            if new is not None and heap:
+                k = new._seq
+                k = ACCUMULATE_PRIORITY - k if k >= ACCUMULATE_PRIORITY else -k
+                if heap[0][0] < k:
+                    push(heap, (k, new))  # a queued node comes first
+                    new = None
+            parent = fn
+            fn = new
+    except BaseException:
+        # torch has run each leaf's AccumulateGrad as soon as its gradient was complete: the
+        # leaves that no node left to run (the failing one included) leads to get theirs
+        accumulate_complete(leaves, buffers, [f for _, f in heap] + [fn, new], create_graph,
+                            shared, fn, parent)
+        raise
     if leaves:
         with _ACC_LOCK:  # once for all the leaves (re-entrant for _accumulate)
             for acc in leaves:
@@ -698,14 +708,16 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
         for fn in sorted(seen, key=lambda n: n._seq):
             if isinstance(fn, AccumulateGrad) or (accumulate and fn in targets):
                 # backward(inputs=...) runs a target node itself (its retain_grad hook fills
-                # .grad); autograd.grad only captures what flows into it
-                if fn in targets:
+                # .grad, AccumulateGrad .grad); autograd.grad only captures what flows into it
+                if fn in targets and accumulate:
                     needed.add(fn)
                 continue
             for nxt in fn._fns:
                 if nxt is not None and (nxt in needed or nxt in targets):
                     needed.add(fn)
                     break
+        if len(roots) == 1:  # torch's graph root is then the root node itself: its hooks run
+            capture[None] = roots[0][0]
         results = [None] * len(inputs)
 
     # 3. seed the roots
@@ -769,6 +781,8 @@ def _run_general(fn, gs, create_graph, tracers, capture, needed, results, accumu
     """One node with everything the fast path leaves out: tracers, hooks, capture for
     autograd.grad, AccumulateGrad, custom Functions, several outputs, anomaly mode. Returns the
     gradients for the node's inputs, or None when nothing flows on (a leaf, a skipped node)."""
+    if capture is not None and _capture(fn, gs, create_graph, capture, needed, results, shared):
+        return None  # a node that leads to no input is not run (its hooks neither)
     if tracers:
         for cb in tracers:
             cb(fn, tuple(gs))
@@ -777,14 +791,6 @@ def _run_general(fn, gs, create_graph, tracers, capture, needed, results, accumu
         for g in gs:
             if g is not None:
                 _mark(shared, g)
-    if capture is not None:
-        for nr in range(len(gs)):
-            ks = capture.get((fn, nr))
-            if ks:
-                for k in ks:
-                    results[k] = gs[nr]
-        if fn not in needed:
-            return None
     if fn.__class__ is AccumulateGrad:
         if gs[0] is not None and (accumulate and (capture is None or fn in needed)):
             _accumulate(fn, gs[0], create_graph, shared)
@@ -792,6 +798,8 @@ def _run_general(fn, gs, create_graph, tracers, capture, needed, results, accumu
                 go = (_as_tensor(gs[0]),)
                 for h in list(fn._hooks.values()):
                     _hook_values((), h((), go), h)
+        elif gs[0] is not None and fn.variable._hooks:
+            _leaf_hooks(fn, gs, create_graph)  # autograd.grad's root leaf: hooks, no .grad
         return None
     if (gs[0] is None if len(gs) == 1 else all(g is None for g in gs)):
         # no gradient reached the node (linalg.vector_norm(x, 0) sends an undefined one): torch
@@ -831,6 +839,37 @@ def _run_general(fn, gs, create_graph, tracers, capture, needed, results, accumu
                 if g is not None:
                     _mark(shared, g)
     return outs
+
+
+def _capture(fn, gs, create_graph, capture, needed, results, shared) -> bool:
+    """torch's captures for ``inputs``: a node that is not run (it leads to no other input)
+    runs its tensors' hooks before its gradient is captured (the hooked value is returned),
+    one that is run is captured before them; a single root's hooks always run. Returns whether
+    the node is skipped."""
+    caps = [(nr, ks) for nr, ks in ((nr, capture.get((fn, nr))) for nr in range(len(gs))) if ks]
+    if fn in needed:
+        for nr, ks in caps:
+            for k in ks:
+                results[k] = gs[nr]
+        return False
+    if not caps and capture.get(None) is not fn:
+        return True
+    if fn.__class__ is AccumulateGrad:
+        if fn.variable._hooks and gs[0] is not None:
+            _leaf_hooks(fn, gs, create_graph)
+    elif fn._pre:
+        _call_prehooks(fn, gs, create_graph, node_hooks=False)
+    for nr, ks in caps:
+        for k in ks:
+            results[k] = gs[nr]
+    return True
+
+
+def _leaf_hooks(fn, gs, create_graph) -> None:
+    g = _as_tensor(gs[0])
+    for h in list(fn.variable._hooks.values()):
+        g = _hook_value(g, h(g), h)
+    gs[0] = _unwrap(g, create_graph)
 
 
 def _zeros_for(fn: Node, i: int, create_graph: bool, gs=()):

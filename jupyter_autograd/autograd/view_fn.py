@@ -12,9 +12,9 @@ view before or after it) and replays it:
 - in ``CopySlices`` (an in-place op on such a view), the view's part of the base's gradient is
   the chain replayed on that gradient.
 
-A chain is a tuple of steps: ``(row, None)`` for a dtype-changing row, ``(None, array)`` for an
-ordinary view, given as the view's array itself (it shares its base's memory, so its place in
-the replayed intermediate is found again with a :class:`~.views.Geometry`).
+A chain is a tuple of ``(row, params)`` steps: the dtype-changing row, or ``as_strided`` with
+the :class:`~.views.Geometry` of an ordinary view in the chain's previous view. ``conj()`` is
+in torch's list of such views too (its values are copied here: NumPy cannot alias them).
 """
 
 from __future__ import annotations
@@ -31,31 +31,26 @@ def chain(x, res, row=None):
     prev = x._vfn if x._base is not None else None
     if row is not None:
         if x._base is not None and prev is None:
-            prev = ((None, x._data),)  # x is an ordinary view of the base: as_strided first
+            prev = (_strided(x._base._data, x._data),)  # x: an ordinary view of the base
         return (prev or ()) + ((row, None),)
     if prev is None:
         return None
-    return prev + ((None, res._data),)
+    return prev + (_strided(x._data, res._data),)
 
 
-def plan(base_arr, steps):
-    """``(row, params)`` for each step, found by replaying the chain on the base's array."""
+def _strided(parent, arr):
+    """An ``as_strided`` step: where ``arr`` sits in ``parent`` (the chain's previous view)."""
     from ..ops.strided import AS_STRIDED
-    from ..ops.xp import NPX
     from .views import Geometry
 
-    cur = base_arr
-    out = []
-    for row, arr in steps:
-        if row is not None:
-            cur = row.fwd(NPX, cur, None)  # a view of the same memory
-            out.append((row, None))
-        else:
-            geo = Geometry(cur, arr)
-            out.append((AS_STRIDED, {"size": geo.shape, "stride": geo.stride,
-                                     "storage_offset": geo.storage_offset, "geometry": geo}))
-            cur = arr
-    return out
+    geo = Geometry(parent, arr)
+    return (AS_STRIDED, {"size": geo.shape, "stride": geo.stride,
+                         "storage_offset": geo.storage_offset, "geometry": geo})
+
+
+def aliases(steps) -> bool:
+    """Whether every step's result shares its input's memory (not conj: NumPy copies it)."""
+    return all(row.name != "_conj" for row, _ in steps)
 
 
 def replay(t, steps_plan):
@@ -72,7 +67,7 @@ def regenerate(v):
     prev = STATE.grad_enabled
     STATE.grad_enabled = True
     try:
-        r = replay(v._base, plan(v._base._data, v._vfn))
+        r = replay(v._base, v._vfn)
     finally:
         STATE.grad_enabled = prev
     v._grad_fn = r._grad_fn
@@ -120,7 +115,8 @@ def copy_slices(node, g, create_graph: bool, run):
     """CopySlices' gradient for a view with a chain: the wrapped node runs on the view's part of
     ``g`` (the chain applied to it); its result replaces that part."""
     base_arr, view_arr = node._arrays
-    if not create_graph and g.__class__ is np.ndarray:
+    steps = node._plan
+    if not create_graph and g.__class__ is np.ndarray and aliases(steps):
         result = _like(base_arr, g)
         part = _at(result, base_arr, view_arr)
         outs = run(node._fn, [part.copy()], False)
@@ -134,7 +130,7 @@ def copy_slices(node, g, create_graph: bool, run):
     from ..ops.txp import TXP
 
     gt = g if isinstance(g, engine.Tensor) else engine.Tensor._wrap(g)
-    steps = node._plan
+    gt = gt.contiguous()  # view_as_complex needs a last dimension of stride 1
     part = replay(gt, steps)
     outs = run(node._fn, [part if create_graph else part._data], create_graph)
     first = outs[0]

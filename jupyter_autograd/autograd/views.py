@@ -310,7 +310,7 @@ class CopySlices(Node):
 
     def __init__(self, base, geometry: Geometry, fn: Node, view=None) -> None:
         if geometry is None:
-            self._plan = view_fn.plan(base._data, view._vfn)
+            self._plan = view._vfn
             self._arrays = (base._data, view._data)
         efn, enr = edge(base)
         self._fns = (efn,) + tuple(fn._fns[1:])

@@ -168,10 +168,11 @@ def conj(input) -> Tensor:
     """
     if input._data.dtype.kind != "c":
         return input
-    from .dispatch import _make_view
+    from ..autograd import views
 
     res = apply1(CONJ, input)
-    _make_view(res, input)  # torch's conjugate is a view of its input (it shares the counter)
+    # torch's conjugate is a view of its input (it shares the counter), replayed as itself
+    views.make_view(res, input, row=CONJ)
     if not input._is_conj:
         res._is_conj = True
     return res

@@ -57,6 +57,26 @@ class Open:
 
 OPEN: dict[str, Open] = {
     # ---------------------------------------------------------------- complex (stream complex)
+    "conj-view-values": Open(
+        "views",
+        "conj() of a complex tensor is a view that shares its base's version counter, but its "
+        "values are a copy (NumPy cannot alias a conjugate): an in-place change of the base "
+        "does not show through it (torch's conj is a lazy view)",
+        ("x = torch.tensor([1 + 1j])", "c = x.conj()", "x.add_(1.0)"),
+        M(field="value", prog=r"conj\("),
+    ),
+    "grad-views-share-version": Open(
+        "views",
+        "gradients torch returns as views of another gradient (autograd.grad of torch.complex's "
+        "inputs and output: the real input's gradient is the real part of the output's) are "
+        "separate tensors here: an in-place change of one does not move the other's version",
+        ("x1 = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)",
+         "x2 = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)",
+         "t3 = torch.complex(x1, x2)", "t6 = +t3",
+         "t11 = torch.autograd.grad(t6, [x1, t3], grad_outputs=torch.tensor([1j]))",
+         "t12 = t11[0]", "t12[...] = -1.5"),
+        M(field="_version", prog=r"autograd\.grad"),
+    ),
     "nondiff-edges": Open(
         "views",
         "next_functions edges: inputs a row marks NO_GRAD (where's condition, embedding's "
@@ -75,50 +95,6 @@ OPEN: dict[str, Open] = {
         "result type check (bool += 1) is skipped",
         ("x = torch.tensor([1.0], requires_grad=True)", "y = AddOneInplace.apply(x)"),
         M(kind="custom:AddOneInplace"),
-    ),
-    "hooks-in-autograd-grad": Open(
-        "views",
-        "torch.autograd.grad(out, [leaf]) does not run the leaf's tensor hooks on its gradient "
-        "(torch does, and returns the hooked value), while for a non-leaf input it returns the "
-        "hooked gradient (torch: the gradient before that tensor's hooks)",
-        ("x = torch.tensor([1.0], requires_grad=True)", "LOG = []",
-         "hd = x.register_hook(lambda g: LOG.append(g))", "y = x * 2",
-         "g = torch.autograd.grad(y, [x])", "n = len(LOG)"),
-        (M(kind="autograd.grad", field=r"hook-log\.len|len"),
-         M(kind="autograd.grad", ours=r"'\d+:log\d+\.len'"),
-         M(kind="autograd.grad", field="value", prog="register_hook")),
-    ),
-    "hook-check-in-autograd-grad": Open(
-        "views",
-        "autograd.grad, and backward(inputs=...) not covering the root, do not check what a "
-        "tensor hook on a root returns (torch: \"hook 'hook' has changed the size/type of "
-        "value\"); a plain backward does since e01427a",
-        ("x = torch.tensor(1.0, requires_grad=True)",
-         "hd = x.register_hook(lambda g: g.expand(3))",
-         "r = torch.autograd.grad(x, [x])"),
-        M(kind="autograd.grad|backward", field=r"raised\(only torch\)",
-          torch="has changed the (size|type)"),
-    ),
-    "backward-error-partial-accumulation": Open(
-        "views",
-        "a backward that fails midway (a freed custom Function node) accumulates nothing in "
-        "ours; torch has already accumulated the leaves its engine reached before the error",
-        ("x = torch.ones(1, requires_grad=True)", "w = torch.ones(1, requires_grad=True)",
-         "y = MulSaveInputs.apply(x, x)", "z = w - y", "z.backward()", "z.backward()",
-         "g = w.grad"),
-        M(kind="backward|autograd.grad", field=r"grad\.value|grad", raised=True),
-    ),
-    "hooks-outside-inputs": Open(
-        "views",
-        "backward(inputs=[...]) runs tensor hooks of tensors outside the part of the graph "
-        "that leads to the inputs (torch prunes them), and a non-leaf's retained grad after an "
-        "in-place op on it is taken at its old place in the graph",
-        ("x = torch.ones(2, requires_grad=True)", "a = x * 2", "b = a * 3", "LOG = []",
-         "hd = a.register_hook(lambda g: LOG.append(1))", "b.sum().backward(inputs=[b])",
-         "n = len(LOG)"),
-        (M(kind="backward", src="inputs=", ours=r"'\d+:log\d+\.len'"),
-         M(kind="backward", src="inputs=", torch=r"'\d+:log\d+\.len'"),
-         M(kind="backward", field=r"grad\.value", prog="inputs=")),
     ),
     "saved-unneeded-inputs": Open(
         "views",
@@ -163,6 +139,17 @@ OPEN: dict[str, Open] = {
         ("x = torch.zeros(0, requires_grad=True)", "n = torch.linalg.vector_norm(x, 0, 0)",
          "n.fill_(-1.0)", "n.sum().backward()"),
         (M(field=r"raised\(only torch\)", torch="output 0 of LinalgVectorNorm"),),
+    ),
+    "pow-bool-exponent-grad": Open(
+        "lead",
+        "pow(x, e) with a bool tensor exponent: torch's backward raises \"Subtraction, the `-` "
+        "operator, with a bool tensor is not supported\" (pow_backward computes e - 1); ours "
+        "computes a gradient (and reaches further nodes)",
+        ("x = torch.ones(3, dtype=torch.float64, requires_grad=True)",
+         "e = torch.ones(3, 1, dtype=torch.float64).ne(2.0)", "torch.pow(x, e).sum().backward()"),
+        (M(field=r"raised\(.*\)", torch="with a bool tensor is not supported"),
+         M(kind="backward", field=r"grad\.value|grad",
+           prog=r"= torch\.(ne|eq|lt|gt|le|ge)\([\s\S]*torch\.pow\(")),
     ),
     "dtype-support": Open(
         "fuzz",
