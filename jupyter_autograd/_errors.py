@@ -63,3 +63,9 @@ def size_str(shape) -> str:
 
 def list_str(shape) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+ERR_DETACHED_SAVED = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+    "This is not supported, please use out-of-place `.detach()` instead"
+)

@@ -18,7 +18,7 @@ from ._errors import (
 from .autograd import backward as _autograd_backward
 from .autograd import views as _views
 from .autograd.engine import _new_vc
-from .autograd.node import AccumulateGrad, _HookDict, add_hook
+from .autograd.node import SEQ, AccumulateGrad, _HookDict, add_hook
 from .backend import CPU, _BACKENDS, canonical_device, device
 from .grad_mode import STATE
 
@@ -109,6 +109,7 @@ class Tensor:
     _cm = 0
     _rg_via_base = False
     _views = None
+    _detached_at = -1  # detach_() of a non-leaf: the sequence number then
     _vfn = None  # a view made through a dtype-changing view: how to replay it from its base
 
     __array_priority__ = 1000  # so that ndarray <op> Tensor defers to Tensor's reflected ops
@@ -437,6 +438,9 @@ class Tensor:
                 "called on these gradients. To fix this error, please refer to the "
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
             )
+        if self._grad_fn is not None:  # nodes that saved it refuse it (engine.check_detached)
+            self._detached_at = next(SEQ)
+            _engine.FLAGS.detached_inplace = True
         self._grad_fn = None
         self._output_nr = 0
         self._requires_grad = False

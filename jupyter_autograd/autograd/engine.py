@@ -42,6 +42,7 @@ class _Flags:
         self.anomaly_check_nan = True
         self.forward_ad_levels: list = []  # active dual levels, innermost last
         self.inference_tensors = False  # set once any inference tensor exists
+        self.detached_inplace = False  # set once a non-leaf is detached in place (detach_())
         # Graph tracing (jupyter_autograd.graph): callbacks run only while a list is non-empty.
         self.record_tracers: list = []  # cb(node, inputs) after an op is recorded
         self.backward_tracers: list = []  # cb(node, grad_outputs) when backward executes a node
@@ -157,6 +158,9 @@ def record(op, inputs, outs, p, results) -> Node:
                 if fns[j] is not None:
                     break
             else:
+                lay = op.save_layout.get(i) if op.save_layout else None
+                if lay and any(fns[j] is not None for j in lay):
+                    raw[i] = inputs[i]._data  # its strides only: not saved, not checked
                 continue
             t = inputs[i]
             ins[i] = t
@@ -312,6 +316,18 @@ def check_versions(node: Node) -> None:
             raise _modified_error(t, fn, nr, vc[0], v)
 
 
+def check_detached(node: Node) -> None:
+    """torch's SavedVariable::unpack: a saved input that had a history when saved and was
+    detached in place since (its history is gone) cannot be used."""
+    vers, ins = node._vers, node._saved[0]
+    for k in range(2, len(vers), 3):
+        i = vers[k]
+        if i >= 0:
+            t = ins[i]
+            if t._detached_at > node._seq and t._grad_fn is None:
+                raise RuntimeError(E.ERR_DETACHED_SAVED)
+
+
 # ------------------------------------------------------------------------ node execution
 # the ufunc's reduce itself: ndarray.sum goes through a Python-level wrapper first
 _add_reduce = np.add.reduce
@@ -370,6 +386,8 @@ def run_node(node: Node, grads, create_graph: bool, op=None):
         raise RuntimeError(E.ERR_BACKWARD_TWICE)
     vers = node._vers
     if vers:
+        if FLAGS.detached_inplace:
+            check_detached(node)
         n = len(vers)
         if n <= 6:  # one or two saved tensors (the common cases), checked inline
             vc = vers[0]
@@ -588,6 +606,13 @@ def _priority(fn) -> int:
     return s - ACCUMULATE_PRIORITY if s >= ACCUMULATE_PRIORITY else s
 
 
+def _frees(fn) -> bool:
+    """Whether backward frees a node without saved tensors: torch frees what it saved, and a
+    row that saved nothing (remainder(x, y) with y not requiring grad) can run again; Python
+    numbers a rule reads count (torch saves them as wrapped-number tensors: ``x * 2``)."""
+    return fn._op is None or any(r is not None for r in fn._saved[2])
+
+
 def _execute_by_sequence(roots, grads, keep_graph, create_graph):
     """backward without a dependency pass: every consumer of a node was created after it (has
     a higher sequence number), so running the discovered nodes strictly from the highest
@@ -620,7 +645,7 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
                 if outs is None:  # AccumulateGrad
                     fn = None
                     continue
-            if not keep_graph and fn._saved:
+            if not keep_graph and fn._saved and (fn._vers or _frees(fn)):
                 fn._saved = None
             new = None
             for nxt, nr, g in zip(fn._fns, fn._nrs, outs):
@@ -749,7 +774,7 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
             if outs is None:  # AccumulateGrad, or skipped
                 fn = None
                 continue
-        if not keep_graph and fn._saved:
+        if not keep_graph and fn._saved and (fn._vers or _frees(fn)):
             fn._saved = None
         single = None
         for nxt, nr, g in zip(fn._fns, fn._nrs, outs):

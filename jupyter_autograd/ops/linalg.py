@@ -50,6 +50,7 @@ MM = defop(
     fwd=_mm_fwd,
     vjp=(lambda xp, g, a, b, out, p: _mm_grad_mat1(xp, g, b, a),
          lambda xp, g, a, b, out, p: _mm_grad_mat2(xp, g, a, b)),
+    layout=((0, 0), (1, 1)),  # torch saves mat2 for self's gradient only, self for mat2's
     jvp=lambda xp, t, x, out, p: xp.matmul(t[0], x[1]) + xp.matmul(x[0], t[1]),
     sample={"domain": (-2, 2), "kind": "mm"}, torch=lambda torch, a, b: torch.mm(a, b),
 )
@@ -136,6 +137,7 @@ ADDMM = defop(
     vjp=(lambda xp, g, bias, a, b, out, p: g if p is None else g * p["beta"],
          lambda xp, g, bias, a, b, out, p: _alpha(_mm_grad_mat1(xp, g, b, a), p),
          lambda xp, g, bias, a, b, out, p: _alpha(_mm_grad_mat2(xp, g, a, b), p)),
+    layout=((1, 1), (2, 2)),  # torch saves mat2 for mat1's gradient only, mat1 for mat2's
     jvp=lambda xp, t, x, out, p: t[0] + xp.matmul(t[1], x[2]) + xp.matmul(x[1], t[2]),
     sample={"domain": (-2, 2), "kind": "addmm"},
     torch=lambda torch, bias, a, b: torch.addmm(bias, a, b),

@@ -450,6 +450,7 @@ NORM0 = defop(
     complex=AS_WRITTEN,
     saved=("dim", "keepdim", "ord", "result", "self"),
     fwd=_norm_fwd, vjp=UNDEFINED_GRAD, jvp=_norm_jvp,
+    reads=((0, -1),),  # torch saves (and checks) self and the result for every order
     sample={"reduce": True, "cases": lambda rng: [(lambda t: _api().linalg.vector_norm(t, 0), [rng.uniform(-3, 3, (3, 4))],
                                    lambda tt, t: tt.linalg.vector_norm(t, 0))]},
     torch=lambda torch, x, dim, keepdim: torch.linalg.vector_norm(x, 0, dim, keepdim=keepdim),

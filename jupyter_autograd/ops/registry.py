@@ -137,6 +137,7 @@ class OpDef:
         "sample",
         "save1",
         "save1_result",
+        "save_layout",
         "save_inputs",
         "save_needs",
         "save_result",
@@ -174,6 +175,8 @@ def defop(
     cfwd=None,
     integral=None,
     bools=None,
+    layout: tuple = (),
+    reads: tuple | None = None,
 ) -> OpDef:
     """Declare one primitive.
 
@@ -189,6 +192,12 @@ def defop(
         saved: the ``_saved_*`` attributes torch shows, in torch's order; an input name or
             ``"result"`` keeps that value for the rule; ``"<input>_sym_sizes"`` exposes a shape;
             any other name is read from the op's parameters.
+        reads: per rule, the inputs it reads (-1: the result), where the rule's code does not
+            say (a marker that still unpacks what torch saved: vector_norm of order 0).
+        layout: ``(rule, input)`` pairs where that input's rule reads that input only for its
+            memory layout (mm's gradients follow their operand's): the input is then neither
+            saved nor version-checked for that rule (as torch, which saves strides), its array
+            is kept for the layout.
         smooth: whether second derivatives exist everywhere on the sample domain.
         sample: ``sample(rng) -> list of cases`` for the registry-driven tests.
         torch: ``torch(torch_module, *tensors, **params)`` computing the same with PyTorch.
@@ -249,11 +258,15 @@ def defop(
         if op.save_result:
             op.save_needs[-1] = frozenset(range(n_in))
     else:
-        reads = [_rule_reads(r, n_in) for r in op.vjp]
+        reads = ([frozenset(r) for r in reads] if reads is not None
+                 else [_rule_reads(r, n_in) for r in op.vjp])
+        for j, i in layout:
+            reads[j] = reads[j] - {i}
         op.save_needs = {i: frozenset(j for j, rd in enumerate(reads) if i in rd)
                          for i in op.save_inputs}
         if op.save_result:
             op.save_needs[-1] = frozenset(j for j, rd in enumerate(reads) if -1 in rd)
+    op.save_layout = {i: frozenset(j for j, k in layout if k == i) for _, i in layout}
     # what a node records when only input 0 has an edge (the engine's one-tensor fast path)
     op.save1 = tuple(i for i in op.save_inputs if 0 in op.save_needs[i])
     op.save1_result = op.save_result and 0 in op.save_needs[-1]

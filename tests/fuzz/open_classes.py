@@ -96,30 +96,6 @@ OPEN: dict[str, Open] = {
         ("x = torch.tensor([1.0], requires_grad=True)", "y = AddOneInplace.apply(x)"),
         M(kind="custom:AddOneInplace"),
     ),
-    "saved-unneeded-inputs": Open(
-        "views",
-        "rows save (and version-check) every input in saved, even those only the derivative of "
-        "an input that does not require grad needs: addmm(b, m1, m2) with only m2 requiring "
-        "grad, m2 modified in place, then backward raises (or a second backward raises \"a "
-        "second time\": remainder(x, y) with y not requiring grad); torch saves m2 only for "
-        "m1's grad",
-        ("b = torch.ones(2)", "m1 = torch.ones(3, 2)", "m2 = torch.ones(2, 2, requires_grad=True)",
-         "y = torch.addmm(b, m1, m2)", "with torch.no_grad():\n    m2.mul_(2)",
-         "y.sum().backward()"),
-        M(kind="backward|autograd.grad", field=r"raised\(only ours\)",
-          ours="modified by an inplace operation|backward through the graph a second time"),
-    ),
-    "detach-inplace-leaf-in-graph": Open(
-        "views",
-        "x.detach_() on a non-leaf a node saved: a later backward uses it (torch: \"Trying to "
-        "use a saved tensor that has been detached in-place\"); leaves are fixed (their "
-        "AccumulateGrad does nothing)",
-        ("x = torch.tensor([1.0], requires_grad=True)", "y = x.exp()", "z = y * y",
-         "y.detach_()", "z.backward()"),
-        (M(kind="backward", field=r"grad\.value", prog=r"detach_\(\)"),
-         M(kind="backward", field=r"raised\(only torch\)", torch="detached in-place")),
-    ),
-    # ---------------------------------------------------------------- defects
     "memory-overlap-checks": Open(
         "defects",
         "in-place writes whose source overlaps the destination (x[idx] = x) or whose destination "
@@ -130,15 +106,6 @@ OPEN: dict[str, Open] = {
         (M(field=r"raised\(only torch\)",
            torch="refer to a single memory location|refers to a single memory location"),
          M(field=r"raised\(only ours\)", kind="inplace", ours="destination is read-only")),
-    ),
-    "norm-saved-result-version": Open(
-        "defects",
-        "vector_norm saves its result as torch does only for some orders: after an in-place "
-        "change of the norm (ord 0 of an empty tensor), torch's backward raises the version-counter "
-        "error (output 0 of LinalgVectorNorm), ours computes a gradient",
-        ("x = torch.zeros(0, requires_grad=True)", "n = torch.linalg.vector_norm(x, 0, 0)",
-         "n.fill_(-1.0)", "n.sum().backward()"),
-        (M(field=r"raised\(only torch\)", torch="output 0 of LinalgVectorNorm"),),
     ),
     "pow-bool-exponent-grad": Open(
         "lead",
