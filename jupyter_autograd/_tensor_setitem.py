@@ -1,0 +1,114 @@
+"""``x[key] = value`` as torch: basic indexing writes into a view (``copy_``/``fill_``),
+advanced indexing is ``index_put_`` (IndexPutBackward0)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._tensor_methods import (
+    FLAGS,
+    SEQ,
+    SH,
+    STATE,
+    F,
+    Tensor,
+    _basic_index,
+    _c_type,
+    _commit_inplace,
+    _copy_,
+    _fill_tensor_,
+    _index_devices,
+    _is_basic,
+    _norm_key,
+    _snapshot,
+    _to_device,
+    _views,
+    apply,
+    index_error,
+)
+
+
+def _setitem(self, key, value):
+    """``x[key] = value`` in place, as torch: basic indexing writes into a view (``copy_`` or
+    ``fill_``; CopySlices on the base when it requires grad), advanced indexing is
+    ``index_put_`` (IndexPutBackward0)."""
+    if isinstance(key, (Tensor, tuple)):
+        _index_devices(self, key)
+    if not isinstance(value, Tensor):
+        value = _value_tensor(value, self)
+    if key is Ellipsis:
+        _copy_to(self, value)
+        return
+    if key is False or key is True:
+        if key:
+            _copy_to(_basic_index(self, (None,)), value)
+        return
+    key = _norm_key(key)
+    if all(_is_basic(k) for k in key) and not (
+            FLAGS.forward_ad_levels and (self._fw or value._fw)):
+        _copy_to(_basic_index(self, key), value)
+        return
+    # advanced indices; also forward-mode tangents, which views do not share with their base.
+    # torch's set_item views the value without its leading 1s first (ViewBackward0)
+    ss = value._data.shape
+    k = 0
+    while k < len(ss) and ss[k] == 1:
+        k += 1
+    _index_put_(self, key, F.view(value, ss[k:]) if k else value)
+
+
+Tensor.__setitem__ = _setitem
+
+
+def _value_tensor(value, like):
+    if value.__class__ is not float and value.__class__ is not int and (
+            like._data.dtype.kind not in "cb" and np.iscomplexobj(value)):
+        raise RuntimeError(f"value cannot be converted to type {_c_type(like)} without overflow")
+    try:
+        arr = np.asarray(value, dtype=like._data.dtype)
+    except (TypeError, ValueError):
+        from .factories import tensor  # noqa: PLC0415
+
+        return tensor(value, dtype=like.dtype)
+    if arr.__class__ is not like._data.__class__:
+        arr = _to_device(Tensor._wrap(arr), like.device)
+    return Tensor._wrap(arr)
+
+
+def _copy_to(dst, src):
+    """torch's copy_to for setitem: copy_ of an equal shape, fill_ of a 0-d value, else the
+    value without leading 1s (a view), expanded to the target, then copy_."""
+    ds, ss = dst._data.shape, src._data.shape
+    if ds == ss:
+        _copy_(dst, src)
+    elif not ss:
+        _fill_tensor_(dst, src)
+    else:
+        k = 0
+        while k < len(ss) and ss[k] == 1:
+            k += 1
+        v = F.view(src, ss[k:])
+        if v._data.shape != ds:
+            v = F.expand(v, ds)
+        _copy_(dst, v)
+
+
+def _index_put_(self, key, value):
+    """``self[indices] = value`` with advanced indices (torch's index_put_)."""
+    rg = STATE.grad_enabled and (self._requires_grad or value._requires_grad)
+    _views.check_inplace(self, rg, "index_put_")
+    if value._data.dtype != self._data.dtype:
+        value = value.to(self.dtype)
+    if rg or (FLAGS.forward_ad_levels and (self._fw or value._fw)):  # tangents need the op too
+        seq0 = next(SEQ)
+        snap = _snapshot(self)
+        res = apply(SH.INDEX_PUT, (snap, value), {"key": key, "shape": self._data.shape})
+        _commit_inplace(self, res, snap, seq0)
+        return
+    try:
+        _views.writable(self)[key] = value._data
+    except ValueError as e:
+        raise RuntimeError(str(e)) from None
+    except IndexError as e:
+        raise index_error(e) from None
+    self._bump_version()
