@@ -463,6 +463,9 @@ def _inplace(fn, overlap="error"):
             raise TypeError(f"{fn.__name__}_() got an unexpected keyword argument 'out'")
         rg = _any_requires_grad(self, args)
         _views.check_inplace(self, rg, overlap)
+        for a in args:
+            if isinstance(a, Tensor):
+                _views.check_overlap(self._data, a._data)
         if rg or (FLAGS.forward_ad_levels and _any_tangent(self, args)):
             seq0 = next(SEQ)
             snap = _snapshot(self)
@@ -618,6 +621,7 @@ def _copy_(self, src, non_blocking=False):
                 f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
                 f"{list(shape)}"
             )
+    _views.check_overlap(self._data, data)
     return _write_op(self, ST.COPY, _any_requires_grad(self, (src,)), other=src, value=data)
 
 

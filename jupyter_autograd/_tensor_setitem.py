@@ -93,22 +93,65 @@ def _copy_to(dst, src):
         _copy_(dst, v)
 
 
-def _index_put_(self, key, value):
+def _index_put_(self, key, value, accumulate=False):
     """``self[indices] = value`` with advanced indices (torch's index_put_)."""
     rg = STATE.grad_enabled and (self._requires_grad or value._requires_grad)
     _views.check_inplace(self, rg, "index_put_")
+    _views.check_overlap(self._data, value._data, full=True)
     if value._data.dtype != self._data.dtype:
         value = value.to(self.dtype)
     if rg or (FLAGS.forward_ad_levels and (self._fw or value._fw)):  # tangents need the op too
         seq0 = next(SEQ)
         snap = _snapshot(self)
-        res = apply(SH.INDEX_PUT, (snap, value), {"key": key, "shape": self._data.shape})
+        p = {"key": key, "shape": self._data.shape}
+        if accumulate:
+            p["accumulate"] = True
+        res = apply(SH.INDEX_PUT, (snap, value), p)
         _commit_inplace(self, res, snap, seq0)
         return
     try:
-        _views.writable(self)[key] = value._data
+        if accumulate:
+            SH.index_add_at(_views.writable(self), key, value._data)
+        else:
+            _views.writable(self)[key] = value._data
     except ValueError as e:
         raise RuntimeError(str(e)) from None
     except IndexError as e:
         raise index_error(e) from None
     self._bump_version()
+
+
+def _index_put_method(self, indices, values, accumulate=False):
+    """``self[indices] = values`` (``accumulate``: ``+=``, repeated indices adding up), in
+    place: torch's Tensor.index_put_ (IndexPutBackward0)."""
+    key = _index_key(self, indices, values)
+    if accumulate:
+        _index_put_(self, key, values, accumulate=True)
+    else:
+        _index_put_(self, key, values)
+    return self
+
+
+def _index_put(self, indices, values, accumulate=False):
+    """The out-of-place :meth:`index_put_` (a new tensor)."""
+    return _index_put_method(self.clone(), indices, values, accumulate)
+
+
+def _index_key(self, indices, values):
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put_(): argument 'indices' (position 1) must be tuple of Tensors, "
+                        f"not {type(indices).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"index_put_(): argument 'values' (position 2) must be Tensor, not "
+                        f"{type(values).__name__}")
+    if len(indices) > self._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self._data.ndim} (got "
+                         f"{len(indices)})")
+    _index_devices(self, tuple(indices))
+    return _norm_key(tuple(slice(None) if i is None else i for i in indices))
+
+
+Tensor.index_put_ = _index_put_method
+Tensor.index_put = _index_put
+
+from .ops import inplace_view  # noqa: F401 - Tensor.unsqueeze_/squeeze_ (and their rows)

@@ -251,6 +251,48 @@ def check_inplace(t, requires_grad: bool, overlap: str = "error") -> None:
                 return
 
 
+ERR_PARTIAL_OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer "
+    "to a single memory location. Please clone() the tensor before performing the operation."
+)
+_NO, _FULL, _PARTIAL = 0, 1, 2
+
+
+def _dense_span(a):
+    """(first byte, end byte) of an array whose elements fill a block of memory without gaps
+    or repeats (torch's is_non_overlapping_and_dense), else None."""
+    expected = a.itemsize
+    for st, n in sorted((abs(st), n) for n, st in zip(a.shape, a.strides) if n != 1):
+        if st != expected:
+            return None
+        expected *= n
+    start = _ptr(a) + sum((n - 1) * st for n, st in zip(a.shape, a.strides) if st < 0)
+    return start, start + a.size * a.itemsize
+
+
+def overlap_status(a, b) -> int:
+    """torch's get_overlap_status of two arrays (TooHard, a strided one, counts as no overlap)."""
+    if a is b:
+        return _FULL
+    if (a.__class__ is not np.ndarray or b.__class__ is not np.ndarray or not a.size or not b.size
+            or not np.may_share_memory(a, b)):
+        return _NO
+    sa, sb = _dense_span(a), _dense_span(b)
+    if sa is None or sb is None:
+        return _NO
+    if sa == sb:
+        return _FULL if a.strides == b.strides else _PARTIAL
+    return _PARTIAL if sa[0] < sb[1] and sb[0] < sa[1] else _NO
+
+
+def check_overlap(out, src, full: bool = False) -> None:
+    """torch's assert_no_partial_overlap (``full``: assert_no_overlap, index_put_'s) between a
+    written-to array and an input."""
+    lap = overlap_status(out, src)
+    if lap == _PARTIAL or (full and lap == _FULL):
+        raise RuntimeError(ERR_PARTIAL_OVERLAP)
+
+
 # ---------------------------------------------------------------- regenerating a view's history
 def view_grad_fn(v):
     """``v.grad_fn`` for a view: regenerated (AsStridedBackward0 of its base's current history)

@@ -309,6 +309,8 @@ def _along_key(xp, index, dim):
 
 # x[key] = v out of place: the gradient of x is zero at key, v gets g[key] (summed if broadcast)
 def _index_put_self_vjp(xp, g, x, v, out, p):
+    if p.get("accumulate"):
+        return g  # index_put_(..., accumulate=True) adds to every element of self
     from ..autograd.engine import xp_of  # noqa: PLC0415
 
     m = xp_of(g._data if hasattr(g, "_data") else g)  # the mask lives on g's device
@@ -329,8 +331,19 @@ INDEX_PUT = defop(
 
 def _index_put_fwd(xp, x, v, p):
     r = x.copy()
-    r[p["key"]] = v
+    if p.get("accumulate"):
+        index_add_at(r, p["key"], v)
+    else:
+        r[p["key"]] = v
     return r
+
+
+def index_add_at(r, key, v) -> None:
+    """``r[key] += v`` with repeated indices adding up (index_put_'s accumulate=True)."""
+    if r.__class__ is np.ndarray:
+        np.add.at(r, key, v)
+    else:
+        r[key] += v
 
 
 # ---------------------------------------------------------------- joining and splitting

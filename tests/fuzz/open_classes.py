@@ -96,17 +96,6 @@ OPEN: dict[str, Open] = {
         ("x = torch.tensor([1.0], requires_grad=True)", "y = AddOneInplace.apply(x)"),
         M(kind="custom:AddOneInplace"),
     ),
-    "memory-overlap-checks": Open(
-        "defects",
-        "in-place writes whose source overlaps the destination (x[idx] = x) or whose destination "
-        "is expanded are not refused (torch: \"unsupported operation: some elements of the input "
-        "tensor and the written-to tensor refer to a single memory location\"), or refused with "
-        "NumPy's \"assignment destination is read-only\" where torch writes nothing (empty)",
-        ("x = torch.ones(2, 2)", "x[torch.tensor([1, 0])] = x"),
-        (M(field=r"raised\(only torch\)",
-           torch="refer to a single memory location|refers to a single memory location"),
-         M(field=r"raised\(only ours\)", kind="inplace", ours="destination is read-only")),
-    ),
     "pow-bool-exponent-grad": Open(
         "lead",
         "pow(x, e) with a bool tensor exponent: torch's backward raises \"Subtraction, the `-` "
