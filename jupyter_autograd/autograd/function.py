@@ -400,10 +400,18 @@ def _apply_function(cls, args, kwargs):
         if isinstance(o, Tensor) and o._base is not None and id(o) not in dirty:
             o._cm = _views.IN_CUSTOM_FUNCTION
 
+    for t in ctx.dirty_tensors:  # torch's _mark_dirty bumps them before any check
+        if isinstance(t, Tensor):
+            _bump(t)
     if not is_diff:
-        for o in new_outs:
-            if isinstance(o, Tensor) and id(o) in dirty:
-                _bump(o)
+        for k, o in enumerate(new_outs):
+            # outputs that require grad come back as detached aliases (torch: inputs are
+            # detached out of place, the Function's own results in place)
+            if isinstance(o, Tensor) and o._requires_grad:
+                if id(o) in inputs_by_id:
+                    new_outs[k] = o.detach()
+                elif o._base is None:
+                    o.detach_()
         ctx._saved = ()
         res = tuple(new_outs)
         _forward_mode(cls, ctx, args, res)
@@ -434,7 +442,6 @@ def _apply_function(cls, args, kwargs):
                 )
             if o._base is not None and len(new_outs) > 1:
                 raise RuntimeError(E.ERR_DIRTY_VIEW_MULTI_OUTPUT)
-            _bump(o)
         if id(o) in nondiff or o._data.dtype.kind not in "fc":
             o._requires_grad = False
             continue

@@ -88,14 +88,6 @@ OPEN: dict[str, Open] = {
          M(field="grad_fn", torch=r"'(CatBackward0|StackBackward0)'"),
          M(field="requires_grad", kind=r"\bcat\b")),
     ),
-    "custom-mark-dirty": Open(
-        "views",
-        "custom Function with ctx.mark_dirty: on a leaf requiring grad torch says \"has been used\" "
-        "(ours: \"is being used\"); under no_grad the output must not require grad; the in-place "
-        "result type check (bool += 1) is skipped",
-        ("x = torch.tensor([1.0], requires_grad=True)", "y = AddOneInplace.apply(x)"),
-        M(kind="custom:AddOneInplace"),
-    ),
     "pow-bool-exponent-grad": Open(
         "lead",
         "pow(x, e) with a bool tensor exponent: torch's backward raises \"Subtraction, the `-` "
