@@ -135,7 +135,7 @@ class trace:  # noqa: N801 - a context manager used like torch's lower-case ones
                 code = linecache.getline(hit.f_code.co_filename, line)
             src = {"line": line, "code": code.strip()}
         refs = None
-        nf = node.next_functions
+        nf = tuple(zip(node._fns, node._nrs))  # one per input (next_functions omits NO_GRAD ones)
         for k, (fn_, _) in enumerate(nf):
             if fn_ is None and k < len(inputs) and isinstance(inputs[k], Tensor):
                 if refs is None:

@@ -118,20 +118,20 @@ def test_saved_flag_keeps_what_backward_used():
     assert p["show_saved"] is True
     mm = next(n for n in p["nodes"] if n.get("op") == "MmBackward0")
     saved = {s["name"]: s for s in mm["saved"]}
-    assert saved["_saved_mat2"]["shape"] == [5, 3]
-    w = next(n for n in p["nodes"] if n.get("name") == "w")
-    assert saved["_saved_mat2"]["tensor"] == w["id"]
+    # x @ w with only w requiring grad: torch saves x (as (1, 5)) for w's gradient, not w
+    assert saved["_saved_self"]["shape"] == [1, 5]
+    assert saved["_saved_mat2"]["value"] == "None"
     assert not any("freed" in (s.get("value") or "") for s in mm["saved"])
     fn = ns["z"].grad_fn
     while fn.name() != "MmBackward0":
         fn = fn.next_functions[0][0]
     with pytest.raises(RuntimeError, match="freed"):
-        fn._saved_mat2  # noqa: B018
+        fn._saved_self  # noqa: B018
     validate(p)
     # without --saved the graph says they were freed, as torch would
     g = viz.run_traced(TUTORIAL, {"torch": torch}, backward="loss")
     mm = next(n for n in g.payload["nodes"] if n.get("op") == "MmBackward0")
-    assert all("freed" in s["value"] for s in mm["saved"] if s["name"] == "_saved_mat2")
+    assert all("freed" in s["value"] for s in mm["saved"] if s["name"] == "_saved_self")
 
 
 def test_node_root_and_shared_subgraph_once():

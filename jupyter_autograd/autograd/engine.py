@@ -610,7 +610,10 @@ def _frees(fn) -> bool:
     """Whether backward frees a node without saved tensors: torch frees what it saved, and a
     row that saved nothing (remainder(x, y) with y not requiring grad) can run again; Python
     numbers a rule reads count (torch saves them as wrapped-number tensors: ``x * 2``)."""
-    return fn._op is None or any(r is not None for r in fn._saved[2])
+    saved = fn._saved
+    if fn._op is None or saved.__class__ is not tuple:  # saved_tensors_hooks: packed tensors
+        return True
+    return any(r is not None for r in saved[2])
 
 
 def _execute_by_sequence(roots, grads, keep_graph, create_graph):

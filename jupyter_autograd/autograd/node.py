@@ -72,7 +72,11 @@ class Node:
     @property
     def next_functions(self) -> tuple:
         """One ``(node, output_nr)`` pair per differentiable input; ``(None, 0)`` where the
-        input needs no gradient."""
+        input needs no gradient. Inputs a row marks NO_GRAD (where's condition, indices) are
+        not listed, as torch's generated nodes have no edge for them."""
+        op = self._op
+        if op is not None and not op.variadic and not all(op.differentiable):
+            return tuple((f, n) for f, n, d in zip(self._fns, self._nrs, op.differentiable) if d)
         return tuple(zip(self._fns, self._nrs))
 
     @next_functions.setter

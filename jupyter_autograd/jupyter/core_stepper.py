@@ -140,7 +140,7 @@ def backward_trace(
                         grad_inputs=tuple(_clone(g) for g in grad_inputs),
                         targets=tuple(
                             "None" if n is None else n.name().replace("torch::autograd::", "")
-                            for n, _ in fn.next_functions
+                            for n in fn._fns  # aligned with grad_inputs (one per input)
                         ),
                     )
                 )

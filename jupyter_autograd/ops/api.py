@@ -1394,8 +1394,11 @@ def cat(tensors, dim=0, *, out=None) -> Tensor:
     tensors = [_t(x) for x in tensors]
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    # torch skips legacy empty 1-D tensors of shape (0,)
-    ts = [x for x in tensors if not (x._data.ndim == 1 and x._data.shape[0] == 0)] or tensors[:1]
+    # torch skips legacy empty 1-D tensors of shape (0,) (they stay inputs of the node)
+    skip = {i for i, x in enumerate(tensors) if x._data.ndim == 1 and x._data.shape[0] == 0}
+    ts = [x for i, x in enumerate(tensors) if i not in skip]
+    if not ts or not skip:  # all empty: cat of the first one, in the promoted dtype
+        ts, skip = ts or _promote_all(tensors)[:1], None
     nd = ts[0]._data.ndim
     if nd == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
@@ -1413,9 +1416,13 @@ def cat(tensors, dim=0, *, out=None) -> Tensor:
                     f"Sizes of tensors must match except in dimension {d}. Expected size {ref[j]} "
                     f"but got size {s[j]} for tensor number {i} in the list."
                 )
-    # the result type counts the skipped empty tensors too (torch: bool with complex (0,) is complex)
-    ts = _promote_all(ts, tensors)
-    return apply(SH.CAT, tuple(ts), {"dim": d, "sizes": [x._data.shape[d] for x in ts]})
+    if skip is None:
+        # the result type counts the skipped empty tensors too (torch: bool with complex (0,) is complex)
+        ts = _promote_all(ts, tensors)
+        return apply(SH.CAT, tuple(ts), {"dim": d, "sizes": [x._data.shape[d] for x in ts]})
+    ts = _promote_all(tensors)
+    sizes = [0 if i in skip else x._data.shape[d] for i, x in enumerate(ts)]
+    return apply(SH.CAT, tuple(ts), {"dim": d, "sizes": sizes, "skip": frozenset(skip)})
 
 
 concat = concatenate = cat

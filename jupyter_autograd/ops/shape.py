@@ -349,10 +349,20 @@ def index_add_at(r, key, v) -> None:
 # ---------------------------------------------------------------- joining and splitting
 def _cat_fwd(xp, *arrays_and_p):
     *arrays, p = arrays_and_p
-    return xp.concatenate(arrays, axis=p["dim"])
+    return xp.concatenate(_cat_parts(arrays, p), axis=p["dim"])
+
+
+def _cat_parts(arrays, p):
+    """The operands cat joins: torch skips legacy empty 1-D tensors (still inputs of the node,
+    given an empty gradient)."""
+    skip = p.get("skip")
+    return [a for i, a in enumerate(arrays) if i not in skip] if skip else arrays
 
 
 def _cat_vjp(xp, g, i, metas, p):
+    skip = p.get("skip")
+    if skip and i in skip:
+        return xp.reshape(g, (-1,))[:0]
     d = p["dim"]
     start = sum(p["sizes"][:i])
     key = (slice(None),) * d + (slice(start, start + p["sizes"][i]),)
@@ -363,7 +373,7 @@ CAT = defop(
     "cat", node="CatBackward0", inputs=("tensors",), saved=("dim",),
     complex=AS_WRITTEN,
     fwd=_cat_fwd, vjp=(_cat_vjp,), variadic=True,
-    jvp=lambda xp, t, x, out, p: xp.concatenate(t, axis=p["dim"]), linear=True,
+    jvp=lambda xp, t, x, out, p: xp.concatenate(_cat_parts(t, p), axis=p["dim"]), linear=True,
     sample={"domain": (-3, 3), "kind": "cat"},
     torch=lambda torch, *ts, dim: torch.cat(ts, dim),
 )

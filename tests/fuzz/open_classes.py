@@ -77,17 +77,6 @@ OPEN: dict[str, Open] = {
          "t12 = t11[0]", "t12[...] = -1.5"),
         M(field="_version", prog=r"autograd\.grad"),
     ),
-    "nondiff-edges": Open(
-        "views",
-        "next_functions edges: inputs a row marks NO_GRAD (where's condition, embedding's "
-        "indices) appear as (None, 0) (torch lists only differentiable inputs), while cat/stack "
-        "drop inputs that do not require grad (torch keeps them as (None, 0)); cat of an empty "
-        "1-D tensor requiring grad with another tensor does not require grad",
-        ("x = torch.tensor([1.0, -2.0], requires_grad=True)", "y = torch.where(x > 0, x, x * 2)"),
-        (M(field="grad_fn", torch=r"'(WhereBackward0|EmbeddingBackward0)'"),
-         M(field="grad_fn", torch=r"'(CatBackward0|StackBackward0)'"),
-         M(field="requires_grad", kind=r"\bcat\b")),
-    ),
     "pow-bool-exponent-grad": Open(
         "lead",
         "pow(x, e) with a bool tensor exponent: torch's backward raises \"Subtraction, the `-` "
