@@ -421,7 +421,8 @@ def _commit_inplace(self: Tensor, res: Tensor, snap: Tensor | None = None, seq0:
         raise RuntimeError(
             f"output with shape {list(self._data.shape)} doesn't match the broadcast shape {list(rd.shape)}"
         )
-    _views.writable(self)[...] = rd
+    if rd.size:  # nothing to write (an empty expanded tensor is read-only)
+        _views.writable(self)[...] = rd
     self._bump_version()
     _adopt_history(self, res, snap, seq0)
 
@@ -496,7 +497,8 @@ def _inplace(fn, overlap="error"):
         try:
             if res._data.shape != self._data.shape:  # NumPy would drop leading 1s: (1, 3) -> (3,)
                 raise ValueError
-            _views.writable(self)[...] = res._data
+            if res._data.size:
+                _views.writable(self)[...] = res._data
         except ValueError:
             raise RuntimeError(
                 f"output with shape {list(self._data.shape)} doesn't match the broadcast shape {list(res._data.shape)}"

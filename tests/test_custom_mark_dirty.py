@@ -68,6 +68,13 @@ for f in (lambda: b.add_(1), lambda: b.mul_(2), lambda: b.add_(True), lambda: to
     except RuntimeError as e:
         emit(str(e))
 """,
+    "view_of_leaf_refused": _FN + """
+z = torch.tensor([[1.0], [2.0]], requires_grad=True)
+try:
+    AddOneInplace.apply(z.unsqueeze(2))
+except RuntimeError as e:
+    emit(str(e))
+""",
 }
 
 

@@ -39,6 +39,13 @@ emit(next_names(r.grad_fn), r.grad_fn._saved_dim)
 emit(torch.cat([e0, torch.ones(2, 2)]).requires_grad)
 emit(str(torch.cat([torch.zeros(0), torch.zeros(0, dtype=torch.float64)]).dtype))
 """,
+    "cat_of_empty_inputs_only": """
+x = torch.zeros(0, requires_grad=True)
+r = torch.cat([x, x, torch.zeros(0)])
+emit(r, next_names(r.grad_fn))
+r.sum().backward()
+emit(x.grad)
+""",
 }
 
 

@@ -33,6 +33,7 @@ OVERLAP = [
     "x = torch.ones(2); x[torch.tensor([0, 0])] = torch.tensor([1., 2.])",
     "x = torch.ones(3).expand(2, 3); x.index_put_((torch.tensor([0]),), torch.tensor(2.))",
     "x = torch.arange(4., requires_grad=True) * 1; x[1:].mul_(x[:3])",
+    "x = torch.zeros(2, 0).expand(2, 2, 0).detach(); x.add_(torch.ones(1, requires_grad=True))",
 ]
 
 PROGRAMS = {

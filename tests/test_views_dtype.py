@@ -154,6 +154,11 @@ emit(e)
 i = torch.ones(2, dtype=torch.int64)
 i.mul_(torch.ones(2, requires_grad=True))
 """,
+    "view_as_complex_of_a_slice_with_a_size_1_dim": """
+x = torch.ones(2, 3, dtype=torch.float64, requires_grad=True) * 1
+t = x[1:3, 1:3]
+emit(torch.view_as_complex(t), torch.view_as_complex(t).grad_fn)
+""",
     "detach_of_real_refused": """
 w = torch.tensor([1+2j], requires_grad=True) * 1
 w.real.detach_()

@@ -440,6 +440,8 @@ def _apply_function(cls, args, kwargs):
                 raise RuntimeError(
                     "a leaf Variable that requires grad has been used in an in-place operation."
                 )
+            if o._base is not None and o._base._requires_grad and o._base._grad_fn is None:
+                raise RuntimeError(E.ERR_VIEW_LEAF_INPLACE)
             if o._base is not None and len(new_outs) > 1:
                 raise RuntimeError(E.ERR_DIRTY_VIEW_MULTI_OUTPUT)
         if id(o) in nondiff or o._data.dtype.kind not in "fc":

@@ -1397,8 +1397,10 @@ def cat(tensors, dim=0, *, out=None) -> Tensor:
     # torch skips legacy empty 1-D tensors of shape (0,) (they stay inputs of the node)
     skip = {i for i, x in enumerate(tensors) if x._data.ndim == 1 and x._data.shape[0] == 0}
     ts = [x for i, x in enumerate(tensors) if i not in skip]
-    if not ts or not skip:  # all empty: cat of the first one, in the promoted dtype
-        ts, skip = ts or _promote_all(tensors)[:1], None
+    if not ts:  # all legacy empty: the first one's values, every one an input of the node
+        ts, skip = [tensors[0]], set(range(1, len(tensors))) or None
+    elif not skip:
+        skip = None
     nd = ts[0]._data.ndim
     if nd == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")

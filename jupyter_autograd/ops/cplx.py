@@ -260,7 +260,7 @@ def view_as_complex(input) -> Tensor:
     st = input.stride()
     if st[-1] != 1:
         raise RuntimeError("Tensor must have a last dimension with stride 1")
-    if any(s % 2 for s in st[:-1]):
+    if any(s % 2 for s, n in zip(st[:-1], d.shape[:-1]) if n != 1):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     if _storage_offset(d) % 2:
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")

@@ -101,6 +101,8 @@ def _reshape_(self, op, p, shape) -> Tensor:
             res = apply1(op, s, p)
             self._grad_fn, self._output_nr = res._grad_fn, 0
     self._data = self._data.reshape(shape)
+    if self._fw:  # forward-mode tangents take the same shape
+        self._fw = {k: v.reshape(shape) for k, v in self._fw.items()}
     self._bump_version()
     if self._base is not None:
         self._view_version = self._vc[0]  # its history is the node above, not a regenerated one
