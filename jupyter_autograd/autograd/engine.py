@@ -613,6 +613,8 @@ def _frees(fn) -> bool:
     saved = fn._saved
     if fn._op is None or saved.__class__ is not tuple:  # saved_tensors_hooks: packed tensors
         return True
+    if saved[2] is fn._op.none_inputs:  # arrays among its saved parameters (gather's index)
+        return True
     return any(r is not None for r in saved[2])
 
 

@@ -9,7 +9,7 @@ from ..autograd import views as _views
 from ..grad_mode import STATE
 from ..tensor import Tensor
 from .dispatch import apply1
-from .shape import _shape_op
+from .shape import SQUEEZE_INPLACE_DIM, _shape_op
 
 
 def _case(method, shape, *args):
@@ -42,10 +42,7 @@ SQUEEZE_ = _shape_op(
     "squeeze_", "SqueezeBackward3", _to_out_shape, _reshape_back,
     saved=("self_sym_sizes",), sample={"cases": _case("squeeze_", (2, 1, 3))},
 )
-SQUEEZE_DIM_ = _shape_op(
-    "squeeze_.dim", "SqueezeBackward4", _to_out_shape, _reshape_back,
-    saved=("dim", "self_sym_sizes"), sample={"cases": _case("squeeze_", (2, 1, 3), 1)},
-)
+SQUEEZE_DIM_ = SQUEEZE_INPLACE_DIM  # the row matmul(1-D, 2-D) records too
 SQUEEZE_DIMS_ = _shape_op(
     "squeeze_.dims", "SqueezeBackward5", _to_out_shape, _reshape_back,
     saved=("dim", "self_sym_sizes"), sample={"cases": _case("squeeze_", (2, 1, 3), (0, 1))},
