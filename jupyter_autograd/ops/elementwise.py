@@ -137,11 +137,22 @@ def _dispatch():
     return dispatch
 
 
+def zero_grad(xp, g, *_):
+    """The gradient of a piecewise-constant function: torch's zeros_like(grad), so an inf or
+    nan incoming gradient still gives 0 (g * 0 would give nan)."""
+    return g.new_zeros(g.shape) if xp.is_txp else xp.zeros_like(g)
+
+
+def zero_tangent(xp, t, *_):
+    t0 = t[0]
+    return t0.new_zeros(t0.shape) if xp.is_txp else xp.zeros_like(t0)
+
+
 # pow(self, exponent: scalar): d/dx x^c = c x^(c-1); c == 0 gives zeros, as torch
 def _pow_scalar_vjp(xp, g, x, out, p):
     c = p["exponent"]
     if c == 0:
-        return g * 0
+        return zero_grad(xp, g)
     if c == 2:
         return g * (2 * x)
     return g * (c * x ** (c - 1))
@@ -339,7 +350,7 @@ ABS = _unary("abs", "AbsBackward0", lambda xp, x, p: xp.abs(x),
              ("self",), avoid=(0.0,), smooth=False, complex=AS_WRITTEN,
              bools=kernel_refuses("abs_cpu"))
 SIGN = _unary("sign", "SignBackward0", lambda xp, x, p: xp.sgn(x),
-              lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
+              zero_grad, zero_tangent, (),
               avoid=(0.0,), smooth=False, complex=Refuse(
                   NotImplementedError, "Unlike NumPy, torch.sign is not intended to support "
                   "complex numbers. Please use torch.sgn instead."))
@@ -381,15 +392,15 @@ RELU = _unary("relu", "ReluBackward0", lambda xp, x, p: xp.maximum(x, 0),
               smooth=False,
               complex=_CLAMP_REFUSED, bools=Refuse(RuntimeError, "Boolean inputs not supported for relu"))
 FLOOR = _unary("floor", "FloorBackward0", lambda xp, x, p: xp.floor(x),
-               lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
+               zero_grad, zero_tangent, (),
                avoid=tuple(float(i) for i in range(-3, 4)), smooth=False,
                complex=Refuse(NotImplementedError, "floor is not supported for complex inputs"))
 CEIL = _unary("ceil", "CeilBackward0", lambda xp, x, p: xp.ceil(x),
-              lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
+              zero_grad, zero_tangent, (),
               avoid=tuple(float(i) for i in range(-3, 4)), smooth=False,
                complex=Refuse(NotImplementedError, "ceil is not supported for complex inputs"))
 ROUND = _unary("round", "RoundBackward0", lambda xp, x, p: xp.round(x),
-               lambda xp, g, x, out, p: g * 0, lambda xp, t, x, out, p: t[0] * 0, (),
+               zero_grad, zero_tangent, (),
                avoid=tuple(i + 0.5 for i in range(-4, 4)), smooth=False,
                complex=kernel_refuses("round_vml_cpu"))
 

@@ -10,18 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.engine import xp_of
-from .elementwise import _CLAMP_REFUSED
+from .elementwise import _CLAMP_REFUSED, zero_grad, zero_tangent
 from .out import out_call
 from .registry import Refuse, defop, kernel_refuses
 
 
-def _zero(xp, g, *_):
-    """The gradient of a piecewise-constant function: zero (torch's zeros_like(grad))."""
-    return g * 0
-
-
-def _zero_jvp(xp, t, x, out, p):
-    return t[0] * 0
+_zero, _zero_jvp = zero_grad, zero_tangent
 
 
 def _is_int(v) -> bool:

@@ -33,3 +33,22 @@ def test_zero_dim_and_shape_messages_as_torch():
         "c // torch.ones(3, dtype=torch.complex64)", "c <= torch.ones(3)",
     ], {"s": lambda t: t.tensor(1.0), "v": lambda t: t.ones(2),
         "c": lambda t: t.ones(2, dtype=t.complex64)})
+
+
+
+def test_rounding_gradient_is_zero_even_for_an_infinite_incoming_gradient():
+    """Seed 1248: trunc then log1p at -1 sends an inf gradient into trunc; torch's rounding
+    backward is zeros_like(grad), so the result is 0 where grad * 0 gave nan."""
+    import jupyter_autograd as ja  # noqa: PLC0415
+
+    from .._torch import require as require_torch  # noqa: PLC0415
+
+    torch = require_torch()
+    got = {}
+    for lib in (torch, ja):
+        for f in ("trunc", "floor", "ceil", "round"):
+            x = lib.tensor([-1.5, 0.5], requires_grad=True)
+            getattr(x, f)().backward(lib.tensor([float("inf"), float("nan")]))
+            got[(lib.__name__, f)] = x.grad.tolist()
+    for f in ("trunc", "floor", "ceil", "round"):
+        assert got[("jupyter_autograd", f)] == got[("torch", f)] == [0.0, 0.0], f
