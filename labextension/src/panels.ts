@@ -342,9 +342,10 @@ const TIP_MIN_H = 64;
 
 /**
  * Place the tooltip beside node `v` (right, left, below or above its box, the first that fits
- * in the canvas, else a corner of the canvas), off the node itself, the selected node and the
- * highlighted path; where no place fits it, shrunk to fit one (text clipped); where none fits
- * even then, the place covering least.
+ * in the canvas, else anywhere on the canvas), covering no node (no label) where such a place
+ * fits it; else off the node itself, the selected node and the highlighted path, covering the
+ * fewest other nodes; where no such place fits it, shrunk to fit one (text clipped); where none
+ * fits even then, the place covering least.
  */
 export function placeTooltip(
   tip: HTMLElement,
@@ -378,6 +379,17 @@ export function placeTooltip(
   }
   const cw = canvas.clientWidth;
   const ch = canvas.clientHeight;
+  // every other node on screen: its label is covered only where no place clears them all
+  // (a tooltip over an unrelated node hid the tutorial's `y` behind AddBackward0's tooltip)
+  const others: ReturnType<typeof rel>[] = [];
+  drawing.nodeEls.forEach((el, w) => {
+    if (!seen.has(w)) {
+      const o = rel(el.getBoundingClientRect());
+      if (o.r > 0 && o.b > 0 && o.l < cw && o.t < ch) {
+        others.push(o);
+      }
+    }
+  });
   tip.style.maxWidth = '';
   tip.style.maxHeight = `${Math.max(60, Math.min(300, ch - 8))}px`;
   const tw0 = tip.offsetWidth;
@@ -388,22 +400,29 @@ export function placeTooltip(
     const clampX = (x: number) => Math.max(2, Math.min(cw - tw - 2, x));
     const clampY = (y: number) => Math.max(2, Math.min(ch - th - 2, y));
     // covered area of what must stay visible; the hovered node counts most
-    const covered = (x: number, y: number) =>
-      avoid.reduce((sum, a, i) => {
+    const covered = (x: number, y: number, rs: typeof avoid, first: number) =>
+      rs.reduce((sum, a, i) => {
         const w = Math.min(x + tw, a.r) - Math.max(x, a.l);
         const h = Math.min(y + th, a.b) - Math.max(y, a.t);
-        return w > 0 && h > 0 ? sum + w * h * (i === 0 ? 4 : 1) : sum;
+        return w > 0 && h > 0 ? sum + w * h * (i === 0 ? first : 1) : sum;
       }, 0);
     let best = { x: clampX(n.r + gap), y: clampY(n.t) };
     let cost = Infinity;
+    let other = Infinity;
     let dist = Infinity;
+    // least covered of what must stay visible, then of the other nodes, then nearest the node
     const consider = (x: number, y: number) => {
       const p = { x: clampX(x), y: clampY(y) };
-      const c = covered(p.x, p.y);
+      const c = covered(p.x, p.y, avoid, 4);
+      if (c > cost) {
+        return;
+      }
+      const o = covered(p.x, p.y, others, 1);
       const d = Math.abs(p.x - n.l) + Math.abs(p.y - n.t);
-      if (c < cost || (c === cost && d < dist)) {
+      if (c < cost || o < other || (o === other && d < dist)) {
         best = p;
         cost = c;
+        other = o;
         dist = d;
       }
     };
@@ -416,8 +435,8 @@ export function placeTooltip(
     ];
     for (const c of beside) {
       consider(c.x, c.y);
-      if (cost === 0) {
-        return { best, cost };
+      if (cost === 0 && other === 0) {
+        return { best, cost, other };
       }
     }
     // ... else anywhere on the canvas: the free place nearest the node, or the least covering
@@ -434,7 +453,7 @@ export function placeTooltip(
         consider(x, y);
       }
     }
-    return { best, cost };
+    return { best, cost, other };
   };
   // A tooltip too big for every free place is shrunk (its text clipped: the details panel shows
   // it all) to the largest size that fits one, down to a readable minimum; only where none fits

@@ -62,7 +62,11 @@ def test_widget_is_interactive_with_the_lab_extension_disabled(browser: Any, tmp
             assert "AddBackward0" in out.locator(".jp-AutogradGraph-details").inner_text()
             out.locator("button[data-action=step-first]").click()
             assert out.locator(".jp-AutogradGraph-stepLabel").inner_text().startswith("0/")
+            # the mouse stays where the real click left it; scrolling the output under it put it
+            # over AccumulateGrad, whose hover tooltip then showed in the screenshot
+            page.mouse.move(1, 1)
             out.scroll_into_view_if_needed()
+            out.locator(".jp-AutogradGraph-tooltip").wait_for(state="hidden")
             out.screenshot(path=str(artifacts_dir() / "anywidget-lab-extension-disabled.png"))
             api = page.locator(".jp-AutogradGraph-anywidget").nth(1)
             assert "loss ()" in drawn_texts(api)

@@ -2,7 +2,8 @@
 headless Chromium: what is measured is what a student sees (boxes on screen, not the code).
 
 - the details panel never wraps a number mid-digit;
-- the tooltip sits beside the node, off the highlighted path where a free place fits it;
+- the tooltip sits beside the node, off the highlighted path where a free place fits it, and
+  covers no node's label (on the path or not) where a place covering no node fits it;
 - gradient labels never cover node labels at any step of the backward replay;
 - "Collapsed N chains." does not stay after "Unfold all";
 - the PNG export of the 100-step loop has a sane size (it was 16384 x 42 px);
@@ -43,6 +44,25 @@ def overlaps(a: list[float], b: list[float], slack: float = 1.0) -> bool:
 
 def rects(out: Any, sel: str) -> list[list[float]]:
     return out.page.evaluate(RECTS, [out.element_handle(), sel])
+
+
+# Whether a box of the tooltip's size fits somewhere in the canvas (a 24 px grid and its edges)
+# covering no node: then the tooltip must cover no node's label.
+FREE_PLACE = """([root, w, h]) => {
+  const c = root.querySelector('.jp-AutogradGraph-canvas').getBoundingClientRect();
+  const nodes = [...root.querySelectorAll('.jp-AutogradGraph-node')]
+    .map(e => e.getBoundingClientRect())
+    .filter(r => r.right > c.left && r.bottom > c.top && r.left < c.right && r.top < c.bottom);
+  const xs = [c.left + 2, c.right - w - 2], ys = [c.top + 2, c.bottom - h - 2];
+  for (let x = c.left + 2; x < c.right - w; x += 24) xs.push(x);
+  for (let y = c.top + 2; y < c.bottom - h; y += 24) ys.push(y);
+  for (const x of xs) for (const y of ys) {
+    if (x < c.left || y < c.top) continue;
+    if (!nodes.some(r => x < r.right - 1 && r.left < x + w - 1 && y < r.bottom - 1 && r.top < y + h - 1))
+      return [x, y, x + w, y + h];
+  }
+  return null;
+}"""
 
 
 def shot(target: Any, name: str) -> None:
@@ -88,6 +108,7 @@ def test_readability_defects_stay_fixed(page: Any, lab: LabServer) -> None:
     nodes = tut.locator(NODE)
     selected = rects(tut, f"{NODE}.jp-mod-selected")[0]
     biggest = 0.0
+    frees = 0
     for k in range(nodes.count()):
         node = nodes.nth(k)
         node.dispatch_event("pointerover")
@@ -103,11 +124,21 @@ def test_readability_defects_stay_fixed(page: Any, lab: LabServer) -> None:
         path = [r for r in rects(tut, PATH) if r != hovered]
         covered = [r for r in path if overlaps(tip_rect, r)]
         assert not covered, (label, tip_rect, covered)
+        # nor any node's label at all (on the path or not: it hid the tutorial's `y`) while a
+        # place covering no node fits it
+        free = tut.page.evaluate(FREE_PLACE, [tut.element_handle(), tip_rect[2] - tip_rect[0],
+                                              tip_rect[3] - tip_rect[1]])
+        if free is not None:
+            names = rects(tut, f"{NODE} .jp-AutogradGraph-label")
+            hidden = [r for r in names if overlaps(tip_rect, r)]
+            assert not hidden, (label, tip_rect, hidden, "free:", free)
+        frees += free is not None
         area = (tip_rect[2] - tip_rect[0]) * (tip_rect[3] - tip_rect[1])
         if area > biggest:
             biggest = area
             shot(tut, "tooltip-biggest-off-path")
         node.dispatch_event("pointerout")
+    assert frees, "no hover had a free place: the label check above checked nothing"
 
     # "Collapsed N chains." does not outlive "Unfold all".
     status = tut.locator(".jp-AutogradGraph-status")
