@@ -162,7 +162,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     Example:
         >>> import jupyter_autograd as torch
         >>> torch.nn.functional.poisson_nll_loss(torch.tensor([0.0, 1.0]), torch.tensor([1.0, 2.0]))
-        tensor(0.3591)
+        tensor(0.8591)
     """
     if size_average is not None or reduce is not None:
         reduction = _legacy(size_average, reduce)

@@ -15,7 +15,7 @@ class SmoothL1Loss(_Loss):
     Example:
         >>> import jupyter_autograd as torch
         >>> torch.nn.SmoothL1Loss(beta=0.5)(torch.tensor([0.25, 2.0]), torch.zeros(2))
-        tensor(0.8438)
+        tensor(0.9062)
     """
 
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0) -> None:
