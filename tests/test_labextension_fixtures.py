@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+import jupyter_autograd
+
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
 SCHEMA_FILE = REPO / "jupyter_autograd" / "schema" / "graph-v2.schema.json"
@@ -176,7 +178,7 @@ def test_packaging_metadata_agrees() -> None:
     assert pkg["name"] == "jupyter-autograd"
     assert pkg["jupyterlab"]["mimeExtension"] is True
     assert pkg["jupyterlab"]["outputDir"] == "../jupyter_autograd/labextension"
-    assert pkg["version"] == project["project"]["version"]
+    assert pkg["version"] == jupyter_autograd.__version__  # the one place (tests/test_version.py)
     assert install["packageName"] == project["project"]["name"]
     shared = project["tool"]["hatch"]["build"]["targets"]["wheel"]["shared-data"]
     assert shared["jupyter_autograd/labextension"] == "share/jupyter/labextensions/jupyter-autograd"
