@@ -16,6 +16,8 @@ import jupyter_autograd as ja
 
 from ._differential import compare
 from ._torch import require as require_torch
+from .test_engine_defects import _exp_function
+from .test_engine_reentrant import _reentrant_function
 
 torch = require_torch()
 
@@ -186,24 +188,9 @@ def test_object_and_str_arrays_are_refused_as_torch():
 
 def test_reentrant_backward_2000_deep():
     """Backward called from inside a backward 2,000 times nested (torch handles it)."""
-
-    class Reenter(ja.autograd.Function):
-        @staticmethod
-        def forward(ctx, x, depth):
-            ctx.depth = depth
-            return x * 1
-
-        @staticmethod
-        def backward(ctx, g):
-            if ctx.depth:
-                z = ja.ones(1, requires_grad=True)
-                with ja.enable_grad():
-                    Reenter.apply(z, ctx.depth - 1).sum().backward()
-            return g, None
-
     x = ja.ones(1, requires_grad=True)
-    Reenter.apply(x, 2000).sum().backward()
-    assert x.grad.tolist() == [1.0]
+    _reentrant_function(ja).apply(x, 2000).sum().backward()
+    assert x.grad.tolist() == [2.0]
 
 
 def test_dataloader_continues_after_a_failing_item():
@@ -232,21 +219,10 @@ def test_dataloader_continues_after_a_failing_item():
 
 
 def test_custom_function_saving_its_output_frees_without_the_cycle_collector():
-    class Exp(ja.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            out = x.exp()
-            ctx.save_for_backward(out)
-            return out
-
-        @staticmethod
-        def backward(ctx, g):
-            (out,) = ctx.saved_tensors
-            return g * out
-
+    exp = _exp_function()
     gc.disable()
     try:
-        y = Exp.apply(ja.ones(1000, requires_grad=True))
+        y = exp.apply(ja.ones(1000, requires_grad=True))
         ref = weakref.ref(y)
         del y
         assert ref() is None
