@@ -38,6 +38,19 @@ from ._dtype import (  # noqa: F401
     set_default_dtype,
     short,
     uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from ._formats import (  # noqa: F401
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    layout,
+    memory_format,
+    preserve_format,
+    sparse_coo,
+    strided,
 )
 from ._printing import get_printoptions, set_printoptions  # noqa: F401
 from .backend import device  # noqa: F401
@@ -53,6 +66,7 @@ from .tensor import Size, Tensor  # noqa: F401
 
 from . import ops  # noqa: E402,F401 - registers every op
 from . import _tensor_methods  # noqa: E402,F401 - wires Tensor methods to the ops
+from . import _methods_ext  # noqa: E402,F401 - and to the ops beyond ops/api.py
 from .factories import (  # noqa: E402,F401
     arange,
     as_tensor,
@@ -95,11 +109,22 @@ from ._sampling import (  # noqa: E402,F401
 )
 from . import random  # noqa: E402,F401
 from .ops.api import *  # noqa: E402,F401,F403
-from .ops.api import linalg, special  # noqa: E402,F401
+from .ops.api_math import *  # noqa: E402,F401,F403
+from .ops.api_shape import *  # noqa: E402,F401,F403
+from .ops.api_reduce import *  # noqa: E402,F401,F403
+from .ops.api_products import *  # noqa: E402,F401,F403
+from .ops.api_stats import *  # noqa: E402,F401,F403
+from .ops.api_index import *  # noqa: E402,F401,F403
+from .ops.api_special import *  # noqa: E402,F401,F403
+from .ops.api_misc import *  # noqa: E402,F401,F403
 from .ops.cplx import (  # noqa: E402,F401
     adjoint, angle, complex, conj, conj_physical, imag, is_conj, polar, real, resolve_conj,
     resolve_neg, sgn, view_as_complex, view_as_real,
 )
+from . import fft, linalg, masked, signal, special  # noqa: E402,F401
+from .ops.api_linalg import TOP as _LINALG_TOP  # noqa: E402
+
+globals().update(_LINALG_TOP)
 from . import autograd  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from .nn.functional import native_dropout  # noqa: E402,F401
@@ -134,6 +159,13 @@ from . import profiler  # noqa: E402,F401 - torch.profiler
 from . import cuda  # noqa: E402,F401 - torch.cuda (CuPy is imported lazily, on first use)
 from .factories import get_default_device, set_default_device  # noqa: E402,F401
 from . import datasets, optim, utils  # noqa: E402,F401
+
+from . import _aliases  # noqa: E402
+
+for _ns in (Tensor, linalg, special, fft):
+    _aliases.install(_ns)
+_aliases.install(__import__("sys").modules[__name__])
+del _ns
 
 __version__ = "0.1.0"
 

@@ -48,8 +48,13 @@ int16 = short = dtype("int16", np.int16, "ShortTensor")
 int32 = int = dtype("int32", np.int32, "IntTensor")
 int64 = long = dtype("int64", np.int64, "LongTensor")
 bool = dtype("bool", np.bool_, "BoolTensor")  # noqa: A001 - torch's name
+# torch's "shell" unsigned dtypes (few kernels; hash_tensor returns uint64)
+uint16 = dtype("uint16", np.uint16, "UInt16Tensor")
+uint32 = dtype("uint32", np.uint32, "UInt32Tensor")
+uint64 = dtype("uint64", np.uint64, "UInt64Tensor")
 
-ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool)
+ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool,
+       uint16, uint32, uint64)
 _FROM_NP = {d.np: d for d in ALL}
 _BY_NAME = {d.name: d for d in ALL}
 

@@ -126,6 +126,7 @@ def _method(fn, name):
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = fn.__doc__
+    method.__wrapped__ = fn  # the signature seen by _aliases (NumPy keyword names)
     return method
 
 

@@ -377,6 +377,20 @@ def _not_implemented(node: Node, i: int):
     )
 
 
+def _graph_outputs(out, node):
+    """A node's saved result(s) as Tensors of its graph (one per output of a multi-output row)."""
+    if isinstance(out, tuple):
+        res = []
+        for i, o in enumerate(out):
+            t = Tensor._wrap(o, True)
+            t.grad_fn, t._output_nr = node, i
+            res.append(t)
+        return tuple(res)
+    t = Tensor._wrap(out, True)
+    t.grad_fn = node
+    return t
+
+
 def run_node(node: Node, grads, create_graph: bool, op=None):
     """Compute the gradients a registry node sends to each of its inputs."""
     if op is None:
@@ -454,8 +468,7 @@ def run_node(node: Node, grads, create_graph: bool, op=None):
         if saved:
             ins, out = saved[0], saved[1]
             if out is not None:
-                out = Tensor._wrap(out, True)
-                out.grad_fn = node
+                out = _graph_outputs(out, node)
         else:
             ins, out = (None,) * len(op.inputs), None
         if op.n_out == 1:

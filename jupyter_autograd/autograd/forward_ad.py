@@ -30,7 +30,8 @@ def propagate(op, inputs, arrays, out, p, results) -> None:
             any_t = True
             tans.append(tan._data)
         else:
-            tans.append(a * 0 if hasattr(a, "shape") else 0.0)
+            # zeros_like, not a * 0: an input holding inf (a masked fill) has a zero tangent too
+            tans.append(_zeros_like(a) if hasattr(a, "shape") else 0.0)
     if not any_t:
         return
     from ..ops.registry import NOT_IMPLEMENTED  # noqa: PLC0415
@@ -107,6 +108,12 @@ def _fit_tensor(r, out):
     if r._data.dtype != out.dtype:
         r = r.to(from_numpy_dtype(out.dtype))
     return r
+
+
+def _zeros_like(a):
+    from .engine import xp_of  # noqa: PLC0415
+
+    return xp_of(a).zeros_like(a)
 
 
 def _fit(r, out):

@@ -362,3 +362,4 @@ def native_dropout(input, p: float, train):
 
 
 from ._functional_layers import *  # noqa: E402,F401,F403 - conv, pooling, normalization, padding...
+from ._activations import *  # noqa: E402,F401,F403 - activations and small layers (opinfo stream)

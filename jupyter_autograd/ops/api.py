@@ -47,11 +47,15 @@ def _scalar_tensor(v, like: Tensor) -> Tensor:
 
 
 def _dims(dim, ndim: int):
+    """``dim`` as a sorted tuple of wrapped dims (None: all). A 0-d tensor accepts dim 0 and
+    -1, as torch does, and has nothing to reduce over: ()."""
     if dim is None:
         return None
     if isinstance(dim, (list, tuple)):
-        return tuple(sorted(_wrap_dim(d, ndim) for d in dim))
-    return (_wrap_dim(dim, ndim),)
+        dims = tuple(sorted(_wrap_dim(d, ndim) for d in dim))
+    else:
+        dims = (_wrap_dim(dim, ndim),)
+    return dims if ndim else ()
 
 
 def tensor_args(*names):
@@ -544,19 +548,19 @@ logical_xor = _cmp(np.logical_xor, "logical_xor", tensors_only=True)
 
 
 def logical_not(input) -> Tensor:
-    return Tensor._wrap(np.logical_not(input._data))
+    return Tensor._wrap(np.asarray(np.logical_not(input._data)))
 
 
 def isnan(input) -> Tensor:
-    return Tensor._wrap(np.isnan(input._data))
+    return Tensor._wrap(np.asarray(np.isnan(input._data)))
 
 
 def isinf(input) -> Tensor:
-    return Tensor._wrap(np.isinf(input._data))
+    return Tensor._wrap(np.asarray(np.isinf(input._data)))
 
 
 def isfinite(input) -> Tensor:
-    return Tensor._wrap(np.isfinite(input._data))
+    return Tensor._wrap(np.asarray(np.isfinite(input._data)))
 
 
 def equal(input, other) -> bool:
@@ -572,15 +576,15 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
     a, b = _operands(input, _t(other, input))
-    return Tensor._wrap(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return Tensor._wrap(np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
 
 
 def all(input, dim=None, keepdim=False) -> Tensor:  # noqa: A001
-    return _logical_reduction(input, np.all(input._data, axis=dim, keepdims=keepdim))
+    return _logical_reduction(input, np.all(input._data, axis=_dims(dim, input._data.ndim), keepdims=keepdim))
 
 
 def any(input, dim=None, keepdim=False) -> Tensor:  # noqa: A001
-    return _logical_reduction(input, np.any(input._data, axis=dim, keepdims=keepdim))
+    return _logical_reduction(input, np.any(input._data, axis=_dims(dim, input._data.ndim), keepdims=keepdim))
 
 
 def _logical_reduction(input, r) -> Tensor:
@@ -861,34 +865,12 @@ def _vector_norm(x, ord, dim, keepdim) -> Tensor:  # noqa: A002 - torch's name
                 "operation does not have an identity"
             )
         for i in (dim if isinstance(dim, (list, tuple)) else (dim,)):
-            if d.shape[i] == 0:
+            if d.ndim and d.shape[i] == 0:  # a 0-d tensor has no empty dim
                 raise RuntimeError(
                     f"linalg.vector_norm cannot compute the {o:g} norm on the dimension {i}because "
                     "this dimension is empty and the operation does not have an identity"
                 )
     return apply1(RD.NORM0 if o == 0 else RD.NORM, x, {"ord": o, "dim": dims, "keepdim": keepdim})
-
-
-class _Linalg:
-    """``jupyter_autograd.linalg``: the vector norm."""
-
-    @staticmethod
-    def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-        """``linalg.vector_norm``: ord 0 (nonzero count), +-inf (max/min |x|) or any p.
-
-        Example:
-            >>> import jupyter_autograd as torch
-            >>> torch.linalg.vector_norm(torch.tensor([3., -4.]), float("inf"))
-            tensor(4.)
-        """
-        return _vector_norm(x, ord, dim, keepdim)
-
-    @staticmethod
-    def norm(x, ord=None, dim=None, keepdim=False):  # noqa: A002
-        return norm(x, 2 if ord is None else ord, dim, keepdim)
-
-
-linalg = _Linalg()
 
 
 _REQUIRED = object()
@@ -1286,6 +1268,9 @@ def unflatten(input, dim, sizes) -> Tensor:
 
 def transpose(input, dim0, dim1) -> Tensor:
     nd = input._data.ndim
+    if nd == 0:
+        _wrap_dim(dim0, 0), _wrap_dim(dim1, 0)
+        return apply1(SH.ALIAS, input)
     return apply1(SH.TRANSPOSE, input, {"dim0": _wrap_dim(dim0, nd), "dim1": _wrap_dim(dim1, nd)})
 
 
@@ -1314,6 +1299,9 @@ def squeeze(input, dim=None) -> Tensor:
     shp = input._data.shape
     if dim is None:
         return apply1(SH.SQUEEZE, input, {"self_sym_sizes": shp})
+    if not shp:
+        _dims(dim, 0)
+        return apply1(SH.SQUEEZE_DIM, input, {"dim": 0, "out_shape": (), "self_sym_sizes": shp})
     dims = _dims(dim, input._data.ndim)
     out_shape = tuple(s for i, s in enumerate(shp) if not (i in dims and s == 1))
     op = SH.SQUEEZE_DIM if not isinstance(dim, (list, tuple)) else SH.SQUEEZE_DIMS
@@ -1599,9 +1587,13 @@ def select(input, dim, index) -> Tensor:
     return apply1(SH.SELECT, input, {"dim": d, "index": index % n, "self_sym_sizes": input._data.shape})
 
 
-def gather(input, dim, index) -> Tensor:
+def gather(input, dim, index, *, sparse_grad=False) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if idx.size == 0 and idx.ndim != input._data.ndim:  # torch allows any empty index
+        return reshape(reshape(input, (-1,))[:0], idx.shape)
+    if input._data.ndim == 0:
+        return reshape(gather(reshape(input, (1,)), 0, Tensor._wrap(idx.reshape(-1))), idx.shape)
     return apply1(SH.TAKE_ALONG, input, {"dim": d, "index": idx, "self_sym_sizes": input._data.shape})
 
 
@@ -1609,7 +1601,7 @@ def masked_fill(input, mask, value) -> Tensor:
     """``value`` where ``mask`` is True (MaskedFillBackward0); a tensor value goes through where."""
     mask = _t(mask)
     if isinstance(value, Tensor):
-        if value._requires_grad or value._data.ndim:
+        if value._requires_grad or value._data.ndim or value._fw:
             return where(mask, value, input)
         value = value.item()
     if mask._data.dtype.kind != "b":
@@ -1623,6 +1615,8 @@ def index_select(input, dim, index) -> Tensor:
     """Rows (along ``dim``) picked by an integer index (IndexSelectBackward0)."""
     d = _wrap_dim(dim, input._data.ndim)
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if input._data.ndim == 0:  # torch: a 0-d tensor indexed by a one-element index
+        return reshape(apply1(SH.INDEX_SELECT, reshape(input, (1,)), {"dim": 0, "index": idx.reshape(-1), "self_sym_sizes": (1,)}), ())
     return apply1(SH.INDEX_SELECT, input, {"dim": d, "index": idx, "self_sym_sizes": input._data.shape})
 
 
@@ -1683,14 +1677,3 @@ def erf(input, *, out=None) -> Tensor:
     from . import nn_ops  # noqa: PLC0415 - nn_ops imports this module
 
     return apply1(nn_ops.ERF, _float(input))
-
-
-class _Special:
-    """``jupyter_autograd.special``: the functions torch.special shares with the top level."""
-
-    erf = staticmethod(erf)
-    expit = staticmethod(sigmoid)
-    logsumexp = staticmethod(logsumexp)
-
-
-special = _Special()

@@ -138,7 +138,8 @@ ADDMM = defop(
          lambda xp, g, bias, a, b, out, p: _alpha(_mm_grad_mat1(xp, g, b, a), p),
          lambda xp, g, bias, a, b, out, p: _alpha(_mm_grad_mat2(xp, g, a, b), p)),
     layout=((1, 1), (2, 2)),  # torch saves mat2 for mat1's gradient only, mat1 for mat2's
-    jvp=lambda xp, t, x, out, p: t[0] + xp.matmul(t[1], x[2]) + xp.matmul(x[1], t[2]),
+    jvp=lambda xp, t, x, out, p: (t[0] + xp.matmul(t[1], x[2]) + xp.matmul(x[1], t[2]) if p is None
+                                  else t[0] * p["beta"] + (xp.matmul(t[1], x[2]) + xp.matmul(x[1], t[2])) * p["alpha"]),
     sample={"domain": (-2, 2), "kind": "addmm"},
     torch=lambda torch, bias, a, b: torch.addmm(bias, a, b),
 )

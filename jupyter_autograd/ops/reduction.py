@@ -142,6 +142,8 @@ PROD = defop(
 
 
 def _prod_dim_vjp(xp, g, x, out, p):
+    if not p["dim"]:  # a 0-d input: nothing was multiplied
+        return g
     d = p["dim"][0]
     if not p["keepdim"]:
         g = xp.expand_dims(g, d)
@@ -155,9 +157,9 @@ def _prod_dim_vjp(xp, g, x, out, p):
 PROD_DIM = defop(
     "prod.dim_int", node="ProdBackward1", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
     complex=HOLOMORPHIC,
-    fwd=lambda xp, x, p: xp.prod(x, axis=p["dim"][0], keepdims=p["keepdim"]),
+    fwd=lambda xp, x, p: xp.prod(x, axis=p["dim"][0] if p["dim"] else (), keepdims=p["keepdim"]),
     vjp=_prod_dim_vjp,
-    jvp=lambda xp, t, x, out, p: xp.sum(_prod_dim_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"][0], keepdims=p["keepdim"]),
+    jvp=lambda xp, t, x, out, p: xp.sum(_prod_dim_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"][0] if p["dim"] else (), keepdims=p["keepdim"]),
     sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, domain=(-2, 2), single_dim=True),
     torch=lambda torch, x, dim, keepdim: x.prod(dim, keepdim=keepdim),
 )
@@ -424,7 +426,7 @@ def _norm_cases(rng):
     out = []
     for o, dim, xx in ((2, None, x), (1, 1, x), (3, 0, x), (1.5, 1, x), (0.5, None, x), (-1, 1, x),
                        (float("inf"), None, distinct), (-float("inf"), 1, distinct)):
-        out.append((lambda t, o=o, d=dim: _api().linalg.vector_norm(t, o, d), [xx],
+        out.append((lambda t, o=o, d=dim: _api()._vector_norm(t, o, d, False), [xx],
                     lambda tt, t, o=o, d=dim: tt.linalg.vector_norm(t, o, d)))
     return out
 
@@ -451,7 +453,7 @@ NORM0 = defop(
     saved=("dim", "keepdim", "ord", "result", "self"),
     fwd=_norm_fwd, vjp=UNDEFINED_GRAD, jvp=_norm_jvp,
     reads=((0, -1),),  # torch saves (and checks) self and the result for every order
-    sample={"reduce": True, "cases": lambda rng: [(lambda t: _api().linalg.vector_norm(t, 0), [rng.uniform(-3, 3, (3, 4))],
+    sample={"reduce": True, "cases": lambda rng: [(lambda t: _api()._vector_norm(t, 0, None, False), [rng.uniform(-3, 3, (3, 4))],
                                    lambda tt, t: tt.linalg.vector_norm(t, 0))]},
     torch=lambda torch, x, dim, keepdim: torch.linalg.vector_norm(x, 0, dim, keepdim=keepdim),
 )
@@ -525,6 +527,8 @@ LOG_SOFTMAX = defop(
 
 # cumsum: the gradient is the reversed cumulative sum of the incoming gradient
 def _cumsum_vjp(xp, g, x, out, p):
+    if g.ndim == 0:
+        return g
     d = p["dim"]
     return xp.flip(xp.cumsum(xp.flip(g, d), axis=d), d)
 
@@ -532,9 +536,9 @@ def _cumsum_vjp(xp, g, x, out, p):
 CUMSUM = defop(
     "cumsum", node="CumsumBackward0", inputs=("self",), saved=("dim",),
     complex=AS_WRITTEN,
-    fwd=lambda xp, x, p: xp.cumsum(x, axis=p["dim"]),
+    fwd=lambda xp, x, p: xp.cumsum(x, axis=p["dim"]) if x.ndim else x.copy(),
     vjp=_cumsum_vjp,
-    jvp=lambda xp, t, x, out, p: xp.cumsum(t[0], axis=p["dim"]), linear=True,
+    jvp=lambda xp, t, x, out, p: xp.cumsum(t[0], axis=p["dim"]) if t[0].ndim else t[0], linear=True,
     sample={"domain": (-3, 3), "kind": "cumsum"},
     torch=lambda torch, x, dim: torch.cumsum(x, dim),
 )

@@ -40,6 +40,15 @@ class _TXP:
     is_txp = True
     __name__ = "txp"
 
+    def __getattr__(self, name):
+        # functions whose NumPy and torch names and meanings agree (tril, roll, diagonal...)
+        import jupyter_autograd  # noqa: PLC0415 - rules run after the package is loaded
+
+        fn = getattr(jupyter_autograd, name, None)
+        if fn is None:
+            raise AttributeError(f"txp has no {name!r}")
+        return fn
+
     # elementwise
     exp = staticmethod(api.exp)
     log = staticmethod(api.log)

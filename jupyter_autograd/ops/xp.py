@@ -47,7 +47,7 @@ class ArrayNamespace:
             try:
                 self._mod.add.at(z, key, g)
             except AttributeError:  # older CuPy
-                import cupyx  # noqa: PLC0415
+                import cupyx
 
                 cupyx.scatter_add(z, key, g)
         return z
@@ -113,3 +113,9 @@ except (ImportError, AttributeError):  # NumPy 1.x
 
     def quiet_exit(old):
         np.seterr(**old)
+
+
+def isnan(x):
+    """NaN test by self-comparison: works on NumPy/CuPy arrays and on Tensors alike (rules that
+    run under create_graph get Tensors, whose isnan is not recorded)."""
+    return x != x  # noqa: PLR0124

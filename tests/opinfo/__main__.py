@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
+from pathlib import Path
 
 from . import harness
-from .skips import SKIPS, reason_of
+from .skips import PENDING, SKIPS, reason_of
 
 
 def main(argv=None) -> int:
@@ -18,6 +20,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write per-entry results here")
     ap.add_argument("-v", action="store_true", help="print every failure message")
     ap.add_argument("--failing", action="store_true", help="print failing entries only")
+    ap.add_argument("--prune", action="store_true",
+                    help="delete entries that now pass from the pending lists in skips.py")
     a = ap.parse_args(argv)
     entries = harness.all_entries()
     names = [n for n in entries if not a.names
@@ -43,10 +47,23 @@ def main(argv=None) -> int:
     n_fwd = sum(v["passed"] and v["fwd"] is not False for v in out.values())
     print(f"\n{n_pass}/{len(out)} entries pass outputs and gradients (forward AD too: {n_fwd}); "
           f"{time.perf_counter() - t0:.0f}s; {len(SKIPS)} on the skip list")
+    if a.prune:
+        _prune([n for n, v in out.items() if v["passed"] and v["fwd"] is not False and n in PENDING])
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=1)
     return 0
+
+
+def _prune(names) -> None:
+    path = Path(__file__).with_name("skips.py")
+    text = path.read_text()
+    for n in names:
+        text = re.sub(r'(?m)^(\s*)"' + re.escape(n) + r'",\s?', r"\1", text)
+        text = text.replace(' "' + n + '",', "")
+    text = re.sub(r"(?m)^\s+\n", "", text)
+    path.write_text(text)
+    print(f"pruned {len(names)} now-passing entries from the pending lists: {' '.join(names)}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,182 @@
+"""Binary and ternary elementwise rows: atan2, hypot, copysign, fmax/fmin, fmod, logaddexp,
+xlogy, lerp, addcmul, addcdiv (broadcasting; the engine reduces each gradient to its input)."""
+
+from __future__ import annotations
+
+import math
+
+from .registry import HOLOMORPHIC, NO_GRAD, Refuse, defop, kernel_refuses
+from .xp import isnan
+
+_LN2 = math.log(2.0)
+
+
+def _ja():
+    import jupyter_autograd
+
+    return jupyter_autograd
+
+
+def _b(name, node, fwd, da, db, saved=("other", "self"), domain=(-3, 3), avoid=(), smooth=True,
+       torch=None, inputs=("self", "other"), sample=None, complex=HOLOMORPHIC):
+    """A two-input row with partial derivatives ``da``/``db(xp, a, b, out, p)`` (or NO_GRAD)."""
+    vjp_a = (lambda xp, g, a, b, out, p: g * da(xp, a, b, out, p)) if da is not NO_GRAD else NO_GRAD
+    vjp_b = (lambda xp, g, a, b, out, p: g * db(xp, a, b, out, p)) if db is not NO_GRAD else NO_GRAD
+
+    def jvp(xp, t, x, out, p):
+        r = 0
+        if da is not NO_GRAD:
+            r = t[0] * da(xp, x[0], x[1], out, p)
+        if db is not NO_GRAD:
+            r = r + t[1] * db(xp, x[0], x[1], out, p)
+        return r
+
+    return defop(name, node=node, inputs=inputs, saved=saved, fwd=fwd, vjp=(vjp_a, vjp_b), jvp=jvp,
+                 complex=complex,
+                 smooth=smooth, sample=sample or {"domain": domain, "avoid": {1: avoid}},
+                 torch=torch or (lambda t, a, b, _n=name: getattr(t, _n)(a, b)))
+
+
+# atan2(a, b): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2)
+ATAN2 = _b("atan2", "Atan2Backward0", lambda xp, a, b, p: xp.arctan2(a, b),
+           lambda xp, a, b, out, p: b / (a * a + b * b),
+           lambda xp, a, b, out, p: -a / (a * a + b * b), avoid=(0.0,),
+           complex=kernel_refuses("atan2_cpu"))
+HYPOT = _b("hypot", "HypotBackward0", lambda xp, a, b, p: xp.hypot(a, b),
+           lambda xp, a, b, out, p: a / out, lambda xp, a, b, out, p: b / out,
+           saved=("other", "result", "self"), avoid=(0.0,), complex=kernel_refuses("hypot_cpu"))
+
+
+# copysign: |a| with b's sign; d/da = result / a (0 where a == 0), b gets a zero gradient
+def _copysign_da(xp, a, b, out, p):
+    return xp.where(a == 0, 0.0, out / xp.where(a == 0, 1.0, a))
+
+
+COPYSIGN = _b("copysign", "CopysignBackward0", lambda xp, a, b, p: xp.copysign(a, b),
+              _copysign_da, lambda xp, a, b, out, p: 0.0, saved=("self", "result"),
+              avoid=(0.0,), smooth=False, complex=kernel_refuses("copysign_cpu"))
+
+
+# fmax/fmin ignore NaN: the gradient goes to the argument that was taken (a on ties)
+def _fmax_a(xp, a, b, out, p):
+    return (a >= b) | isnan(b)
+
+
+def _fmin_a(xp, a, b, out, p):
+    return (a <= b) | isnan(b)
+
+
+FMAX = _b("fmax", "FmaxBackward0", lambda xp, a, b, p: xp.fmax(a, b), _fmax_a,
+          lambda xp, a, b, out, p: ~_fmax_a(xp, a, b, out, p), smooth=False,
+          complex=Refuse(RuntimeError, "fmax not implemented for complex tensors."))
+FMIN = _b("fmin", "FminBackward0", lambda xp, a, b, p: xp.fmin(a, b), _fmin_a,
+          lambda xp, a, b, out, p: ~_fmin_a(xp, a, b, out, p), smooth=False,
+          complex=Refuse(RuntimeError, "fmin not implemented for complex tensors."))
+
+
+# nextafter: torch passes the gradient to self and none to other
+NEXTAFTER = _b("nextafter", "NextafterBackward0", lambda xp, a, b, p: xp.nextafter(a, b),
+               lambda xp, a, b, out, p: 1.0, lambda xp, a, b, out, p: 0.0, saved=(), smooth=False,
+               complex=kernel_refuses("nextafter_cpu"))
+# logaddexp(a, b) = log(e^a + e^b): d/da = 1 / (1 + e^(b - a))
+def _logaddexp(xp, a, b, p):
+    if a.dtype.kind != "c":
+        return xp.logaddexp(a, b)
+    # complex: the operand with the larger real part factored out, as torch's _log_add_exp_helper
+    m = xp.where(a.real >= b.real, a, b)
+    n = xp.where(a.real >= b.real, b, a)
+    return m + xp.log1p(xp.exp(n - m))
+
+
+LOGADDEXP = _b("logaddexp", "LogaddexpBackward0", _logaddexp,
+               lambda xp, a, b, out, p: 1 / (1 + xp.exp(b - a)),
+               lambda xp, a, b, out, p: 1 / (1 + xp.exp(a - b)))
+LOGADDEXP2 = _b("logaddexp2", "Logaddexp2Backward0", lambda xp, a, b, p: xp.logaddexp2(a, b),
+                lambda xp, a, b, out, p: 1 / (1 + xp.exp2(b - a)),
+                lambda xp, a, b, out, p: 1 / (1 + xp.exp2(a - b)), complex=kernel_refuses("logaddexp2_cpu"))
+
+
+# xlogy(a, b) = a log(b), 0 where a == 0 (unless b is NaN): d/da = xlogy(a != 0, b), d/db = a / b
+def _xlogy(xp, a, b, p):
+    return xp.where((a == 0) & ~xp.isnan(b), 0.0, a * xp.log(b)).astype(a.dtype)
+
+
+XLOGY = _b("xlogy", "XlogyBackward0", _xlogy,
+           lambda xp, a, b, out, p: xp.where((a == 0) & ~isnan(b), 0.0, xp.log(b)),
+           lambda xp, a, b, out, p: a / b, domain=(0.1, 3), complex=kernel_refuses("xlogy_cpu"))
+
+
+def _xlog1py(xp, a, b, p):
+    return xp.where((a == 0) & ~xp.isnan(b), 0.0, a * xp.log1p(b)).astype(a.dtype)
+
+
+XLOG1PY = _b("special_xlog1py", "SpecialXlog1PyBackward0", _xlog1py,
+             lambda xp, a, b, out, p: xp.where((a == 0) & ~isnan(b), 0.0, xp.log1p(b)),
+             lambda xp, a, b, out, p: a / (b + 1), complex=kernel_refuses("xlog1py_cpu"),
+             sample={"cases": lambda rng: [(lambda a, b: _ja().special.xlog1py(a, b),
+                                            [rng.uniform(-3, 3, (3, 4)), rng.uniform(0.1, 3, (4,))],
+                                            lambda tt, a, b: tt.special.xlog1py(a, b))]})
+
+
+# lerp(a, b, w) = a + w (b - a), computed from the nearer end as torch does (exact at w = 1)
+def _lerp(xp, a, b, w):
+    return xp.where(abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
+
+
+LERP = _b("lerp.Scalar", "LerpBackward0", lambda xp, a, b, p: _lerp(xp, a, b, p["weight"]),
+          lambda xp, a, b, out, p: 1 - p["weight"], lambda xp, a, b, out, p: p["weight"],
+          saved=("weight",), inputs=("self", "end"),
+          sample={"cases": lambda rng: [(lambda a, b: a.lerp(b, 0.3), [rng.uniform(-3, 3, (3, 4)),
+                                         rng.uniform(-3, 3, (4,))], lambda tt, a, b: a.lerp(b, 0.3))]})
+
+
+def _lerp_jvp(xp, t, x, out, p):
+    a, b, w = x
+    return t[0] * (1 - w) + t[1] * w + t[2] * (b - a)
+
+
+LERP_TENSOR = defop(
+    "lerp.Tensor", node="LerpBackward1", inputs=("self", "end", "weight"), complex=HOLOMORPHIC,
+    saved=("end", "self", "weight"),
+    fwd=lambda xp, a, b, w, p: _lerp(xp, a, b, w),
+    vjp=(lambda xp, g, a, b, w, out, p: g * (1 - w),
+         lambda xp, g, a, b, w, out, p: g * w,
+         lambda xp, g, a, b, w, out, p: g * (b - a)),
+    jvp=_lerp_jvp,
+    sample={"cases": lambda rng: [(lambda a, b, w: a.lerp(b, w), [rng.uniform(-3, 3, (3, 4)),
+                                   rng.uniform(-3, 3, (4,)), rng.uniform(0.1, 0.4, (3, 1))],
+                                   lambda tt, a, b, w: a.lerp(b, w))]},
+)
+
+
+def _value(p):
+    return 1 if p is None else p["value"]
+
+
+# addcmul(s, t1, t2, value) = s + value t1 t2; addcdiv = s + value t1 / t2
+ADDCMUL = defop(
+    "addcmul", node="AddcmulBackward0", inputs=("self", "tensor1", "tensor2"), complex=HOLOMORPHIC,
+    saved=("tensor1", "tensor2", "value"),
+    fwd=lambda xp, s, a, b, p: s + _value(p) * a * b,
+    vjp=(lambda xp, g, s, a, b, out, p: g,
+         lambda xp, g, s, a, b, out, p: g * b * _value(p),
+         lambda xp, g, s, a, b, out, p: g * a * _value(p)),
+    jvp=lambda xp, t, x, out, p: t[0] + _value(p) * (t[1] * x[2] + x[1] * t[2]),
+    sample={"cases": lambda rng: [(lambda s, a, b: s.addcmul(a, b, value=0.5),
+                                   [rng.uniform(-3, 3, (3, 4)), rng.uniform(-3, 3, (4,)),
+                                    rng.uniform(-3, 3, (3, 1))],
+                                   lambda tt, s, a, b: s.addcmul(a, b, value=0.5))]},
+)
+ADDCDIV = defop(
+    "addcdiv", node="AddcdivBackward0", inputs=("self", "tensor1", "tensor2"), complex=HOLOMORPHIC,
+    saved=("tensor1", "tensor2", "value"),
+    fwd=lambda xp, s, a, b, p: s + _value(p) * (a / b),
+    vjp=(lambda xp, g, s, a, b, out, p: g,
+         lambda xp, g, s, a, b, out, p: g * _value(p) / b,
+         lambda xp, g, s, a, b, out, p: -g * _value(p) * a / (b * b)),
+    jvp=lambda xp, t, x, out, p: t[0] + _value(p) * (t[1] / x[2] - t[2] * x[1] / (x[2] * x[2])),
+    sample={"cases": lambda rng: [(lambda s, a, b: s.addcdiv(a, b, value=0.5),
+                                   [rng.uniform(-3, 3, (3, 4)), rng.uniform(-3, 3, (4,)),
+                                    rng.uniform(1, 3, (3, 1))],
+                                   lambda tt, s, a, b: s.addcdiv(a, b, value=0.5))]},
+)

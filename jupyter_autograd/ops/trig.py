@@ -1,0 +1,140 @@
+"""Unary elementwise rows beyond the basics: inverse and hyperbolic trigonometry, logarithms and
+exponentials in other bases, angle conversions and the rounding relatives.
+
+Each row is declared by its forward and its derivative ``d(xp, x, out)``: the VJP is
+``g * d`` and the JVP ``t * d`` (:func:`ew`)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .registry import HOLOMORPHIC, Refuse, defop, kernel_refuses, no_complex_autograd
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
+
+def ew(name, node, fwd, d, saved=("self",), domain=(-3, 3), avoid=(), smooth=True, torch=None,
+       linear=False, complex=HOLOMORPHIC):
+    """One elementwise row: ``fwd(xp, x, p)``; its derivative ``d(xp, x, out, p)``."""
+    return defop(
+        name, node=node, inputs=("self",), saved=saved, fwd=fwd,
+        vjp=lambda xp, g, x, out, p: g * d(xp, x, out, p),
+        jvp=lambda xp, t, x, out, p: t[0] * d(xp, x[0], out, p),
+        smooth=smooth, linear=linear, sample={"domain": domain, "avoid": {0: avoid}}, complex=complex,
+        torch=torch or (lambda t, x, _n=name: getattr(t, _n)(x)),
+    )
+
+
+# d/dx acos x = -1/sqrt(1 - x^2); asin: +1/sqrt(1 - x^2)
+ACOS = ew("acos", "AcosBackward0", lambda xp, x, p: xp.arccos(x),
+          lambda xp, x, out, p: -1 / xp.sqrt(1 - x * x), domain=(-0.95, 0.95))
+ASIN = ew("asin", "AsinBackward0", lambda xp, x, p: xp.arcsin(x),
+          lambda xp, x, out, p: 1 / xp.sqrt(1 - x * x), domain=(-0.95, 0.95))
+ATAN = ew("atan", "AtanBackward0", lambda xp, x, p: xp.arctan(x),
+          lambda xp, x, out, p: 1 / (1 + x * x))
+# torch: grad * (self^2 - 1).rsqrt() and grad * (self^2 + 1).rsqrt()
+ACOSH = ew("acosh", "AcoshBackward0", lambda xp, x, p: xp.arccosh(x),
+           lambda xp, x, out, p: 1 / xp.sqrt(x * x - 1), domain=(1.1, 4))
+ASINH = ew("asinh", "AsinhBackward0", lambda xp, x, p: xp.arcsinh(x),
+           lambda xp, x, out, p: 1 / xp.sqrt(x * x + 1))
+ATANH = ew("atanh", "AtanhBackward0", lambda xp, x, p: xp.arctanh(x),
+           lambda xp, x, out, p: 1 / (1 - x * x), domain=(-0.9, 0.9))
+SINH = ew("sinh", "SinhBackward0", lambda xp, x, p: xp.sinh(x),
+          lambda xp, x, out, p: xp.cosh(x))
+COSH = ew("cosh", "CoshBackward0", lambda xp, x, p: xp.cosh(x),
+          lambda xp, x, out, p: xp.sinh(x))
+LOG2 = ew("log2", "Log2Backward0", lambda xp, x, p: xp.log2(x),
+          lambda xp, x, out, p: 1 / (x * _LN2), domain=(0.1, 5))
+LOG10 = ew("log10", "Log10Backward0", lambda xp, x, p: xp.log10(x),
+           lambda xp, x, out, p: 1 / (x * _LN10), domain=(0.1, 5))
+EXP2 = ew("exp2", "Exp2Backward0", lambda xp, x, p: xp.exp2(x),
+          lambda xp, x, out, p: out * _LN2, saved=("result",))
+DEG2RAD = ew("deg2rad", "Deg2RadBackward0", lambda xp, x, p: x * (math.pi / 180),
+             lambda xp, x, out, p: math.pi / 180, saved=(), linear=True,
+             complex=Refuse(RuntimeError, "deg2rad is not supported for complex tensors."))
+RAD2DEG = ew("rad2deg", "Rad2DegBackward0", lambda xp, x, p: x * (180 / math.pi),
+             lambda xp, x, out, p: 180 / math.pi, saved=(), linear=True,
+             complex=Refuse(RuntimeError, "rad2deg is not supported for complex tensors."))
+
+
+# sinc x = sin(pi x) / (pi x), 1 at 0; d/dx = (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at 0
+def _sinc_d(xp, x, out, p):
+    px = x * math.pi
+    safe = xp.where(x == 0, 1.0, x)
+    return xp.where(x == 0, 0.0, (xp.cos(px) * math.pi * x - xp.sin(px)) / (safe * safe * math.pi))
+
+
+SINC = ew("sinc", "SincBackward0", lambda xp, x, p: xp.sinc(x), _sinc_d)
+
+# nan_to_num: finite values pass their gradient, replaced ones get none
+def _nan_to_num_fwd(xp, x, p):
+    if x.dtype.kind == "c":  # each part on its own
+        return (_nan_to_num_fwd(xp, x.real, p) + 1j * _nan_to_num_fwd(xp, x.imag, p)).astype(x.dtype)
+    big = np.finfo(x.dtype).max if x.dtype.kind == "f" else None
+    nan, pos, neg = p["nan"], p["posinf"], p["neginf"]
+    r = xp.where(xp.isnan(x), nan, x)
+    r = xp.where(xp.isposinf(x), big if pos is None else pos, r)
+    return xp.where(xp.isneginf(x), -big if neg is None else neg, r).astype(x.dtype)
+
+
+NAN_TO_NUM = defop(
+    "nan_to_num", node="NanToNumBackward0", inputs=("self",), saved=("self",),
+    complex=no_complex_autograd("nan_to_num"),
+    fwd=_nan_to_num_fwd,
+    # x - x is 0 exactly where x is finite (NaN at inf and NaN): a device-agnostic isfinite
+    vjp=lambda xp, g, x, out, p: g * ((x - x) == 0),
+    jvp=lambda xp, t, x, out, p: t[0] * ((x[0] - x[0]) == 0),
+    sample={"domain": (-3, 3), "cases": lambda rng: [(
+        lambda t: t.nan_to_num(), [rng.uniform(-3, 3, (3, 4))], lambda tt, t: t.nan_to_num())]},
+)
+
+
+# logit(x, eps): log(x / (1 - x)) on x clamped to [eps, 1 - eps]; the gradient 1/(x(1-x))
+# is zero outside the clamp, NaN outside [0, 1] when eps is None (torch's logit_backward)
+def _logit_fwd(xp, x, p):
+    eps = p["eps"]
+    if eps is not None:
+        x = xp.clip(x, eps, 1 - eps)
+    return xp.log(x / (1 - x))
+
+
+def _logit_d(xp, x, out, p):
+    eps = p["eps"]
+    d = 1 / (x * (1 - x))
+    if eps is None:
+        return xp.where((x < 0) | (x > 1), float("nan"), d)
+    return xp.where((x < eps) | (x > 1 - eps), 0.0, d)
+
+
+LOGIT = defop(
+    "logit", node="LogitBackward0", inputs=("self",), saved=("eps", "self"),
+    complex=kernel_refuses("logit_cpu"),
+    fwd=_logit_fwd,
+    vjp=lambda xp, g, x, out, p: g * _logit_d(xp, x, out, p),
+    jvp=lambda xp, t, x, out, p: t[0] * _logit_d(xp, x[0], out, p),
+    sample={"cases": lambda rng: [(lambda t: t.logit(), [rng.uniform(0.1, 0.9, (3, 4))],
+                                   lambda tt, t: t.logit()),
+                                  (lambda t: t.logit(0.2), [rng.uniform(0.25, 0.75, (3, 4))],
+                                   lambda tt, t: t.logit(0.2))]},
+)
+
+
+# frexp's mantissa x / 2^e (the exponent e is fixed by x): d/dx = 2^-e
+FREXP = defop(
+    "frexp", node="FrexpBackward0", inputs=("self",), saved=("exponent",),
+    complex=Refuse(RuntimeError, "torch.frexp() only supports floating-point dtypes"),
+    fwd=lambda xp, x, p: xp.ldexp(x, -p["exponent"]).astype(x.dtype),
+    vjp=lambda xp, g, x, out, p: g * xp.exp2(-p["exponent"].astype(g.dtype)),
+    jvp=lambda xp, t, x, out, p: t[0] * xp.exp2(-p["exponent"].astype(t[0].dtype)), smooth=False,
+    sample={"cases": lambda rng: [(lambda t: _ja().frexp(t)[0], [rng.uniform(-3, 3, (3, 4))],
+                                   lambda tt, t: tt.frexp(t)[0])]},
+)
+
+
+def _ja():
+    import jupyter_autograd
+
+    return jupyter_autograd

@@ -1,0 +1,42 @@
+"""``torch.special``: special functions (rows in ``ops/special.py``) and the functions
+torch.special shares with the top level.
+
+Example:
+    >>> import jupyter_autograd as torch
+    >>> torch.special.expit(torch.tensor([0.0]))
+    tensor([0.5000])
+"""
+
+from __future__ import annotations
+
+from .ops.api import erf, exp, expm1, log1p, log_softmax, logsumexp, round, sigmoid, softmax  # noqa: F401
+from .ops.api_math import exp2, logit, sinc, xlog1py, xlogy  # noqa: F401
+from .ops.api_special import (  # noqa: F401
+    digamma,
+    entr,
+    erfc,
+    erfcx,
+    erfinv,
+    i0,
+    i0e,
+    i1,
+    i1e,
+    igamma,
+    igammac,
+    lgamma,
+    log_ndtr,
+    mvlgamma,
+    ndtr,
+    ndtri,
+    polygamma,
+    zeta,
+)
+
+psi = digamma
+gammaln = lgamma
+multigammaln = mvlgamma
+gammainc = igamma
+gammaincc = igammac
+
+expit = sigmoid
+del exp
