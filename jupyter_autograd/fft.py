@@ -83,7 +83,9 @@ def _c2c(x, dims, norm, forward):
 
 
 def _r2c(x, dims, norm):
-    return _apply1(_F.FFT_R2C, x, {"dim": tuple(dims), "normalization": norm, "onesided": True})
+    # n_last (the input's length along the last dim) sizes the gradient's zero padding
+    return _apply1(_F.FFT_R2C, x, {"dim": tuple(dims), "normalization": norm, "onesided": True,
+                                   "n_last": x.shape[dims[-1]]})
 
 
 def _c2r(x, dims, norm, n_last):

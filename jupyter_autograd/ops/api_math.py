@@ -10,7 +10,7 @@ from .. import _dtype
 from ..tensor import Tensor
 from . import binary as BI
 from . import trig as TR
-from .api import _t, _unary_fn
+from .api import _t, _unary_fn, scalar_type
 from .dispatch import apply, apply1
 
 __all__ = [
@@ -148,7 +148,18 @@ nextafter = _binary_fn(BI.NEXTAFTER, "nextafter", floating=False)
 
 def lerp(input, end, weight, *, out=None) -> Tensor:
     """``input + weight * (end - input)`` (LerpBackward0 for a number, LerpBackward1 for a
-    tensor weight)."""
+    tensor weight). As torch, no type promotion: ``end`` (and a weight tensor of 1 or more
+    dimensions) must have ``input``'s dtype, which must be floating or complex."""
+    from .out import _CPP  # noqa: PLC0415
+
+    dt = input._data.dtype
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t._data.dtype != dt and (name == "end" or t._data.ndim):
+            raise RuntimeError(f"expected dtype {_CPP.get(dt.name, dt.name)} for `{name}` but got "
+                               f"dtype {_CPP.get(t._data.dtype.name, t._data.dtype.name)}")
+    if dt.kind not in "fc":
+        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type(input)}\'')
     if isinstance(weight, Tensor):
         a, b, w = promote(input, end, weight)
         return apply(BI.LERP_TENSOR, (a, b, w))

@@ -67,12 +67,13 @@ def _c2r_vjp(xp, g, x, out, p):
     d = dims[-1]
     h = gi.shape[d]
     double = p["n_last"] - h
-    if double > 0:
-        scale = np.ones(h)
-        scale[1:1 + double] = 2
-        shape = [1] * gi.ndim
-        shape[d] = h
-        gi = gi * scale.reshape(shape)
+    if double > 0:  # bins 1..double doubled (slices: works for host, device and graph arrays)
+        def part(a, b):
+            idx = [slice(None)] * gi.ndim
+            idx[d] = slice(a, b)
+            return gi[tuple(idx)]
+
+        gi = xp.concatenate([part(0, 1), part(1, 1 + double) * 2, part(1 + double, h)], axis=d)
     return gi
 
 

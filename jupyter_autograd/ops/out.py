@@ -14,6 +14,8 @@ added to the path without ``out``.
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -104,6 +106,18 @@ def out_call(name: str, fn, args: tuple, kwargs: dict, out, differentiable: bool
                  resize_first=resize_first)
 
 
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _user_stacklevel() -> int:
+    """The stacklevel, for a warning issued in :func:`write`, of the first frame outside the
+    package (the user's line, however many wrappers such as NumPy keyword names lie between)."""
+    f, level = sys._getframe(2), 2
+    while f is not None and f.f_code.co_filename.startswith(_PKG):
+        f, level = f.f_back, level + 1
+    return level
+
+
 def write(out: Tensor, result: Tensor, inputs=(), stacklevel: int = 2, dtype_rule="cast",
           warn_resize: bool = True, resize_first: bool = False) -> Tensor:
     """Copy ``result`` into ``out`` as torch does: dtype check (before the resize, or after it
@@ -121,7 +135,7 @@ def write(out: Tensor, result: Tensor, inputs=(), stacklevel: int = 2, dtype_rul
     if o.shape != r.shape:
         if o.size and warn_resize:
             warnings.warn(_RESIZED.format(old=list(o.shape), new=list(r.shape)), UserWarning,
-                          stacklevel=stacklevel)
+                          stacklevel=max(stacklevel, _user_stacklevel()))
         out._data = o = _empty_like(o, r.shape)
     elif o.size > 1 and 0 in o.strides:
         raise RuntimeError(_INTERNAL_OVERLAP)

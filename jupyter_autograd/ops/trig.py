@@ -10,18 +10,32 @@ import math
 
 import numpy as np
 
-from .registry import HOLOMORPHIC, Refuse, defop, kernel_refuses, no_complex_autograd
+from .registry import AS_WRITTEN, HOLOMORPHIC, Refuse, defop, kernel_refuses, no_complex_autograd
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
 
+def _conj(xp, d):
+    return xp.conj(d) if d.dtype.kind == "c" else d
+
+
 def ew(name, node, fwd, d, saved=("self",), domain=(-3, 3), avoid=(), smooth=True, torch=None,
-       linear=False, complex=HOLOMORPHIC):
-    """One elementwise row: ``fwd(xp, x, p)``; its derivative ``d(xp, x, out, p)``."""
+       linear=False, complex=HOLOMORPHIC, cut=False):
+    """One elementwise row: ``fwd(xp, x, p)``; its derivative ``d(xp, x, out, p)``. ``cut``: the
+    derivative recomputes a square root of the input, whose branch cut breaks the complex twin's
+    reflection (on the cut ``d(conj z) != conj(d(z))`` by the sign of a zero): the VJP is written
+    with torch's conjugate instead."""
+    if cut:
+        def vjp(xp, g, x, out, p):
+            return g * _conj(xp, d(xp, x, out, p))
+        complex = AS_WRITTEN
+    else:
+        def vjp(xp, g, x, out, p):
+            return g * d(xp, x, out, p)
     return defop(
         name, node=node, inputs=("self",), saved=saved, fwd=fwd,
-        vjp=lambda xp, g, x, out, p: g * d(xp, x, out, p),
+        vjp=vjp,
         jvp=lambda xp, t, x, out, p: t[0] * d(xp, x[0], out, p),
         smooth=smooth, linear=linear, sample={"domain": domain, "avoid": {0: avoid}}, complex=complex,
         torch=torch or (lambda t, x, _n=name: getattr(t, _n)(x)),
@@ -30,16 +44,18 @@ def ew(name, node, fwd, d, saved=("self",), domain=(-3, 3), avoid=(), smooth=Tru
 
 # d/dx acos x = -1/sqrt(1 - x^2); asin: +1/sqrt(1 - x^2)
 ACOS = ew("acos", "AcosBackward0", lambda xp, x, p: xp.arccos(x),
-          lambda xp, x, out, p: -1 / xp.sqrt(1 - x * x), domain=(-0.95, 0.95))
+          lambda xp, x, out, p: -1 / xp.sqrt(1 - x * x), domain=(-0.95, 0.95), cut=True)
 ASIN = ew("asin", "AsinBackward0", lambda xp, x, p: xp.arcsin(x),
-          lambda xp, x, out, p: 1 / xp.sqrt(1 - x * x), domain=(-0.95, 0.95))
+          lambda xp, x, out, p: 1 / xp.sqrt(1 - x * x), domain=(-0.95, 0.95), cut=True)
 ATAN = ew("atan", "AtanBackward0", lambda xp, x, p: xp.arctan(x),
           lambda xp, x, out, p: 1 / (1 + x * x))
-# torch: grad * (self^2 - 1).rsqrt() and grad * (self^2 + 1).rsqrt()
+# torch: grad * (self^2 - 1).rsqrt() for real inputs, ((self + 1).rsqrt() * (self - 1).rsqrt())
+# for complex ones (the split roots follow acosh's branch), and grad * (self^2 + 1).rsqrt()
 ACOSH = ew("acosh", "AcoshBackward0", lambda xp, x, p: xp.arccosh(x),
-           lambda xp, x, out, p: 1 / xp.sqrt(x * x - 1), domain=(1.1, 4))
+           lambda xp, x, out, p: 1 / (xp.sqrt(x + 1) * xp.sqrt(x - 1)) if x.dtype.kind == "c"
+           else 1 / xp.sqrt(x * x - 1), domain=(1.1, 4), cut=True)
 ASINH = ew("asinh", "AsinhBackward0", lambda xp, x, p: xp.arcsinh(x),
-           lambda xp, x, out, p: 1 / xp.sqrt(x * x + 1))
+           lambda xp, x, out, p: 1 / xp.sqrt(x * x + 1), cut=True)
 ATANH = ew("atanh", "AtanhBackward0", lambda xp, x, p: xp.arctanh(x),
            lambda xp, x, out, p: 1 / (1 - x * x), domain=(-0.9, 0.9))
 SINH = ew("sinh", "SinhBackward0", lambda xp, x, p: xp.sinh(x),

@@ -32,9 +32,8 @@ _PRIVATE = [
     "_softmax_backward_data", "_native_batch_norm_legit", "_batch_norm_with_update",
     "_upsample_bilinear2d_aa", "torch.ops.aten._safe_softmax.default",
     "torch.ops.aten._flash_attention_forward", "torch.ops.aten._efficient_attention_forward",
-    "_unsafe_masked_index", "slice",
-    "_unsafe_masked_index_put_accumulate", "_chunk_cat", "_segment_reduce.lengths",
-    "_segment_reduce.offsets",
+    "_unsafe_masked_index", "slice", "_unsafe_masked_index_put_accumulate", "_chunk_cat",
+    "_segment_reduce.lengths", "_segment_reduce.offsets",
 ]
 _FP8 = [
     "torch._scaled_mm", "torch._scaled_mm_v2",
@@ -61,23 +60,19 @@ _LAYERS = [
     "native_group_norm",
 ]
 _OPINFO = [
-                "cholesky_inverse",
-                    "stft", "istft",
-                                        "as_strided", "as_strided.partial_views", "as_strided_copy", "as_strided_scatter",
-                                                                                                                                                            "linalg.eig", "linalg.eigvals",
-    "linalg.ldl_factor", "linalg.ldl_factor_ex", "linalg.ldl_solve",
-                                                    "special.airy_ai", "special.bessel_j0",
-    "special.bessel_j1", "special.bessel_y0", "special.bessel_y1",
-    "special.chebyshev_polynomial_t", "special.chebyshev_polynomial_u",
-    "special.chebyshev_polynomial_v", "special.chebyshev_polynomial_w",
-    "special.hermite_polynomial_h", "special.hermite_polynomial_he",
-    "special.laguerre_polynomial_l", "special.legendre_polynomial_p", "special.modified_bessel_i0",
-    "special.modified_bessel_i1", "special.modified_bessel_k0", "special.modified_bessel_k1",
-    "special.scaled_modified_bessel_k0", "special.scaled_modified_bessel_k1",
-    "special.shifted_chebyshev_polynomial_t", "special.shifted_chebyshev_polynomial_u",
-    "special.shifted_chebyshev_polynomial_v", "special.shifted_chebyshev_polynomial_w",
-    "special.spherical_bessel_j0",
-            ]
+    "cholesky_inverse", "stft", "istft", "as_strided", "as_strided.partial_views",
+    "as_strided_copy", "as_strided_scatter", "linalg.eig", "linalg.eigvals", "linalg.ldl_factor",
+    "linalg.ldl_factor_ex", "linalg.ldl_solve", "special.airy_ai", "special.bessel_j0",
+    "special.bessel_j1", "special.bessel_y0", "special.bessel_y1", "special.chebyshev_polynomial_t",
+    "special.chebyshev_polynomial_u", "special.chebyshev_polynomial_v",
+    "special.chebyshev_polynomial_w", "special.hermite_polynomial_h",
+    "special.hermite_polynomial_he", "special.laguerre_polynomial_l",
+    "special.legendre_polynomial_p", "special.modified_bessel_i0", "special.modified_bessel_i1",
+    "special.modified_bessel_k0", "special.modified_bessel_k1", "special.scaled_modified_bessel_k0",
+    "special.scaled_modified_bessel_k1", "special.shifted_chebyshev_polynomial_t",
+    "special.shifted_chebyshev_polynomial_u", "special.shifted_chebyshev_polynomial_v",
+    "special.shifted_chebyshev_polynomial_w", "special.spherical_bessel_j0",
+]
 
 SKIPS: dict[str, str] = {
     **dict.fromkeys(_CUDA_ONLY, CUDA_ONLY),

@@ -38,3 +38,4 @@ from .embedding_bag import *  # noqa: F401,F403,E402
 from .pixelshuffle import *  # noqa: F401,F403,E402
 from .fold import *  # noqa: F401,F403,E402
 from .unpooling import *  # noqa: F401,F403,E402
+from .lazy import *  # noqa: F401,F403,E402 - LazyLinear
