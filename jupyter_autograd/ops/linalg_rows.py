@@ -562,6 +562,8 @@ def _chol_inv_vjp(xp, g, F, out, p):
 
 def _chol_inv_jvp(xp, t, x, out, p):
     F, dF = x[0], t[0]
+    # the factor is read from one triangle (as LAPACK's potri): so is its tangent
+    dF = xp.triu(dF) if p["upper"] else xp.tril(dF)
     cf, dcf = (F, mHc(dF)) if p["upper"] else (mHc(F), dF)
     part = -xp.matmul(xp.matmul(xp.matmul(out, dcf), cf), out)
     return part + mHc(part)

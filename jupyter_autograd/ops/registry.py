@@ -338,7 +338,11 @@ def _conj_rule(rule):
         ins = [_conj_operand(xp, x) for x in ins]
         if p is not None:
             p = {k: v.conjugate() if isinstance(v, complex) else v for k, v in p.items()}
-        return rule(xp, g, *ins, _conj_operand(xp, out), p)
+        if isinstance(out, (tuple, list)):  # a multi-output row's results
+            out = type(out)(_conj_operand(xp, o) for o in out)
+        else:
+            out = _conj_operand(xp, out)
+        return rule(xp, g, *ins, out, p)
 
     cx_rule.__name__ = f"conj_{getattr(rule, '__name__', 'rule')}"
     return cx_rule

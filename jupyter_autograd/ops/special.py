@@ -99,7 +99,7 @@ def _mvlgamma_d(xp, x, out, p):
 
 
 MVLGAMMA = sp("mvlgamma", "MvlgammaBackward0", _mvlgamma, _mvlgamma_d, saved=("p", "self"),
-              complex=kernel_refuses("mvlgamma"), cases=_case(lambda m, t: m.mvlgamma(t, 3), 1.5, 4))
+              complex=kernel_refuses("arange_cpu"), cases=_case(lambda m, t: m.mvlgamma(t, 3), 1.5, 4))
 I0 = sp("i0", "I0Backward0", SM.i0, lambda xp, x, out, p: _kernel(xp, SM.i1, lambda m, t: m.special.i1(t), x),
         complex=kernel_refuses("i0_cpu"))
 # d i0e = i1e - sign(x) i0e
@@ -126,7 +126,7 @@ SPECIAL_I1E = sp("special_i1e", "SpecialI1EBackward0", SM.i1e, _i1e_d, saved=("s
                  cases=_case(lambda m, t: m.special.i1e(t), -3, 3))
 SPECIAL_NDTR = sp("special_ndtr", "SpecialNdtrBackward0", SM.ndtr,
                   lambda xp, x, out, p: _INV_SQRT_2PI * xp.exp(-0.5 * x * x),
-                  cases=_case(lambda m, t: m.special.ndtr(t), -3, 3))
+                  cases=_case(lambda m, t: m.special.ndtr(t), -3, 3), complex=kernel_refuses("erf_vml_cpu"))
 SPECIAL_NDTRI = sp("special_ndtri", "SpecialNdtriBackward0", SM.ndtri,
                    lambda xp, x, out, p: math.sqrt(2 * math.pi) * xp.exp(0.5 * out * out),
                    saved=("result",), cases=_case(lambda m, t: m.special.ndtri(t), 0.05, 0.95))

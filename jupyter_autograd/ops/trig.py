@@ -16,7 +16,13 @@ _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
 
+def _is_complex(x) -> bool:
+    return getattr(x.dtype, "kind", None) == "c" or getattr(x.dtype, "is_complex", False)
+
+
 def _conj(xp, d):
+    if xp.is_txp:  # graph tensors (create_graph): conj of a real tensor is itself
+        return xp.conj(d)
     return xp.conj(d) if d.dtype.kind == "c" else d
 
 
@@ -52,7 +58,7 @@ ATAN = ew("atan", "AtanBackward0", lambda xp, x, p: xp.arctan(x),
 # torch: grad * (self^2 - 1).rsqrt() for real inputs, ((self + 1).rsqrt() * (self - 1).rsqrt())
 # for complex ones (the split roots follow acosh's branch), and grad * (self^2 + 1).rsqrt()
 ACOSH = ew("acosh", "AcoshBackward0", lambda xp, x, p: xp.arccosh(x),
-           lambda xp, x, out, p: 1 / (xp.sqrt(x + 1) * xp.sqrt(x - 1)) if x.dtype.kind == "c"
+           lambda xp, x, out, p: 1 / (xp.sqrt(x + 1) * xp.sqrt(x - 1)) if _is_complex(x)
            else 1 / xp.sqrt(x * x - 1), domain=(1.1, 4), cut=True)
 ASINH = ew("asinh", "AsinhBackward0", lambda xp, x, p: xp.arcsinh(x),
            lambda xp, x, out, p: 1 / xp.sqrt(x * x + 1), cut=True)
