@@ -40,8 +40,7 @@ _SIGNATURES = (" * (*, torch.device device = None)\n"
 
 
 def _options(dt) -> str:
-    from .ops.out import _CPP  # noqa: PLC0415
-
+    _CPP = _dtype._CPP_NAMES
     return (f"TensorOptions(dtype={_CPP.get(dt.name, dt.name)}, device=cpu, layout=Strided, "
             "requires_grad=false (default), pinned_memory=false (default), "
             "memory_format=(nullopt))")

@@ -150,8 +150,7 @@ def lerp(input, end, weight, *, out=None) -> Tensor:
     """``input + weight * (end - input)`` (LerpBackward0 for a number, LerpBackward1 for a
     tensor weight). As torch, no type promotion: ``end`` (and a weight tensor of 1 or more
     dimensions) must have ``input``'s dtype, which must be floating or complex."""
-    from .out import _CPP  # noqa: PLC0415
-
+    _CPP = _dtype._CPP_NAMES
     dt = input._data.dtype
     for name, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t._data.dtype != dt and (name == "end" or t._data.ndim):

@@ -169,6 +169,7 @@ def apply1(op, x: Tensor, p=None) -> Tensor:
 VIEW_OPS = frozenset({
     "view", "transpose.int", "t", "permute", "squeeze", "squeeze.dim", "squeeze.dims",
     "squeeze_.dim", "_reshape_alias", "unsqueeze", "expand", "select.int", "slice.Tensor", "alias",
+    "diagonal",
 })
 
 
