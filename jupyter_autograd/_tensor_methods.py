@@ -457,6 +457,16 @@ def _adopt_history(self: Tensor, res: Tensor, snap, seq0: int) -> None:
         self._fw = res._fw
 
 
+def _check_result_cast(res: Tensor, self: Tensor) -> None:
+    """torch's in-place ops cast their result to self's dtype unless that loses a category
+    (floating into integral, complex into real)."""
+    rk, sk = res._data.dtype.kind, self._data.dtype.kind
+    if (rk in "fc" and sk in "iub") or (rk == "c" and sk != "c") or (rk in "iu" and sk == "b"):
+        raise RuntimeError(
+            f"result type {_scalar_type(res)} can't be cast to the desired output type {_scalar_type(self)}"
+        )
+
+
 def _inplace(fn, overlap="error"):
     """Make ``x.op_(...)`` from ``op(x, ...)``: same node names as the out-of-place op."""
 

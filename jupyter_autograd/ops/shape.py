@@ -284,10 +284,11 @@ def _gather_fwd(xp, x, p):
 
 
 TAKE_ALONG = defop(
-    "gather", node="GatherBackward0", inputs=("self",), saved=("dim", "index", "self_sym_sizes"),
-    complex=AS_WRITTEN,
+    # torch saves self (its gradient reads self's sizes): an in-place change of self is refused
+    "gather", node="GatherBackward0", inputs=("self",),
+    saved=("dim", "index", "self", "sparse_grad=False"), complex=AS_WRITTEN,
     fwd=_gather_fwd,
-    vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, _along_key(xp, p["index"], p["dim"]), p["self_sym_sizes"]),
+    vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, _along_key(xp, p["index"], p["dim"]), x.shape),
     jvp=lambda xp, t, x, out, p: _gather_fwd(xp, t[0], p), linear=True,
     sample={"domain": (-3, 3), "kind": "gather"},
     torch=lambda torch, x, dim, index: torch.gather(x, dim, index),

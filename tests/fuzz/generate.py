@@ -363,7 +363,7 @@ class Generator:
     def rule_row(self) -> None:
         """A registry row, on existing variables or on new inputs from the row's domain."""
         rng = self.rng
-        op = rng.choice(rows.fuzzable_rows())
+        op = rows.draw_row(rng)
         a, t = self.pick()
         fresh = a is None or rng.random() < 0.25
         dtype = self.main if fresh or t is None else self.dtype_of(t)

@@ -57,16 +57,6 @@ class Open:
 
 OPEN: dict[str, Open] = {
     # ---------------------------------------------------------------- complex (stream complex)
-    "complex-inplace-downcast": Open(
-        "complex",
-        "in-place ops on a complex64 tensor with a float64 operand (result type complex128) "
-        "under autograd refuse the cast to complex64; torch allows complex -> complex of lower "
-        "precision (without autograd it works)",
-        ("x = torch.ones(2, dtype=torch.complex64, requires_grad=True)", "z = x * 1",
-         "y = torch.ones(2, dtype=torch.float64)", "z.mul_(y)"),
-        M(field=r"raised\(only ours\)", ours="result type ComplexDouble can't be cast to the "
-          "desired output type ComplexFloat"),
-    ),
     "conj-view-real": Open(
         "complex",
         "x.conj().real / .imag: torch records ConjBackward0 twice below ViewAsRealBackward0 (the "

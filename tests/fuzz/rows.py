@@ -310,6 +310,32 @@ def fuzzable_rows() -> list:
     return [op for op in OPS.values() if op.torch is not None]
 
 
+# The engine's own row modules: drawn module by module most of the time, so that a core row
+# (mm has 4 siblings in linalg) keeps its share however many rows the op families add.
+CORE_MODULES = ("elementwise", "reduction", "shape", "linalg", "nn_ops", "loss", "cplx", "rounding")
+
+
+@functools.cache
+def _strata() -> tuple:
+    core: dict = {}
+    rest = []
+    for op in fuzzable_rows():
+        mod = getattr(op.fwd, "__module__", "").rpartition(".")[2]
+        if mod in CORE_MODULES:
+            core.setdefault(mod, []).append(op)
+        else:
+            rest.append(op)
+    return tuple(core.values()), rest
+
+
+def draw_row(rng):
+    """A fuzzable row: 3 draws in 4 from a core module chosen uniformly, else any other row."""
+    core, rest = _strata()
+    if not rest or rng.random() < 0.75:
+        return rng.choice(rng.choice(core))
+    return rng.choice(rest)
+
+
 def input_shapes(op, rng, base: tuple) -> list | None:
     """Shapes for the row's tensor inputs given the first input's shape, or None."""
     n, _ = signature(op)
