@@ -23,7 +23,11 @@ from .tensor import Tensor
 _NAMES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
           "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16",
           "CharTensor": "int8", "ByteTensor": "uint8", "BoolTensor": "bool"}
-__all__ = sorted(_NAMES)
+__all__ = [
+    "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor",
+    "IntTensor", "LongTensor", "ShortTensor",
+]
+
 
 def _tname(v) -> str:
     t = type(v)

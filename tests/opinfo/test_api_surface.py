@@ -36,6 +36,12 @@ def _show(r):
     return repr(r)
 
 
+def _with_out(t, n, call):
+    """``call(out)`` with a fresh ``out`` of ``n`` elements, and that out afterwards."""
+    o = t.empty(n)
+    return call(o), o
+
+
 CASES = {
     "sum-axis-keepdims": lambda t: t.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True).sum(axis=1, keepdims=True),
     "argmax-axis": lambda t: t.argmax(t.tensor([[1.0, 5.0], [3.0, 4.0]]), axis=0),
@@ -59,10 +65,10 @@ CASES = {
     "multinomial": lambda t: (t.manual_seed(0), t.multinomial(t.tensor([0.1, 0.5, 0.4]), 3))[1],
     "multinomial-replacement": lambda t: (t.manual_seed(3),
                                           t.multinomial(t.tensor([[0.2, 0.8], [0.5, 0.5]]), 4, True))[1],
-    "atan2-out": lambda t: (lambda o: (t.atan2(t.tensor([1.0, -1.0]), t.tensor([2.0, 2.0]), out=o), o))(t.empty(2)),
-    "log2-out-resized": lambda t: (lambda o: (t.log2(t.tensor([1.0, 8.0]), out=o), o.shape))(t.empty(3)),
+    "atan2-out": lambda t: _with_out(t, 2, lambda o: t.atan2(t.tensor([1.0, -1.0]), t.tensor([2.0, 2.0]), out=o)),
+    "log2-out-resized": lambda t: _with_out(t, 3, lambda o: (t.log2(t.tensor([1.0, 8.0]), out=o), o.shape)),
     "hypot-out-int": lambda t: t.hypot(t.tensor([3.0]), t.tensor([4.0]), out=t.empty(1, dtype=t.int64)),
-    "xlogy-out": lambda t: (lambda o: (t.xlogy(t.tensor([1.0, 2.0]), t.tensor([3.0, 4.0]), out=o), o))(t.empty(2)),
+    "xlogy-out": lambda t: _with_out(t, 2, lambda o: t.xlogy(t.tensor([1.0, 2.0]), t.tensor([3.0, 4.0]), out=o)),
     "lerp-end-dtype": lambda t: t.lerp(t.ones(2), t.ones(2, dtype=t.float64), 0.5),
     "movedim-0d": lambda t: t.tensor(1.0, requires_grad=True).movedim(0, -1),
 }
