@@ -197,7 +197,8 @@ def take(input, index) -> Tensor:
 def take_along_dim(input, indices, dim=None) -> Tensor:
     """``gather`` along ``dim`` after broadcasting (the flattened input without ``dim``)."""
     if dim is None:
-        return A.gather(A.reshape(input, (-1,)), 0, A.reshape(indices, (-1,)))
+        flat = A.reshape(input, (-1,))
+        return A.gather(flat, 0, _wrap_indices(A.reshape(indices, (-1,)), flat.shape[0]))
     d = _wrap_dim(dim, input.ndim)
     s_in, s_ix = list(input.shape), list(indices.shape)
     if len(s_in) != len(s_ix):
@@ -206,7 +207,15 @@ def take_along_dim(input, indices, dim=None) -> Tensor:
     bi = [max(a, b) if i != d else b for i, (a, b) in enumerate(zip(s_in, s_ix))]
     x = input if list(input.shape) == bx else A.expand(input, bx)
     idx = indices if list(indices.shape) == bi else A.expand(indices, bi)
-    return A.gather(x, d, idx)
+    return A.gather(x, d, _wrap_indices(idx, x.shape[d]))
+
+
+def _wrap_indices(idx, n):
+    """torch's take_along_dim counts negative indices from the end (gather refuses them)."""
+    a = idx._data
+    if a.size and a.min() < 0:
+        idx = Tensor._wrap(a + (a < 0) * n)  # any array module (a GPU index stays there)
+    return idx
 
 
 def masked_select(input, mask) -> Tensor:
