@@ -32,6 +32,21 @@ from .ops.api_special import (  # noqa: F401
     zeta,
 )
 
+from .ops.polynomials import (  # noqa: F401
+    chebyshev_polynomial_t,
+    chebyshev_polynomial_u,
+    chebyshev_polynomial_v,
+    chebyshev_polynomial_w,
+    hermite_polynomial_h,
+    hermite_polynomial_he,
+    laguerre_polynomial_l,
+    legendre_polynomial_p,
+    shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w,
+)
+
 psi = digamma
 gammaln = lgamma
 multigammaln = mvlgamma
