@@ -31,7 +31,6 @@ from .ops.api_special import (  # noqa: F401
     polygamma,
     zeta,
 )
-
 from .ops.polynomials import (  # noqa: F401
     chebyshev_polynomial_t,
     chebyshev_polynomial_u,
