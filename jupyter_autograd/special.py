@@ -31,6 +31,20 @@ from .ops.api_special import (  # noqa: F401
     polygamma,
     zeta,
 )
+from .ops.bessel import (  # noqa: F401
+    airy_ai,
+    bessel_j0,
+    bessel_j1,
+    bessel_y0,
+    bessel_y1,
+    modified_bessel_i0,
+    modified_bessel_i1,
+    modified_bessel_k0,
+    modified_bessel_k1,
+    scaled_modified_bessel_k0,
+    scaled_modified_bessel_k1,
+    spherical_bessel_j0,
+)
 from .ops.polynomials import (  # noqa: F401
     chebyshev_polynomial_t,
     chebyshev_polynomial_u,

@@ -177,6 +177,10 @@ def _polynomial(kernel, name):
     def fn(input, n, *, out=None) -> Tensor:
         from .api_math import promote
 
+        if out is not None:
+            from .out import out_call
+
+            return out_call(f"special_{name}", fn, (input, n), {}, out)
         if not isinstance(input, Tensor) and not isinstance(n, Tensor):
             raise TypeError(
                 f"special_{name}() received an invalid combination of arguments - got "
@@ -187,12 +191,7 @@ def _polynomial(kernel, name):
             )
         x, k = promote(input, n, floating=True)
         xd, kd = np.broadcast_arrays(np.asarray(x._data), _degrees(np.asarray(k._data)))
-        r = Tensor._wrap(np.asarray(kernel(np.array(xd), np.array(kd)), dtype=xd.dtype))
-        if out is not None:
-            from .out import write
-
-            return write(out, r, f"special_{name}")
-        return r
+        return Tensor._wrap(np.asarray(kernel(np.array(xd), np.array(kd)), dtype=xd.dtype))
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``torch.special.{name}(input, n)`` elementwise (no derivative, as torch)."

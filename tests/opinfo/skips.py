@@ -62,11 +62,7 @@ _LAYERS = [
 _OPINFO = [
     "cholesky_inverse", "stft", "istft", "as_strided", "as_strided.partial_views",
     "as_strided_copy", "as_strided_scatter", "linalg.eig", "linalg.eigvals", "linalg.ldl_factor",
-    "linalg.ldl_factor_ex", "linalg.ldl_solve", "special.airy_ai", "special.bessel_j0",
-    "special.bessel_j1", "special.bessel_y0", "special.bessel_y1", "special.modified_bessel_i0",
-    "special.modified_bessel_i1", "special.modified_bessel_k0", "special.modified_bessel_k1",
-    "special.scaled_modified_bessel_k0", "special.scaled_modified_bessel_k1",
-    "special.spherical_bessel_j0",
+    "linalg.ldl_factor_ex", "linalg.ldl_solve",
 ]
 
 SKIPS: dict[str, str] = {
