@@ -117,6 +117,7 @@ from .ops.api_stats import *  # noqa: E402,F401,F403
 from .ops.api_index import *  # noqa: E402,F401,F403
 from .ops.api_special import *  # noqa: E402,F401,F403
 from .ops.api_misc import *  # noqa: E402,F401,F403
+from .ops.as_strided import *  # noqa: E402,F401,F403
 from ._legacy_types import *  # noqa: E402,F401,F403
 from .ops.cplx import (  # noqa: E402,F401
     adjoint, angle, complex, conj, conj_physical, imag, is_conj, polar, real, resolve_conj,

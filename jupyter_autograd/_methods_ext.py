@@ -16,6 +16,7 @@ from .ops import api_reduce as R
 from .ops import api_shape as S
 from .ops import api_special as SP
 from .ops import api_stats as ST
+from .ops import as_strided as AS
 from .ops import cplx as _cplx
 from .ops import trig as TR
 from .ops.dispatch import unary_method
@@ -132,6 +133,7 @@ _INPLACE += ["digamma", "erfc", "erfinv", "i0", "igamma", "igammac", "lgamma", "
 _FUNCS["polygamma"] = lambda self, n: SP.polygamma(n, self)
 _FUNCS.update({"repeat_interleave": MI.repeat_interleave, "resize_": MI.resize_,
                "resize_as_": MI.resize_as_})
+_FUNCS.update({n: getattr(AS, n) for n in ("as_strided", "as_strided_scatter")})
 
 
 def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, **kw):

@@ -31,16 +31,37 @@ def _flat(p, like):
 
 
 def _as_strided_fwd(xp, x, p):
-    return xp.reshape(x, (-1,))[_flat(p, x)]
+    storage = p.get("storage")
+    if storage is not None and not xp.is_txp:
+        # torch.as_strided: a view of the input's storage (see ops/as_strided.py)
+        return storage.view_of(x)
+    return _as_strided_jvp(xp, (x,), None, None, p)
+
+
+def _as_strided_jvp(xp, t, x, out, p):
+    geo = p["geometry"]
+    inner = getattr(geo, "inner", None)
+    if inner is not None:  # the input is not the whole storage: place it there first
+        t = xp.scatter_add_zeros(xp.reshape(t[0], (-1,)), (_inner(geo, t[0]),), (geo.base_numel,))
+        return t[_flat(p, t)]
+    return xp.reshape(t[0], (-1,))[_flat(p, t[0])]
+
+
+def _inner(geo, like):
+    return _flat({"geometry": type("G", (), {"flat": lambda self: geo.inner})()}, like)
 
 
 def _as_strided_vjp(xp, g, x, out, p):
     geo = p["geometry"]
-    if not xp.is_txp and g.__class__ is np.ndarray and not geo.overlap:
+    inner = getattr(geo, "inner", None)
+    if inner is None and not xp.is_txp and g.__class__ is np.ndarray and not geo.overlap:
         z = np.zeros(geo.base_shape, g.dtype)
         z.reshape(-1)[geo.flat()] = g
         return z
-    return xp.reshape(xp.scatter_add_zeros(g, (_flat(p, g),), (geo.base_numel,)), geo.base_shape)
+    buf = xp.scatter_add_zeros(g, (_flat(p, g),), (geo.base_numel,))
+    if inner is not None:  # the storage's elements that are the input's
+        buf = buf[_inner(geo, g)]
+    return xp.reshape(buf, geo.base_shape)
 
 
 def _as_strided_case(x):
@@ -59,7 +80,7 @@ AS_STRIDED = defop(
     complex=AS_WRITTEN,
     saved=("size", "storage_offset", "stride"),
     fwd=_as_strided_fwd, vjp=_as_strided_vjp,
-    jvp=lambda xp, t, x, out, p: _as_strided_fwd(xp, t[0], p), linear=True,
+    jvp=_as_strided_jvp, linear=True,
     sample={"kind": "view_inplace", "cases": _as_strided_cases},
 )
 

@@ -45,11 +45,12 @@ def _tensor_to_ours(t):
         raise Unsupported(f"{t.layout} tensor")
     d = t.detach().resolve_conj().resolve_neg()
     dt = _our_dtype(d.dtype)
-    if d.is_contiguous() or d.numel() <= 1:
+    n = d.untyped_storage().nbytes() // d.element_size()
+    if (d.is_contiguous() and d.storage_offset() == 0 and n == d.numel()) or d.numel() == 0:
         arr = d.contiguous().numpy().copy()
     else:
-        # the same strides over a copy of the storage (non-contiguous samples stay so)
-        n = d.untyped_storage().nbytes() // d.element_size()
+        # the same strides over a copy of the storage (non-contiguous samples stay so, a part
+        # of a larger storage keeps its neighbours: as_strided reads them)
         flat = torch.empty(0, dtype=d.dtype).set_(d.untyped_storage(), 0, (n,), (1,))
         base = flat.numpy().copy()
         isz = base.itemsize

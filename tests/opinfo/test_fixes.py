@@ -1,7 +1,8 @@
 """Defects met while landing the OpInfo rows, each compared with torch: diagonal is a view
 (in-place writes reach its base, CopySlices / AsStridedBackward0), gather saves self (an
 in-place change of it is refused at backward), an in-place op under autograd casts a wider
-result into self (float64 into float32, complex128 into complex64) as torch does."""
+result into self (float64 into float32, complex128 into complex64) as torch does; as_strided
+views the input's storage (its neighbours included) with torch's argument errors."""
 
 from __future__ import annotations
 
@@ -59,7 +60,27 @@ def _inplace_refused(t):
     b += 1
 
 
+def _as_strided_view(t):
+    b = t.arange(20.0)
+    v = b[5:15].requires_grad_()
+    y = t.as_strided(v, (2, 2), (1, 2), 7)
+    y.sum().backward()
+    w = t.zeros(6)
+    t.as_strided(w, (2,), (3,), 1).fill_(1.0)
+    return y, v.grad, w, t.as_strided(v, (2, 2), (1, 2)), t.as_strided(v, (2, 2), (1, 2), 0)
+
+
+def _as_strided_error(args):
+    return lambda t: t.as_strided(t.arange(9.0).reshape(3, 3), *args)
+
+
 CASES = {
+    "as_strided-view": _as_strided_view,
+    "as_strided-out-of-bounds": _as_strided_error(((2, 2), (1, 20), 0)),
+    "as_strided-negative-stride": _as_strided_error(((2, 2), (1, -2), 0)),
+    "as_strided-length-mismatch": _as_strided_error(((2, 2), (1,), 0)),
+    "as_strided-negative-size": _as_strided_error(((2, -2), (1, 1), 0)),
+    "as_strided-negative-offset": _as_strided_error(((2, 2), (1, 1), -1)),
     "diagonal-inplace": _diagonal_inplace,
     "diagonal-write-base": _diagonal_write_base,
     "gather-saves-self": _gather_saves_self,
