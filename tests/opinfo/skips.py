@@ -19,7 +19,6 @@ RANDOM_LINALG = "pending: randomized low-rank SVD/PCA (torch.svd_lowrank) is not
 LAYOUT = "pending: torch.strided and the other layout objects are not exposed yet"
 LAYERS = "pending: the 'layers' stream (#14 item 1: conv, pool, norm, pad, interpolate, losses)"
 OPINFO = "pending: the 'opinfo' stream (#18)"
-DEFECTS = "pending: the 'defects' stream (#13 item 4: trunc, remainder, floor-type gradients)"
 
 _CUDA_ONLY = [
     "jiterator_unary", "jiterator_binary", "jiterator_4inputs_with_extra_args",
