@@ -149,8 +149,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         x1, x2 = _promote(x1, x2)
     if x1.shape != x2.shape:
         x1, x2 = _api.broadcast_tensors(x1, x2)
-    n1 = _api.linalg.vector_norm(x1, 2, dim, True).clone()
-    n2 = _api.linalg.vector_norm(x2, 2, dim, True).clone()
+    n1 = _linalg().vector_norm(x1, 2, dim, True).clone()
+    n2 = _linalg().vector_norm(x2, 2, dim, True).clone()
     with no_grad():
         n1.clamp_min_(eps)
         n2.clamp_min_(eps)
@@ -161,3 +161,10 @@ def _promote(a, b):
     from ..ops.dispatch import promote2  # noqa: PLC0415
 
     return promote2(a, b) if isinstance(b, Tensor) else (a, b)
+
+
+def _linalg():
+    """``jupyter_autograd.linalg`` (imported on first use: it loads after nn)."""
+    from .. import linalg
+
+    return linalg

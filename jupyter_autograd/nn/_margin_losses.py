@@ -229,9 +229,9 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     nd = max(x1.dim(), x2.dim())
     d = _add(x1 - x2, eps)
     if nd == 0:
-        out = _api.linalg.vector_norm(d, p)
+        out = _linalg().vector_norm(d, p)
     else:
-        out = _api.linalg.vector_norm(d, p, nd - 1, keepdim)
+        out = _linalg().vector_norm(d, p, nd - 1, keepdim)
     if out.grad_fn is not None and type(out.grad_fn).__name__ == "LinalgVectorNormBackward0":
         _api._rename_node(out.grad_fn, _NORM_NODE)
     return out
@@ -320,3 +320,9 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
         return loss.sum()
     raise ValueError(reduction + " is not valid")
 
+
+def _linalg():
+    """``jupyter_autograd.linalg`` (imported on first use: it loads after nn)."""
+    from .. import linalg
+
+    return linalg
