@@ -225,7 +225,8 @@ def _zero_(self):
 
 def _fill_(self, value):
     _fill_base(self, value)
-    _clear_tangent(self)
+    if not isinstance(value, Tensor):  # fill_.Tensor carries the value's tangent (its row)
+        _clear_tangent(self)
     return self
 
 

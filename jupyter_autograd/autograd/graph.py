@@ -402,7 +402,9 @@ def _pack_node(node, inputs) -> None:
             packed = _call_pack(pack, t)
             slots[("in", idx)] = _Slot(packed, unpack, t)
         else:
-            if out is None:
+            if out is None or isinstance(out, tuple):
+                # the results of a row with several outputs (linalg.eigh, svd...) stay saved
+                # as they are: they are not handed to the hooks
                 continue
             t = _result_tensor(node, out, True)
             packed = _call_pack(pack, t)
@@ -412,7 +414,7 @@ def _pack_node(node, inputs) -> None:
     for i in range(len(ins)):
         if ("in", i) not in slots and isinstance(ins[i], _tensor()):
             ins[i] = raw[i] = None
-    if ("out", 0) not in slots:
+    if ("out", 0) not in slots and not isinstance(out, tuple):
         out = None
     node._vers = ()
     node._saved = _PackedSaved(tuple(ins), out, tuple(raw), slots)

@@ -33,11 +33,24 @@ i0 = _unary(S.I0, "i0")
 i0e = _unary(S.SPECIAL_I0E, "i0e")
 i1 = _unary(S.SPECIAL_I1, "i1")
 i1e = _unary(S.SPECIAL_I1E, "i1e")
-ndtr = _unary(S.SPECIAL_NDTR, "ndtr")
 ndtri = _unary(S.SPECIAL_NDTRI, "ndtri")
 log_ndtr = _unary(S.SPECIAL_LOG_NDTR, "log_ndtr")
 erfcx = _unary(S.SPECIAL_ERFCX, "erfcx")
 entr = _unary(S.SPECIAL_ENTR, "entr")
+
+
+def ndtr(input, *, out=None) -> Tensor:
+    """The standard normal CDF, composed as torch's special_ndtr: (1 + erf(x / sqrt 2)) * 0.5
+    (its nodes: MulBackward1, ErfBackward0, AddBackward1, MulBackward1)."""
+    if out is not None:
+        from .out import out_call
+
+        return out_call("special_ndtr", ndtr, (input,), {}, out)
+    from . import elementwise as EW
+    from .api import erf
+
+    x = apply1(EW.MUL_SCALAR, _float(input), {"other": 0.7071067811865476})
+    return apply1(EW.MUL_SCALAR, apply1(EW.ADD_SCALAR, erf(x), {"other": 1}), {"other": 0.5})
 
 
 def polygamma(n, input, *, out=None) -> Tensor:

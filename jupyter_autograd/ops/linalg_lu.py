@@ -134,6 +134,13 @@ def _lu_jvp(xp, dA, P, L, U):
     return dL1, dU1
 
 
+def _arrays_only(xp):
+    """The LU tangents unpack the factorization with NumPy: under a recorded tangent they
+    decline (forward AD then computes them on arrays, without graph)."""
+    if xp.is_txp:
+        raise NotImplementedError("LU tangents run on arrays")
+
+
 def _unpacked(p, out_lu):
     P, L, U = unpack(out_lu, p["pivots"], out_lu.dtype)
     return P, L, U
@@ -154,6 +161,7 @@ def _lu_factor_vjp(xp, g, A, out, p):
 
 
 def _lu_factor_jvp(xp, t, x, out, p):
+    _arrays_only(xp)
     P, L, U = _unpacked(p, out)
     dL, dU = _lu_jvp(xp, t[0], P, L, U)
     m, n = out.shape[-2:]
@@ -180,6 +188,7 @@ def _lu_vjp(xp, g, A, out, p):
 
 
 def _lu_jvp_row(xp, t, x, out, p):
+    _arrays_only(xp)
     P, L, U = out
     dL, dU = _lu_jvp(xp, t[0], P, L, U)
     return 0 * P, dL, dU
@@ -274,6 +283,7 @@ LU_SOLVE = defop(
 
 
 def _lu_solve_jvp(xp, t, x, out, p):
+    _arrays_only(xp)
     # X = A^-1 B with A = P L U: dX = A^-1 (dB - dA X), dA = P (dL U + L dU) from the packed tangent
     LU_ = x[0]
     P, L, U = unpack(LU_, p["pivots"], LU_.dtype)

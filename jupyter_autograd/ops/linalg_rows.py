@@ -233,6 +233,8 @@ def _solve_grads(xp, g, A, B, out, p):
 
 
 def _solve_fwd(xp, A, B, p):
+    if xp.is_txp:  # LAPACK on arrays: a recorded tangent declines (forward AD uses arrays)
+        raise NotImplementedError("linalg.solve tangents run on arrays")
     if p["left"]:
         Bm = B[..., None] if p["vector"] else B
         X = np.linalg.solve(np.broadcast_to(A, np.broadcast_shapes(A.shape[:-2], Bm.shape[:-2]) + A.shape[-2:]), Bm)

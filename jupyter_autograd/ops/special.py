@@ -124,9 +124,6 @@ SPECIAL_I1 = sp("special_i1", "SpecialI1Backward0", SM.i1, _i1_d, saved=("self",
                 cases=_case(lambda m, t: m.special.i1(t), -3, 3))
 SPECIAL_I1E = sp("special_i1e", "SpecialI1EBackward0", SM.i1e, _i1e_d, saved=("self", "result"),
                  cases=_case(lambda m, t: m.special.i1e(t), -3, 3))
-SPECIAL_NDTR = sp("special_ndtr", "SpecialNdtrBackward0", SM.ndtr,
-                  lambda xp, x, out, p: _INV_SQRT_2PI * xp.exp(-0.5 * x * x),
-                  cases=_case(lambda m, t: m.special.ndtr(t), -3, 3), complex=kernel_refuses("erf_vml_cpu"))
 SPECIAL_NDTRI = sp("special_ndtri", "SpecialNdtriBackward0", SM.ndtri,
                    lambda xp, x, out, p: math.sqrt(2 * math.pi) * xp.exp(0.5 * out * out),
                    saved=("result",), cases=_case(lambda m, t: m.special.ndtri(t), 0.05, 0.95))

@@ -36,18 +36,27 @@ def _axes(axis, ndim):
     return tuple(axis)
 
 
+_SAME_AS_NUMPY = frozenset({
+    "add", "angle", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
+    "ceil", "clip", "copysign", "cosh", "cumprod", "diagonal", "dot", "empty_like", "exp2",
+    "expm1", "floor", "fmax", "fmin", "fmod", "hypot", "isnan", "isneginf", "isposinf", "ldexp",
+    "log10", "log2", "logaddexp", "logaddexp2", "nextafter", "remainder", "roll", "sinc", "sinh",
+    "tan", "tile", "tril", "triu", "trunc", "vdot", "zeros_like",
+})
+
+
 class _TXP:
     is_txp = True
     __name__ = "txp"
 
     def __getattr__(self, name):
-        # functions whose NumPy and torch names and meanings agree (tril, roll, diagonal...)
+        # functions whose NumPy and torch names and meanings agree (tril, roll, diagonal...);
+        # any other name is missing, so a rule needing it falls back to arrays where it can
+        if name not in _SAME_AS_NUMPY:
+            raise AttributeError(f"txp has no {name!r}")
         import jupyter_autograd  # noqa: PLC0415 - rules run after the package is loaded
 
-        fn = getattr(jupyter_autograd, name, None)
-        if fn is None:
-            raise AttributeError(f"txp has no {name!r}")
-        return fn
+        return getattr(jupyter_autograd, name)
 
     # elementwise
     exp = staticmethod(api.exp)
