@@ -1301,6 +1301,8 @@ def squeeze(input, dim=None) -> Tensor:
         return apply1(SH.SQUEEZE, input, {"self_sym_sizes": shp})
     if not shp:
         _dims(dim, 0)
+        if isinstance(dim, (list, tuple)):  # squeeze.dims (SqueezeBackward2), even on 0-d
+            return apply1(SH.SQUEEZE_DIMS, input, {"dim": (0,) * len(dim), "out_shape": (), "self_sym_sizes": shp})
         return apply1(SH.SQUEEZE_DIM, input, {"dim": 0, "out_shape": (), "self_sym_sizes": shp})
     dims = _dims(dim, input._data.ndim)
     out_shape = tuple(s for i, s in enumerate(shp) if not (i in dims and s == 1))
