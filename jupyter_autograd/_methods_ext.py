@@ -206,7 +206,7 @@ def _metadata_inplace(fn):
     return method
 
 
-for _name in ("transpose", "swapdims", "swapaxes", "t", "squeeze", "unsqueeze"):
+for _name in ("transpose", "swapdims", "swapaxes", "t"):  # squeeze_/unsqueeze_: rows (ops.inplace_view)
     setattr(Tensor, _name + "_", _metadata_inplace(getattr(F, _name)))
 
 _zero_base, _fill_base = Tensor.zero_, Tensor.fill_

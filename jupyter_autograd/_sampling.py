@@ -86,13 +86,15 @@ def _fill(t: Tensor, draw, p=None, row: str | None = None, p_tensor=None) -> Ten
         if p is not None:
             args += (np.ascontiguousarray(p if axes is None else p.transpose(axes)).reshape(-1),)
         view[...] = draw(*args).reshape(view.shape)
-        if recorded:
-            sample = move_array(host, t.device) if data.__class__ is not np.ndarray else host
-            inputs = (_snapshot(t),) if p_tensor is None else (_snapshot(t), p_tensor)
-            _commit_inplace(t, apply(RO.INPLACE[row], inputs, {"sample": sample}))
-            return t
-        if host is not data:
-            data[...] = move_array(host, t.device)
+    elif recorded:  # nothing to draw, but torch still records the sampler's node
+        host = data
+    if recorded:
+        sample = move_array(host, t.device) if data.__class__ is not np.ndarray else host
+        inputs = (_snapshot(t),) if p_tensor is None else (_snapshot(t), p_tensor)
+        _commit_inplace(t, apply(RO.INPLACE[row], inputs, {"sample": sample}))
+        return t
+    if data.size and host is not data:
+        data[...] = move_array(host, t.device)
     t._bump_version()
     return t
 
@@ -131,7 +133,7 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
     dt = self._data.dtype
     if dt.kind == "c":  # real and imaginary parts each get half the variance
         std = std / math.sqrt(2)
-    elif dt.kind != "f":
+    elif dt.kind != "f" and self._data.size:  # an empty tensor reaches no kernel, as in torch
         raise _not_implemented("normal_kernel_cpu", dt)
     return _fill(self, lambda n, c: D.normal(_get(generator), n, _real(dt), mean, std, c), row="normal_")
 
@@ -139,7 +141,7 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
     """Fill with 0/1 draws that are 1 with probability ``p`` (a number or a broadcastable tensor)."""
     dt = self._data.dtype
-    if dt.kind == "c":
+    if dt.kind == "c" and self._data.size:
         raise _not_implemented("bernoulli_tensor_cpu_self_" if isinstance(p, Tensor) else "bernoulli_scalar_cpu_", dt)
     if isinstance(p, Tensor):
         pa = p.detach().cpu()._data
@@ -202,6 +204,8 @@ def random_(self: Tensor, *args, generator=None, **kw) -> Tensor:
     ``random_(from, None)`` from ``from`` up to the type's limit."""
     if self._data.dtype.kind == "c":
         if not args and not kw:
+            if not self._data.size:
+                return _fill(self, None, row="random_")
             raise _not_implemented("random_kernel_cpu", self._data.dtype)
         raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     frm, to = 0, _NO_TO
@@ -261,7 +265,8 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(float(lambd))}")
     dt = self._data.dtype
-    _float_only(dt, "Exponential distribution")
+    if self._data.size:
+        _float_only(dt, "Exponential distribution")
     return _fill(self, lambda n, c: D.exponential(_get(generator), n, dt, lambd), row="exponential_")
 
 
@@ -281,7 +286,7 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(float(std))}")
     dt = self._data.dtype
-    if dt.kind != "f":
+    if dt.kind != "f" and self._data.size:
         raise _not_implemented("log_normal_cpu", dt)
     return _fill(self, lambda n, c: D.log_normal(_get(generator), n, dt, mean, std), row="log_normal_")
 
@@ -291,7 +296,7 @@ def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(float(p))}")
     dt = self._data.dtype
-    if dt.kind == "c":
+    if dt.kind == "c" and self._data.size:
         raise _not_implemented("geometric_cpu", dt)
     return _fill(self, lambda n, c: D.geometric(_get(generator), n, dt, p), row="geometric_")
 

@@ -1,7 +1,7 @@
 """``nn.functional`` activations and small layers beyond ``functional.py``: elu/celu/selu,
 silu, mish, hardswish, hardsigmoid, softsign, tanhshrink, threshold, softshrink,
 hardshrink, hardtanh, relu6, prelu, glu, normalize, one_hot, pdist,
-pairwise_distance, pixel_(un)shuffle, channel_shuffle, bilinear, linear_cross_entropy.
+pairwise_distance, channel_shuffle, bilinear, linear_cross_entropy.
 
 ``inplace=True`` writes into ``input`` and returns it, as torch."""
 
@@ -18,8 +18,7 @@ from ..tensor import Tensor, _wrap_dim
 __all__ = [
     "bilinear", "celu", "celu_", "channel_shuffle", "elu", "elu_", "glu", "hardshrink",
     "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "linear_cross_entropy",
-    "mish", "normalize", "one_hot", "pairwise_distance", "pdist", "pixel_shuffle",
-    "pixel_unshuffle", "prelu", "relu6", "selu", "selu_", "silu",
+    "mish", "normalize", "one_hot", "pairwise_distance", "pdist", "prelu", "relu6", "selu", "selu_", "silu",
     "softshrink", "softsign", "tanhshrink", "threshold", "threshold_",
 ]
 
@@ -216,36 +215,6 @@ def pdist(input, p=2.0):
     a = A.index_select(input, 0, Tensor._wrap(i.astype(np.int64)))
     b = A.index_select(input, 0, Tensor._wrap(j.astype(np.int64)))
     return linalg.vector_norm(A.sub(a, b), p, 1)
-
-
-def pixel_shuffle(input, upscale_factor):
-    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
-    r = upscale_factor
-    *lead, c, h, w = input.shape
-    if c % (r * r):
-        raise RuntimeError(
-            f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
-            f"of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
-    x = A.reshape(input, (*lead, c // (r * r), r, r, h, w))
-    n = len(lead)
-    x = A.permute(x, tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))
-    return A.reshape(x, (*lead, c // (r * r), h * r, w * r))
-
-
-def pixel_unshuffle(input, downscale_factor):
-    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
-    r = downscale_factor
-    *lead, c, h, w = input.shape
-    if h % r or w % r:
-        raise RuntimeError(
-            f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)={h} "
-            f"is not divisible by {r}" if h % r else
-            f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} "
-            f"is not divisible by {r}")
-    n = len(lead)
-    x = A.reshape(input, (*lead, c, h // r, r, w // r, r))
-    x = A.permute(x, tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
-    return A.reshape(x, (*lead, c * r * r, h // r, w // r))
 
 
 def channel_shuffle(input, groups):

@@ -1268,9 +1268,6 @@ def unflatten(input, dim, sizes) -> Tensor:
 
 def transpose(input, dim0, dim1) -> Tensor:
     nd = input._data.ndim
-    if nd == 0:
-        _wrap_dim(dim0, 0), _wrap_dim(dim1, 0)
-        return apply1(SH.ALIAS, input)
     return apply1(SH.TRANSPOSE, input, {"dim0": _wrap_dim(dim0, nd), "dim1": _wrap_dim(dim1, nd)})
 
 

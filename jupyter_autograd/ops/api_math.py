@@ -124,8 +124,13 @@ def positive(input) -> Tensor:
 
 
 # ---------------------------------------------------------------- binary
-def _binary_fn(op, name, floating=True, doc=""):
+def _binary_fn(op, name, floating=True, doc="", tensors_only=True):
     def fn(input, other, *, out=None) -> Tensor:
+        if tensors_only:  # torch has no Scalar overload for these (copysign, xlogy have)
+            for pos, arg, t in ((1, "input", input), (2, "other", other)):
+                if not isinstance(t, Tensor):
+                    raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, "
+                                    f"not {type(t).__name__}")
         a, b = promote(input, other, floating=floating)
         return apply(op, (a, b))
 
@@ -134,15 +139,16 @@ def _binary_fn(op, name, floating=True, doc=""):
     return fn
 
 
-atan2 = arctan2 = _binary_fn(BI.ATAN2, "atan2")
+atan2 = _binary_fn(BI.ATAN2, "atan2")
+arctan2 = _binary_fn(BI.ATAN2, "arctan2")
 hypot = _binary_fn(BI.HYPOT, "hypot")
-copysign = _binary_fn(BI.COPYSIGN, "copysign")
+copysign = _binary_fn(BI.COPYSIGN, "copysign", tensors_only=False)
 fmax = _binary_fn(BI.FMAX, "fmax", floating=False)
 fmin = _binary_fn(BI.FMIN, "fmin", floating=False)
 logaddexp = _binary_fn(BI.LOGADDEXP, "logaddexp")
 logaddexp2 = _binary_fn(BI.LOGADDEXP2, "logaddexp2")
-xlogy = _binary_fn(BI.XLOGY, "xlogy")
-xlog1py = _binary_fn(BI.XLOG1PY, "xlog1py")
+xlogy = _binary_fn(BI.XLOGY, "xlogy", tensors_only=False)
+xlog1py = _binary_fn(BI.XLOG1PY, "xlog1py", tensors_only=False)
 nextafter = _binary_fn(BI.NEXTAFTER, "nextafter", floating=False)
 
 

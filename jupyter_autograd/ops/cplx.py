@@ -84,8 +84,8 @@ SGN = defop(
 # angle: d arg(z) = Im(dz / z); torch's angle_backward, grad * i z / |z|^2 (0 at 0); a real
 # input's angle (0 or pi) has no gradient
 def _angle_vjp(xp, g, x, out, p):
-    if not xp.iscomplexobj(x):
-        return g * 0
+    if not xp.iscomplexobj(x):  # zeros, as torch's angle_backward (g * 0 would carry nan)
+        return xp.zeros_like(g)
     a2 = xp.real(x * xp.conj(x))
     zero = a2 == 0
     return xp.where(zero, 0.0, g * x / xp.where(zero, 1.0, a2) * 1j)
@@ -94,7 +94,7 @@ def _angle_vjp(xp, g, x, out, p):
 def _angle_jvp(xp, t, x, out, p):
     t, x = t[0], x[0]
     if not xp.iscomplexobj(x):
-        return t * 0
+        return xp.zeros_like(t)
     return xp.real(xp.conj(_angle_vjp(xp, xp.conj(t), x, out, p)))
 
 

@@ -228,6 +228,9 @@ NATIVE_LAYER_NORM = defop(
     fwd=_ln_fwd,
     vjp=(_ln_vjp_x, _ln_vjp_w, lambda xp, g, x, w, b, out, p: g),
     jvp=_ln_jvp,
+    # torch's one backward formula takes input, weight and bias for any of the three gradients,
+    # so all are saved (and version-checked), though the bias's value is never read here
+    reads=((0, 1, 2), (0, 1, 2), (0, 1, 2)),
     sample={"domain": (-2, 2), "kind": "layer_norm", "params": {"normalized_shape": (3,), "eps": 1e-5}},
     torch=lambda torch, x, w, b, normalized_shape, eps: torch.nn.functional.layer_norm(
         x, normalized_shape, w, b, eps),

@@ -40,10 +40,18 @@ UNSAFE_VIEW = _shape_op(
     lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
     saved=("self_sym_sizes",), torch=lambda torch, x, size: x.reshape(size),
 )
+
+
+def _swap(xp, x, p):
+    """transpose of a 0-d tensor (dims 0 and -1 both wrap to 0) is a view of it, still
+    recorded as TransposeBackward0 as in torch."""
+    return xp.swapaxes(x, p["dim0"], p["dim1"]) if x.ndim else x[...]
+
+
 TRANSPOSE = _shape_op(
     "transpose.int", "TransposeBackward0",
-    lambda xp, x, p: xp.swapaxes(x, p["dim0"], p["dim1"]),
-    lambda xp, g, x, out, p: xp.swapaxes(g, p["dim0"], p["dim1"]),
+    lambda xp, x, p: _swap(xp, x, p),
+    lambda xp, g, x, out, p: _swap(xp, g, p),
     saved=("dim0", "dim1"), torch=lambda torch, x, dim0, dim1: x.transpose(dim0, dim1),
 )
 T = _shape_op(
