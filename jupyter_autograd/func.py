@@ -5,7 +5,8 @@ torch.func does.
 
 Reverse-mode transforms build on ``autograd.grad``; nested inside another transform they keep
 the graph (``create_graph=True``) so that ``grad(grad(f))`` works. ``jvp`` and ``jacfwd`` use
-forward-mode AD (``autograd.forward_ad``). ``vmap`` runs the function once per batch element and
+forward-mode AD (``autograd.forward_ad``); ``jacfwd`` runs one forward pass per argument with
+the basis as a batch of tangents (``_batching``: each registry row's batch rule). ``vmap`` runs the function once per batch element and
 stacks the results (torch vectorizes instead; the values are the same).
 """
 
@@ -15,6 +16,7 @@ import functools
 
 import numpy as np
 
+from ._batching import Unbatchable, jacobian_block
 from ._functional_call import functional_call, stack_module_state
 from ._vmap import _flatten, _spec_str, _unflatten, vmap
 
@@ -295,6 +297,17 @@ def linearize(func, *primals):
     return out, jvp_fn
 
 
+def _fwd_outs(out):
+    """``out``'s tensors (flat) and whether it is a sequence, with torch's check (jacfwd)."""
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    for o in outs:
+        if not isinstance(o, _T()):
+            raise RuntimeError(  # noqa: TRY004 - torch's exception type
+                "jvp(f, primals, tangents): expected f(*primals) to return only tensors, got "
+                f"unsupported type {type(o)}")
+    return tuple(outs), isinstance(out, (tuple, list))
+
+
 def _jac_struct(out_list, is_seq_out, per_in, single_arg):
     """Arrange ``per_in[o][k]`` (Jacobian of output o w.r.t. argnum k) as torch.func does."""
     res = []
@@ -383,6 +396,10 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
         nums = _argnums_tuple(argnums, len(args), "jacfwd")
         T = _T()
+        try:
+            return _jacfwd_batched(func, args, nums, isinstance(argnums, int), has_aux)
+        except Unbatchable:
+            pass  # one forward pass per basis vector, as before
         cols = None
         outs_primal = None
         is_seq = False
@@ -399,7 +416,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                                 t.reshape(-1)[j] = 1
                             args2[m] = fwAD.make_dual(args[m].detach(), T._wrap(t))
                         out, aux = _split_aux(func(*args2), has_aux, "jacfwd")
-                        outs, is_seq = _flat_out(out)
+                        outs, is_seq = _fwd_outs(out)
                         tans, prim = [], []
                         for o in outs:
                             p, t = fwAD.unpack_dual(o)
@@ -425,6 +442,29 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         return (res, aux) if has_aux else res
 
     return wrapper
+
+
+def _jacfwd_batched(func, args, nums, single_arg, has_aux):
+    """jacfwd from one forward pass per differentiated argument, its basis as a batch of
+    tangents (see ``_batching``); raises Unbatchable where that pass cannot run."""
+    T = _T()
+    aux = None
+    per_arg = []
+    outs_primal = is_seq = None
+    with _Transform():
+        for i in nums:
+            def select(out):
+                nonlocal aux, outs_primal, is_seq
+                o, aux = _split_aux(out, has_aux, "jacfwd")
+                outs_primal, is_seq = _fwd_outs(o)
+                return outs_primal
+
+            _, _, blocks = jacobian_block(func, args, i, select)
+            per_arg.append(blocks)
+    per_out = [[T._wrap(per_arg[kk][oi]) for kk in range(len(nums))]
+               for oi in range(len(outs_primal))]
+    res = _jac_struct(outs_primal, is_seq, per_out, single_arg)
+    return (res, aux) if has_aux else res
 
 
 def hessian(func, argnums=0):

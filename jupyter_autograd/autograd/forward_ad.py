@@ -9,6 +9,8 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import _batching
+from .._batching import BATCHED
 from ..grad_mode import STATE
 from .engine import FLAGS
 
@@ -21,6 +23,9 @@ def propagate(op, inputs, arrays, out, p, results) -> None:
     if not FLAGS.forward_ad_levels:
         return
     level = FLAGS.forward_ad_levels[-1]
+    if BATCHED and level in BATCHED:  # tangents with a leading batch axis (jacfwd)
+        _batching.propagate(op, inputs, arrays, out, p, results, level, BATCHED[level])
+        return
     tans = []
     any_t = False
     for t, a in zip(inputs, arrays):

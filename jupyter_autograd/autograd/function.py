@@ -497,6 +497,10 @@ def _forward_mode(cls, ctx, args, outs) -> None:
     from ..tensor import Tensor  # noqa: PLC0415
 
     level = FLAGS.forward_ad_levels[-1]
+    from .._batching import BATCHED, Unbatchable
+
+    if level in BATCHED:  # a user's jvp takes one tangent per input, not a batch
+        raise Unbatchable
     tans = []
     any_t = False
     for a in args:

@@ -2,13 +2,15 @@
 
 Signatures, return structures (Tensor / tuple / tuple of tuples) and error texts follow
 torch 2.13. ``vectorize=True`` is accepted and gives the same results; the rows of the Jacobian
-are computed one backward (or, with ``strategy="forward-mode"``, one forward) pass at a time.
+are computed one backward pass at a time; ``strategy="forward-mode"`` runs one forward pass per
+input with its basis as a batch of tangents (``jupyter_autograd._batching``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .._batching import Unbatchable
 from ..grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
@@ -272,6 +274,10 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
             "only implemented for `vectorize=True`."
         )
     T = _T()
+    try:
+        return _jacfwd_batched(func, inputs, is_inputs_tuple)
+    except Unbatchable:
+        pass  # one forward pass per basis vector
     cols = None  # cols[out][inp] = list of tangents, one per element of that input
     is_outputs_tuple = False
     primal_outs = None
@@ -306,6 +312,30 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
             row.append(st.reshape(tuple(o.shape) + tuple(inp.shape)))
         jac.append(tuple(row))
     return _tuple_postprocess(tuple(jac), (is_outputs_tuple, is_inputs_tuple))
+
+
+def _jacfwd_batched(func, inputs, is_inputs_tuple):
+    """The forward-mode Jacobian from one forward pass per input, its basis as a batch of
+    tangents (jupyter_autograd._batching); raises Unbatchable where that pass cannot run."""
+    from .._batching import jacobian_block
+
+    T = _T()
+    blocks, outs = [], None
+    is_outputs_tuple = False
+    for k, inp in enumerate(inputs):
+        if inp.numel() == 0:
+            raise Unbatchable
+
+        def select(out):
+            nonlocal is_outputs_tuple
+            is_outputs_tuple, o = _as_tuple(out, "outputs")
+            return o
+
+        _, outs, b = jacobian_block(func, inputs, k, select)
+        blocks.append(b)
+    jac = tuple(tuple(T._wrap(blocks[k][oi]) for k in range(len(inputs)))
+                for oi in range(len(outs)))
+    return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):

@@ -6,7 +6,7 @@ import cmath
 
 import numpy as np
 
-from .registry import AS_WRITTEN, HOLOMORPHIC, NO_GRAD, Refuse, defop, kernel_refuses
+from .registry import AS_WRITTEN, ELEMENTWISE, HOLOMORPHIC, NO_GRAD, Refuse, defop, kernel_refuses
 
 # ---------------------------------------------------------------- binary arithmetic
 # The engine reduces broadcast gradients to each input's shape, so rules ignore broadcasting.
@@ -31,6 +31,7 @@ def _add_alpha(a, b, alpha):
 
 ADD = defop(
     "add", node="AddBackward0", inputs=("self", "other"), saved=("alpha=1",),
+    batch=ELEMENTWISE,
     complex=HOLOMORPHIC, cfwd=_cadd(1),
     fwd=lambda xp, a, b, p: a + b if p is None else _add_alpha(a, b, p["alpha"]),
     vjp=(lambda xp, g, a, b, out, p: g,
@@ -41,6 +42,7 @@ ADD = defop(
 )
 SUB = defop(
     "sub", node="SubBackward0", inputs=("self", "other"), saved=("alpha=1",),
+    batch=ELEMENTWISE,
     complex=HOLOMORPHIC, cfwd=_cadd(-1),
     fwd=lambda xp, a, b, p: a - b if p is None else a - p["alpha"] * b,
     vjp=(lambda xp, g, a, b, out, p: g,
@@ -51,6 +53,7 @@ SUB = defop(
 # 1 - a: torch's rsub takes the scalar as an argument, not an input (one next_function)
 RSUB = defop(
     "rsub.Scalar", node="RsubBackward1", inputs=("self",), saved=("alpha=1",),
+    batch=ELEMENTWISE,
     complex=HOLOMORPHIC,
     fwd=lambda xp, a, p: p["other"] - a * p.get("alpha", 1),
     vjp=lambda xp, g, a, out, p: g * (-p.get("alpha", 1)),
@@ -60,6 +63,7 @@ RSUB = defop(
 )
 MUL = defop(
     "mul", node="MulBackward0", inputs=("self", "other"), saved=("other", "self"),
+    batch=ELEMENTWISE,
     complex=HOLOMORPHIC,
     fwd=lambda xp, a, b, p: a * b,
     vjp=(lambda xp, g, a, b, out, p: g * b,
@@ -69,6 +73,7 @@ MUL = defop(
 )
 DIV = defop(
     "div", node="DivBackward0", inputs=("self", "other"), saved=("other", "self"),
+    batch=ELEMENTWISE,
     complex=HOLOMORPHIC,
     fwd=lambda xp, a, b, p: a / b,
     # d(a/b)/db = -a / b^2
@@ -83,6 +88,7 @@ DIV = defop(
 # div(self, other: Scalar) as torch's internals call it (e.g. a loss divided by the batch size)
 DIV_SCALAR = defop(
     "div.Scalar", node="DivBackward1", inputs=("self",), saved=("other",),
+    batch=ELEMENTWISE,
     complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: x / p["other"],
     vjp=lambda xp, g, x, out, p: g / p["other"],
@@ -94,6 +100,7 @@ DIV_SCALAR = defop(
 # mul(self, other: Scalar), as torch's internals call it ((1 - label_smoothing) * nll_loss)
 MUL_SCALAR = defop(
     "mul.Scalar", node="MulBackward1", inputs=("self",), saved=("other",), complex=HOLOMORPHIC,
+    batch=ELEMENTWISE,
     fwd=lambda xp, x, p: x * p["other"],
     vjp=lambda xp, g, x, out, p: g * p["other"],
     jvp=lambda xp, t, x, out, p: t[0] * p["other"], linear=True,
@@ -104,6 +111,7 @@ MUL_SCALAR = defop(
 # (a Python ``t + 0.5`` wraps the number as a tensor: AddBackward0); one edge, nothing saved
 ADD_SCALAR = defop(
     "add.Scalar", node="AddBackward1", inputs=("self",), saved=(), complex=HOLOMORPHIC,
+    batch=ELEMENTWISE,
     fwd=lambda xp, x, p: x + p["other"],
     vjp=lambda xp, g, x, out, p: g,
     jvp=lambda xp, t, x, out, p: t[0],
@@ -112,6 +120,7 @@ ADD_SCALAR = defop(
 )
 SUB_SCALAR = defop(
     "sub.Scalar", node="SubBackward1", inputs=("self",), saved=(), complex=HOLOMORPHIC,
+    batch=ELEMENTWISE,
     fwd=lambda xp, x, p: x - p["other"],
     vjp=lambda xp, g, x, out, p: g,
     jvp=lambda xp, t, x, out, p: t[0],
@@ -200,6 +209,7 @@ def _kind(v) -> str:
 
 POW = defop(
     "pow.Tensor_Scalar", node="PowBackward0", inputs=("self",), saved=("exponent", "self"),
+    batch=ELEMENTWISE,
     complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: _cpow(xp, x, p["exponent"]),
     vjp=_pow_scalar_vjp,
@@ -219,6 +229,7 @@ def _pow_exponent_vjp(xp, g, a, b, out, p):
 
 POW_TT = defop(
     "pow.Tensor_Tensor", node="PowBackward1", inputs=("self", "exponent"),
+    batch=ELEMENTWISE,
     complex=HOLOMORPHIC,
     saved=("exponent", "self", "result"),
     fwd=lambda xp, a, b, p: _cpow(xp, a, b),
@@ -245,6 +256,7 @@ def _pow_scalar_base_vjp(xp, g, x, out, p):
 
 POW_ST = defop(
     "pow.Scalar", node="PowBackward2", inputs=("exponent",), saved=("self", "exponent", "result"),
+    batch=ELEMENTWISE,
     complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: _cpow(xp, p["self"], x),
     vjp=_pow_scalar_base_vjp,
@@ -262,6 +274,7 @@ def _maximum_vjp(xp, g, a, b, out, p):
 
 MAXIMUM = defop(
     "maximum", node="MaximumBackward0", inputs=("self", "other"), saved=("other", "self"),
+    batch=ELEMENTWISE,
     complex=Refuse(RuntimeError, "maximum not implemented for complex tensors."),
     fwd=lambda xp, a, b, p: xp.maximum(a, b),
     vjp=(_maximum_vjp, lambda xp, g, a, b, out, p: _maximum_vjp(xp, g, b, a, out, p)),
@@ -271,6 +284,7 @@ MAXIMUM = defop(
 )
 MINIMUM = defop(
     "minimum", node="MinimumBackward0", inputs=("self", "other"), saved=("other", "self"),
+    batch=ELEMENTWISE,
     complex=Refuse(RuntimeError, "minimum not implemented for complex tensors."),
     fwd=lambda xp, a, b, p: xp.minimum(a, b),
     vjp=(lambda xp, g, a, b, out, p: _maximum_vjp(xp, g, b, a, out, p), _maximum_vjp),
@@ -280,6 +294,7 @@ MINIMUM = defop(
 )
 WHERE = defop(
     "where.self", node="WhereBackward0", inputs=("condition", "self", "other"),
+    batch=ELEMENTWISE,
     complex=AS_WRITTEN,
     saved=("condition",),
     fwd=lambda xp, c, a, b, p: xp.where(c, a, b),
@@ -300,6 +315,7 @@ def _unary(name, node, fwd, vjp, jvp, saved, domain=(-3, 3), avoid=(), smooth=Tr
         name, node=node, inputs=("self",), saved=saved, fwd=fwd, vjp=vjp, jvp=jvp,
         smooth=smooth, sample={"domain": domain, "avoid": {0: avoid}},
         torch=torch or (lambda t, x, _n=name: getattr(t, _n)(x)), complex=complex, bools=bools,
+        batch=ELEMENTWISE,
     )
 
 

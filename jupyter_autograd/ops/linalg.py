@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .registry import HOLOMORPHIC, defop, kernel_refuses
+from .registry import ELEMENTWISE, HOLOMORPHIC, defop, kernel_refuses
 
 
 def _mT(xp, a):
@@ -45,6 +45,7 @@ def _mm_fwd(xp, a, b, p):
 
 MM = defop(
     "mm", node="MmBackward0", inputs=("self", "mat2"),
+    batch=ELEMENTWISE,
     complex=HOLOMORPHIC, bools=kernel_refuses("addmm_impl_cpu_"),
     saved=("mat2", "mat2_sym_sizes", "self", "self_sym_sizes"),
     fwd=_mm_fwd,
@@ -66,6 +67,8 @@ def _mv_fwd(xp, a, v, p):
 
 MV = defop(
     "mv", node="MvBackward0", inputs=("self", "vec"), saved=("self", "vec"),
+    batch=lambda xp, t, x, out, p: (xp.matmul(t[0], x[1])
+                                     + xp.matmul(x[0], t[1][..., None])[..., 0]),
     complex=HOLOMORPHIC, bools=kernel_refuses("addmv_impl_cpu"),
     fwd=_mv_fwd,
     vjp=(lambda xp, g, a, v, out, p: xp.reshape(g, (-1, 1)) * xp.reshape(v, (1, -1)),
@@ -87,6 +90,8 @@ def _dot_fwd(xp, a, b, p):
 
 DOT = defop(
     "dot", node="DotBackward0", inputs=("self", "tensor"), saved=("self", "tensor"),
+    batch=lambda xp, t, x, out, p: (xp.sum(t[0] * x[1], axis=-1)
+                                     + xp.sum(x[0] * t[1], axis=-1)),
     complex=HOLOMORPHIC, bools=kernel_refuses("dot"),
     fwd=_dot_fwd,
     vjp=(lambda xp, g, a, b, out, p: g * b, lambda xp, g, a, b, out, p: g * a),
@@ -106,6 +111,7 @@ def _bmm_fwd(xp, a, b, p):
 
 BMM = defop(
     "bmm", node="BmmBackward0", inputs=("self", "mat2"), saved=("mat2", "self"),
+    batch=ELEMENTWISE,
     complex=HOLOMORPHIC, bools=kernel_refuses("bmm"),
     fwd=_bmm_fwd,
     vjp=(lambda xp, g, a, b, out, p: xp.matmul(g, _mT(xp, b)),
@@ -131,6 +137,7 @@ def _addmm_fwd(xp, bias, a, b, p):
 # addmm(bias, mat1, mat2) = beta * bias + alpha * mat1 @ mat2 (F.linear with a bias on 2-D input)
 ADDMM = defop(
     "addmm", node="AddmmBackward0", inputs=("self", "mat1", "mat2"),
+    batch=ELEMENTWISE,
     complex=HOLOMORPHIC,
     saved=("alpha=1", "beta=1", "mat1", "mat1_sym_sizes", "mat2", "mat2_sym_sizes"),
     fwd=_addmm_fwd,

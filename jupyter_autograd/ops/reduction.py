@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import AS_WRITTEN, HOLOMORPHIC, UNDEFINED_GRAD, Refuse, defop, kernel_refuses, no_complex_autograd
+from .registry import (
+    AS_WRITTEN,
+    HOLOMORPHIC,
+    UNDEFINED_GRAD,
+    Refuse,
+    ShiftDims,
+    defop,
+    kernel_refuses,
+    no_complex_autograd,
+)
 from .xp import _ones
 
 
@@ -53,6 +62,7 @@ def _red_sample(params=None, **kw):
 
 SUM = defop(
     "sum", node="SumBackward0", inputs=("self",), saved=("self_sym_sizes",),
+    batch=lambda xp, t, x, out, p: xp.sum(xp.reshape(t[0], (t[0].shape[0], -1)), axis=1),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.sum(x),
     vjp=lambda xp, g, x, out, p: xp.broadcast_to(g, p["shape"]),
@@ -61,6 +71,7 @@ SUM = defop(
 )
 SUM_DIM = defop(
     "sum.dim_IntList", node="SumBackward1", inputs=("self",),
+    batch=ShiftDims("dim"),
     complex=AS_WRITTEN,
     saved=("dim", "keepdim", "self_sym_sizes"),
     fwd=lambda xp, x, p: xp.sum(x, axis=p["dim"], keepdims=p["keepdim"]),
@@ -71,6 +82,7 @@ SUM_DIM = defop(
 )
 MEAN = defop(
     "mean", node="MeanBackward0", inputs=("self",), saved=("self_sym_numel", "self_sym_sizes"),
+    batch=lambda xp, t, x, out, p: xp.mean(xp.reshape(t[0], (t[0].shape[0], -1)), axis=1),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.mean(x) if x.size else _empty_mean(xp, x, None, False),
     vjp=lambda xp, g, x, out, p: xp.broadcast_to(g / max(p["numel"], 1), p["shape"]) if p["numel"] else xp.broadcast_to(g * float("nan"), p["shape"]),
@@ -79,6 +91,7 @@ MEAN = defop(
 )
 MEAN_DIM = defop(
     "mean.dim", node="MeanBackward1", inputs=("self",),
+    batch=ShiftDims("dim"),
     complex=AS_WRITTEN,
     saved=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
     fwd=lambda xp, x, p: xp.mean(x, axis=p["dim"], keepdims=p["keepdim"]) if x.size else _empty_mean(xp, x, p["dim"], p["keepdim"]),

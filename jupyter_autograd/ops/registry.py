@@ -58,6 +58,28 @@ NOT_IMPLEMENTED = _Marker("NOT_IMPLEMENTED")
 UNDEFINED_GRAD = _Marker("UNDEFINED_GRAD")
 
 
+#: batch=: the JVP rule is elementwise with broadcasting: it runs unchanged on tangents that
+#: carry a leading batch axis once each is padded to the output's rank (see jupyter_autograd._batching).
+ELEMENTWISE = _Marker("ELEMENTWISE")
+#: batch=: the row only reshapes (view, squeeze, unsqueeze): a batch of tangents is reshaped to
+#: the output's shape behind the batch axis.
+RESHAPE = _Marker("RESHAPE")
+
+
+class ShiftDims:
+    """batch=: the row's JVP rule runs unchanged on a batch of tangents once its dimension
+    parameters ``p[key]`` (an int, a sequence of ints, or None for every dimension) are moved
+    past the leading batch axis (``sum.dim_IntList``, ``transpose.int``, ``select.int``)."""
+
+    __slots__ = ("keys",)
+
+    def __init__(self, *keys: str) -> None:
+        self.keys = keys
+
+    def __repr__(self) -> str:
+        return f"ShiftDims{self.keys!r}"
+
+
 #: complex=: the VJP rules are holomorphic in every input (see the module docstring).
 HOLOMORPHIC = _Marker("HOLOMORPHIC")
 #: complex=: the rules hold for complex tensors as written.
@@ -119,6 +141,7 @@ class OpDef:
     """One primitive: forward, per-input VJP rules, JVP rule and test metadata."""
 
     __slots__ = (
+        "batch",
         "cfwd",
         "complex",
         "cx",
@@ -177,6 +200,7 @@ def defop(
     bools=None,
     layout: tuple = (),
     reads: tuple | None = None,
+    batch=None,
 ) -> OpDef:
     """Declare one primitive.
 
@@ -210,6 +234,12 @@ def defop(
         integral: a :class:`Refuse` raised when the first tensor input is of an integer or bool
             dtype (torch's kernel has no integral loop: ``"mse_cpu" not implemented for 'Long'``);
         bools: likewise for a bool input only (``Boolean inputs not supported for relu``).
+        batch: how the JVP rule runs on a batch of tangents (a leading axis, as ``jacfwd``
+            passes its basis): :data:`ELEMENTWISE`, :data:`RESHAPE`, :class:`ShiftDims`, or
+            ``batch(xp, tangents, inputs, out, p)``
+            taking tangents with a leading batch axis (``None``-free: unbatched ones have
+            their input's shape) and returning the batched output tangent; None (undeclared):
+            the rule runs once per batch element (see jupyter_autograd._batching).
     """
     if name in OPS:
         raise ValueError(f"op {name!r} registered twice")
@@ -283,6 +313,7 @@ def defop(
     op.node_cls = make_node_class(node, op, tuple(saved))
     op.complex = complex
     op.cfwd = cfwd
+    op.batch = batch
     if complex is HOLOMORPHIC:
         op.cx = _complex_twin(op)
     elif complex is AS_WRITTEN:

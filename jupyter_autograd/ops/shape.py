@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from .registry import AS_WRITTEN, defop
+from .registry import AS_WRITTEN, ELEMENTWISE, RESHAPE, ShiftDims, defop
 
 
 def _lin(fwd):
@@ -14,10 +14,10 @@ def _lin(fwd):
     return lambda xp, t, x, out, p: fwd(xp, t[0], p)
 
 
-def _shape_op(name, node, fwd, vjp, saved=(), sample=None, torch=None):
+def _shape_op(name, node, fwd, vjp, saved=(), sample=None, torch=None, batch=None):
     return defop(name, node=node, inputs=("self",), saved=saved, fwd=fwd, vjp=vjp,
                  jvp=_lin(fwd), linear=True, sample=sample or {"domain": (-3, 3), "kind": name},
-                 torch=torch, complex=AS_WRITTEN)
+                 torch=torch, complex=AS_WRITTEN, batch=batch)
 
 
 VIEW = _shape_op(
@@ -25,6 +25,7 @@ VIEW = _shape_op(
     lambda xp, x, p: xp.reshape(x, p["size"]),
     lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
     saved=("self_sym_sizes",), torch=lambda torch, x, size: x.reshape(size),
+    batch=RESHAPE,
 )
 # reshape of a tensor that is not contiguous but can be viewed in the new shape: torch's
 # reshape records _reshape_alias there (a view of a contiguous tensor records view)
@@ -33,12 +34,14 @@ RESHAPE_ALIAS = _shape_op(
     lambda xp, x, p: xp.reshape(x, p["size"]),
     lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
     saved=("self_sym_sizes",),
+    batch=RESHAPE,
 )
 UNSAFE_VIEW = _shape_op(
     "_unsafe_view", "UnsafeViewBackward0",
     lambda xp, x, p: xp.reshape(x, p["size"]),
     lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
     saved=("self_sym_sizes",), torch=lambda torch, x, size: x.reshape(size),
+    batch=RESHAPE,
 )
 
 
@@ -53,30 +56,36 @@ TRANSPOSE = _shape_op(
     lambda xp, x, p: _swap(xp, x, p),
     lambda xp, g, x, out, p: _swap(xp, g, p),
     saved=("dim0", "dim1"), torch=lambda torch, x, dim0, dim1: x.transpose(dim0, dim1),
+    batch=ShiftDims("dim0", "dim1"),
 )
 T = _shape_op(
     "t", "TBackward0",
     lambda xp, x, p: x.swapaxes(0, 1) if x.ndim == 2 else x,
     lambda xp, g, x, out, p: g.swapaxes(0, 1) if g.ndim == 2 else g,
     torch=lambda torch, x: x.t(),
+    batch=lambda xp, t, x, out, p: t[0].swapaxes(-1, -2) if x[0].ndim == 2 else t[0],
 )
 PERMUTE = _shape_op(
     "permute", "PermuteBackward0",
     lambda xp, x, p: xp.transpose(x, p["dims"]),
     lambda xp, g, x, out, p: xp.transpose(g, tuple(int(i) for i in np.argsort(p["dims"]))),
     saved=("dims",), torch=lambda torch, x, dims: x.permute(dims),
+    batch=lambda xp, t, x, out, p: xp.transpose(
+        t[0], (0, *(d % max(x[0].ndim, 1) + 1 for d in p["dims"]))),
 )
 SQUEEZE = _shape_op(
     "squeeze", "SqueezeBackward0",
     lambda xp, x, p: xp.reshape(x, tuple(s for s in x.shape if s != 1)),
     lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
     saved=("self_sym_sizes",), torch=lambda torch, x: x.squeeze(),
+    batch=RESHAPE,
 )
 SQUEEZE_DIM = _shape_op(
     "squeeze.dim", "SqueezeBackward1",
     lambda xp, x, p: xp.reshape(x, p["out_shape"]),
     lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
     saved=("dim", "self_sym_sizes"), torch=lambda torch, x, dim: x.squeeze(dim),
+    batch=RESHAPE,
 )
 # squeeze(dims), a tuple of dims (torch's squeeze.dims overload)
 SQUEEZE_DIMS = _shape_op(
@@ -84,6 +93,7 @@ SQUEEZE_DIMS = _shape_op(
     lambda xp, x, p: xp.reshape(x, p["out_shape"]),
     lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
     saved=("dim", "self_sym_sizes"), torch=lambda torch, x, dim: x.squeeze(dim),
+    batch=RESHAPE,
 )
 # matmul(1-D, 2-D) squeezes its result in place: torch's squeeze_.dim (SqueezeBackward4)
 SQUEEZE_INPLACE_DIM = _shape_op(
@@ -91,18 +101,22 @@ SQUEEZE_INPLACE_DIM = _shape_op(
     lambda xp, x, p: xp.reshape(x, p["out_shape"]),
     lambda xp, g, x, out, p: xp.reshape(g, p["self_sym_sizes"]),
     saved=("dim", "self_sym_sizes"),
+    batch=RESHAPE,
 )
 UNSQUEEZE = _shape_op(
     "unsqueeze", "UnsqueezeBackward0",
     lambda xp, x, p: xp.expand_dims(x, p["dim"]),
     lambda xp, g, x, out, p: xp.squeeze(g, axis=p["dim"]),
     saved=("dim",), torch=lambda torch, x, dim: x.unsqueeze(dim),
+    batch=RESHAPE,
 )
 EXPAND = _shape_op(
     "expand", "ExpandBackward0",
     lambda xp, x, p: xp.broadcast_to(x, p["size"]),
     lambda xp, g, x, out, p: g,  # the engine sums the broadcast dims back
     saved=("self_sym_sizes",), torch=lambda torch, x, size: x.expand(size),
+    batch=lambda xp, t, x, out, p: xp.broadcast_to(xp.reshape(
+        t[0], t[0].shape[:1] + (1,) * (out.ndim - x[0].ndim) + x[0].shape), t[0].shape[:1] + out.shape),
 )
 
 
@@ -135,18 +149,21 @@ FLIP = _shape_op(
     lambda xp, x, p: xp.flip(x, p["dims"]).copy(),
     lambda xp, g, x, out, p: xp.flip(g, p["dims"]),
     saved=("dims",), torch=lambda torch, x, dims: torch.flip(x, dims),
+    batch=ShiftDims("dims"),
 )
 CLONE = _shape_op(
     "clone", "CloneBackward0",
     lambda xp, x, p: x.copy(),
     lambda xp, g, x, out, p: g,
     torch=lambda torch, x: x.clone(),
+    batch=ELEMENTWISE,
 )
 # the first .grad of a leaf under backward(create_graph=True) is a recorded copy, as in torch
 COPY_BACKWARDS = _shape_op(
     "_copy_backwards", "CopyBackwards",
     lambda xp, x, p: x.copy(),
     lambda xp, g, x, out, p: g,
+    batch=ELEMENTWISE,
 )
 ALIAS = _shape_op(
     "alias", "AliasBackward0",
@@ -154,6 +171,7 @@ ALIAS = _shape_op(
     lambda xp, x, p: (x.view(tuple(x.shape)) if xp.is_txp else x.view()) if hasattr(x, "view") else x,
     lambda xp, g, x, out, p: g,
     torch=lambda torch, x: x[:],
+    batch=ELEMENTWISE,
 )
 # dtype conversion: the gradient is converted back by the engine (it casts to the input dtype)
 def _to_copy_fwd(xp, x, p):
@@ -172,6 +190,7 @@ TO_COPY = _shape_op(
     _to_copy_fwd,
     lambda xp, g, x, out, p: _copy_back(xp, g, p),
     torch=lambda torch, x, dtype: x.to(dtype),
+    batch=ELEMENTWISE,
 )
 
 
@@ -200,6 +219,7 @@ SELECT = defop(
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, (slice(None),) * p["dim"] + (p["index"],), p["self_sym_sizes"]),
     jvp=_lin(_select_fwd), linear=True, sample={"domain": (-3, 3), "kind": "select"},
     torch=lambda torch, x, dim, index: x.select(dim, index),
+    batch=ShiftDims("dim"),
 )
 
 
@@ -216,6 +236,7 @@ SLICE = defop(
     jvp=lambda xp, t, x, out, p: t[0][_slice_key(p)], linear=True,
     sample={"domain": (-3, 3), "kind": "slice"},
     torch=lambda torch, x, dim, start, end, step: x.narrow(dim, start, max(0, (min(end, x.shape[dim]) - start))).__getitem__((slice(None),) * dim + (slice(None, None, step),)),
+    batch=ShiftDims("dim"),
 )
 # advanced indexing (integer arrays, boolean masks): repeated indices accumulate
 INDEX = defop(
