@@ -1,0 +1,115 @@
+"""Helpers the public op functions (``ops/api*.py``) share: operands as tensors, dims,
+torch's Tensor-only argument checks."""
+from __future__ import annotations
+
+from .. import _dtype
+from ..tensor import Tensor, _wrap_dim
+from .dispatch import as_operand
+
+
+def _xp(t):
+    """The array namespace of a tensor's device (NumPy, CuPy)."""
+    from ..autograd.engine import xp_of  # noqa: PLC0415
+
+    return xp_of(t._data)
+
+_SCALARS = (int, float, bool, complex)
+
+
+def _t(x, like=None) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    if like is not None:
+        return as_operand(x, like) if not isinstance(x, _SCALARS) else _scalar_tensor(x, like)
+    from ..factories import tensor  # noqa: PLC0415
+
+    return tensor(x)
+
+
+def _scalar_tensor(v, like: Tensor) -> Tensor:
+    from ..factories import tensor  # noqa: PLC0415
+
+    return tensor(v, device=like.device)
+
+
+def _dims(dim, ndim: int):
+    """``dim`` as a sorted tuple of wrapped dims (None: all). A 0-d tensor accepts dim 0 and
+    -1, as torch does, and has nothing to reduce over: ()."""
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        dims = tuple(sorted(_wrap_dim(d, ndim) for d in dim))
+    else:
+        dims = (_wrap_dim(dim, ndim),)
+    return dims if ndim else ()
+
+
+def tensor_args(*names):
+    """torch's signature takes Tensors for ``names`` (no Python numbers): its TypeError, at
+    each argument's position (a Tensor method's ``self`` is not counted: see _tensor_methods)."""
+    def deco(fn):
+        fn._tensor_args = names
+        return fn
+    return deco
+
+
+def check_tensor_args(name, names, args, first=1) -> None:
+    for i, (n, v) in enumerate(zip(names, args)):
+        if not isinstance(v, Tensor):
+            raise TypeError(
+                f"{name}(): argument '{n}' (position {i + first}) must be Tensor, not {type(v).__name__}")
+
+
+def _float(x: Tensor) -> Tensor:
+    """Integer inputs of float functions (exp, sqrt...) are promoted to the default dtype."""
+    if x._data.dtype.kind in "iub":
+        return x.to(_dtype.get_default_dtype())
+    return x
+
+
+def _out_dtype(out):
+    """sum/prod into ``out`` accumulate in out's dtype, as torch's (a float input summed into a
+    Long out is truncated first)."""
+    return out.dtype if isinstance(out, Tensor) else None
+
+
+def _cat_out_rule(r, o, inputs):
+    from .out import can_cast  # noqa: PLC0415
+
+    if can_cast(r.dtype, o.dtype):
+        return None
+    return TypeError(f"torch.cat(): input types can't be cast to the desired output type "
+                     f"{_dtype.from_numpy_dtype(o.dtype)._legacy[:-6]}")
+
+
+def _mv_out_rule(r, o, inputs):
+    if r.dtype == o.dtype:
+        return None
+    from .out import _dtype_error  # noqa: PLC0415
+
+    if r.shape != o.shape:
+        return _dtype_error("expected", r, o, inputs)
+    names = [_dtype.from_numpy_dtype(d)._legacy[:-6] for d in (o.dtype, inputs[0]._data.dtype, inputs[1]._data.dtype)]
+    return RuntimeError(f"addmv input tensors must have the same dtype, but got {names[0]}, {names[1]}, and {names[2]}")
+
+
+def _dot_out_rule(r, o, inputs):
+    if r.dtype == o.dtype:
+        return None
+    return RuntimeError(f"result dtype {_dtype.from_numpy_dtype(o.dtype)._legacy[:-6]} does not match "
+                        f"input dtype {_dtype.from_numpy_dtype(r.dtype)._legacy[:-6]}")
+
+
+def _clamp_out_rule(lo, hi):
+    """clamp with number bounds wants the result's dtype exactly; with tensor bounds it casts."""
+    return "cast" if isinstance(lo, Tensor) or isinstance(hi, Tensor) else "found"
+
+
+def _promote_all(ts, among=None):
+    """``ts`` in the result type of ``among`` (default: ``ts``)."""
+    among = ts if among is None else among
+    dts = {x._data.dtype for x in among}
+    if len(dts) == 1:
+        return ts
+    rt = _dtype.result_type([(1, x._data.dtype) for x in among])
+    return [x if x._data.dtype == rt else x.to(_dtype.from_numpy_dtype(rt)) for x in ts]
