@@ -53,7 +53,10 @@ case "${1:-test}" in
     if [ -d notebooks ]; then
       nb=(notebooks --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout 120)
     fi
-    exec python -m pytest -q -p no:cacheprovider --doctest-modules jupyter_autograd tests "${nb[@]}" "${rel[@]}" "${@:2}"
+    # one worker per core (CI has two); --dist loadfile keeps each file's tests in one process
+    workers=$(python -c "import os; print(min(len(os.sched_getaffinity(0)), 4))")
+    exec python -m pytest -q -p no:cacheprovider -n "${JOBS:-$workers}" --dist loadfile \
+      --doctest-modules jupyter_autograd tests "${nb[@]}" "${rel[@]}" "${@:2}"
     ;;
   bench)
     setup
