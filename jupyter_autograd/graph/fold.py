@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .common import op_name
+from .signature import _H, _S, _X, _ranges, _sign_all, _Signer, _Tokens
 
 MIN_COUNT = 3  # fewer repetitions are left as they are
 MAX_PERIOD = 16  # spine steps per iteration at most
@@ -112,70 +113,6 @@ def _heights(n: int, adj: _Adjacency) -> list:
     return height
 
 
-def _token(kind: str, obj) -> tuple:
-    if kind == "tensor":
-        data = obj._data
-        return ("T", data.shape, data.dtype.char, bool(obj._requires_grad))
-    if kind == "accumulate":
-        return ("A",)
-    return ("F", type(obj).__name__)
-
-
-class _Signer:
-    """Structural signatures of subgraphs, interned as small ints."""
-
-    def __init__(self, kinds, objs, adj: _Adjacency) -> None:
-        self.kinds, self.objs, self.adj = kinds, objs, adj
-        self.tokens: dict = {}
-        self.ids: dict = {}
-
-    def token(self, v: int) -> tuple:
-        kind, obj = self.kinds[v], self.objs[v]
-        if kind == "function":  # one token per node class
-            key = type(obj)
-            t = self.tokens.get(key)
-            if t is None:
-                t = self.tokens[key] = ("F", key.__name__)
-            return t
-        return _token(kind, obj)
-
-    def sign(self, starts, external) -> tuple[int, list]:
-        """Signature of the subgraph reached from ``starts`` through nodes ``external`` does
-        not name; ``external(u)`` gives a reference for a node outside it, or None for inside.
-        Returns (interned id, the nodes inside in canonical order)."""
-        local: dict = {}
-        order: list = []
-        parts: list = []
-        ptr, src, inps, outs, token = self.adj.ptr, self.adj.src, self.adj._inp, self.adj._out, self.token
-        for s in starts:
-            if s in local:
-                parts.append(("=", local[s]))
-                continue
-            local[s] = len(order)
-            order.append(s)
-            k = len(order) - 1
-            while k < len(order):  # breadth-first over the inside, in canonical order
-                v = order[k]
-                refs = []
-                for e in range(ptr[v], ptr[v + 1]):
-                    u = src[e]
-                    ref = external(u)
-                    if ref is None:
-                        j = local.get(u)
-                        if j is None:
-                            j = local[u] = len(order)
-                            order.append(u)
-                        ref = j
-                    refs.append((inps[e], ref, outs[e]))
-                parts.append((token(v), tuple(refs)))
-                k += 1
-        key = tuple(parts)
-        sid = self.ids.get(key)
-        if sid is None:
-            sid = self.ids[key] = len(self.ids)
-        return sid, order
-
-
 def _best_inputs(adj: _Adjacency, height: list) -> list:
     """Each node's deepest input, preferring one this node alone uses (a weight every step
     shares is not the loop's carry, even when it is deeper than the first input); -1 for none.
@@ -244,16 +181,6 @@ def _owners(path: list, adj: _Adjacency, on_spine: list, n: int) -> list:
     return owner
 
 
-def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The concatenation of ``arange(s, e)`` for each pair, vectorised."""
-    lengths = ends - starts
-    total = int(lengths.sum())
-    if not total:
-        return np.zeros(0, np.int64)
-    offs = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
-    return np.arange(total) + offs
-
-
 def _runs(ids: np.ndarray, max_period: int, min_count: int) -> list:
     """Non-overlapping (start, period, count) runs of a repeated block in ``ids``, greedy by
     how many positions they cover (shorter periods first on ties)."""
@@ -315,98 +242,123 @@ def find_repeats(kinds, objs, edges, roots, *, min_count: int = MIN_COUNT,
     height = _heights(n, adj)
     best = _best_inputs(adj, height)
     signer = _Signer(kinds, objs, adj)
+    tokens = _Tokens(kinds, objs)
+    local = np.full(n, -1, np.int64)
     on_spine = [False] * n
-    in_repeat = [False] * n
+    in_repeat = np.zeros(n, bool)
     repeats: list = []
     paths = []
     for r in roots:
         path = _spine(r, best, on_spine)
         if len(path) >= min_count:
             paths.append(path)
-    outdeg, token, ids = adj.outdeg, signer.token, signer.ids
-    ptr, src, inps, outs = adj.ptr, adj.src, adj._inp, adj._out
+    spine = np.asarray(on_spine, bool)
+    near_ok = adj.outdeg_arr <= 2
+    pos = np.full(n, -1, np.int64)
     for path in paths:
-        pos = {v: i for i, v in enumerate(path)}
-        owner = _owners(path, adj, on_spine, n)
-        sigs = np.empty(len(path), np.int64)
-        members = []
-        for i, p in enumerate(path):
+        path_arr = np.asarray(path, np.int64)
+        pos[path_arr] = np.arange(len(path))
+        owner_list = _owners(path, adj, on_spine, n)
+        owner = np.asarray(owner_list, np.int64)
 
-            def external(u, i=i, pos=pos, owner=owner):
-                if on_spine[u]:
-                    j = pos.get(u)
-                    # a spine node many steps use (a weight the walk went down to) is named,
-                    # one or two steps use (the loop's carry, a residual) by its offset
-                    near = j is not None and outdeg[u] <= 2
-                    return ("S", j - i) if near else ("X", u)
-                return ("H", u) if owner[u] != i else None
+        def classify(u, i, owner=owner):
+            # a spine node many steps use (a weight the walk went down to) is named, one or
+            # two steps use (the loop's carry, a residual) by its offset; side nodes another
+            # step (or several) owns are named; this step's own side nodes are inside
+            on, j = spine[u], pos[u]
+            near = on & (j >= 0) & near_ok[u]
+            kind = np.where(near, _S, np.where(on, _X, _H))
+            val = np.where(near, j - i, u)
+            return kind, val, ~on & (owner[u] == i)
 
-            # fast path, most steps: every input is outside the step (spine or shared)
-            refs = []
-            for e in range(ptr[p], ptr[p + 1]):
-                u = src[e]
-                if on_spine[u]:
-                    j = pos.get(u)
-                    ref = ("S", j - i) if j is not None and outdeg[u] <= 2 else ("X", u)
-                elif owner[u] == i:
-                    break
-                else:
-                    ref = ("H", u)
-                refs.append((inps[e], ref, outs[e]))
-            else:
-                key = ((token(p), tuple(refs)),)
-                sid = ids.get(key)
-                if sid is None:
-                    sid = ids[key] = len(ids)
-                sigs[i] = sid
-                members.append((p,))
-                continue
-            sid, order = signer.sign([p], external)
-            sigs[i] = sid
-            members.append(order)
+        signed = _sign_all(path_arr, adj, tokens, classify, local)
+        if signed is None:
+            signed = _sign_steps(path, pos, owner_list, on_spine, adj, signer)
+        sigs, members, start = signed
+        pos[path_arr] = -1
         for a, p, count in _runs(sigs, max_period, min_count):
-            its = [[v for i in range(a + j * p, a + (j + 1) * p) for v in members[i]]
-                   for j in range(count)]
-            ops = [op_name(kinds[path[i]], objs[path[i]]) for i in range(a, a + p)]
-            if any(in_repeat[v] for it in its for v in it):
+            block = members[start[a]:start[a + count * p]].reshape(count, -1)
+            if in_repeat[block].any():
                 continue  # already in a run of another root's spine
-            repeats.append(Repeat(its, "loop", ops))
-            for it in its:
-                for v in it:
-                    in_repeat[v] = True
-    repeats.extend(_sibling_repeats(n, adj, signer, in_repeat, min_count))
+            ops = [op_name(kinds[path[i]], objs[path[i]]) for i in range(a, a + p)]
+            repeats.append(Repeat(block, "loop", ops))
+            in_repeat[block] = True
+    repeats.extend(_sibling_repeats(n, adj, signer, tokens, local, in_repeat, min_count))
     return repeats
 
 
-def _sibling_repeats(n, adj: _Adjacency, signer: _Signer, in_repeat, min_count) -> list:
+def _sign_steps(path, pos, owner, on_spine, adj: _Adjacency, signer: _Signer):
+    """:func:`_sign_all` for loop steps, one step at a time (for deep step subgraphs)."""
+    outdeg = adj.outdeg
+
+    def external(u, i):
+        if on_spine[u]:
+            j = int(pos[u])
+            near = j >= 0 and outdeg[u] <= 2
+            return ("S", j - i) if near else ("X", u)
+        return ("H", u) if owner[u] != i else None
+
+    sigs, members, start = [], [], [0]
+    for i, p in enumerate(path):
+        sid, order = signer.sign([p], lambda u, i=i: external(u, i))
+        sigs.append(sid)
+        members.extend(order)
+        start.append(len(members))
+    return np.asarray(sigs, np.int64), np.asarray(members, np.int64), start
+
+
+_VECTOR_SIBLINGS = 32  # a node with this many inputs or more signs them all at once
+
+
+def _sibling_repeats(n, adj: _Adjacency, signer: _Signer, tokens: _Tokens, local, in_repeat,
+                     min_count) -> list:
     """Identical input subtrees of one node (``torch.stack(xs)``, ``torch.cat``): each input
     with the nodes only it feeds (out-degree 1), in input order."""
     out = []
     outdeg = adj.outdeg
+    single = adj.outdeg_arr == 1
+
+    def classify(u, k):
+        inside = single[u] & ~in_repeat[u]
+        return np.full(len(u), _H), u, inside
+
     for v in np.flatnonzero(adj.indeg >= min_count).tolist():
         if in_repeat[v]:
             continue
-        ins = adj.ins(v)
+        ins = adj.in_src[adj.in_ptr[v]:adj.in_ptr[v + 1]]
+        ok = single[ins] & ~in_repeat[ins]
+        signed = None
+        if len(ins) >= _VECTOR_SIBLINGS:
+            signed = _sign_all(ins[ok], adj, tokens, classify, local)
+        if signed is None:
 
-        def external(u):
-            return ("H", u) if outdeg[u] != 1 or in_repeat[u] else None
+            def external(u):
+                return ("H", u) if outdeg[u] != 1 or in_repeat[u] else None
 
-        run: list = []
-        run_sig = None
-        for _, u, _ in ins + [(None, -1, 0)]:
-            if u >= 0 and outdeg[u] == 1 and not in_repeat[u]:
+            sigs, members, start = [], [], [0]
+            for u in ins[ok].tolist():
                 sid, order = signer.sign([u], external)
-            else:
-                sid, order = None, None
-            if sid is not None and sid == run_sig:
-                run.append(order)
+                sigs.append(sid)
+                members.extend(order)
+                start.append(len(members))
+            signed = np.asarray(sigs, np.int64), np.asarray(members, np.int64), start
+        sigs, members, start = signed
+        # runs of equal signatures among consecutive inputs; an input that is not signed
+        # (used elsewhere too, or already in a run) ends a run
+        sid = np.full(len(ins), -1, np.int64)
+        sid[ok] = sigs
+        which = np.full(len(ins), -1, np.int64)
+        which[ok] = np.arange(len(sigs))
+        brk = np.flatnonzero((sid[1:] != sid[:-1]) | (sid[1:] < 0)) + 1
+        lo = np.concatenate(([0], brk))
+        hi = np.concatenate((brk, [len(ins)]))
+        for a, b in zip(lo.tolist(), hi.tolist()):
+            if b - a < min_count or sid[a] < 0:
                 continue
-            if len(run) >= min_count:
-                first = run[0][0]
-                op = op_name(signer.kinds[first], signer.objs[first])
-                out.append(Repeat(run, "siblings", [op]))
-                for it in run:
-                    for w in it:
-                        in_repeat[w] = True
-            run, run_sig = ([order], sid) if sid is not None else ([], None)
+            k = int(which[a])
+            block = members[start[k]:start[k + b - a]].reshape(b - a, -1)
+            first = int(block[0, 0])
+            out.append(Repeat(block, "siblings", [op_name(signer.kinds[first],
+                                                          signer.objs[first])]))
+            in_repeat[block] = True
     return out

@@ -15,6 +15,8 @@ import gc
 import json
 from collections.abc import Callable, Iterable
 
+import numpy as np
+
 from ..autograd.engine import FLAGS
 from .common import PREVIEW_CAP
 from .fold import find_repeats
@@ -115,35 +117,37 @@ def _bundle(edges: Iterable) -> list:
 def _select_folded(raw, repeats) -> _Selection:
     """Keep the first iteration of every run; edges into the others go to it, bundled."""
     n = len(raw.kind)
-    rep = list(range(n))  # raw index -> the node drawn for it
-    run_of = [-1] * n
-    iteration_of = [-1] * n
+    rep = np.arange(n)  # raw index -> the node drawn for it
+    run_of = np.full(n, -1, np.int64)
+    iteration_of = np.full(n, -1, np.int64)
     for ri, r in enumerate(repeats):
-        template = r.iterations[0]
-        for j, it in enumerate(r.iterations):
-            for m, v in enumerate(it):
-                run_of[v] = ri
-                iteration_of[v] = j
-                if j and m < len(template):
-                    rep[v] = template[m]
-    kept = [v for v in range(n) if rep[v] == v]
+        nodes = r.nodes  # (count, size): row j is iteration j, in the template's order
+        run_of[nodes] = ri
+        iteration_of[nodes] = np.arange(len(nodes))[:, None]
+        rep[nodes[1:]] = nodes[0]
+    kept = np.flatnonzero(rep == np.arange(n)).tolist()
+    e = raw.array
+    s, d = e[:, 0], e[:, 1]
+    rs, rd = rep[s], rep[d]
+    same_run = (run_of[s] >= 0) & (run_of[s] == run_of[d])
+    # between iterations, or inside a dropped one: the block stands for it
+    drop = same_run & ((iteration_of[s] != iteration_of[d]) | (iteration_of[s] > 0))
+    outside = (run_of[s] < 0) & (run_of[d] < 0)
+    keep = np.flatnonzero(~drop)
     bundled: dict = {}
-    for s, d, inp, o in raw.edges:
-        rs, rd = rep[s], rep[d]
-        same_run = run_of[s] >= 0 and run_of[s] == run_of[d]
-        if same_run and (iteration_of[s] != iteration_of[d] or iteration_of[s] > 0):
-            continue  # between iterations, or inside a dropped one: the block stands for it
-        if run_of[s] < 0 and run_of[d] < 0:
-            key = (s, d, inp, o)
-        else:
-            key = (rs, rd)  # into or out of a run: every iteration's edge bundles into one
+    for s_, d_, rs_, rd_, inp, o, out in zip(s[keep].tolist(), d[keep].tolist(),
+                                            rs[keep].tolist(), rd[keep].tolist(),
+                                            e[keep, 2].tolist(), e[keep, 3].tolist(),
+                                            outside[keep].tolist()):
+        # into or out of a run: every iteration's edge bundles into one
+        key = (s_, d_, inp, o) if out else (rs_, rd_)
         hit = bundled.get(key)
         if hit is None:
-            bundled[key] = [rs, rd, inp, o, 1]
+            bundled[key] = [rs_, rd_, None if inp < 0 else inp, None if o < 0 else o, 1]
         else:
             hit[4] += 1
     return _Selection(kept, [tuple(e) for e in bundled.values()],
-                      [(r, r.iterations[:1]) for r in repeats], {})
+                      [(r, r.nodes[:1].tolist()) for r in repeats], {})
 
 
 def _collapse(raw, sel: _Selection, max_nodes: int) -> _Selection:
