@@ -13,6 +13,8 @@ Everything is iterative and linear in the graph's size (period detection is vect
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from .common import op_name
@@ -66,21 +68,26 @@ class _Adjacency:
         self.in_dst = dst[order]
         self.indeg = counts
         self.outdeg_arr = np.bincount(src, minlength=n)
-        self.outdeg = self.outdeg_arr.tolist()
         self.ptr = ptr.tolist()
         self.src = self.in_src.tolist()
-        self._inp = self.in_inp.tolist()
-        self._out = self.in_out.tolist()
         corder = np.argsort(src, kind="stable")
         cptr = np.zeros(n + 1, np.int64)
         np.cumsum(self.outdeg_arr, out=cptr[1:])
         self.cons = dst[corder].tolist()
         self.cptr = cptr.tolist()
 
-    def ins(self, v: int) -> list:
-        """(input, node, output) of each input of ``v``, sorted."""
-        a, b = self.ptr[v], self.ptr[v + 1]
-        return list(zip(self._inp[a:b], self.src[a:b], self._out[a:b]))
+    # as lists only for the one-at-a-time signer (deep step subgraphs, narrow nodes)
+    @cached_property
+    def outdeg(self) -> list:
+        return self.outdeg_arr.tolist()
+
+    @cached_property
+    def _inp(self) -> list:
+        return self.in_inp.tolist()
+
+    @cached_property
+    def _out(self) -> list:
+        return self.in_out.tolist()
 
 
 def _heights(n: int, adj: _Adjacency) -> list:
@@ -315,7 +322,6 @@ def _sibling_repeats(n, adj: _Adjacency, signer: _Signer, tokens: _Tokens, local
     """Identical input subtrees of one node (``torch.stack(xs)``, ``torch.cat``): each input
     with the nodes only it feeds (out-degree 1), in input order."""
     out = []
-    outdeg = adj.outdeg
     single = adj.outdeg_arr == 1
 
     def classify(u, k):
@@ -332,7 +338,7 @@ def _sibling_repeats(n, adj: _Adjacency, signer: _Signer, tokens: _Tokens, local
             signed = _sign_all(ins[ok], adj, tokens, classify, local)
         if signed is None:
 
-            def external(u):
+            def external(u, outdeg=adj.outdeg):
                 return ("H", u) if outdeg[u] != 1 or in_repeat[u] else None
 
             sigs, members, start = [], [], [0]

@@ -109,18 +109,29 @@ class _Tokens:
         return self.arr[nodes]
 
     def _intern(self) -> np.ndarray:
-        # one token per (class, kind), looked up once; tensors one by one, but through
-        # C-level map/zip (a stack of 10^5 leaves has 10^5 tensors)
+        # one token per class, looked up once and checked against each node's kind; tensors
+        # one by one, but through C-level map/zip (a stack of 10^5 leaves has 10^5 tensors)
         ids, objs, kinds = self.ids, self.objs, self.kinds
-        by_pair = dict.fromkeys(zip(map(type, objs), kinds))
-        for cls, kind in by_pair:
-            if kind == "tensor":
-                by_pair[cls, kind] = -1
-            else:
+        n = len(objs)
+        types = list(map(type, objs))
+        code = dict.fromkeys(types)
+        class_tok, class_kind = [], []
+        for k, cls in enumerate(code):
+            code[cls] = k
+            kind = kinds[types.index(cls)]
+            class_kind.append(_KIND_CODE[kind])
+            token = ("F", cls.__name__) if kind == "function" else ("A",)
+            class_tok.append(-1 if kind == "tensor" else ids.setdefault(token, len(ids)))
+        codes = np.fromiter(map(code.__getitem__, types), np.int64, n)
+        tok = np.asarray(class_tok, np.int64)[codes]
+        node_kind = np.fromiter(map(_KIND_CODE.__getitem__, kinds), np.int64, n)
+        if not np.array_equal(node_kind, np.asarray(class_kind, np.int64)[codes]):
+            # a class seen with two kinds (an AccumulateGrad subclass drawn as a root)
+            pairs = dict.fromkeys(zip(types, kinds))
+            for cls, kind in pairs:
                 token = ("F", cls.__name__) if kind == "function" else ("A",)
-                by_pair[cls, kind] = ids.setdefault(token, len(ids))
-        tok = np.fromiter(map(by_pair.__getitem__, zip(map(type, objs), kinds)), np.int64,
-                          len(objs))
+                pairs[cls, kind] = -1 if kind == "tensor" else ids.setdefault(token, len(ids))
+            tok = np.fromiter(map(pairs.__getitem__, zip(types, kinds)), np.int64, n)
         tensors = np.flatnonzero(tok < 0).tolist()
         if tensors:
             ts = [objs[k] for k in tensors]
@@ -134,6 +145,7 @@ class _Tokens:
         return tok
 
 
+_KIND_CODE = {"tensor": 0, "function": 1, "accumulate": 2}
 _get_data, _get_shape = attrgetter("_data"), attrgetter("shape")
 _get_char, _get_rg = attrgetter("dtype.char"), attrgetter("_requires_grad")
 
