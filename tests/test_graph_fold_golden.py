@@ -3,7 +3,7 @@ an optimisation target (``benchmarks/bench_graph.py``), so its output is pinned 
 
 For each shape and size, the digests of ``to_json``, ``to_svg`` and ``to_text`` of
 ``build_graph`` and the payload's folded runs must equal those stored in
-``tests/fixtures/graph_fold_shapes.json``. After an intended change to what a graph looks like,
+``tests/fixtures/fold_shapes_digests.json``. After an intended change to what a graph looks like,
 regenerate it with ``python tests/test_graph_fold_golden.py`` and review the diff of the runs.
 """
 
@@ -19,7 +19,7 @@ import pytest
 import jupyter_autograd as torch
 from jupyter_autograd import graph as G
 
-FIXTURE = pathlib.Path(__file__).parent / "fixtures" / "graph_fold_shapes.json"
+FIXTURE = pathlib.Path(__file__).parent / "fixtures" / "fold_shapes_digests.json"
 
 
 def chain(n):
