@@ -7,8 +7,9 @@ payload, SVG and text can fold each run into one ``×k`` block. Two iterations a
 their nodes have the same ops (or tensor shapes), wired the same way, to the same shared nodes
 (a weight used by every step) and at the same offsets along the spine.
 
-Everything is iterative and linear in the graph's size (period detection is vectorised), so a
-100 000-node graph is analysed in a fraction of a second.
+Everything is iterative and linear in the graph's size: the steps of a spine (and the inputs of
+a wide node) are signed all at once with NumPy (:mod:`.signature`), period detection is
+vectorised, so a 100 000-node graph is analysed in about 0.2 s.
 """
 
 from __future__ import annotations
