@@ -401,10 +401,10 @@ SIGMOID = _unary("sigmoid", "SigmoidBackward0", _sigmoid,
                  lambda xp, g, x, out, p: g * (out * (1 - out)),
                  lambda xp, t, x, out, p: t[0] * (out * (1 - out)), ("result",))
 # torch's threshold_backward: the gradient is cut where result <= 0 and passes elsewhere, NaN
-# too; cut by a where, not a product, so an inf/nan gradient there gives 0 (0 * inf is nan)
+# too; cut by a mask, not a product, so an inf/nan gradient there gives 0 (0 * inf is nan)
 RELU = _unary("relu", "ReluBackward0", lambda xp, x, p: xp.maximum(x, 0),
-              lambda xp, g, x, out, p: xp.where(out <= 0, 0, g),
-              lambda xp, t, x, out, p: xp.where(out <= 0, 0, t[0]), ("result",), avoid=(0.0,),
+              lambda xp, g, x, out, p: xp.keep_where(out != 0, g),
+              lambda xp, t, x, out, p: xp.keep_where(out != 0, t[0]), ("result",), avoid=(0.0,),
               smooth=False,
               complex=_CLAMP_REFUSED, bools=Refuse(RuntimeError, "Boolean inputs not supported for relu"))
 FLOOR = _unary("floor", "FloorBackward0", lambda xp, x, p: xp.floor(x),

@@ -99,6 +99,10 @@ class _TXP:
         return x.is_complex() if isinstance(x, Tensor) else np.iscomplexobj(x)
 
     @staticmethod
+    def keep_where(c, x):
+        return _TXP.where(c, x, 0)
+
+    @staticmethod
     def where(c, a, b):
         like = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) else c if isinstance(c, Tensor) else None
         c = _const(c, like)

@@ -38,6 +38,19 @@ class ArrayNamespace:
         zero = a == 0
         return m.where(zero, 0, x / m.where(zero, 1, a))
 
+    def keep_where(self, cond, x):
+        """``where(cond, x, 0)`` for a float ``x``, without a branch per element: torch's
+        threshold_backward (a gradient cut by a mask, so inf/nan there give +0, not nan or -0).
+        NumPy's where mispredicts on a random mask (a ReLU's) and costs several products; this
+        ANDs x's bits with the mask's (all ones or all zeros), one pass of integer work."""
+        m = self._mod
+        u = _UINT.get(x.dtype.itemsize) if x.dtype.kind == "f" else None
+        if u is None or cond.shape != x.shape:
+            return m.where(cond, x, x.dtype.type(0))
+        bits = cond.astype(u)
+        m.negative(bits, out=bits)
+        return m.bitwise_and(x.view(u), bits, out=bits).view(x.dtype)
+
     def scatter_add_zeros(self, g, key, shape):
         """zeros(shape) with g added at ``key`` (repeated indices accumulate)."""
         z = self._mod.zeros(shape, g.dtype)
@@ -58,6 +71,7 @@ class ArrayNamespace:
         return z
 
 
+_UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 NPX = ArrayNamespace(np)
 _READONLY: dict = {}
 
