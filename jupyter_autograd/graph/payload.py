@@ -134,19 +134,30 @@ def _select_folded(raw, repeats) -> _Selection:
     drop = same_run & ((iteration_of[s] != iteration_of[d]) | (iteration_of[s] > 0))
     outside = (run_of[s] < 0) & (run_of[d] < 0)
     keep = np.flatnonzero(~drop)
+    # edges between nodes outside runs are bundled when they have the same ends and slots
+    # (rarely), edges into or out of a run when they have the same drawn ends (one per
+    # iteration): each bundle in the order of its first edge, with that edge's slots
+    ko = keep[outside[keep]]
     bundled: dict = {}
-    for s_, d_, rs_, rd_, inp, o, out in zip(s[keep].tolist(), d[keep].tolist(),
-                                            rs[keep].tolist(), rd[keep].tolist(),
-                                            e[keep, 2].tolist(), e[keep, 3].tolist(),
-                                            outside[keep].tolist()):
-        # into or out of a run: every iteration's edge bundles into one
-        key = (s_, d_, inp, o) if out else (rs_, rd_)
+    for k, s_, d_, inp, o in zip(ko.tolist(), s[ko].tolist(), d[ko].tolist(),
+                                 e[ko, 2].tolist(), e[ko, 3].tolist()):
+        key = (s_, d_, inp, o)
         hit = bundled.get(key)
         if hit is None:
-            bundled[key] = [rs_, rd_, None if inp < 0 else inp, None if o < 0 else o, 1]
+            bundled[key] = [k, s_, d_, inp, o, 1]
         else:
-            hit[4] += 1
-    return _Selection(kept, [tuple(e) for e in bundled.values()],
+            hit[5] += 1
+    groups = list(bundled.values())
+    kr = keep[~outside[keep]]
+    if len(kr):
+        _, first, counts = np.unique(rs[kr] * n + rd[kr], return_index=True, return_counts=True)
+        f = kr[first]
+        groups += map(list, zip(f.tolist(), rs[f].tolist(), rd[f].tolist(), e[f, 2].tolist(),
+                                e[f, 3].tolist(), counts.tolist()))
+    groups.sort()
+    edges = [(a, b, None if inp < 0 else inp, None if o < 0 else o, c)
+             for _, a, b, inp, o, c in groups]
+    return _Selection(kept, edges,
                       [(r, r.nodes[:1].tolist()) for r in repeats], {})
 
 
