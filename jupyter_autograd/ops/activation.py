@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import Refuse, defop, kernel_refuses, no_complex_autograd
+from .registry import ELEMENTWISE, Refuse, defop, kernel_refuses, no_complex_autograd
 
 
 def _ja():
@@ -32,7 +32,7 @@ def act(name, node, fwd, d, saved=("self",), call=None, domain=(-4, 4), smooth=T
         name, node=node, inputs=("self",), saved=saved, fwd=fwd,
         vjp=lambda xp, g, x, out, p: g * d(xp, x, out, p),
         jvp=lambda xp, t, x, out, p: t[0] * d(xp, x[0], out, p),
-        smooth=smooth, sample={"cases": cases},
+        smooth=smooth, sample={"cases": cases}, batch=ELEMENTWISE,
         complex=complex or kernel_refuses(f"{name}_cpu"),
     )
 

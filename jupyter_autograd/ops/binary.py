@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from .registry import HOLOMORPHIC, NO_GRAD, Refuse, defop, kernel_refuses
+from .registry import ELEMENTWISE, HOLOMORPHIC, NO_GRAD, Refuse, defop, kernel_refuses
 from .xp import isnan
 
 _LN2 = math.log(2.0)
@@ -32,7 +32,7 @@ def _b(name, node, fwd, da, db, saved=("other", "self"), domain=(-3, 3), avoid=(
         return r
 
     return defop(name, node=node, inputs=inputs, saved=saved, fwd=fwd, vjp=(vjp_a, vjp_b), jvp=jvp,
-                 complex=complex,
+                 complex=complex, batch=ELEMENTWISE,
                  smooth=smooth, sample=sample or {"domain": domain, "avoid": {1: avoid}},
                  torch=torch or (lambda t, a, b, _n=name: getattr(t, _n)(a, b)))
 

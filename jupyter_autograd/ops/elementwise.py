@@ -443,6 +443,7 @@ def _clamp_vjp(xp, g, x, out, p):
 
 CLAMP = defop(
     "clamp", node="ClampBackward1", inputs=("self",), saved=("max", "min", "self"),
+    batch=ELEMENTWISE,
     fwd=_clamp_fwd, vjp=_clamp_vjp,
     jvp=lambda xp, t, x, out, p: _clamp_vjp(xp, t[0], x[0], out, p),
     smooth=False, complex=_CLAMP_REFUSED,

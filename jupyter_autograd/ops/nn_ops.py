@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .elementwise import _log_sigmoid
-from .registry import NO_GRAD, defop, kernel_refuses, no_complex_autograd
+from .registry import ELEMENTWISE, NO_GRAD, defop, kernel_refuses, no_complex_autograd
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -39,6 +39,7 @@ def _erf(xp, x):
 # d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
 ERF = defop(
     "erf", node="ErfBackward0", inputs=("self",), saved=("self",),
+    batch=ELEMENTWISE,
     complex=kernel_refuses("erf_vml_cpu"),
     fwd=lambda xp, x, p: _erf(xp, x),
     vjp=lambda xp, g, x, out, p: g * (_2_SQRTPI * xp.exp(-(x * x))),
@@ -68,6 +69,7 @@ def _gelu_grad(xp, x, p):
 
 GELU = defop(
     "gelu", node="GeluBackward0", inputs=("self",), saved=("approximate", "self"),
+    batch=ELEMENTWISE,
     complex=kernel_refuses("GeluKernelImpl"), integral=kernel_refuses("GeluKernelImpl"),
     fwd=_gelu_fwd,
     vjp=lambda xp, g, x, out, p: g * _gelu_grad(xp, x, p),
@@ -84,6 +86,7 @@ def _leaky_grad(xp, x, p):
 
 LEAKY_RELU = defop(
     "leaky_relu", node="LeakyReluBackward0", inputs=("self",),
+    batch=ELEMENTWISE,
     complex=kernel_refuses("leaky_relu_cpu"), integral=kernel_refuses("leaky_relu_cpu"),
     saved=("negative_slope", "self"),
     fwd=lambda xp, x, p: xp.where(x > 0, x, x * p["negative_slope"]),
@@ -112,6 +115,7 @@ def _softplus_grad(xp, x, p):
 
 SOFTPLUS = defop(
     "softplus", node="SoftplusBackward0", inputs=("self",), saved=("beta", "self", "threshold"),
+    batch=ELEMENTWISE,
     complex=kernel_refuses("softplus_cpu"), integral=kernel_refuses("softplus_cpu"),
     fwd=_softplus_fwd,
     vjp=lambda xp, g, x, out, p: g * _softplus_grad(xp, x, p),

@@ -509,6 +509,7 @@ def _softmax_fwd(xp, x, p):
 # d softmax: y * (g - sum(g * y))
 SOFTMAX = defop(
     "_softmax", node="SoftmaxBackward0", inputs=("self",), saved=("dim", "result"),
+    batch=ShiftDims("dim"),
     complex=Refuse(NotImplementedError, _softmax_kernel("softmax"), empty=no_complex_autograd("_softmax")),
     fwd=_softmax_fwd,
     vjp=lambda xp, g, x, out, p: out * (g - _keep(xp, g * out, p["dim"], "sum")),
@@ -529,6 +530,7 @@ def _log_softmax_fwd(xp, x, p):
 # d log_softmax: g - softmax * sum(g)
 LOG_SOFTMAX = defop(
     "_log_softmax", node="LogSoftmaxBackward0", inputs=("self",), saved=("dim", "result"),
+    batch=ShiftDims("dim"),
     complex=Refuse(NotImplementedError, _softmax_kernel("log_softmax"), empty=no_complex_autograd("_log_softmax")),
     fwd=_log_softmax_fwd,
     vjp=lambda xp, g, x, out, p: g - xp.exp(out) * _keep(xp, g, p["dim"], "sum"),
@@ -548,6 +550,7 @@ def _cumsum_vjp(xp, g, x, out, p):
 
 CUMSUM = defop(
     "cumsum", node="CumsumBackward0", inputs=("self",), saved=("dim",),
+    batch=ShiftDims("dim"),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.cumsum(x, axis=p["dim"]) if x.ndim else x.copy(),
     vjp=_cumsum_vjp,

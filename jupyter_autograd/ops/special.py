@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from . import _special_math as SM
-from .registry import defop, kernel_refuses
+from .registry import ELEMENTWISE, defop, kernel_refuses
 
 
 def _ja():
@@ -50,7 +50,7 @@ def sp(name, node, kernel, d, saved=("self",), domain=(-3, 3), complex=None, cas
         vjp=lambda xp, g, x, out, p: g * d(xp, x, out, p),
         jvp=lambda xp, t, x, out, p: t[0] * d(xp, x[0], out, p),
         complex=complex or kernel_refuses(f"{name.replace('special_', '')}_cpu"),
-        sample={"cases": cases} if cases else {"domain": domain},
+        sample={"cases": cases} if cases else {"domain": domain}, batch=ELEMENTWISE,
     )
 
 

@@ -10,7 +10,15 @@ import math
 
 import numpy as np
 
-from .registry import AS_WRITTEN, HOLOMORPHIC, Refuse, defop, kernel_refuses, no_complex_autograd
+from .registry import (
+    AS_WRITTEN,
+    ELEMENTWISE,
+    HOLOMORPHIC,
+    Refuse,
+    defop,
+    kernel_refuses,
+    no_complex_autograd,
+)
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -44,7 +52,7 @@ def ew(name, node, fwd, d, saved=("self",), domain=(-3, 3), avoid=(), smooth=Tru
         vjp=vjp,
         jvp=lambda xp, t, x, out, p: t[0] * d(xp, x[0], out, p),
         smooth=smooth, linear=linear, sample={"domain": domain, "avoid": {0: avoid}}, complex=complex,
-        torch=torch or (lambda t, x, _n=name: getattr(t, _n)(x)),
+        torch=torch or (lambda t, x, _n=name: getattr(t, _n)(x)), batch=ELEMENTWISE,
     )
 
 
