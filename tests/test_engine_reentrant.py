@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import jupyter_autograd as torch
-from jupyter_autograd.autograd import engine
+from jupyter_autograd.autograd import executor
 
 from ._torch import require as require_torch
 
@@ -67,7 +67,7 @@ def test_c6_reentrant_backward_keeps_grad_mode_and_errors():
 
 
 def test_c6_too_deep_nesting_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr(engine, "MAX_REENTRANT_DEPTH", 300)
+    monkeypatch.setattr(executor, "MAX_REENTRANT_DEPTH", 300)
     Reenter = _reentrant_function(torch)
     x = torch.ones(1, requires_grad=True)
     with pytest.raises(RuntimeError, match="reentrant backward nested more than 300 levels deep"):

@@ -162,14 +162,14 @@ def test_errors_as_torch():
 
 
 def test_profiler_restores_the_fast_paths():
-    from jupyter_autograd.autograd import engine, function
+    from jupyter_autograd.autograd import engine, executor, function
     from jupyter_autograd.ops import OPS
 
-    before = (engine._run_general, function._apply_function, OPS["mul"].fwd,
+    before = (executor._run_general, function._apply_function, OPS["mul"].fwd,
               list(engine.FLAGS.backward_tracers), list(engine.FLAGS.record_tracers))
     with ja.autograd.profiler.profile(), ja.profiler.profile():
         (ja.ones(2, requires_grad=True) * 2).sum().backward()
-    after = (engine._run_general, function._apply_function, OPS["mul"].fwd,
+    after = (executor._run_general, function._apply_function, OPS["mul"].fwd,
              list(engine.FLAGS.backward_tracers), list(engine.FLAGS.record_tracers))
     assert before == after
 

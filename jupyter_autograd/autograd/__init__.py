@@ -15,7 +15,7 @@ from ..grad_mode import (  # noqa: F401 - re-exported as in torch.autograd
     set_grad_enabled,
 )
 from . import engine as _engine
-from .engine import execute
+from .executor import execute
 from .node import AccumulateGrad, Node
 
 __all__ = ["backward", "grad", "Node", "AccumulateGrad"]

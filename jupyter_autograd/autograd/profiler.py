@@ -392,7 +392,7 @@ def _backward_tracer(fn, grads) -> None:
 
 def _install() -> None:
     from ..ops.registry import OPS
-    from . import engine, function
+    from . import engine, executor, function
 
     fwds = {}
     for op in list(OPS.values()):
@@ -401,8 +401,8 @@ def _install() -> None:
     _SAVED["fwd"] = fwds
     _SAVED["apply_function"] = function._apply_function
     function._apply_function = _wrap_apply_function(function._apply_function)
-    _SAVED["run_general"] = engine._run_general
-    engine._run_general = _wrap_run_general(engine._run_general)
+    _SAVED["run_general"] = executor._run_general
+    executor._run_general = _wrap_run_general(executor._run_general)
     engine.FLAGS.backward_tracers.append(_backward_tracer)
     # the fused linear path runs addmm's forward inline unless something observes recording
     engine.FLAGS.record_tracers.append(_record_tracer)
@@ -413,11 +413,11 @@ def _record_tracer(node, inputs) -> None:
 
 
 def _uninstall() -> None:
-    from . import engine, function
+    from . import engine, executor, function
 
     for op, fwd in _SAVED.pop("fwd").items():
         op.fwd = fwd
-    engine._run_general = _SAVED.pop("run_general")
+    executor._run_general = _SAVED.pop("run_general")
     function._apply_function = _SAVED.pop("apply_function")
     for lst, cb in ((engine.FLAGS.backward_tracers, _backward_tracer),
                     (engine.FLAGS.record_tracers, _record_tracer)):

@@ -1,0 +1,452 @@
+"""The backward engine: runs the recorded graph from its roots (without recursion), orders the
+nodes as torch does when something can observe the order, and nests reentrant backward calls on
+fresh threads. Recording and running one node are in :mod:`.engine`."""
+
+from __future__ import annotations
+
+import gc
+import heapq
+import threading
+
+import numpy as np
+
+from .. import _errors as E
+from ..grad_mode import STATE
+from ..ops.xp import NPX
+from . import engine
+from .accumulate import (
+    _ACC_LOCK,
+    _accumulate,
+    _as_tensor,
+    _call_prehooks,
+    _hook_value,
+    _hook_values,
+    _leaf_gone,
+    _mark,
+    _steal,
+    _sum,
+    _unwrap,
+    accumulate_complete,
+)
+from .engine import (
+    FLAGS,
+    check_versions,
+    run_node,
+    xp_of,
+)
+from .node import ACCUMULATE_PRIORITY, AccumulateGrad, Node
+
+_ndarray = np.ndarray
+
+
+def execute(roots, grads, keep_graph: bool, create_graph: bool, inputs=None, accumulate=True):
+    """Run backward from ``roots`` (a list of ``(node, output_nr)``) seeded with ``grads``.
+
+    Without recursion. When a tracer, anomaly mode or captured ``inputs`` can observe the order,
+    nodes run exactly as torch orders them (dependency counts; the ready node with the highest
+    sequence number first; AccumulateGrad as soon as it is ready); otherwise the cheaper
+    :func:`_execute_by_sequence` gives the same gradients and the same order for every other
+    node. With ``inputs`` (a list of ``(node, output_nr)`` edges), the gradients flowing into
+    those edges are returned, and nodes that lead to none of them are skipped.
+    """
+    depth = _REENTRANT.depth
+    if depth:  # a backward called from inside a backward (a custom Function's, a hook)
+        if depth >= MAX_REENTRANT_DEPTH:
+            raise RuntimeError(
+                f"reentrant backward nested more than {MAX_REENTRANT_DEPTH} levels deep (a "
+                "backward() called from inside a backward, recursively): the nesting does not end"
+            )
+        if depth % _LEVELS_PER_THREAD == 0:
+            return _on_new_thread(depth, roots, grads, keep_graph, create_graph, inputs, accumulate)
+    _REENTRANT.depth = depth + 1
+    # The engine allocates only short-lived objects; pausing the cyclic GC while it runs avoids
+    # repeated full collections over a large live graph (torch's graph is invisible to it).
+    gc_was_on = gc.isenabled()
+    if gc_was_on:
+        gc.disable()
+    try:
+        # torch's kernels never warn about inf/nan arithmetic: gradients at degenerate points
+        # (0/0 masked by a where, inf * 0) are computed silently, as there
+        with np.errstate(all="ignore"):
+            if inputs is None and not FLAGS.anomaly and not FLAGS.backward_tracers:
+                return _execute_by_sequence(roots, grads, keep_graph, create_graph)
+            return _execute(roots, grads, keep_graph, create_graph, inputs, accumulate)
+    finally:
+        _REENTRANT.depth = depth
+        if gc_was_on:
+            gc.enable()
+
+
+class _Depth(threading.local):
+    depth = 0  # backward calls running in this thread, nested
+
+
+_REENTRANT = _Depth()
+# Each reentrant backward costs a dozen Python frames; like torch's engine, every few levels the
+# nested backward continues on a fresh thread (its own stack and recursion budget), so that deep
+# nesting neither hits RecursionError nor overflows the C stack. The caller waits for it.
+_LEVELS_PER_THREAD = 16
+MAX_REENTRANT_DEPTH = 10_000
+
+
+def _on_new_thread(depth, *args):
+    modes = (STATE.grad_enabled, STATE.inference)  # the caller's thread-local modes travel along
+    box: list = [None, None]
+
+    def run():
+        STATE.grad_enabled, STATE.inference = modes
+        _REENTRANT.depth = depth
+        try:
+            box[0] = _execute_here(*args)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+            box[1] = e
+
+    t = threading.Thread(target=run, name=f"jupyter_autograd reentrant backward {depth}")
+    try:
+        t.start()
+    except RuntimeError as e:  # the system refuses more threads
+        raise RuntimeError(
+            f"reentrant backward nested {depth} levels deep: cannot start a thread for the next "
+            f"level ({e})"
+        ) from None
+    t.join()
+    if box[1] is not None:
+        raise box[1]
+    return box[0]
+
+
+def _execute_here(roots, grads, keep_graph, create_graph, inputs, accumulate):
+    _REENTRANT.depth += 1
+    try:
+        if inputs is None and not FLAGS.anomaly and not FLAGS.backward_tracers:
+            return _execute_by_sequence(roots, grads, keep_graph, create_graph)
+        return _execute(roots, grads, keep_graph, create_graph, inputs, accumulate)
+    finally:
+        _REENTRANT.depth -= 1
+
+
+def _seed(roots, grads):
+    """Gradient buffers holding the root seeds, and the set of arrays a leaf must not keep."""
+    shared: set = set()  # arrays the caller can see: never stolen by a leaf
+    for g in grads:
+        _mark(shared, g)
+    buffers: dict = {}
+    for (fn, nr), g in zip(roots, grads):
+        buf = buffers.get(fn)
+        if buf is None:
+            buf = buffers[fn] = [None] * fn._n_out
+        buf[nr] = g if buf[nr] is None else _sum(buf[nr], g)
+    return buffers, shared
+
+
+def _priority(fn) -> int:
+    """Heap key: the creation order; AccumulateGrad by its own creation (before every use)."""
+    s = fn._seq
+    return s - ACCUMULATE_PRIORITY if s >= ACCUMULATE_PRIORITY else s
+
+
+def _frees(fn) -> bool:
+    """Whether backward frees a node without saved tensors: torch frees what it saved, and a
+    row that saved nothing (remainder(x, y) with y not requiring grad) can run again; Python
+    numbers a rule reads count (torch saves them as wrapped-number tensors: ``x * 2``)."""
+    saved = fn._saved
+    if fn._op is None or saved.__class__ is not tuple:  # saved_tensors_hooks: packed tensors
+        return True
+    if saved[2] is fn._op.none_inputs:  # arrays among its saved parameters (gather's index)
+        return True
+    return any(r is not None for r in saved[2])
+
+
+def _execute_by_sequence(roots, grads, keep_graph, create_graph):
+    """backward without a dependency pass: every consumer of a node was created after it (has
+    a higher sequence number), so running the discovered nodes strictly from the highest
+    sequence number down completes each node's gradient before it runs. AccumulateGrad then
+    runs once per leaf, with the full gradient, after the nodes that feed it (without hooks of
+    its own, after every other node: nothing can tell). Used when nothing observes the visiting
+    order (no tracer, no anomaly mode, no captured inputs)."""
+    buffers, shared = _seed(roots, grads)
+    heap = [(-_priority(fn), fn) for fn in buffers]
+    heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
+    leaves = []  # hook-free AccumulateGrad nodes, run once every other node has run
+    fn = new = parent = None
+    try:
+        while True:
+            if fn is None:
+                if not heap:
+                    break
+                fn = pop(heap)[1]
+            gs = buffers.pop(fn)
+            if fn._plain and gs[0] is not None:
+                outs = run_node(fn, gs, create_graph, fn._op)
+            else:
+                if fn.__class__ is AccumulateGrad and not fn._pre and not fn._hooks:
+                    if gs[0] is not None:
+                        _accumulate(fn, gs[0], create_graph, shared)
+                    fn = None
+                    continue
+                outs = _run_general(fn, gs, create_graph, (), None, None, None, True, False, shared)
+                if outs is None:  # AccumulateGrad
+                    fn = None
+                    continue
+            if not keep_graph and fn._saved and (fn._vers or _frees(fn)):
+                fn._saved = None
+            new = None
+            for nxt, nr, g in zip(fn._fns, fn._nrs, outs):
+                if nxt is None:
+                    continue
+                buf = buffers.get(nxt)
+                if buf is None:  # first seen: it joins the queue
+                    if nr == 0 and nxt._n_out == 1:
+                        buffers[nxt] = [g]
+                    else:
+                        buf = buffers[nxt] = [None] * nxt._n_out
+                        buf[nr] = g
+                    if (nxt.__class__ is AccumulateGrad and not nxt._pre and not nxt._hooks
+                            and not nxt.variable._hooks and not nxt.variable._post_acc_hooks):
+                        if nxt.variable._grad_fn is not None:
+                            _leaf_gone(nxt.variable)  # torch raises when it reaches it, not last
+                        leaves.append(nxt)  # no hook can tell when: after every other node
+                    elif new is None:
+                        new = nxt
+                    else:
+                        k = nxt._seq  # _priority, inline
+                        push(heap, (ACCUMULATE_PRIORITY - k if k >= ACCUMULATE_PRIORITY else -k, nxt))
+                elif g is not None:
+                    old = buf[nr]
+                    buf[nr] = g if old is None else _sum(old, g)
+            if new is not None and heap:
+                k = new._seq
+                k = ACCUMULATE_PRIORITY - k if k >= ACCUMULATE_PRIORITY else -k
+                if heap[0][0] < k:
+                    push(heap, (k, new))  # a queued node comes first
+                    new = None
+            parent = fn
+            fn = new
+    except BaseException:
+        # torch has run each leaf's AccumulateGrad as soon as its gradient was complete: the
+        # leaves that no node left to run (the failing one included) leads to get theirs
+        accumulate_complete(leaves, buffers, [f for _, f in heap] + [fn, new], create_graph,
+                            shared, fn, parent)
+        raise
+    if leaves:
+        with _ACC_LOCK:  # once for all the leaves (re-entrant for _accumulate)
+            for acc in leaves:
+                g = buffers.pop(acc)[0]
+                if g is None:
+                    continue
+                var = acc.variable
+                if var._grad is None and not create_graph and g.__class__ is _ndarray:
+                    if _leaf_gone(var):
+                        continue
+                    _steal(var, g, shared)
+                else:
+                    _accumulate(acc, g, create_graph, shared)
+    return None
+
+
+def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
+    # 1. dependency counts over the reachable graph
+    deps: dict = {}
+    root_set = {fn for fn, _ in roots}
+    stack = list(root_set)
+    get = deps.get
+    while stack:
+        fn = stack.pop()
+        for nxt in fn._fns:
+            if nxt is not None:
+                d = get(nxt)
+                if d is None:
+                    deps[nxt] = 1
+                    if nxt not in root_set:
+                        stack.append(nxt)
+                else:
+                    deps[nxt] = d + 1
+    seen = root_set.union(deps) if inputs is not None else None
+
+    # 2. with inputs: which nodes lead to a captured edge (the others are skipped)
+    capture = None
+    needed = None
+    if inputs is not None:
+        capture = {}
+        targets = set()
+        for k, (fn, nr) in enumerate(inputs):
+            capture.setdefault((fn, nr), []).append(k)
+            targets.add(fn)
+        needed = set()
+        for fn in sorted(seen, key=lambda n: n._seq):
+            if isinstance(fn, AccumulateGrad) or (accumulate and fn in targets):
+                # backward(inputs=...) runs a target node itself (its retain_grad hook fills
+                # .grad, AccumulateGrad .grad); autograd.grad only captures what flows into it
+                if fn in targets and accumulate:
+                    needed.add(fn)
+                continue
+            for nxt in fn._fns:
+                if nxt is not None and (nxt in needed or nxt in targets):
+                    needed.add(fn)
+                    break
+        if len(roots) == 1:  # torch's graph root is then the root node itself: its hooks run
+            capture[None] = roots[0][0]
+        results = [None] * len(inputs)
+
+    # 3. seed the roots
+    buffers, shared = _seed(roots, grads)
+    heap = [(-fn._seq, fn) for fn in buffers if fn not in deps]
+    heapq.heapify(heap)
+
+    anomaly = FLAGS.anomaly
+    tracers = FLAGS.backward_tracers
+    plain = not (anomaly or tracers or capture is not None)
+    if capture is None:
+        results = None
+    pop, push = heapq.heappop, heapq.heappush
+    # 4. run; a node that becomes ready while nothing else waits runs next without the heap
+    fn = None
+    while True:
+        if fn is None:
+            if not heap:
+                break
+            fn = pop(heap)[1]
+        gs = buffers.pop(fn)
+        op = fn._op
+        if plain and op is not None and not fn._pre and not fn._hooks and gs[0] is not None and op.n_out == 1:
+            # the common node: a registry op, one output, no hooks, nothing to capture
+            outs = run_node(fn, gs, create_graph)
+        else:
+            outs = _run_general(fn, gs, create_graph, tracers, capture, needed, results,
+                                accumulate, anomaly, shared)
+            if outs is None:  # AccumulateGrad, or skipped
+                fn = None
+                continue
+        if not keep_graph and fn._saved and (fn._vers or _frees(fn)):
+            fn._saved = None
+        single = None
+        for nxt, nr, g in zip(fn._fns, fn._nrs, outs):
+            if nxt is None:
+                continue
+            buf = buffers.get(nxt)
+            if buf is None:
+                buf = buffers[nxt] = [None] * nxt._n_out
+            if g is not None:
+                old = buf[nr]
+                buf[nr] = g if old is None else _sum(old, g)
+            d = deps[nxt] - 1
+            deps[nxt] = d
+            if d == 0:
+                if single is None:
+                    single = nxt
+                else:
+                    push(heap, (-nxt._seq, nxt))
+        if single is not None and heap and heap[0][0] < -single._seq:
+            push(heap, (-single._seq, single))  # a waiting node has a higher sequence number
+            single = None
+        fn = single
+    if capture is not None:
+        return results
+    return None
+
+
+def _run_general(fn, gs, create_graph, tracers, capture, needed, results, accumulate, anomaly, shared):
+    """One node with everything the fast path leaves out: tracers, hooks, capture for
+    autograd.grad, AccumulateGrad, custom Functions, several outputs, anomaly mode. Returns the
+    gradients for the node's inputs, or None when nothing flows on (a leaf, a skipped node)."""
+    if capture is not None and _capture(fn, gs, create_graph, capture, needed, results, shared):
+        return None  # a node that leads to no input is not run (its hooks neither)
+    if tracers:
+        for cb in tracers:
+            cb(fn, tuple(gs))
+    if fn._pre:
+        _call_prehooks(fn, gs, create_graph)
+        for g in gs:
+            if g is not None:
+                _mark(shared, g)
+    if fn.__class__ is AccumulateGrad:
+        if gs[0] is not None and (accumulate and (capture is None or fn in needed)):
+            _accumulate(fn, gs[0], create_graph, shared)
+            if fn._hooks:
+                go = (_as_tensor(gs[0]),)
+                for h in list(fn._hooks.values()):
+                    _hook_values((), h((), go), h)
+        elif gs[0] is not None and fn.variable._hooks:
+            _leaf_hooks(fn, gs, create_graph)  # autograd.grad's root leaf: hooks, no .grad
+        return None
+    if (gs[0] is None if len(gs) == 1 else all(g is None for g in gs)):
+        # no gradient reached the node (linalg.vector_norm(x, 0) sends an undefined one): torch
+        # still runs it, so its saved tensors are unpacked and checked, then it sends none on
+        if fn._op is not None:
+            if fn._saved is None:
+                raise RuntimeError(E.ERR_BACKWARD_TWICE)
+            if fn._vers:
+                check_versions(fn)
+        outs = [None] * len(fn._fns)
+    else:
+        if fn._n_out > 1:
+            gs = [g if g is not None else _zeros_for(fn, i, create_graph, gs) for i, g in enumerate(gs)]
+        if anomaly:
+            from .anomaly_mode import run_with_anomaly  # noqa: PLC0415
+
+            outs = run_with_anomaly(fn, gs, create_graph)
+        elif fn._op is not None:
+            outs = run_node(fn, gs, create_graph)
+        else:
+            outs = fn._apply(gs, create_graph)
+            # a user's backward may return arrays of tensors it holds: never steal them
+            for g in outs:
+                if g is not None:
+                    _mark(shared, g)
+        hooks = fn._hooks
+        if hooks:
+            gi = tuple(_as_tensor(g) for g in outs)
+            go = tuple(_as_tensor(g) for g in gs)
+            for g in outs:
+                if g is not None:
+                    _mark(shared, g)
+            for h in list(hooks.values()):
+                gi = _hook_values(gi, h(gi, go), h)
+            outs = [_unwrap(g, create_graph) for g in gi]
+            for g in outs:
+                if g is not None:
+                    _mark(shared, g)
+    return outs
+
+
+def _capture(fn, gs, create_graph, capture, needed, results, shared) -> bool:
+    """torch's captures for ``inputs``: a node that is not run (it leads to no other input)
+    runs its tensors' hooks before its gradient is captured (the hooked value is returned),
+    one that is run is captured before them; a single root's hooks always run. Returns whether
+    the node is skipped."""
+    caps = [(nr, ks) for nr, ks in ((nr, capture.get((fn, nr))) for nr in range(len(gs))) if ks]
+    if fn in needed:
+        for nr, ks in caps:
+            for k in ks:
+                results[k] = gs[nr]
+        return False
+    if not caps and capture.get(None) is not fn:
+        return True
+    if fn.__class__ is AccumulateGrad:
+        if fn.variable._hooks and gs[0] is not None:
+            _leaf_hooks(fn, gs, create_graph)
+    elif fn._pre:
+        _call_prehooks(fn, gs, create_graph, node_hooks=False)
+    for nr, ks in caps:
+        for k in ks:
+            results[k] = gs[nr]
+    return True
+
+
+def _leaf_hooks(fn, gs, create_graph) -> None:
+    g = _as_tensor(gs[0])
+    for h in list(fn.variable._hooks.values()):
+        g = _hook_value(g, h(g), h)
+    gs[0] = _unwrap(g, create_graph)
+
+
+def _zeros_for(fn: Node, i: int, create_graph: bool, gs=()):
+    shape, dt = fn._out_meta[i]
+    like = next((g for g in gs if g is not None), None)  # zeros on the other outputs' device
+    if like is not None and hasattr(like, "_data"):
+        like = like._data
+    z = (NPX if like is None else xp_of(like)).zeros(shape, dt)
+    if create_graph:
+        return engine.Tensor._wrap(z)
+    return z
