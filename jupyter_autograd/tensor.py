@@ -15,11 +15,12 @@ from ._errors import (
     WARN_NONLEAF_GRAD,
     list_str,
 )
+from ._tensor_convert import _real_item, _to_device, _warn_scalar_once  # noqa: F401
 from .autograd import backward as _autograd_backward
 from .autograd import views as _views
 from .autograd.engine import _new_vc
 from .autograd.node import SEQ, AccumulateGrad, _HookDict, add_hook
-from .backend import CPU, _BACKENDS, canonical_device, device
+from .backend import _BACKENDS, CPU, device
 from .grad_mode import STATE
 
 
@@ -591,39 +592,3 @@ def _wrap_dim(dim: int, ndim: int) -> int:
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
         )
     return dim % n
-
-
-def _to_device(t: Tensor, dev) -> Tensor:
-    dev = canonical_device(dev)
-    if t.device == dev:
-        return t
-    src = t._data
-    if src.__class__ is not _ndarray:
-        src = _BACKENDS[t.device.type].to_host(src)
-    return _BACKENDS[dev.type].asarray(src)
-
-
-_SCALAR_WARNED = []
-
-
-def _warn_scalar_once() -> None:
-    """float()/complex() of a tensor that requires grad: torch warns once per process
-    (TORCH_WARN_ONCE), not at every conversion."""
-    if not _SCALAR_WARNED:
-        _SCALAR_WARNED.append(True)
-        warnings.warn(
-            "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
-            "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=3)
-
-
-def _real_item(t, c_type):
-    """The value for float()/int(): a complex one only when its imaginary part is zero, as
-    torch's checked conversion."""
-    if t._data.size != 1:
-        raise ValueError("only one element tensors can be converted to Python scalars")
-    v = t.item()
-    if isinstance(v, complex):
-        if v.imag != 0:
-            raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
-        return v.real
-    return v

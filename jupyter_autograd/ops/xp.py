@@ -45,7 +45,7 @@ class ArrayNamespace:
         ANDs x's bits with the mask's (all ones or all zeros), one pass of integer work."""
         m = self._mod
         u = _UINT.get(x.dtype.itemsize) if x.dtype.kind == "f" else None
-        if u is None or cond.shape != x.shape:
+        if u is None or not x.ndim or cond.shape != x.shape:  # a 0-d comparison is a scalar
             return m.where(cond, x, x.dtype.type(0))
         bits = cond.astype(u)
         m.negative(bits, out=bits)
