@@ -23,6 +23,15 @@ ERR_NUMPY_GRAD = "Can't call numpy() on Tensor that requires grad. Use tensor.de
 ERR_HOOK_NO_GRAD = "cannot register a hook on a tensor that doesn't require gradient"
 ERR_SCALAR_ONLY = "grad can be implicitly created only for scalar outputs"
 ERR_NO_GRAD_FN = "element {i} of tensors does not require grad and does not have a grad_fn"
+ERR_INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+ERR_INFERENCE_VERSION = "Inference tensors do not track version counter."
+ERR_INFERENCE_REQUIRES_GRAD = (
+    "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+)
 ERR_INFERENCE_SAVE = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
     "mode in computation tracked by autograd. To work around this, you can make a clone to get a "

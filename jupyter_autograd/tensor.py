@@ -10,6 +10,8 @@ import numpy as np
 from . import _dtype
 from ._errors import (
     ERR_HOOK_NO_GRAD,
+    ERR_INFERENCE_REQUIRES_GRAD,
+    ERR_INFERENCE_VERSION,
     ERR_NUMPY_GRAD,
     ERR_REQUIRES_GRAD_NONLEAF,
     WARN_NONLEAF_GRAD,
@@ -222,6 +224,8 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self._inf:
+            raise RuntimeError(ERR_INFERENCE_VERSION)
         return self._vc[0] if self._vc is not None else 0
 
     def _bump_version(self) -> None:
@@ -253,6 +257,8 @@ class Tensor:
         self._set_requires_grad(bool(value))
 
     def _set_requires_grad(self, value: bool) -> None:
+        if value and self._inf and not STATE.inference:
+            raise RuntimeError(ERR_INFERENCE_REQUIRES_GRAD)
         self._requires_grad = value
         self._rg_via_base = False
         if value and self._views:
@@ -431,6 +437,8 @@ class Tensor:
 
     def detach_(self) -> "Tensor":
         """Detach in place: this tensor becomes a leaf that does not require grad."""
+        if STATE.inference:
+            return self  # torch's detach_ is an autograd kernel, which inference mode skips
         if self._base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "

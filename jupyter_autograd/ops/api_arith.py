@@ -396,10 +396,12 @@ def where(condition, input=None, other=None) -> Tensor:
         return tuple(Tensor._wrap(i) for i in np.nonzero(condition._data))
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = _t(input)
+    orig = None
     if isinstance(input, Tensor) and isinstance(other, Tensor) and input._data.dtype != other._data.dtype:
-        from .dispatch import promote2  # noqa: PLC0415
+        from .dispatch import promote_data  # noqa: PLC0415
 
-        input, other = promote2(input, other)
+        orig = (condition, input, other)  # promoted inside the op, as torch
+        input, other = promote_data(input, other)
     elif isinstance(input, Tensor) and not isinstance(other, Tensor):
         input, other = _promote_scalar(input, other)
     elif isinstance(other, Tensor) and not isinstance(input, Tensor):
@@ -408,6 +410,6 @@ def where(condition, input=None, other=None) -> Tensor:
         raise RuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype.name.capitalize()}"
         )
-    return apply(EW.WHERE, (condition, input, other))
+    return apply(EW.WHERE, (condition, input, other), None, orig)
 
 

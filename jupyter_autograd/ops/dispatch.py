@@ -24,8 +24,9 @@ def _fix_out(out, like_cls, xp):
     return xp.asarray(out)
 
 
-def apply(op, inputs: tuple, p=None):
-    """Run ``op`` on ``inputs`` (Tensors, Python scalars or None) and return the result Tensor(s)."""
+def apply(op, inputs: tuple, p=None, record_inputs=None):
+    """Run ``op`` on ``inputs`` (Tensors, Python scalars or None) and return the result Tensor(s).
+    ``record_inputs``: the tensors the node records instead (the originals of promoted inputs)."""
     arrays = []
     rg = False
     cls = None
@@ -55,6 +56,9 @@ def apply(op, inputs: tuple, p=None):
         raise
     finally:
         quiet_exit(q)
+    if record_inputs is not None:
+        inputs = record_inputs
+        rg = any(t._requires_grad for t in inputs if isinstance(t, Tensor))
     rg = rg and STATE.grad_enabled
     if op.n_out == 1:
         if out.__class__ is not cls:
@@ -212,6 +216,19 @@ def promote2(a, b):
     raise TypeError(f"unsupported operand type: {type(b).__name__}")
 
 
+def promote_data(a, b):
+    """:func:`promote2` without recording the casts: torch's kernels promote inside the op, so
+    its node has edges to the original inputs (DivBackward0 straight to a float32 leaf, not
+    through a ToCopyBackward0) and the engine casts each gradient back to its input's dtype."""
+    if not STATE.grad_enabled:
+        return promote2(a, b)
+    STATE.grad_enabled = False
+    try:
+        return promote2(a, b)
+    finally:
+        STATE.grad_enabled = True
+
+
 def _cast(t: Tensor, dt) -> Tensor:
     return t.to(_dtype.from_numpy_dtype(np.dtype(dt)))
 
@@ -305,10 +322,12 @@ def _apply2(op, a, b, p):
         if not isinstance(b, _SCALARS):
             b = as_operand(b, a)
         if not isinstance(b, Tensor):
-            a, b = promote2(a, b)
-            return apply(op, (a, b), p)
+            a2, b = promote_data(a, b)
+            return apply(op, (a2, b), p, None if a2 is a else (a, b))
+    a0 = b0 = None
     if a._data.dtype is not b._data.dtype:
-        a, b = promote2(a, b)
+        a0, b0 = a, b
+        a, b = promote_data(a, b)
     ad, bd = a._data, b._data
     cls = ad.__class__
     if bd.__class__ is not cls:
@@ -337,6 +356,9 @@ def _apply2(op, a, b, p):
             out = op.cfwd(xp, ad, bd, p)
             if out.__class__ is not cls:
                 out = _fix_out(out, cls, xp)
+    if a0 is not None:  # recorded on the original inputs
+        a, b = a0, b0
+    if k == "c" and op.cx is not op:
         op = complex_row(op, out, p, (a._requires_grad or b._requires_grad) and STATE.grad_enabled)
     if (a._requires_grad or b._requires_grad) and STATE.grad_enabled and k in "fc":
         res = Tensor._wrap(out, True)

@@ -227,6 +227,16 @@ def _pow_exponent_vjp(xp, g, a, b, out, p):
     return g * xp.where((a == 0) & nonneg, 0.0, out * xp.log(a))
 
 
+def _pow_base_grad(xp, a, b):
+    """d/da a^b = b a^(b-1). torch's pow_backward computes ``exponent - 1`` on the exponent
+    tensor itself, which has no kernel for bool: its backward (and tangent) raise."""
+    if getattr(b.dtype, "np", b.dtype).kind == "b":  # an array, or a Tensor (create_graph)
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return b * a ** (b - 1)
+
+
 POW_TT = defop(
     "pow.Tensor_Tensor", node="PowBackward1", inputs=("self", "exponent"),
     batch=ELEMENTWISE,
@@ -234,8 +244,8 @@ POW_TT = defop(
     saved=("exponent", "self", "result"),
     fwd=lambda xp, a, b, p: _cpow(xp, a, b),
     # torch masks the base's gradient where the exponent is 0 (0 * 0^-1 would be nan)
-    vjp=(lambda xp, g, a, b, out, p: xp.where(b == 0, 0.0, g * (b * a ** (b - 1))), _pow_exponent_vjp),
-    jvp=lambda xp, t, x, out, p: t[0] * (x[1] * x[0] ** (x[1] - 1)) + t[1] * out * xp.log(x[0]),
+    vjp=(lambda xp, g, a, b, out, p: xp.where(b == 0, 0.0, g * _pow_base_grad(xp, a, b)), _pow_exponent_vjp),
+    jvp=lambda xp, t, x, out, p: t[0] * _pow_base_grad(xp, x[0], x[1]) + t[1] * out * xp.log(x[0]),
     sample={"domain": (0.2, 3)}, torch=lambda torch, a, b: torch.pow(a, b),
 )
 # 2 ** x: the base is a scalar argument. torch's pow_backward_exponent: g * result * log(base),

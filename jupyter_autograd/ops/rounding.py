@@ -324,14 +324,20 @@ def _kernel_error(name: str, t) -> NotImplementedError:
     return NotImplementedError(f'"{name}_{dev}" not implemented for \'{scalar_type(t)}\'')
 
 
+def _orig(orig, promoted):
+    """The inputs a promoted op records: the originals where a cast was made (torch promotes
+    inside the kernel: no ToCopyBackward0), None where none was."""
+    return None if all(o is q for o, q in zip(orig, promoted)) else orig
+
+
 def _promoted(a, b):
     """Both operands in torch's result type (a Tensor first; ``b`` a Tensor or a number)."""
     from ..tensor import Tensor  # noqa: PLC0415
-    from .dispatch import as_operand, promote2  # noqa: PLC0415
+    from .dispatch import as_operand, promote_data  # noqa: PLC0415
 
     if not isinstance(b, Tensor) and not isinstance(b, (int, float, bool)):
         b = as_operand(b, a)
-    return promote2(a, b)
+    return promote_data(a, b)
 
 
 def _binary(name, a, b, scalar_row, tensor_row, kernel):
@@ -341,11 +347,12 @@ def _binary(name, a, b, scalar_row, tensor_row, kernel):
 
     if not isinstance(a, Tensor):
         return _reversed(name, a, b)
+    orig = (a, b)
     a, b = _promoted(a, b)
     if a._data.dtype.kind == "b":
         raise _kernel_error(kernel, a)
     if isinstance(b, Tensor):
-        return apply(tensor_row, (a, b))
+        return apply(tensor_row, (a, b), None, _orig(orig, (a, b)))
     return apply1(scalar_row, a, {"other": b})
 
 
@@ -353,10 +360,11 @@ def _reversed(name, a, b):
     """``5.0 % x``: torch's remainder(Scalar, Tensor), recorded but not differentiable."""
     from .dispatch import apply  # noqa: PLC0415
 
+    orig = (a, b)
     b, a = _promoted(b, a)
     if name != "remainder":
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
-    return apply(REMAINDER_SCALAR_TENSOR, (a, b))
+    return apply(REMAINDER_SCALAR_TENSOR, (a, b), None, _orig(orig, (a, b)))
 
 
 def remainder(input, other, *, out=None):
@@ -401,7 +409,7 @@ def floor_divide(input, other, *, out=None, _row=None):
     t = a if isinstance(a, Tensor) else b  # promoted: its dtype is the result's
     if t._data.dtype.kind == "b":
         raise _kernel_error("div_floor", t)
-    return apply(_row or FLOOR_DIVIDE, (a, b))
+    return apply(_row or FLOOR_DIVIDE, (a, b), None, _orig((input, other), (a, b)))
 
 
 def div_rounded(input, other, rounding_mode):
@@ -421,7 +429,7 @@ def div_rounded(input, other, rounding_mode):
     t = a if isinstance(a, Tensor) else b
     if t._data.dtype.kind == "b":
         raise _kernel_error(f"div_{rounding_mode}", t)
-    return apply(DIV_MODE, (a, b), {"rounding_mode": rounding_mode})
+    return apply(DIV_MODE, (a, b), {"rounding_mode": rounding_mode}, _orig((input, other), (a, b)))
 
 
 def _unary_rounding(row, name, input, int_ok=True):

@@ -121,17 +121,6 @@ OPEN: dict[str, Open] = {
         M(kind="backward|autograd.grad|read_grad", field=r"grad\.value|grad|value",
           prog=r"//|floor_divide"),
     ),
-    "pow-bool-exponent-grad": Open(
-        "lead",
-        "pow(x, e) with a bool tensor exponent: torch's backward raises \"Subtraction, the `-` "
-        "operator, with a bool tensor is not supported\" (pow_backward computes e - 1); ours "
-        "computes a gradient (and reaches further nodes)",
-        ("x = torch.ones(3, dtype=torch.float64, requires_grad=True)",
-         "e = torch.ones(3, 1, dtype=torch.float64).ne(2.0)", "torch.pow(x, e).sum().backward()"),
-        (M(field=r"raised\(.*\)", torch="with a bool tensor is not supported"),
-         M(kind="backward", field=r"grad\.value|grad",
-           prog=r"= torch\.(ne|eq|lt|gt|le|ge)\([\s\S]*torch\.pow\(")),
-    ),
     "dtype-support": Open(
         "fuzz",
         "what remains of integer/bool kernels: the samplers refuse an empty bool tensor torch "
@@ -167,15 +156,6 @@ OPEN: dict[str, Open] = {
         ("x = torch.ones(2, 3)", "y = torch.ones(1, 2, dtype=torch.float64)", "z = x @ y"),
         M(field=r"raised\((message|type)\)"),
     ),
-    "type-promotion-node": Open(
-        "lead",
-        "mixed-dtype binary ops record a ToCopyBackward0 for the promoted input; torch promotes "
-        "inside the op (DivBackward0 straight to the float32 leaf)",
-        ("a = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)",
-         "b = torch.tensor([2.0], requires_grad=True)", "c = a / b"),
-        lambda program, step, m: (m.field == "grad_fn"
-                         and repr(m.ours).count("ToCopyBackward0") > repr(m.theirs).count("ToCopyBackward0")),
-    ),
     "zero-dim-shape-ops": Open(
         "lead",
         "0-d inputs: dim=0/-1 is refused with NumPy's AxisError (sum, mean, transpose, "
@@ -199,15 +179,6 @@ OPEN: dict[str, Open] = {
          M(kind="autograd.grad", src="create_graph=True", field="requires_grad"),
          M(kind="backward", src="create_graph=True", field="grad"),
          M(src="create_graph=True", field=r"hook-log.*requires_grad")),
-    ),
-    "inference-mode": Open(
-        "lead",
-        "inference_mode is no_grad: inference tensors' _version does not raise (\"Inference "
-        "tensors do not track version counter\"), x.detach_() under it drops requires_grad "
-        "(torch keeps it)",
-        ("with torch.inference_mode():\n    y = torch.ones(2) * 2", "v = y._version"),
-        (M(field="_version", torch="Inference tensors do not track"),
-         M(src="inference_mode")),
     ),
 }
 
