@@ -216,7 +216,7 @@ class Tensor:
         return bool(self._data.flags.c_contiguous)
 
     def stride(self, dim: int | None = None):
-        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        st = torch_strides(self._data)
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
     def data_ptr(self) -> int:
@@ -585,6 +585,20 @@ from .autograd import engine as _engine  # noqa: E402
 
 _engine.Tensor = Tensor
 _accumulate.Tensor = Tensor
+
+
+def torch_strides(d) -> tuple:
+    """``d``'s strides in elements, as torch gives them. NumPy makes every stride of a fresh
+    empty array 0; torch's empty tensors keep contiguous strides unless expanded (an expanded
+    one is a read-only broadcast here, and keeps NumPy's 0 strides)."""
+    st = d.strides
+    if d.size == 0 and d.flags.writeable and not any(st):
+        out, acc = [], 1
+        for n in reversed(d.shape):
+            out.append(acc)
+            acc *= max(n, 1)
+        return tuple(reversed(out))
+    return tuple(s // d.itemsize for s in st)
 
 
 def _rebuild(data, requires_grad):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
-from ..tensor import Tensor
+from ..tensor import Tensor, torch_strides
 from .dispatch import apply, apply1
 from .registry import AS_WRITTEN, defop
 
@@ -24,6 +24,10 @@ def _as_complex(xp, g):
     """``view_as_complex(g.contiguous())`` on raw arrays: (..., 2) real -> complex."""
     if xp.is_txp:
         return view_as_complex(g.contiguous())
+    if g.size == 0 and g.ndim and torch_strides(g)[-1] != 1:
+        # contiguous() keeps an empty tensor's strides: an expanded (0-stride) gradient, as
+        # sum's, fails view_as_complex's check in torch
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
     g = xp.ascontiguousarray(g)
     return g.view(_COMPLEX_OF[g.dtype]).reshape(g.shape[:-1])
 

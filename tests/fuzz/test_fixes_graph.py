@@ -125,3 +125,35 @@ def test_inference_tensors_refuse_version_inplace_and_requires_grad_outside():
 
     theirs, mine = _both(prog)
     assert mine == theirs
+
+
+def test_empty_tensors_have_torchs_strides():
+    """NumPy gives a fresh empty array all-zero strides; torch keeps contiguous strides (an
+    expanded one keeps its zeros): view_as_complex of an empty (..., 2) tensor and x.real /
+    x.imag of an empty complex tensor differentiated with create_graph work, and a sum's
+    expanded empty gradient fails view_as_real's backward as in torch (fuzz class
+    strided-checks)."""
+    def attempt(f):
+        try:
+            r = f()
+        except RuntimeError as e:
+            return str(e)
+        return r if isinstance(r, tuple) else tuple(r.shape)
+
+    def prog(lib):
+        out = []
+        for shape in ((2, 0), (0,), (3, 0, 2)):
+            x = lib.zeros(shape, dtype=lib.complex64, requires_grad=True)
+            r = lib.zeros(shape + (2,), dtype=lib.float64, requires_grad=True)
+            out += [attempt(f) for f in (
+                lambda: lib.view_as_real(x).sum().backward() or (),
+                lambda: lib.autograd.grad(x.real.sum(), [x], create_graph=True)[0],
+                lambda: lib.autograd.grad(x.imag.sum(), [x], create_graph=True)[0],
+                lambda: lib.view_as_complex(r),
+                lambda: lib.autograd.grad(lib.view_as_complex(r).abs().sum(), [r])[0],
+                lambda: lib.autograd.grad((lib.view_as_real(x) * 2).sum(), [x])[0],
+                lambda: lib.zeros(shape).stride(), lambda: lib.zeros(()).expand(*shape).stride())]
+        return out
+
+    theirs, mine = _both(prog)
+    assert mine == theirs
