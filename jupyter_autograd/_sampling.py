@@ -451,6 +451,12 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
         >>> torch.bernoulli(torch.full((5,), 0.5), generator=torch.Generator().manual_seed(0))
         tensor([1., 0., 1., 1., 1.])
     """
+    if p is None and input._data.dtype.kind in "iub" and input._data.size:
+        # torch's bernoulli(Tensor) kernel reads the probabilities as floating values only
+        from .ops.api_matmul import scalar_type  # noqa: PLC0415
+
+        raise NotImplementedError(
+            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{scalar_type(input)}'")
     t = _empty(tuple(input.shape), None, input._data.dtype)
     bernoulli_(t, input.detach() if p is None else p, generator=generator)
     if p is None and out is None and STATE.grad_enabled and input._requires_grad:

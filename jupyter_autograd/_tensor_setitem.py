@@ -43,6 +43,7 @@ def _setitem(self, key, value):
         if key:
             _copy_to(_basic_index(self, (None,)), value)
         return
+    mask_fill = isinstance(key, Tensor) and key._data.dtype.kind == "b"
     key = _norm_key(key)
     if all(_is_basic(k) for k in key) and not (
             FLAGS.forward_ad_levels and (self._fw or value._fw)):
@@ -51,6 +52,10 @@ def _setitem(self, key, value):
     # advanced indices; also forward-mode tangents, which views do not share with their base.
     # torch's set_item views the value without its leading 1s first (ViewBackward0)
     ss = value._data.shape
+    if value._data.dtype != self._data.dtype and not (
+            all(_is_basic(k) for k in key)  # a forward-mode basic key: copy_ casts
+            or (not ss and mask_fill)):  # a 0-d value by a mask is masked_fill_ (it casts)
+        _check_index_put_dtype(self, value)
     k = 0
     while k < len(ss) and ss[k] == 1:
         k += 1
@@ -121,10 +126,21 @@ def _index_put_(self, key, value, accumulate=False):
     self._bump_version()
 
 
+def _check_index_put_dtype(self, value) -> None:
+    """torch's index_put_ takes the values in the destination's dtype only (no cast)."""
+    if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
+        from .ops.api_matmul import scalar_type  # noqa: PLC0415
+
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got "
+            f"{scalar_type(self)} for the destination and {scalar_type(value)} for the source.")
+
+
 def _index_put_method(self, indices, values, accumulate=False):
     """``self[indices] = values`` (``accumulate``: ``+=``, repeated indices adding up), in
     place: torch's Tensor.index_put_ (IndexPutBackward0)."""
     key = _index_key(self, indices, values)
+    _check_index_put_dtype(self, values)
     if accumulate:
         _index_put_(self, key, values, accumulate=True)
     else:

@@ -100,12 +100,18 @@ def _roots(outputs, grads):
     return roots, seeds
 
 
-def _input_edges(inputs):
+def _input_edges(inputs, retain=False):
+    """The inputs' edges, one input at a time as torch's run_backward (``retain``: backward's
+    non-leaf inputs retain their gradient, each before the next input is looked at)."""
     edges = []
     for t in inputs:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         fn = t.grad_fn
+        if fn is not None and retain:
+            # a non-leaf input keeps its gradient (retain_grad), and its node runs (the engine
+            # marks it needed) so that the retain hook fires
+            t.retain_grad()
         edges.append((fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0))
     return edges
 
@@ -156,12 +162,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         ins = _tensors(inputs)
         if len(ins) == 0:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-        edges = _input_edges(ins)
-        for t in ins:
-            if t.grad_fn is not None:
-                # torch's run_backward: a non-leaf input keeps its gradient (retain_grad), and
-                # its node runs (the engine marks it needed) so that the retain hook fires
-                t.retain_grad()
+        edges = _input_edges(ins, retain=True)
         from ..grad_mode import set_grad_enabled as _sge  # noqa: PLC0415
 
         with _sge(create_graph):

@@ -301,6 +301,14 @@ def dropout(input, p=0.5, training=True, inplace=False):
     else:
         noise = bernoulli_(Tensor._wrap(np.empty_like(x) if x.__class__ is np.ndarray
                                         else np.empty(x.shape, x.dtype)), 1 - p)._data
+        if x.dtype.kind in "iub":
+            # torch's mask is empty_like(input).bernoulli_(1 - p).div_(1 - p): an integer
+            # mask cannot hold the float quotient
+            from .._dtype import get_default_dtype  # noqa: PLC0415
+            from ..ops.api_matmul import scalar_type  # noqa: PLC0415
+
+            raise RuntimeError(f"result type {get_default_dtype()._legacy[:-6]} can't be cast "
+                               f"to the desired output type {scalar_type(input)}")
         keep = x.dtype.type(1 - p)
         if x.dtype == np.float16:  # torch multiplies reduced floats by the float reciprocal
             noise = np.asarray(noise * (np.float32(1) / np.float32(1 - p))).astype(x.dtype)

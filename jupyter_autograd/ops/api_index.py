@@ -159,6 +159,9 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True) -> Ten
 def index_put(input, indices, values, accumulate=False) -> Tensor:
     """``input`` with ``values`` written (or added) at the advanced index ``indices``."""
     key = tuple(slice(None) if i is None else _arr(i, input) for i in indices)
+    from .._tensor_setitem import _check_index_put_dtype  # noqa: PLC0415
+
+    _check_index_put_dtype(input, values)  # torch takes no other dtype (no promotion)
     a, v = promote(input, values)
     op = IX.ADD_KEY["index_put.accumulate"] if accumulate else IX.PUT_KEY["index_put.values"]
     return apply(op, (a, v), {"key": key, "shape": a._data.shape})

@@ -123,18 +123,27 @@ OPEN: dict[str, Open] = {
     ),
     "dtype-support": Open(
         "fuzz",
-        "what remains of integer/bool kernels: bernoulli of an integer "
-        "tensor gives the range error (torch: \"bernoulli_tensor_cpu_p_\" not implemented for "
-        "'Long'), clamp_ of a bool names Bool where torch's clamp says bool; dropout of an "
-        "integer/bool/complex tensor and x[index_tensor] = v of another dtype are not refused "
-        "(torch: \"result type Float can't be cast to the desired output type Bool\", \"Index "
-        "put requires the source and destination dtypes match\")",
-        ("x = torch.ones(3, dtype=torch.int64)", "y = x.bernoulli()"),
+        "(narrowed) clamp_ of an integer/bool tensor by numbers that do not fit names the C++ "
+        "type (torch: \"result type Long can't be cast to the desired output type bool\", "
+        "\"long int\"), ours the ScalarType (Bool, Long)",
+        ("x = torch.ones(3, dtype=torch.bool)", "y = x.clamp_(0, 1)"),
         (M(field=r"raised\(only (torch|ours)\)",
            torch="not implemented for|None|can't be cast to the desired output type|"
                  "requires the source and destination dtypes match",
            ours="None|not implemented for"),
-         M(field=r"raised\(message\)", torch="desired output type bool|bernoulli_tensor_cpu_p_")),
+         M(field=r"raised\(message\)", torch=r"desired output type (bool|long int|short int|"
+                                             r"signed char|unsigned char|int)[\"']")),
+    ),
+    "type-promotion-node": Open(
+        "lead",
+        "(narrowed) rows that promote with api_math.promote (atan2, xlogy, ...) or stack/cat "
+        "of mixed dtypes record a ToCopyBackward0 for the promoted input; torch promotes inside "
+        "the op (binary operators, where, remainder/fmod/floor_divide/div do so here: "
+        "dispatch.promote_data and apply's record_inputs)",
+        ("a = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)",
+         "b = torch.tensor([2.0], requires_grad=True)", "c = torch.atan2(a, b)"),
+        lambda program, step, m: (m.field == "grad_fn" and repr(m.ours).count("ToCopyBackward0")
+                                  > repr(m.theirs).count("ToCopyBackward0")),
     ),
     "strided-checks": Open(
         "fuzz",

@@ -105,3 +105,25 @@ def test_tensor_arguments_are_checked_as_torch():
         "torch.outer(torch.tensor(1.), x)", "x.outer(x[None])", "torch.ger(x[None], x)",
         "torch.outer(x, x)", "x.ger(x)", "x.maximum(x)",
     ], {"x": lambda t: t.tensor([1.0, 2.0])})
+
+
+def test_dropout_bernoulli_and_index_put_dtypes_as_torch():
+    """dropout of an integer/bool tensor refuses the float mask (torch: empty_like(input)
+    .bernoulli_(1 - p).div_(1 - p)), bernoulli(Tensor) of an integer/bool tensor has no kernel,
+    advanced-index puts (x[idx] = v, index_put_) take a tensor value of the destination's dtype
+    only, while a basic index and a 0-d value by a mask cast (dtype-support)."""
+    f = "torch.nn.functional.dropout"
+    _check([
+        f"{f}(i)", f"{f}(b)", f"{f}(u, 0.3)", f"{f}(i, 1.0)", f"{f}(b, 0.0)", f"{f}(i, training=False)",
+        f"{f}(i[:, :0])", f"{f}(i.clone(), inplace=True)", "i.bernoulli()", "b.bernoulli()",
+        "i[:, :0].bernoulli()", "u.bernoulli(0.0)",
+        "(c := b.clone()).__setitem__(torch.tensor([0]), torch.tensor([1.0])) or c",
+        "(c := i.clone()).__setitem__((0, [0, 1]), torch.tensor([1, 2], dtype=torch.int32)) or c",
+        "(c := n.clone()).__setitem__(n > 0, torch.tensor([1.0, 2.0])) or c",
+        "(c := n.clone()).__setitem__(n > 0, torch.tensor(1.5)) or c",
+        "(c := n.clone()).__setitem__(0, torch.tensor(1.5)) or c",
+        "(c := n.clone()).__setitem__(torch.tensor([1]), 2.5) or c",
+        "n.clone().index_put_((torch.tensor([0]),), torch.tensor([1.0]))",
+        "torch.index_put(n, (torch.tensor([0]),), torch.tensor([1.0]))",
+        "n.clone().index_put_((torch.tensor([0]),), torch.tensor([7]))",
+    ], _INTS)
