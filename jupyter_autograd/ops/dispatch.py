@@ -351,14 +351,13 @@ def _apply2(op, a, b, p):
     if out.__class__ is not cls:
         out = _fix_out(out, cls, xp)
     k = out.dtype.kind
+    if a0 is not None:  # recorded on the original inputs
+        a, b = a0, b0
     if k == "c" and op.cx is not op:
         if op.cfwd is not None:
             out = op.cfwd(xp, ad, bd, p)
             if out.__class__ is not cls:
                 out = _fix_out(out, cls, xp)
-    if a0 is not None:  # recorded on the original inputs
-        a, b = a0, b0
-    if k == "c" and op.cx is not op:
         op = complex_row(op, out, p, (a._requires_grad or b._requires_grad) and STATE.grad_enabled)
     if (a._requires_grad or b._requires_grad) and STATE.grad_enabled and k in "fc":
         res = Tensor._wrap(out, True)
