@@ -18,13 +18,13 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
+import argparse
+import statistics
+import time
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import jupyter_autograd as ja  # noqa: E402
+import jupyter_autograd as ja
 
 
 def lenet(mod):
@@ -88,7 +88,7 @@ def main(argv=None) -> dict:
     state = {k: v.detach().numpy().copy() for k, v in lenet(ja).state_dict().items()}
     ours_model, ours = make(ja, state, x, y)
     try:
-        import torch  # noqa: PLC0415
+        import torch
 
         torch.set_num_threads(1)
         theirs_model, theirs = make(torch, state, x, y)

@@ -48,7 +48,7 @@ def _cases(m, F):
 def main() -> None:
     ours = _cases(ja, ja.autograd.functional)
     try:
-        import torch  # noqa: PLC0415
+        import torch
 
         torch.set_num_threads(1)
         theirs = _cases(torch, torch.autograd.functional)

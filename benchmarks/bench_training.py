@@ -24,14 +24,14 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
+import argparse
+import statistics
+import time
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import jupyter_autograd as torch  # noqa: E402
-from jupyter_autograd import nn  # noqa: E402
+import jupyter_autograd as torch
+from jupyter_autograd import nn
 
 
 def make_model():

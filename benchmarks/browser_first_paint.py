@@ -25,8 +25,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "e2e"))
 
-import e2e_payloads as payloads  # noqa: E402
-from e2e_lab import (  # noqa: E402
+import e2e_payloads as payloads
+from e2e_lab import (
     chromium,
     display_cell,
     lab_server,

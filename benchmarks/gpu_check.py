@@ -20,10 +20,10 @@ import numpy as np
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
-import jupyter_autograd as ja  # noqa: E402
+import jupyter_autograd as ja
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import run as run_bench  # noqa: E402 - the same workloads as the CPU benchmarks
+import run as run_bench
 
 
 def _sync():

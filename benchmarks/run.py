@@ -15,13 +15,13 @@ import time
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-import jupyter_autograd as ja  # noqa: E402
+import jupyter_autograd as ja
 
 try:
-    import torch  # noqa: E402
+    import torch
 
     torch.set_num_threads(1)
 except ImportError:  # torch is optional
@@ -254,7 +254,7 @@ def main(argv=None):
 
     print(f"{'workload':58s} {'ours':>10s} {'numpy':>10s} {'torch':>10s} {'/numpy':>7s} {'/torch':>7s}  unit")
     for name, o, n, t, u in rows:
-        fn = lambda v: f"{v:10.3f}" if v is not None else f"{'-':>10s}"  # noqa: E731
+        fn = lambda v: f"{v:10.3f}" if v is not None else f"{'-':>10s}"
         rn = f"{o / n:7.2f}" if n else f"{'-':>7s}"
         rt = f"{o / t:7.2f}" if t else f"{'-':>7s}"
         print(f"{name:58s} {fn(o)} {fn(n)} {fn(t)} {rn} {rt}  {u}")

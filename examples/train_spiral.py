@@ -13,10 +13,10 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import time  # noqa: E402
+import time
 
-import jupyter_autograd as torch  # noqa: E402
-from jupyter_autograd import nn  # noqa: E402
+import jupyter_autograd as torch
+from jupyter_autograd import nn
 
 
 def main(epochs: int = 200, seed: int = 0) -> tuple[float, float]:

@@ -64,10 +64,10 @@ from .grad_mode import (  # noqa: F401
 )
 from .tensor import Size, Tensor  # noqa: F401
 
-from . import ops  # noqa: E402,F401 - registers every op
-from . import _tensor_methods  # noqa: E402,F401 - wires Tensor methods to the ops
-from . import _methods_ext  # noqa: E402,F401 - and to the ops beyond ops/api.py
-from .factories import (  # noqa: E402,F401
+from . import ops  # noqa: F401 - registers every op
+from . import _tensor_methods  # noqa: F401 - wires Tensor methods to the ops
+from . import _methods_ext  # noqa: F401 - and to the ops beyond ops/api.py
+from .factories import (  # noqa: F401
     arange,
     as_tensor,
     asarray,
@@ -86,7 +86,7 @@ from .factories import (  # noqa: E402,F401
     zeros,
     zeros_like,
 )
-from .random import (  # noqa: E402,F401
+from .random import (  # noqa: F401
     Generator,
     default_generator,
     get_rng_state,
@@ -95,7 +95,7 @@ from .random import (  # noqa: E402,F401
     seed,
     set_rng_state,
 )
-from ._sampling import (  # noqa: E402,F401
+from ._sampling import (  # noqa: F401
     bernoulli,
     multinomial,
     normal,
@@ -107,30 +107,30 @@ from ._sampling import (  # noqa: E402,F401
     randn_like,
     randperm,
 )
-from . import random  # noqa: E402,F401
-from .ops.api import *  # noqa: E402,F401,F403
-from .ops.api_math import *  # noqa: E402,F401,F403
-from .ops.api_shape import *  # noqa: E402,F401,F403
-from .ops.api_reduce import *  # noqa: E402,F401,F403
-from .ops.api_products import *  # noqa: E402,F401,F403
-from .ops.api_stats import *  # noqa: E402,F401,F403
-from .ops.api_index import *  # noqa: E402,F401,F403
-from .ops.api_special import *  # noqa: E402,F401,F403
-from .ops.api_misc import *  # noqa: E402,F401,F403
-from .ops.as_strided import *  # noqa: E402,F401,F403
-from ._legacy_types import *  # noqa: E402,F401,F403
-from .ops.cplx import (  # noqa: E402,F401
+from . import random  # noqa: F401
+from .ops.api import *
+from .ops.api_math import *
+from .ops.api_shape import *
+from .ops.api_reduce import *
+from .ops.api_products import *
+from .ops.api_stats import *
+from .ops.api_index import *
+from .ops.api_special import *
+from .ops.api_misc import *
+from .ops.as_strided import *
+from ._legacy_types import *
+from .ops.cplx import (  # noqa: F401
     adjoint, angle, complex, conj, conj_physical, imag, is_conj, polar, real, resolve_conj,
     resolve_neg, sgn, view_as_complex, view_as_real,
 )
-from . import fft, linalg, masked, signal, special  # noqa: E402,F401
-from .ops.api_linalg import TOP as _LINALG_TOP  # noqa: E402
+from . import fft, linalg, masked, signal, special  # noqa: F401
+from .ops.api_linalg import TOP as _LINALG_TOP
 
 globals().update(_LINALG_TOP)
-from . import autograd  # noqa: E402,F401
-from . import nn  # noqa: E402,F401
-from .nn.functional import native_dropout  # noqa: E402,F401
-from .nn._functional_layers import (  # noqa: E402,F401 - torch has these at the top level too
+from . import autograd  # noqa: F401
+from . import nn  # noqa: F401
+from .nn.functional import native_dropout  # noqa: F401
+from .nn._functional_layers import (  # noqa: F401 - torch has these at the top level too
     adaptive_avg_pool1d,
     adaptive_max_pool1d,
     avg_pool1d,
@@ -144,9 +144,9 @@ from .nn._functional_layers import (  # noqa: E402,F401 - torch has these at the
     max_pool1d_with_indices,
     max_pool2d,
 )
-from .ops.einsum import einsum  # noqa: E402,F401
-from .nn._margin_losses import pairwise_distance  # noqa: E402,F401
-from .nn._norm_functional import (  # noqa: E402,F401
+from .ops.einsum import einsum  # noqa: F401
+from .nn._margin_losses import pairwise_distance  # noqa: F401
+from .nn._norm_functional import (  # noqa: F401
     native_batch_norm,
     native_layer_norm,
     layer_norm,
@@ -155,14 +155,14 @@ from .nn._norm_functional import (  # noqa: E402,F401
     torch_instance_norm as instance_norm,
     torch_rms_norm as rms_norm,
 )
-from . import func  # noqa: E402,F401
-from .func import vmap  # noqa: E402,F401 - torch.vmap
-from . import profiler  # noqa: E402,F401 - torch.profiler
-from . import cuda  # noqa: E402,F401 - torch.cuda (CuPy is imported lazily, on first use)
-from .factories import get_default_device, set_default_device  # noqa: E402,F401
-from . import datasets, optim, utils  # noqa: E402,F401
+from . import func  # noqa: F401
+from .func import vmap  # noqa: F401 - torch.vmap
+from . import profiler  # noqa: F401 - torch.profiler
+from . import cuda  # noqa: F401 - torch.cuda (CuPy is imported lazily, on first use)
+from .factories import get_default_device, set_default_device  # noqa: F401
+from . import datasets, optim, utils  # noqa: F401
 
-from . import _aliases  # noqa: E402
+from . import _aliases
 
 for _ns in (Tensor, linalg, special, fft):
     _aliases.install(_ns)
@@ -171,7 +171,7 @@ del _ns
 
 __version__ = "0.1.0"
 
-is_tensor = lambda obj: isinstance(obj, Tensor)  # noqa: E731
+is_tensor = lambda obj: isinstance(obj, Tensor)
 
 
 def numel(input: Tensor):
@@ -229,17 +229,17 @@ def _jupyter_labextension_paths():
 def load_ipython_extension(ipython) -> None:
     """``%load_ext jupyter_autograd``: register the magics (the Jupyter layer is imported here,
     never at package import)."""
-    from .jupyter import load_ipython_extension as _load  # noqa: PLC0415
+    from .jupyter import load_ipython_extension as _load
 
     return _load(ipython)
 
 
 def unload_ipython_extension(ipython) -> None:
-    from .jupyter import unload_ipython_extension as _unload  # noqa: PLC0415
+    from .jupyter import unload_ipython_extension as _unload
 
     return _unload(ipython)
 
 
-from ._inplace_functions import install as _install_inplace  # noqa: E402
+from ._inplace_functions import install as _install_inplace
 
 _install_inplace(globals())  # torch.sin_(x), torch.dropout_(x, p, train), F.relu_ ... (last: every method exists)

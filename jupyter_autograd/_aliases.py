@@ -52,7 +52,7 @@ def accept_out(fn):
     resize warning, overlap, no autograd), a tuple ``out`` taking a tuple result."""
     if not _ignores_out(fn):
         return fn
-    from .ops import out as O  # noqa: PLC0415
+    from .ops import out as O
 
     name = fn.__name__
 

@@ -7,7 +7,7 @@ import builtins
 import numpy as np
 
 
-class dtype:  # noqa: N801 - torch's name
+class dtype:
     """A tensor element type; prints as ``torch.float32`` like PyTorch.
 
     Example:
@@ -16,7 +16,7 @@ class dtype:  # noqa: N801 - torch's name
         (torch.float64, True)
     """
 
-    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize", "_legacy")
+    __slots__ = ("_legacy", "is_complex", "is_floating_point", "is_signed", "itemsize", "name", "np")
 
     def __init__(self, name: str, np_dtype, legacy: str) -> None:
         self.name = name
@@ -33,7 +33,7 @@ class dtype:  # noqa: N801 - torch's name
     def __reduce__(self):
         return (_by_name, (self.name,))
 
-    def to_real(self) -> "dtype":
+    def to_real(self) -> dtype:
         return self
 
 
@@ -47,7 +47,7 @@ int8 = dtype("int8", np.int8, "CharTensor")
 int16 = short = dtype("int16", np.int16, "ShortTensor")
 int32 = int = dtype("int32", np.int32, "IntTensor")
 int64 = long = dtype("int64", np.int64, "LongTensor")
-bool = dtype("bool", np.bool_, "BoolTensor")  # noqa: A001 - torch's name
+bool = dtype("bool", np.bool_, "BoolTensor")
 # torch's "shell" unsigned dtypes (few kernels; hash_tensor returns uint64)
 uint16 = dtype("uint16", np.uint16, "UInt16Tensor")
 uint32 = dtype("uint32", np.uint32, "UInt32Tensor")

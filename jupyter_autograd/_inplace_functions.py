@@ -29,9 +29,9 @@ def _method_form(name):
 def install(namespace: dict) -> None:
     """Add the in-place forms whose Tensor method exists (and torch's dropout functions) to the
     package namespace, and the in-place activations to ``nn.functional``."""
-    from .nn import _dropout_functional as D  # noqa: PLC0415
-    from .nn import functional as F  # noqa: PLC0415
-    from .tensor import Tensor  # noqa: PLC0415
+    from .nn import _dropout_functional as D
+    from .nn import functional as F
+    from .tensor import Tensor
 
     install_functional(F)
     for name in _METHOD_FORMS:
@@ -50,7 +50,7 @@ def install(namespace: dict) -> None:
 def install_functional(F) -> None:
     """``F.relu_``, ``F.leaky_relu_`` and, where their base function takes ``inplace``, the other
     in-place activations torch has in ``nn.functional``."""
-    from ._tensor_methods import _inplace  # noqa: PLC0415
+    from ._tensor_methods import _inplace
 
     if not hasattr(F, "relu_"):
         F.relu_ = _method_form("relu_")
@@ -75,7 +75,7 @@ def _with_inplace(base, name):
 
 
 def _dropout_form(key, fn, feature, inplace):
-    from .nn import _dropout_functional as D  # noqa: PLC0415
+    from .nn import _dropout_functional as D
 
     def f(input, p, train):
         if feature:

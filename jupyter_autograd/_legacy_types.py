@@ -23,9 +23,9 @@ from .tensor import Tensor
 _NAMES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
           "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16",
           "CharTensor": "int8", "ByteTensor": "uint8", "BoolTensor": "bool"}
-__all__ = [
-    "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor",
-    "IntTensor", "LongTensor", "ShortTensor",
+__all__ = [  # the classes are made from _NAMES below
+    "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor",  # noqa: F822
+    "IntTensor", "LongTensor", "ShortTensor",  # noqa: F822
 ]
 
 
@@ -50,7 +50,7 @@ def _options(dt) -> str:
             "memory_format=(nullopt))")
 
 
-class tensortype(type):  # noqa: N801 - torch's name
+class tensortype(type):
     """The metaclass of the legacy constructors (``type(torch.FloatTensor)``)."""
 
     dtype: _dtype.dtype
@@ -59,7 +59,7 @@ class tensortype(type):  # noqa: N801 - torch's name
         return isinstance(obj, Tensor) and obj.dtype is cls.dtype and obj.device.type == "cpu"
 
     def __call__(cls, *args, device=None, **kwargs):
-        from .factories import tensor, zeros  # noqa: PLC0415
+        from .factories import tensor, zeros
 
         dt = cls.dtype
         if kwargs:

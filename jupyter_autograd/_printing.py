@@ -198,8 +198,8 @@ def _add_suffixes(tensor_str, suffixes, indent) -> str:
 
 def tensor_repr(t, prefix: str = "tensor(") -> str:
     """``repr(tensor)`` exactly as torch prints it (values, dtype, device, grad_fn suffixes)."""
-    from . import _dtype  # noqa: PLC0415
-    from .autograd.engine import FLAGS  # noqa: PLC0415
+    from . import _dtype
+    from .autograd.engine import FLAGS
 
     indent = len(prefix)
     suffixes = []
@@ -234,6 +234,6 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
 
 
 def _host(t):
-    from .backend import _BACKENDS  # noqa: PLC0415
+    from .backend import _BACKENDS
 
     return _BACKENDS[t.device.type].to_host(t._data)

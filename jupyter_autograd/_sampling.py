@@ -453,7 +453,7 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     """
     if p is None and input._data.dtype.kind in "iub" and input._data.size:
         # torch's bernoulli(Tensor) kernel reads the probabilities as floating values only
-        from .ops.api_matmul import scalar_type  # noqa: PLC0415
+        from .ops.api_matmul import scalar_type
 
         raise NotImplementedError(
             f"\"bernoulli_tensor_cpu_p_\" not implemented for '{scalar_type(input)}'")

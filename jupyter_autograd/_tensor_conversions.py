@@ -30,7 +30,7 @@ def _to(self, *args, **kwargs):
         arr = _to_device(res, device)
         out = Tensor._wrap(arr, False)
         if res._requires_grad and STATE.grad_enabled:
-            from .autograd.engine import record  # noqa: PLC0415
+            from .autograd.engine import record
 
             record(SH.TO_COPY, (res,), arr, {"dtype": arr.dtype, "device": res.device}, (out,))
             out._requires_grad = True
@@ -64,7 +64,7 @@ Tensor.type = _type
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-    from .factories import tensor  # noqa: PLC0415
+    from .factories import tensor
 
     return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 

@@ -35,7 +35,7 @@ def _default_complex() -> np.dtype:
 
 
 def _is_tensor(x) -> bool:
-    from .tensor import Tensor  # noqa: PLC0415
+    from .tensor import Tensor
 
     return isinstance(x, Tensor)
 

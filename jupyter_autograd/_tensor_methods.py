@@ -179,7 +179,7 @@ def _mT(self):
         if _WARNED_ONCE.get("mT"):
             return self
         _WARNED_ONCE["mT"] = True  # torch's TORCH_WARN_ONCE: once per process
-        import warnings  # noqa: PLC0415
+        import warnings
 
         warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
                       "these cases.", UserWarning, stacklevel=2)
@@ -560,7 +560,7 @@ def _copy_(self, src, non_blocking=False):
         try:
             shape = np.broadcast_shapes(data.shape, self._data.shape)
         except ValueError:
-            from .ops.dispatch import _raise_broadcast  # noqa: PLC0415
+            from .ops.dispatch import _raise_broadcast
 
             _raise_broadcast(self._data.shape, data.shape)
         if shape != self._data.shape:
@@ -578,6 +578,6 @@ Tensor.copy_ = _copy_
 
 
 from . import (
-    _tensor_conversions,  # noqa: E402,F401 - to/float/.../new_* methods
+    _tensor_conversions,  # noqa: F401 - to/float/.../new_* methods
     _tensor_setitem,  # noqa: F401 - x[key] = value and index_put_ (registered there)
 )

@@ -72,7 +72,7 @@ def _value_tensor(value, like):
     try:
         arr = np.asarray(value, dtype=like._data.dtype)
     except (TypeError, ValueError):
-        from .factories import tensor  # noqa: PLC0415
+        from .factories import tensor
 
         return tensor(value, dtype=like.dtype)
     if arr.__class__ is not like._data.__class__:
@@ -129,7 +129,7 @@ def _index_put_(self, key, value, accumulate=False):
 def _check_index_put_dtype(self, value) -> None:
     """torch's index_put_ takes the values in the destination's dtype only (no cast)."""
     if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
-        from .ops.api_matmul import scalar_type  # noqa: PLC0415
+        from .ops.api_matmul import scalar_type
 
         raise RuntimeError(
             f"Index put requires the source and destination dtypes match, got "

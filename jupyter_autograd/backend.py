@@ -15,7 +15,7 @@ import numpy as np
 _CUDA_HINT = "pip install jupyter-autograd[cuda]"
 
 
-class device:  # noqa: N801 - torch's name
+class device:
     """A device, as ``torch.device``: ``device("cpu")``, ``device("cuda:0")``, ``device("cuda", 0)``.
 
     Example:
@@ -26,7 +26,7 @@ class device:  # noqa: N801 - torch's name
         'cpu'
     """
 
-    __slots__ = ("type", "index")
+    __slots__ = ("index", "type")
     _cache: ClassVar[dict] = {}
 
     def __new__(cls, type_or_spec="cpu", index: int | None = None):
@@ -130,7 +130,7 @@ class CupyBackend(Backend):
     def _mod(self):
         if CupyBackend._cupy is None:
             try:
-                import cupy  # noqa: PLC0415 - lazy on purpose: CuPy is optional
+                import cupy
             except Exception as e:  # noqa: BLE001 - ImportError, or a CUDA runtime failing to load
                 raise RuntimeError(
                     f"device='cuda' needs CuPy and a CUDA GPU ({_CUDA_HINT}); "

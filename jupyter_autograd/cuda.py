@@ -117,7 +117,7 @@ def manual_seed(seed: int) -> None:
     moved, so the same seed gives the same values on ``cpu`` and ``cuda``; this seeds that
     generator (as ``torch.manual_seed`` does).
     """
-    from .random import default_generator  # noqa: PLC0415
+    from .random import default_generator
 
     default_generator.manual_seed(seed)
 

@@ -9,8 +9,8 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from .backend import _BACKENDS, canonical_device
 from ._tensor_data import array_from_data
+from .backend import _BACKENDS, canonical_device
 from .tensor import Tensor
 
 _ndarray = np.ndarray
@@ -40,7 +40,7 @@ def set_default_device(device) -> None:
 
 def get_default_device():
     """The device factories use when ``device=`` is not given (``cpu`` unless set)."""
-    from .backend import CPU  # noqa: PLC0415
+    from .backend import CPU
 
     return _DEFAULT_DEVICE[0] or CPU
 
@@ -182,7 +182,7 @@ def _filled(size, value, dtype, device, requires_grad, default=None):
 def _into_out(name, out, dtype, make, warn=None):
     """A factory's ``out=``: torch's autograd and dtype checks, then ``out`` resized (silently,
     unlike other ops) and filled with ``make(dtype, device)``."""
-    from .ops.out import check_out, write  # noqa: PLC0415
+    from .ops.out import check_out, write
 
     check_out(f"aten::{name}", out)
     dt = out._data.dtype
@@ -332,7 +332,7 @@ _RANGE_WARNING = (
 )
 
 
-def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:  # noqa: A001
+def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     """Deprecated torch.range: values in [start, end] **inclusive**, default float dtype.
 
     Example:

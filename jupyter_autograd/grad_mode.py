@@ -7,12 +7,12 @@ import inspect
 import threading
 
 __all__ = [
-    "no_grad",
     "enable_grad",
-    "set_grad_enabled",
     "inference_mode",
     "is_grad_enabled",
     "is_inference_mode_enabled",
+    "no_grad",
+    "set_grad_enabled",
 ]
 
 
@@ -89,7 +89,7 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):  # noqa: N801 - torch's name
+class no_grad(_DecoratorContextManager):
     """Disable gradient recording, as ``torch.no_grad`` (context manager or decorator).
 
     Example:
@@ -109,7 +109,7 @@ class no_grad(_DecoratorContextManager):  # noqa: N801 - torch's name
         STATE.grad_enabled = self.prev
 
 
-class enable_grad(_DecoratorContextManager):  # noqa: N801
+class enable_grad(_DecoratorContextManager):
     """Enable gradient recording inside ``no_grad``, as ``torch.enable_grad``.
 
     Example:
@@ -130,7 +130,7 @@ class enable_grad(_DecoratorContextManager):  # noqa: N801
         STATE.grad_enabled = self.prev
 
 
-class set_grad_enabled(_DecoratorContextManager):  # noqa: N801
+class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode: works as a plain call and as a context manager, as in torch.
 
     Example:
@@ -161,7 +161,7 @@ class set_grad_enabled(_DecoratorContextManager):  # noqa: N801
         return self.__class__(self.mode)
 
 
-class inference_mode(_DecoratorContextManager):  # noqa: N801
+class inference_mode(_DecoratorContextManager):
     """Like ``no_grad``, and the tensors made inside are inference tensors (``is_inference()``).
 
     Example:

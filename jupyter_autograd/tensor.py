@@ -119,12 +119,12 @@ class Tensor:
 
     def __init__(self, *args, **kwargs) -> None:
         # torch.Tensor(data) / torch.Tensor(2, 3): legacy constructor, default dtype
-        from .factories import _legacy_tensor_init  # noqa: PLC0415
+        from .factories import _legacy_tensor_init
 
         _legacy_tensor_init(self, *args, **kwargs)
 
     @classmethod
-    def _wrap(cls, data, requires_grad: bool = False) -> "Tensor":
+    def _wrap(cls, data, requires_grad: bool = False) -> Tensor:
         if data.__class__ is not _ndarray and isinstance(data, np.generic):
             # NumPy's reductions to 0-d (argmax of a 1-D array...) return NumPy scalars; a
             # tensor always holds an array (a scalar would read as another device's array)
@@ -150,14 +150,14 @@ class Tensor:
         self._grad_fn = fn
 
     @property
-    def data(self) -> "Tensor":
+    def data(self) -> Tensor:
         """The same values without autograd history (shares memory), as ``torch.Tensor.data``."""
         t = Tensor._wrap(self._data)
         t._vc = _new_vc()
         return t
 
     @data.setter
-    def data(self, value: "Tensor") -> None:
+    def data(self, value: Tensor) -> None:
         self._data = value._data if isinstance(value, Tensor) else np.asarray(value)
 
     @property
@@ -264,7 +264,7 @@ class Tensor:
         if value and self._views:
             _views.base_requires_grad(self)  # its views now require grad too, through it
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place on a leaf and return self.
 
         Example:
@@ -417,7 +417,7 @@ class Tensor:
             fn._plain = False
         retain[self._output_nr] = weakref.ref(self)
 
-    def detach(self) -> "Tensor":
+    def detach(self) -> Tensor:
         """A new leaf sharing data with this tensor, cut from the graph.
 
         Example:
@@ -435,7 +435,7 @@ class Tensor:
             t._is_conj = True
         return t
 
-    def detach_(self) -> "Tensor":
+    def detach_(self) -> Tensor:
         """Detach in place: this tensor becomes a leaf that does not require grad."""
         if STATE.inference:
             return self  # torch's detach_ is an autograd kernel, which inference mode skips
@@ -547,7 +547,7 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        from ._printing import tensor_repr  # noqa: PLC0415
+        from ._printing import tensor_repr
 
         return tensor_repr(self)
 
@@ -580,8 +580,8 @@ class Tensor:
         _views.check_inplace(self, self._requires_grad if requires_grad is None else requires_grad)
 
 
-from .autograd import accumulate as _accumulate  # noqa: E402 - bind the class for the engine
-from .autograd import engine as _engine  # noqa: E402
+from .autograd import accumulate as _accumulate
+from .autograd import engine as _engine
 
 _engine.Tensor = Tensor
 _accumulate.Tensor = Tensor

@@ -18,8 +18,8 @@ import os
 import sys
 import sysconfig
 import weakref
-from typing import TYPE_CHECKING
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from . import graph as _g
 from .autograd.engine import FLAGS
@@ -29,7 +29,7 @@ from .tensor import Tensor
 if TYPE_CHECKING:
     from typing import Self  # 3.11+; annotations are strings here (PEP 563)
 
-__all__ = ["Graph", "graph", "trace", "is_tracing", "run_traced", "BackwardRecord", "OptionError"]
+__all__ = ["BackwardRecord", "Graph", "OptionError", "graph", "is_tracing", "run_traced", "trace"]
 
 BackwardRecord = _g.BackwardRecord
 MIME_TYPE = _g.MIME_TYPE
@@ -40,7 +40,7 @@ _LIBRARY_DIRS = (_PKG_DIR,) + tuple(
     for k in ("stdlib", "platstdlib", "purelib", "platlib")
 )
 # Source lines of traced ops, per node (nodes compare by identity, so a weak dict is safe).
-_NODE_INFO: "weakref.WeakKeyDictionary[Node, tuple]" = weakref.WeakKeyDictionary()
+_NODE_INFO: weakref.WeakKeyDictionary[Node, tuple] = weakref.WeakKeyDictionary()
 # Tensors compare elementwise, so they are keyed by id with a weakref guarding reuse.
 _TENSOR_SRC: dict = {}
 
@@ -80,7 +80,7 @@ def is_tracing() -> bool:
     return bool(FLAGS.record_tracers)
 
 
-class trace:  # noqa: N801 - a context manager used like torch's lower-case ones
+class trace:
     """Record the source line of each op run inside the block, for graph labels.
 
     Args:
@@ -99,7 +99,7 @@ class trace:  # noqa: N801 - a context manager used like torch's lower-case ones
     """
 
     def __init__(self, filename: str | None = None, source: str | None = None) -> None:
-        from .nn.modules.module import Module  # noqa: PLC0415 - viz sits above nn
+        from .nn.modules.module import Module
 
         self.filename = filename
         self.lines = source.splitlines() if source is not None else None
@@ -204,7 +204,7 @@ class Graph:
             5
         """
         self._check()
-        from .jupyter.anywidget_graph import GraphWidget  # noqa: PLC0415 - lazy: anywidget
+        from .jupyter.anywidget_graph import GraphWidget
 
         return GraphWidget(payload=self.payload)
 
@@ -375,7 +375,7 @@ def _bound_tensor(option: str, name: str, namespace: dict) -> Tensor:
 
 def _gradient(expr: str, backward: str, namespace: dict) -> Tensor:
     try:
-        g = eval(expr, namespace)  # noqa: S307 - the user's own expression, in their namespace
+        g = eval(expr, namespace)
     except Exception as e:  # noqa: BLE001 - any failure is reported on one line
         raise OptionError(
             f"--gradient: cannot evaluate {expr!r}: {type(e).__name__}: {e}"
@@ -421,9 +421,7 @@ def _bound_names(tree: ast.AST) -> list:
         if isinstance(st, ast.Assign):
             for t in st.targets:
                 targets(t, st.lineno)
-        elif isinstance(st, (ast.AugAssign, ast.AnnAssign)):
-            targets(st.target, st.lineno)
-        elif isinstance(st, (ast.For, ast.AsyncFor)):
+        elif isinstance(st, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
             targets(st.target, st.lineno)
         elif isinstance(st, (ast.With, ast.AsyncWith)):
             for it in st.items:
@@ -521,7 +519,7 @@ def run_traced(
         >>> [n["source"]["line"] for n in g.payload["nodes"] if n["kind"] == "function"]
         [2, 2]
     """
-    from .grad_mode import no_grad as _no_grad  # noqa: PLC0415
+    from .grad_mode import no_grad as _no_grad
 
     tree = ast.parse(source, filename)
     if code is None:

@@ -41,7 +41,7 @@ SRC = pathlib.Path(os.environ.get("JUPYTER_AUTOGRAD_SRC", ROOT)).resolve()
 sys.path.insert(0, str(SRC))
 sys.path.insert(0, str(HERE))
 
-from _src import NOTEBOOKS  # noqa: E402
+from _src import NOTEBOOKS
 
 
 def _attr_exists(module: str, attr: str | None = None) -> bool:

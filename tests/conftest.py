@@ -15,7 +15,7 @@ from jupyter_autograd import _dtype, _printing
 from jupyter_autograd.autograd.engine import FLAGS
 from jupyter_autograd.grad_mode import STATE
 
-from ._devices import cuda_device, device, pytest_addoption, pytest_generate_tests  # noqa: E402,F401 - device lanes (issue 9)
+from ._devices import cuda_device, device, pytest_addoption, pytest_generate_tests  # noqa: F401 - device lanes (issue 9)
 
 settings.register_profile(
     "ci", max_examples=200, deadline=2000, suppress_health_check=[HealthCheck.too_slow]

@@ -9,6 +9,7 @@ import pytest
 
 import jupyter_autograd as ja
 from jupyter_autograd import autograd
+
 from ._torch import require as require_torch
 
 

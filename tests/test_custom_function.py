@@ -10,10 +10,10 @@ import textwrap
 import numpy as np
 import pytest
 
-from ._torch import require as require_torch
-
 import jupyter_autograd as ja
 from jupyter_autograd.autograd.function import once_differentiable
+
+from ._torch import require as require_torch
 
 # Verbatim from https://pytorch.org/docs/stable/notes/extending.html (Exp from the Function docs)
 EXTENDING_EXAMPLES = '''

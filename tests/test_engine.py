@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import jupyter_autograd as torch
 from jupyter_autograd.autograd.node import Node
-from jupyter_autograd.ops import OPS, NOT_IMPLEMENTED
+from jupyter_autograd.ops import NOT_IMPLEMENTED, OPS
 from jupyter_autograd.ops.registry import defop
 
 

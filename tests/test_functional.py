@@ -9,6 +9,7 @@ import pytest
 import jupyter_autograd as ja
 from jupyter_autograd import func as jfunc
 from jupyter_autograd.autograd import functional as F
+
 from ._torch import require as require_torch
 
 
@@ -83,7 +84,7 @@ def test_products_match_finite_differences(rng):
     v = rng.normal(size=3)
     u = rng.normal(size=2)
     J = _fd_jac(_np(mlp), x)
-    f = lambda t: (mlp(t) ** 2).sum()  # noqa: E731
+    f = lambda t: (mlp(t) ** 2).sum()
     H = _fd_jac(lambda a: _fd_grad(f, a), x, eps=1e-4)
     np.testing.assert_allclose(F.vjp(mlp, ja.tensor(x), ja.tensor(u))[1].numpy(), u @ J, atol=1e-8)
     np.testing.assert_allclose(F.jvp(mlp, ja.tensor(x), ja.tensor(v))[1].numpy(), J @ v, atol=1e-8)
@@ -141,7 +142,7 @@ def test_func_transforms_match_finite_differences(rng):
     J = _fd_jac(_np(mlp), x)
     np.testing.assert_allclose(jfunc.jacrev(mlp)(ja.tensor(x)).numpy(), J, atol=1e-8)
     np.testing.assert_allclose(jfunc.jacfwd(mlp)(ja.tensor(x)).numpy(), J, atol=1e-8)
-    f = lambda t: (mlp(t) ** 2).sum()  # noqa: E731
+    f = lambda t: (mlp(t) ** 2).sum()
     np.testing.assert_allclose(jfunc.grad(f)(ja.tensor(x)).numpy(), _fd_jac(_np(f), x), atol=1e-8)
     H = _fd_jac(lambda a: _fd_grad(f, a), x, eps=1e-4)
     np.testing.assert_allclose(jfunc.hessian(f)(ja.tensor(x)).numpy(), H, atol=1e-6)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pytest
 
 import jupyter_autograd as ja
@@ -13,6 +12,7 @@ from jupyter_autograd.autograd import GradcheckError, gradcheck, gradgradcheck
 from jupyter_autograd.ops import OPS
 from jupyter_autograd.ops.dispatch import apply1
 from jupyter_autograd.ops.registry import defop
+
 from ._torch import require as require_torch
 
 
@@ -102,7 +102,7 @@ def _cube_bad2():
 def test_mutation_second_order_is_rejected_by_gradgradcheck_only(rng):
     op = _cube_bad2()
     x = _x(rng, 3)
-    f = lambda t: apply1(op, t)  # noqa: E731
+    f = lambda t: apply1(op, t)
     assert gradcheck(f, (x,), atol=1e-8, rtol=1e-6)
     with pytest.raises(GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"):
         gradgradcheck(f, (x,))

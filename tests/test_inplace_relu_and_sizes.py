@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import jupyter_autograd as ja
+
 from ._torch import require as require_torch
 
 

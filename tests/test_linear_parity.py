@@ -9,9 +9,9 @@ compared with it.
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import jupyter_autograd as ja
+
 from ._torch import require as require_torch
 
 

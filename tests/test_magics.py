@@ -7,12 +7,12 @@ import re
 import pytest
 
 pytest.importorskip("IPython")
-from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+from IPython.core.interactiveshell import InteractiveShell
 
-import jupyter_autograd as torch  # noqa: E402
-from jupyter_autograd import graph as G  # noqa: E402
-from jupyter_autograd import viz  # noqa: E402
-from jupyter_autograd.jupyter import magics as M  # noqa: E402
+import jupyter_autograd as torch
+from jupyter_autograd import graph as G
+from jupyter_autograd import viz
+from jupyter_autograd.jupyter import magics as M
 
 
 @pytest.fixture()
@@ -239,7 +239,7 @@ def test_traced_cell_error_shows_the_real_cell_number_and_user_frames_first(ip, 
                     store_history=True)
     out = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
     assert isinstance(r.error_in_exec, RuntimeError)
-    frames = re.findall(r"^(Cell In\[\d+\], line \d+|File .*)$", out, re.M)
+    frames = re.findall(r"^(Cell In\[\d+\], line \d+|File .*)$", out, re.MULTILINE)
     assert frames[0] == f"Cell In[{r.execution_count}], line 2", frames
     assert "Cell In[0]" not in out and "run_cell_magic" not in out and "magics.py" not in out
     assert "y = x @ torch.ones(3)" in out

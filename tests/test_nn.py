@@ -9,6 +9,7 @@ import pytest
 
 import jupyter_autograd as ja
 from jupyter_autograd import nn
+
 from ._torch import require as require_torch
 
 torch = require_torch()
@@ -156,7 +157,7 @@ def test_leaky_relu_and_gelu_forward_ad():
 
 
 # ---------------------------------------------------------------- printing and state dicts
-class _Block(object):
+class _Block:
     pass
 
 

@@ -20,10 +20,10 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
-from nbclient.exceptions import CellExecutionError  # noqa: E402
+from nbclient.exceptions import CellExecutionError
 
-from jupyter_autograd import graph as G  # noqa: E402
-from tests.fixtures.generate_graph_fixtures import XSS  # noqa: E402
+from jupyter_autograd import graph as G
+from tests.fixtures.generate_graph_fixtures import XSS
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 MIME = G.MIME_TYPE

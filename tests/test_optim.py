@@ -7,6 +7,7 @@ import pytest
 
 import jupyter_autograd as ja
 from jupyter_autograd import nn
+
 from ._torch import require as require_torch
 
 torch = require_torch()

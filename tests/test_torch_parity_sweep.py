@@ -9,6 +9,7 @@ import warnings
 import pytest
 
 import jupyter_autograd as ja
+
 from ._torch import require as require_torch
 
 ADDR = re.compile(r"0x[0-9a-f]+")

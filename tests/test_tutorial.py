@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import jupyter_autograd
+
 from ._torch import require as require_torch
 
 TUTORIAL = '''

@@ -14,8 +14,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 def test_one_version_everywhere():
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert re.search(r'^dynamic = \["version"\]', pyproject, re.M)
-    assert not re.search(r"^version\s*=", pyproject, re.M)
+    assert re.search(r'^dynamic = \["version"\]', pyproject, re.MULTILINE)
+    assert not re.search(r"^version\s*=", pyproject, re.MULTILINE)
     assert 'path = "jupyter_autograd/__init__.py"' in pyproject
     package = json.loads((ROOT / "labextension" / "package.json").read_text(encoding="utf-8"))
     assert package["version"] == jupyter_autograd.__version__

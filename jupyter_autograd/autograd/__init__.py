@@ -18,7 +18,7 @@ from . import engine as _engine
 from .executor import execute
 from .node import AccumulateGrad, Node
 
-__all__ = ["backward", "grad", "Node", "AccumulateGrad"]
+__all__ = ["AccumulateGrad", "Node", "backward", "grad"]
 
 
 def _tensors(x):
@@ -65,7 +65,7 @@ def _make_grads(outputs, grads, create_graph, is_grads_batched=False):
                 f"output[{i}] has a dtype of {o.dtype!r}."
             )
         if g._data.__class__ is not o._data.__class__:
-            from .engine import device_mismatch  # noqa: PLC0415
+            from .engine import device_mismatch
 
             raise device_mismatch([o, g])
         if create_graph:
@@ -163,7 +163,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if len(ins) == 0:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         edges = _input_edges(ins, retain=True)
-        from ..grad_mode import set_grad_enabled as _sge  # noqa: PLC0415
+        from ..grad_mode import set_grad_enabled as _sge
 
         with _sge(create_graph):
             execute(roots, seeds, retain_graph, create_graph, inputs=edges, accumulate=True)
@@ -214,7 +214,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     seeds = _make_grads(outs, gos, create_graph)
     roots, seeds = _roots(outs, seeds)
     edges = _input_edges(ins)
-    from ..grad_mode import set_grad_enabled as _sge  # noqa: PLC0415
+    from ..grad_mode import set_grad_enabled as _sge
 
     with _sge(create_graph):
         res = execute(roots, seeds, retain_graph, create_graph, inputs=edges, accumulate=False)
@@ -222,7 +222,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for i, (t, g) in enumerate(zip(ins, res)):
         if g is None:
             if materialize_grads:
-                from ..factories import zeros_like  # noqa: PLC0415
+                from ..factories import zeros_like
 
                 final.append(zeros_like(t))
                 continue
@@ -246,19 +246,27 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 # Higher-order tools (issue 3): custom Functions, checkers, anomaly mode, functional, forward AD
-from . import forward_ad, functional  # noqa: E402,F401
-from . import graph, profiler  # noqa: E402,F401
-from .anomaly_mode import (  # noqa: E402,F401
+from . import forward_ad, functional, graph, profiler  # noqa: F401  # noqa: E402,F401
+from .anomaly_mode import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
     set_detect_anomaly,
 )
-from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401
-from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
+from .function import Function, FunctionCtx, once_differentiable
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ += [
-    "Function", "FunctionCtx", "once_differentiable", "gradcheck", "gradgradcheck",
-    "GradcheckError", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-    "is_anomaly_check_nan_enabled", "functional", "forward_ad",
+    "Function",
+    "FunctionCtx",
+    "GradcheckError",
+    "detect_anomaly",
+    "forward_ad",
+    "functional",
+    "gradcheck",
+    "gradgradcheck",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
+    "once_differentiable",
+    "set_detect_anomaly",
 ]

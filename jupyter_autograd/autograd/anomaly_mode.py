@@ -19,7 +19,7 @@ def run_with_anomaly(fn, gs, create_graph):
         _warn_forward_trace(fn)
         raise
     if FLAGS.anomaly_check_nan:
-        import numpy as np  # noqa: PLC0415
+        import numpy as np
 
         for i, g in enumerate(outs):
             if g is None:
@@ -68,7 +68,7 @@ class _AnomalyContext:
     """Shared by both anomaly context managers: restore the previous mode on exit, even on error."""
 
     def __call__(self, func):
-        import functools  # noqa: PLC0415
+        import functools
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
@@ -81,7 +81,7 @@ class _AnomalyContext:
         _set_anomaly_enabled(self.prev, self.prev_check_nan)
 
 
-class detect_anomaly(_AnomalyContext):  # noqa: N801 - torch's name
+class detect_anomaly(_AnomalyContext):
     """Context manager that records forward tracebacks and checks backward for NaN.
 
     A node whose backward fails, or returns NaN (with ``check_nan=True``), raises and warns with
@@ -118,7 +118,7 @@ class detect_anomaly(_AnomalyContext):  # noqa: N801 - torch's name
         _set_anomaly_enabled(True, self.check_nan)
 
 
-class set_detect_anomaly(_AnomalyContext):  # noqa: N801 - torch's name
+class set_detect_anomaly(_AnomalyContext):
     """Turn anomaly detection on or off; takes effect at once and also works as a context manager.
 
     Example:

@@ -53,7 +53,7 @@ def xp_of(arr):
     """The rule namespace for the array module that owns ``arr`` (NPX for ndarrays)."""
     if arr.__class__ is _ndarray:
         return NPX
-    from ..backend import _BACKENDS  # noqa: PLC0415
+    from ..backend import _BACKENDS
 
     for name, be in _BACKENDS.items():
         if name != "cpu" and be.owns(arr):
@@ -178,7 +178,7 @@ def record(op, inputs, outs, p, results) -> Node:
             r._grad_fn = node
             r._output_nr = i
     if FLAGS.anomaly:
-        from .anomaly_mode import record_traceback  # noqa: PLC0415
+        from .anomaly_mode import record_traceback
 
         record_traceback(node)
     if FLAGS.record_tracers:  # graph tracing (jupyter_autograd.viz.trace); empty otherwise
@@ -445,7 +445,7 @@ def run_node(node: Node, grads, create_graph: bool, op=None):
     else:
         g = tuple(grads)
     if create_graph:
-        from ..ops.txp import TXP, as_graph_tensor  # noqa: PLC0415
+        from ..ops.txp import TXP, as_graph_tensor
 
         xp = TXP
         if saved:
@@ -483,7 +483,7 @@ def run_node(node: Node, grads, create_graph: bool, op=None):
             gi = _sum_to(xp, gi, shape)
         if create_graph:
             if gi._data.dtype != dt:
-                from .._dtype import from_numpy_dtype  # noqa: PLC0415
+                from .._dtype import from_numpy_dtype
 
                 if gi._data.dtype.kind == "c" and dt.kind != "c":
                     gi = gi.real  # handle_r_to_c, recorded

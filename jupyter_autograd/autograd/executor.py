@@ -242,7 +242,6 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
                     _steal(var, g, shared)
                 else:
                     _accumulate(acc, g, create_graph, shared)
-    return None
 
 
 def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
@@ -383,7 +382,7 @@ def _run_general(fn, gs, create_graph, tracers, capture, needed, results, accumu
         if fn._n_out > 1:
             gs = [g if g is not None else _zeros_for(fn, i, create_graph, gs) for i, g in enumerate(gs)]
         if anomaly:
-            from .anomaly_mode import run_with_anomaly  # noqa: PLC0415
+            from .anomaly_mode import run_with_anomaly
 
             outs = run_with_anomaly(fn, gs, create_graph)
         elif fn._op is not None:

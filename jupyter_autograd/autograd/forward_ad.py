@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from .engine import _new_vc
-
 import itertools
 from collections import namedtuple
 
@@ -12,10 +10,16 @@ import numpy as np
 from .. import _batching
 from .._batching import BATCHED
 from ..grad_mode import STATE
-from .engine import FLAGS
+from .engine import FLAGS, _new_vc
 
-__all__ = ["dual_level", "make_dual", "unpack_dual", "enter_dual_level", "exit_dual_level",
-           "UnpackedDualTensor"]
+__all__ = [
+    "UnpackedDualTensor",
+    "dual_level",
+    "enter_dual_level",
+    "exit_dual_level",
+    "make_dual",
+    "unpack_dual",
+]
 
 
 def propagate(op, inputs, arrays, out, p, results) -> None:
@@ -39,8 +43,8 @@ def propagate(op, inputs, arrays, out, p, results) -> None:
             tans.append(_zeros_like(a) if hasattr(a, "shape") else 0.0)
     if not any_t:
         return
-    from ..ops.registry import NOT_IMPLEMENTED  # noqa: PLC0415
-    from ..tensor import Tensor  # noqa: PLC0415
+    from ..ops.registry import NOT_IMPLEMENTED
+    from ..tensor import Tensor
 
     if op.jvp is NOT_IMPLEMENTED:
         raise NotImplementedError(
@@ -49,7 +53,7 @@ def propagate(op, inputs, arrays, out, p, results) -> None:
         )
     if STATE.grad_enabled and _graph_jvp(op, inputs, arrays, level, out, p, results):
         return
-    from .engine import xp_of  # noqa: PLC0415
+    from .engine import xp_of
 
     o0 = out[0] if isinstance(out, tuple) else out
     r = op.jvp(xp_of(o0), tuple(tans), tuple(arrays), out, p)  # in the output's array module
@@ -66,8 +70,8 @@ def _graph_jvp(op, inputs, arrays, level, out, p, results) -> bool:
     (torch computes tangents with differentiable ops: a tangent then has a grad_fn, and
     reverse mode can differentiate it). False when nothing requires grad, or when the row's
     JVP rule cannot run on Tensors (the tangent is then computed on arrays, without graph)."""
-    from ..ops.txp import TXP  # noqa: PLC0415
-    from ..tensor import Tensor  # noqa: PLC0415
+    from ..ops.txp import TXP
+    from ..tensor import Tensor
 
     tans, ins = [], []
     rg = False
@@ -103,8 +107,8 @@ def _graph_jvp(op, inputs, arrays, level, out, p, results) -> bool:
 
 def _fit_tensor(r, out):
     """A recorded tangent as a Tensor of the output's shape and dtype."""
-    from .._dtype import from_numpy_dtype  # noqa: PLC0415
-    from ..tensor import Tensor  # noqa: PLC0415
+    from .._dtype import from_numpy_dtype
+    from ..tensor import Tensor
 
     if not isinstance(r, Tensor):
         return Tensor._wrap(_fit(r, out))
@@ -116,14 +120,14 @@ def _fit_tensor(r, out):
 
 
 def _zeros_like(a):
-    from .engine import xp_of  # noqa: PLC0415
+    from .engine import xp_of
 
     return xp_of(a).zeros_like(a)
 
 
 def _fit(r, out):
     """The tangent as an array of the output's shape and dtype."""
-    from .engine import xp_of  # noqa: PLC0415
+    from .engine import xp_of
 
     xp = xp_of(out)  # NumPy or the device's module: the tangent stays on the output's device
     if not hasattr(r, "shape") or isinstance(r, np.generic):  # a NumPy scalar from a 0-d reduction
@@ -196,9 +200,9 @@ def make_dual(tensor, tangent, *, level=None):
         ...     print(x * x)
         tensor([4., 9.], tangent=tensor([4., 6.]))
     """
-    from ..ops import shape as SH  # noqa: PLC0415
-    from ..ops.dispatch import apply1  # noqa: PLC0415
-    from ..tensor import Tensor  # noqa: PLC0415
+    from ..ops import shape as SH
+    from ..ops.dispatch import apply1
+    from ..tensor import Tensor
 
     key = _current_key(level)
     if key is None:
@@ -213,7 +217,7 @@ def make_dual(tensor, tangent, *, level=None):
     if tangent._data.dtype.kind not in "fc":
         raise ValueError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
     if tangent._data.shape != tensor._data.shape:
-        from .._errors import list_str  # noqa: PLC0415
+        from .._errors import list_str
 
         raise RuntimeError(
             "Trying to set a forward gradient that has a different size than that of the original "
@@ -245,7 +249,7 @@ def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
         ...     fwAD.unpack_dual(y).tangent
         tensor([13.5914])
     """
-    from ..tensor import Tensor  # noqa: PLC0415
+    from ..tensor import Tensor
 
     key = _current_key(level)
     fw = tensor._fw
@@ -264,8 +268,8 @@ def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
 
 def _strip(t):
     """A view of leaf ``t`` without its tangent that still accumulates into ``t``."""
-    from ..ops import shape as SH  # noqa: PLC0415
-    from ..ops.dispatch import apply1  # noqa: PLC0415
+    from ..ops import shape as SH
+    from ..ops.dispatch import apply1
 
     levels = FLAGS.forward_ad_levels
     FLAGS.forward_ad_levels = []
@@ -275,7 +279,7 @@ def _strip(t):
         FLAGS.forward_ad_levels = levels
 
 
-class dual_level:  # noqa: N801 - torch's name
+class dual_level:
     """Context manager for forward-mode AD: tangents exist only inside it.
 
     Example:

@@ -8,8 +8,6 @@ the engine runs it through its ``_apply`` method because its class has ``_op = N
 
 from __future__ import annotations
 
-from .engine import _new_vc
-
 import functools
 import traceback
 
@@ -17,12 +15,12 @@ import numpy as np
 
 from .. import _errors as E
 from ..grad_mode import STATE, no_grad, set_grad_enabled
-from .engine import FLAGS, NONE_EDGE, _sum_to, xp_of
 from . import graph as _graph
 from . import views as _views
+from .engine import FLAGS, NONE_EDGE, _new_vc, _sum_to, xp_of
 from .node import SEQ, Node
 
-__all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardCFunction", "InplaceFunction"]
+__all__ = ["BackwardCFunction", "Function", "FunctionCtx", "InplaceFunction", "once_differentiable"]
 
 
 class FunctionCtx:
@@ -86,7 +84,7 @@ class FunctionCtx:
 
 
 def _is_tensor(x) -> bool:
-    from ..tensor import Tensor  # noqa: PLC0415
+    from ..tensor import Tensor
 
     return isinstance(x, Tensor)
 
@@ -113,7 +111,7 @@ class BackwardCFunction(FunctionCtx, Node):
 
     # ------------------------------------------------------------------ saved tensors
     def _unpack_saved(self) -> tuple:
-        from ..tensor import Tensor  # noqa: PLC0415
+        from ..tensor import Tensor
 
         saved = self._saved
         if saved is None:
@@ -130,7 +128,7 @@ class BackwardCFunction(FunctionCtx, Node):
                 res.append(_graph.unpack_function_saved(self, a, nr))
                 continue
             if vc[0] != ver:
-                from .engine import _modified_error  # noqa: PLC0415
+                from .engine import _modified_error
 
                 if kind == "out":
                     t = Tensor._wrap(a)
@@ -153,7 +151,7 @@ class BackwardCFunction(FunctionCtx, Node):
     # ------------------------------------------------------------------ backward
     def _apply(self, grads, create_graph: bool):
         """Run the user's ``backward`` and check what it returns (called by the engine)."""
-        from ..tensor import Tensor  # noqa: PLC0415
+        from ..tensor import Tensor
 
         cls = self._forward_cls
         gts = []
@@ -233,7 +231,7 @@ def _validate_grad(name, i, g, meta, create_graph):
                 f"{E.list_str(d.shape)} but expected shape compatible with {E.list_str(shape)}"
             )
         if create_graph:
-            from ..ops.txp import TXP  # noqa: PLC0415
+            from ..ops.txp import TXP
 
             g = _sum_to(TXP, g, tuple(shape))
         else:
@@ -252,7 +250,7 @@ def _validate_grad(name, i, g, meta, create_graph):
 
 
 def _torch_dtype(dt):
-    from .. import _dtype  # noqa: PLC0415
+    from .. import _dtype
 
     return _dtype.from_numpy_dtype(np.dtype(dt))
 
@@ -310,7 +308,7 @@ class Function(metaclass=FunctionMeta):
 
     # Function subclasses are used through apply(); torch warns on instantiation, and so do we
     def __init__(self, *args, **kwargs) -> None:
-        import warnings  # noqa: PLC0415
+        import warnings
 
         warnings.warn(
             f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
@@ -361,7 +359,7 @@ def _uses_setup_context(cls) -> bool:
 
 
 def _apply_function(cls, args, kwargs):
-    from ..tensor import Tensor  # noqa: PLC0415
+    from ..tensor import Tensor
 
     node_cls = cls._backward_cls
     ctx = node_cls.__new__(node_cls)
@@ -494,7 +492,7 @@ def _forward_mode(cls, ctx, args, outs) -> None:
     """Forward-mode AD through a custom Function: its ``jvp`` static method gives the tangents."""
     if not FLAGS.forward_ad_levels:
         return
-    from ..tensor import Tensor  # noqa: PLC0415
+    from ..tensor import Tensor
 
     level = FLAGS.forward_ad_levels[-1]
     from .._batching import BATCHED, Unbatchable

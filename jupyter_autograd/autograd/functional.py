@@ -13,11 +13,11 @@ import numpy as np
 from .._batching import Unbatchable
 from ..grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
-__all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
+__all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
 
 def _T():
-    from ..tensor import Tensor  # noqa: PLC0415
+    from ..tensor import Tensor
 
     return Tensor
 
@@ -131,7 +131,7 @@ def _check_requires_grad(inputs, input_type, strict):
 
 
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
-    from . import grad  # noqa: PLC0415
+    from . import grad
 
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
@@ -161,7 +161,7 @@ _STRICT_MSGS = {
 
 
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
-    from ..factories import zeros_like  # noqa: PLC0415
+    from ..factories import zeros_like
 
     res = ()
     for i, g in enumerate(grads):
@@ -226,7 +226,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         >>> torch.autograd.functional.jvp(lambda x: x ** 2, torch.tensor([3., 6.]), torch.ones(2))
         (tensor([ 9., 36.]), tensor([ 6., 12.]))
     """
-    from ..factories import zeros_like  # noqa: PLC0415
+    from ..factories import zeros_like
 
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
@@ -257,9 +257,9 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 def _jacfwd(func, inputs, strict=False, vectorize=False):
     """Jacobian column by column with forward-mode AD (one dual pass per input element)."""
-    from ..factories import zeros_like  # noqa: PLC0415
-    from ..ops.api import stack  # noqa: PLC0415
-    from . import forward_ad as fwAD  # noqa: PLC0415
+    from ..factories import zeros_like
+    from ..ops.api import stack
+    from . import forward_ad as fwAD
 
     if strict:
         raise RuntimeError(
@@ -364,8 +364,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                 "`create_graph=False` or `strategy=\"reverse-mode\"`."
             )
         return _jacfwd(func, inputs, strict, vectorize)
-    from ..factories import zeros_like  # noqa: PLC0415
-    from ..ops.api import stack  # noqa: PLC0415
+    from ..factories import zeros_like
+    from ..ops.api import stack
 
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
@@ -519,7 +519,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         >>> torch.autograd.functional.hvp(lambda t: (t ** 3).sum(), torch.tensor([1., 2.]), torch.ones(2))
         (tensor(9.), tensor([ 6., 12.]))
     """
-    from ..factories import zeros_like  # noqa: PLC0415
+    from ..factories import zeros_like
 
     with enable_grad():
         is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _scalar_gradient(

@@ -18,7 +18,7 @@ ACCUMULATE_PRIORITY = 1 << 62
 class RemovableHandle:
     """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
 
-    __slots__ = ("_ref", "_key", "id")
+    __slots__ = ("_key", "_ref", "id")
     _ids = itertools.count()
 
     def __init__(self, hooks_dict: dict) -> None:
@@ -169,7 +169,7 @@ class Node:
     # saved values, read the torch way: node._saved_self, node._saved_result, node._saved_dim ...
     def __getattr__(self, name: str):
         if name.startswith("_raw_saved_"):
-            from .graph import raw_saved  # noqa: PLC0415 - graph.py imports this module
+            from .graph import raw_saved
 
             return raw_saved(self, name[11:])
         if name.startswith("_saved_"):
@@ -198,7 +198,7 @@ def _read_saved(node: Node, key: str):
             v = saved.read(kind, idx)
             if kind == "input" or v is None:
                 return v
-            from ..tensor import Tensor  # noqa: PLC0415
+            from ..tensor import Tensor
 
             t = Tensor._wrap(v, True)
             t.grad_fn = node
@@ -207,7 +207,7 @@ def _read_saved(node: Node, key: str):
         if kind == "input":
             t = ins[idx]
             return t
-        from ..tensor import Tensor  # noqa: PLC0415 - node.py sits below tensor.py
+        from ..tensor import Tensor
 
         # torch repacks a saved output: a new Tensor whose grad_fn is this node
         t = Tensor._wrap(out, True)

@@ -47,7 +47,7 @@ def _graph_options(args) -> dict:
 
 
 def _display(obj) -> None:
-    from IPython.display import display  # noqa: PLC0415
+    from IPython.display import display
 
     display(obj)
 
@@ -112,7 +112,7 @@ class AutogradMagics(Magics):
         __tracebackhide__ = True
         args = options.parse(self.autograd, "%%autograd", line)
         if args is None:
-            return None
+            return
         graph_options = _graph_options(args)
         backward = options.names("--backward", args.backward)
         if len(backward) > 1:
@@ -132,7 +132,7 @@ class AutogradMagics(Magics):
             code = shell.compile(cell, filename, "exec")
         except SyntaxError:
             shell.showsyntaxerror(filename)
-            return None
+            return
         try:
             g = _viz().run_traced(
                 cell, shell.user_ns, filename=filename, code=code,
@@ -151,7 +151,7 @@ class AutogradMagics(Magics):
                 raise e.with_traceback(tb) from e.__cause__ if e.__cause__ else None
             raise
         _display(g.widget() if args.widget and g.payload is not None else g)
-        return None
+        return
 
     @magic_arguments()
     @argument("expr", nargs="+", help="an expression giving a tensor or a grad_fn")
@@ -217,7 +217,7 @@ class AutogradMagics(Magics):
 
     def _eval(self, magic: str, expr: str):
         try:
-            return eval(expr, self.shell.user_ns)  # noqa: S307 - the user's expression
+            return eval(expr, self.shell.user_ns)
         except Exception as e:  # noqa: BLE001
             raise options.usage_error(
                 f"{magic}: cannot evaluate {options.shown(expr)}: {type(e).__name__}: {e}"
@@ -267,7 +267,7 @@ def _safe(fn):
         global _logged
         try:
             fn()
-        except Exception:  # noqa: BLE001 - never break the user's cell from a callback
+        except Exception:
             if not _logged:
                 _logged = True
                 log.exception("jupyter_autograd: internal error in a cell callback (logged once)")
@@ -296,7 +296,7 @@ def _grad_fn_bundle(obj, include=None, exclude=None):
 
 
 def _get_ipython():
-    from IPython import get_ipython  # noqa: PLC0415
+    from IPython import get_ipython
 
     return get_ipython()
 

@@ -43,7 +43,7 @@ MAX_JACOBIAN_DIM = 8
 
 def _caller_names():
     """Names from the namespace of the code that made the widget (two frames up)."""
-    from ..viz import _caller_names as names  # noqa: PLC0415
+    from ..viz import _caller_names as names
 
     return names(3)
 

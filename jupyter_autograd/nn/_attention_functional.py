@@ -20,7 +20,7 @@ _FLASH_DTYPES = ("float32", "float64", "float16")
 
 
 def _ja():
-    import jupyter_autograd  # noqa: PLC0415 - the package imports this module
+    import jupyter_autograd
 
     return jupyter_autograd
 
@@ -139,7 +139,7 @@ def _math_attention(query, key, value, mask, dropout_p, is_causal, scale, enable
         attn = attn + mask
     attn = apply1(AT.SAFE_SOFTMAX, attn, {"_dim": -1, "dim": 2 ** 64 - 1})
     if dropout_p > 0.0:
-        from .functional import dropout  # noqa: PLC0415 - functional imports this module
+        from .functional import dropout
 
         attn = dropout(attn, dropout_p, True)
     return ja.matmul(attn, value)
@@ -183,7 +183,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same "
                       "type for both instead.", stacklevel=3)
     if not is_float:
-        from .._dtype import to_numpy_dtype  # noqa: PLC0415
+        from .._dtype import to_numpy_dtype
 
         dt = to_numpy_dtype(target_type)
         mask = Tensor._wrap(np.where(mask._data, dt.type(-np.inf), dt.type(0)))
@@ -216,7 +216,7 @@ def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
 
 def _in_projection_packed(q, k, v, w, b=None):
     """q, k, v projected by the rows of one packed (3E, E) weight, as torch splits it."""
-    from .functional import linear  # noqa: PLC0415
+    from .functional import linear
 
     E = q.size(-1)
     if k is v and q is k:
@@ -233,7 +233,7 @@ def _in_projection_packed(q, k, v, w, b=None):
 
 
 def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
-    from .functional import linear  # noqa: PLC0415
+    from .functional import linear
 
     Eq, Ek, Ev = q.size(-1), k.size(-1), v.size(-1)
     checks = ((w_q, (Eq, Eq), "query"), (w_k, (Eq, Ek), "key"), (w_v, (Eq, Ev), "value"))
@@ -257,7 +257,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     returns ``(output, weights)``; with ``need_weights`` the scores go through ``bmm``/``baddbmm``
     and ``softmax`` (the weights averaged over heads unless ``average_attn_weights=False``),
     without it through :func:`scaled_dot_product_attention` and the weights are ``None``."""
-    from .functional import dropout, linear, pad, softmax  # noqa: PLC0415
+    from .functional import dropout, linear, pad, softmax
 
     ja = _ja()
     batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)

@@ -143,7 +143,7 @@ def _convolution(x, weight, bias, p):
     Gauss's trick; four keep a tiny imaginary part exact, as a complex step needs)."""
     if x._data.dtype.kind != "c":
         return apply(CV.CONVOLUTION, (x, weight, bias), p)
-    import jupyter_autograd as ja  # noqa: PLC0415 - the complex ops of the package namespace
+    import jupyter_autograd as ja
 
     def parts(t):
         r = ja.view_as_real(t.resolve_conj())
@@ -229,7 +229,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, d: int, name: 
 
 
 def _pad_zeros(x, pad):
-    from . import functional as F  # noqa: PLC0415 - functional imports this module
+    from . import functional as F
 
     return F.pad(x, pad)
 

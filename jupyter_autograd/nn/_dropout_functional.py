@@ -26,7 +26,7 @@ def _check_p(p):
 def _bernoulli(shape, q, like):
     """A noise tensor of 0/1 with P(1) = q, drawn as torch draws it: ``empty(shape)
     .bernoulli_(q)`` from the package's generator."""
-    from .._sampling import bernoulli_  # noqa: PLC0415
+    from .._sampling import bernoulli_
 
     return bernoulli_(factories.empty(shape, dtype=like.dtype, device=like.device), q)
 
@@ -88,7 +88,7 @@ def _unbatched_or_not(input, p, training, inplace, batched):
     if inplace and not hasattr(input, "unsqueeze_"):
         # torch runs unsqueeze_(0), the in-place dropout and squeeze_(0); without the in-place
         # view ops the result is written into the input through the in-place machinery
-        from .._tensor_methods import _inplace  # noqa: PLC0415
+        from .._tensor_methods import _inplace
 
         def run(t):
             return _api.squeeze(_dropout_impl(_api.unsqueeze(t, 0), p, training, True, False, False), 0)

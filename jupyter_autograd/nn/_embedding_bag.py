@@ -33,7 +33,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         tensor([[2., 3.],
                 [2., 3.]])
     """
-    from .functional import _embedding_renorm  # noqa: PLC0415 - functional imports this module
+    from .functional import _embedding_renorm
 
     if weight._data.dtype == np.int64 and input._data.dtype.kind == "f":
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "

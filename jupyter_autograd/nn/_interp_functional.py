@@ -91,7 +91,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError("interpolate(antialias=True) is not supported by jupyter_autograd")
     nd = input.dim()
     if mode == "area" and nd in (3, 4, 5):
-        from . import functional as F  # noqa: PLC0415
+        from . import functional as F
 
         pool = {3: F.adaptive_avg_pool1d, 4: F.adaptive_avg_pool2d, 5: F.adaptive_avg_pool3d}[nd]
         return pool(input, output_size)

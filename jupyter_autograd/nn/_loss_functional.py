@@ -91,7 +91,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 def _xlogy(a, b):
     """``a * log(b)``, zero where ``a`` is zero (torch.xlogy when the package has it)."""
-    import jupyter_autograd as ja  # noqa: PLC0415 - the top-level namespace, filled at import
+    import jupyter_autograd as ja
 
     f = getattr(ja, "xlogy", None)
     if f is not None:
@@ -158,7 +158,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def _promote(a, b):
-    from ..ops.dispatch import promote2  # noqa: PLC0415
+    from ..ops.dispatch import promote2
 
     return promote2(a, b) if isinstance(b, Tensor) else (a, b)
 

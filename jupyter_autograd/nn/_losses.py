@@ -87,7 +87,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     """Mean squared error (MseLossBackward0)."""
     r = _reduction(reduction, size_average, reduce)
     if input._data.shape != target._data.shape:
-        import warnings  # noqa: PLC0415
+        import warnings
 
         warnings.warn(
             f"Using a target size ({_size(target)}) that is different to the input size ({_size(input)}). "

@@ -303,7 +303,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
         >>> torch.nn.functional.multilabel_soft_margin_loss(torch.tensor([[0.0, 0.0]]), torch.tensor([[1.0, 0.0]]))
         tensor(0.6931)
     """
-    from .functional import logsigmoid  # noqa: PLC0415
+    from .functional import logsigmoid
 
     if size_average is not None or reduce is not None:
         reduction = _legacy(size_average, reduce)

@@ -87,7 +87,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError("argument #2 'target' is out of range")
     params = {"reduction": r, "target": target, "_target": t}
     out = apply1(MM.MULTILABEL_MARGIN, input, params)
-    from ..tensor import Tensor  # noqa: PLC0415
+    from ..tensor import Tensor
 
     params["is_target"] = Tensor._wrap(params["is_target"])
     return out

@@ -238,7 +238,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
         >>> torch.native_layer_norm(torch.tensor([[1.0, 3.0]]), (2,), None, None, 1e-5)[1]
         tensor([[2.]])
     """
-    from . import functional as F  # noqa: PLC0415
+    from . import functional as F
 
     out, p = F._layer_norm(input, normalized_shape, weight, bias, eps)
     return out, Tensor._wrap(p["result1"]), Tensor._wrap(p["result2"])
@@ -252,7 +252,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
         >>> torch.layer_norm(torch.tensor([[1.0, 3.0]]), (2,))
         tensor([[-1.0000,  1.0000]])
     """
-    from . import functional as F  # noqa: PLC0415
+    from . import functional as F
 
     return F.layer_norm(input, normalized_shape, weight, bias, eps)
 

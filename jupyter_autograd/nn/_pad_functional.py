@@ -90,7 +90,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
 def _circular(input, pad, d):
     """torch's ``_pad_circular``: the input copied into the middle, then each side's wrap copied
     from the opposite edge (CopySlices on SliceBackward0, as torch records it)."""
-    from ..factories import empty  # noqa: PLC0415
+    from ..factories import empty
 
     shp = input._data.shape
     nd = len(shp)

@@ -56,7 +56,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         >>> torch.nn.functional.avg_pool3d(torch.arange(8.0).view(1, 2, 2, 2), 2)
         tensor([[[[3.5000]]]])
     """
-    from ._pool_functional import _out  # noqa: PLC0415
+    from ._pool_functional import _out
 
     k = _triple(kernel_size, "avg_pool3d", "kernel_size must be a single int, or a tuple of three ints")
     s = _triple(stride, "avg_pool3d", "stride must be omitted, a single int, or a tuple of three ints",
@@ -95,8 +95,8 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         >>> torch.nn.functional.local_response_norm(torch.ones(1, 2, 3, 3), 2).shape
         torch.Size([1, 2, 3, 3])
     """
-    from ._pad_functional import pad as _pad  # noqa: PLC0415
-    from ._pool_functional import avg_pool2d  # noqa: PLC0415
+    from ._pad_functional import pad as _pad
+    from ._pool_functional import avg_pool2d
 
     dim = input.dim()
     if dim < 3:

@@ -74,7 +74,7 @@ def softplus(input, beta=1, threshold=20):
         >>> torch.nn.functional.softplus(torch.tensor([-40.0, 0.0, 30.0]))
         tensor([4.2484e-18, 6.9315e-01, 3.0000e+01])
     """
-    from ..ops import nn_ops as NN  # noqa: PLC0415
+    from ..ops import nn_ops as NN
 
     _float_kernel(input, "softplus")
     return apply(NN.SOFTPLUS, (input,), {"beta": beta, "threshold": threshold})
@@ -88,7 +88,7 @@ def logsigmoid(input):
         >>> torch.nn.functional.logsigmoid(torch.tensor([-100.0, 0.0]))
         tensor([-100.0000,   -0.6931])
     """
-    from ..ops import nn_ops as NN  # noqa: PLC0415
+    from ..ops import nn_ops as NN
 
     _float_kernel(input, "log_sigmoid")
     return apply(NN.LOG_SIGMOID, (input,), {"buffer": NN.log_sigmoid_buffer(input)})
@@ -157,7 +157,7 @@ def gelu(input, approximate="none"):
         >>> torch.nn.functional.gelu(torch.tensor([0.0, 1.0]))
         tensor([0.0000, 0.8413])
     """
-    from ..ops import nn_ops as NN  # noqa: PLC0415
+    from ..ops import nn_ops as NN
 
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
@@ -172,16 +172,16 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
         >>> torch.nn.functional.leaky_relu(torch.tensor([-1.0, 2.0]), 0.1)
         tensor([-0.1000,  2.0000])
     """
-    from ..ops import nn_ops as NN  # noqa: PLC0415
+    from ..ops import nn_ops as NN
 
     if inplace:
-        return leaky_relu_(input, negative_slope)  # noqa: F821 - added by _inplace_functions
+        return leaky_relu_(input, negative_slope)
     return apply(NN.LEAKY_RELU, (input,), {"negative_slope": float(negative_slope)})
 
 
 def _layer_norm(input, normalized_shape, weight, bias, eps):
     """The NativeLayerNormBackward0 row: (output, its parameters with the saved statistics)."""
-    from ..ops import nn_ops as NN  # noqa: PLC0415
+    from ..ops import nn_ops as NN
 
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
@@ -226,7 +226,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         tensor([[2., 3.],
                 [2., 3.]])
     """
-    from ..ops import nn_ops as NN  # noqa: PLC0415
+    from ..ops import nn_ops as NN
 
     idx = input._data if isinstance(input, Tensor) else np.asarray(input)
     if idx.dtype.kind not in "iu":
@@ -254,7 +254,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 def _embedding_renorm(weight, idx, max_norm, norm_type):
     """torch's ``embedding_renorm_`` under no_grad: each looked-up row whose ``norm_type``-norm
     exceeds ``max_norm`` is scaled by ``max_norm / (norm + 1e-7)``, in place (one version)."""
-    from ..grad_mode import no_grad  # noqa: PLC0415
+    from ..grad_mode import no_grad
 
     w = weight._data
     rows = np.unique(idx.reshape(-1))
@@ -289,7 +289,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
         >>> torch.nn.functional.dropout(torch.ones(6), 0.5)
         tensor([0., 0., 2., 0., 0., 0.])
     """
-    from .._sampling import bernoulli_  # noqa: PLC0415
+    from .._sampling import bernoulli_
 
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -304,8 +304,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
         if x.dtype.kind in "iub":
             # torch's mask is empty_like(input).bernoulli_(1 - p).div_(1 - p): an integer
             # mask cannot hold the float quotient
-            from .._dtype import get_default_dtype  # noqa: PLC0415
-            from ..ops.api_matmul import scalar_type  # noqa: PLC0415
+            from .._dtype import get_default_dtype
+            from ..ops.api_matmul import scalar_type
 
             raise RuntimeError(f"result type {get_default_dtype()._legacy[:-6]} can't be cast "
                                f"to the desired output type {scalar_type(input)}")
@@ -322,7 +322,7 @@ def _on_device_of(host, like):
     """``host`` (a NumPy array) on the device holding array ``like``."""
     if like.__class__ is np.ndarray:
         return host
-    from ..backend import device_of_array, move_array  # noqa: PLC0415
+    from ..backend import device_of_array, move_array
 
     return move_array(host, device_of_array(like))
 
@@ -337,10 +337,10 @@ def native_dropout(input, p: float, train):
         >>> torch.native_dropout(torch.ones(4), 0.5, True)
         (tensor([0., 0., 2., 0.]), tensor([False, False,  True, False]))
     """
-    from .._sampling import bernoulli_  # noqa: PLC0415
-    from ..autograd.engine import record  # noqa: PLC0415
-    from ..grad_mode import STATE  # noqa: PLC0415
-    from ..ops import nn_ops as NN  # noqa: PLC0415
+    from .._sampling import bernoulli_
+    from ..autograd.engine import record
+    from ..grad_mode import STATE
+    from ..ops import nn_ops as NN
 
     x = input._data
     if x.size == 0:
@@ -369,5 +369,5 @@ def native_dropout(input, p: float, train):
     return apply(NN.DROPOUT, (input,), params), Tensor._wrap(_on_device_of(mask, x))
 
 
-from ._functional_layers import *  # noqa: E402,F401,F403 - conv, pooling, normalization, padding...
-from ._activations import *  # noqa: E402,F401,F403 - activations and small layers (opinfo stream)
+from ._activations import *
+from ._functional_layers import *

@@ -1,16 +1,27 @@
 """The op registry (``OPS``) and the modules that fill it, one per family."""
 
-from . import (  # noqa: F401 - registration
+from . import (  # noqa: F401 - registration  # noqa: F401,E402 - the layers' rows (convolution, pooling, normalization...)
     activation,
+    attention,
     binary,
+    conv,
     elementwise,
+    embedding_bag,
+    fold,
     indexing,
     layout,
     linalg,
     linalg_lu,
     linalg_rows,
     loss,
+    loss_extra,
+    multi_margin,
     nn_ops,
+    norm,
+    padding,
+    pixel_shuffle,
+    pooling,
+    pooling3d,
     products,
     random_ops,
     reduction,
@@ -18,6 +29,7 @@ from . import (  # noqa: F401 - registration
     sorting,
     strided,
     trig,
+    unpool,
+    upsample,
 )
 from .registry import NO_GRAD, NOT_IMPLEMENTED, OPS, REGISTRY, defop  # noqa: F401
-from . import attention, conv, embedding_bag, fold, loss_extra, multi_margin, norm, padding, pixel_shuffle, pooling, pooling3d, unpool, upsample  # noqa: F401,E402 - the layers' rows (convolution, pooling, normalization...)

@@ -9,7 +9,7 @@ from .dispatch import as_operand
 
 def _xp(t):
     """The array namespace of a tensor's device (NumPy, CuPy)."""
-    from ..autograd.engine import xp_of  # noqa: PLC0415
+    from ..autograd.engine import xp_of
 
     return xp_of(t._data)
 
@@ -21,13 +21,13 @@ def _t(x, like=None) -> Tensor:
         return x
     if like is not None:
         return as_operand(x, like) if not isinstance(x, _SCALARS) else _scalar_tensor(x, like)
-    from ..factories import tensor  # noqa: PLC0415
+    from ..factories import tensor
 
     return tensor(x)
 
 
 def _scalar_tensor(v, like: Tensor) -> Tensor:
-    from ..factories import tensor  # noqa: PLC0415
+    from ..factories import tensor
 
     return tensor(v, device=like.device)
 
@@ -74,7 +74,7 @@ def _out_dtype(out):
 
 
 def _cat_out_rule(r, o, inputs):
-    from .out import can_cast  # noqa: PLC0415
+    from .out import can_cast
 
     if can_cast(r.dtype, o.dtype):
         return None
@@ -85,7 +85,7 @@ def _cat_out_rule(r, o, inputs):
 def _mv_out_rule(r, o, inputs):
     if r.dtype == o.dtype:
         return None
-    from .out import _dtype_error  # noqa: PLC0415
+    from .out import _dtype_error
 
     if r.shape != o.shape:
         return _dtype_error("expected", r, o, inputs)

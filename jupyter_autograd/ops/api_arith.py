@@ -81,7 +81,7 @@ def rsub(input, other, *, alpha=1) -> Tensor:
 
 
 def _promote_scalar(t: Tensor, s):
-    from .dispatch import promote2  # noqa: PLC0415
+    from .dispatch import promote2
 
     return promote2(t, s)
 
@@ -129,7 +129,7 @@ def neg(input, *, out=None) -> Tensor:
 negative = neg
 
 
-def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001 - torch's name
+def pow(input, exponent, *, out=None) -> Tensor:
     """``input ** exponent``: PowBackward0 (scalar exponent), PowBackward1 (tensor), PowBackward2
     (scalar base).
 
@@ -205,7 +205,7 @@ tanh = _unary_fn(EW.TANH, "tanh")
 sigmoid = _unary_fn(EW.SIGMOID, "sigmoid")
 
 
-def abs(input, *, out=None) -> Tensor:  # noqa: A001
+def abs(input, *, out=None) -> Tensor:
     if out is not None:
         return out_call("abs", abs, (input,), {}, out, dtype_rule="found")
     return apply1(EW.ABS, input)
@@ -242,7 +242,7 @@ def ceil(input, *, out=None) -> Tensor:
 _NO_DECIMALS = object()
 
 
-def round(input, *, decimals=_NO_DECIMALS, out=None) -> Tensor:  # noqa: A001
+def round(input, *, decimals=_NO_DECIMALS, out=None) -> Tensor:
     """Round half to even (RoundBackward0); with ``decimals`` (even 0), torch's other overload
     (RoundBackward1). The gradient is zero."""
     if out is not None:
@@ -258,7 +258,7 @@ bitwise_and, bitwise_or, bitwise_xor, bitwise_not = RO.bitwise_and, RO.bitwise_o
 bitwise_left_shift, bitwise_right_shift = RO.bitwise_left_shift, RO.bitwise_right_shift
 
 
-def clamp(input, min=None, max=None, *, out=None) -> Tensor:  # noqa: A002
+def clamp(input, min=None, max=None, *, out=None) -> Tensor:
     """Clip to [min, max]: ClampBackward1 for numbers, ClampBackward0 when a bound is a tensor
     (then the bounds get gradients too, as torch's clamp_backward_min_max).
 
@@ -272,7 +272,7 @@ def clamp(input, min=None, max=None, *, out=None) -> Tensor:  # noqa: A002
     return _clamp(input, (), {"min": min, "max": max}, "clamp", False)
 
 
-def clip(input, min=None, max=None, *, out=None) -> Tensor:  # noqa: A002
+def clip(input, min=None, max=None, *, out=None) -> Tensor:
     if out is not None:
         return out_call("clamp", clip, (input, min, max), {}, out, dtype_rule=_clamp_out_rule(min, max))
     return _clamp(input, (), {"min": min, "max": max}, "clip", False)
@@ -348,14 +348,14 @@ def _clamp_signature_error(name, method, args, kwargs) -> str:
             f" * (Number min = None, Number max = None)\n      didn't match because {why}\n")
 
 
-def clamp_min(input, min, *, out=None):  # noqa: A002
+def clamp_min(input, min, *, out=None):
     """``max(input, min)`` (ClampMinBackward0; ClampMinBackward1 for a tensor bound)."""
     if out is not None:
         return out_call("clamp_min", clamp_min, (input, min), {}, out, dtype_rule=_clamp_out_rule(min, None))
     return _clamp_one(input, min, RO.CLAMP_MIN, RO.CLAMP_MIN_T, "min")
 
 
-def clamp_max(input, max, *, out=None):  # noqa: A002
+def clamp_max(input, max, *, out=None):
     """``min(input, max)`` (ClampMaxBackward0; ClampMaxBackward1 for a tensor bound)."""
     if out is not None:
         return out_call("clamp_max", clamp_max, (input, max), {}, out, dtype_rule=_clamp_out_rule(None, max))
@@ -398,7 +398,7 @@ def where(condition, input=None, other=None) -> Tensor:
         input = _t(input)
     orig = None
     if isinstance(input, Tensor) and isinstance(other, Tensor) and input._data.dtype != other._data.dtype:
-        from .dispatch import promote_data  # noqa: PLC0415
+        from .dispatch import promote_data
 
         orig = (condition, input, other)  # promoted inside the op, as torch
         input, other = promote_data(input, other)

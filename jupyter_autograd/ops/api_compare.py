@@ -34,7 +34,7 @@ def _operands(input, other):
                 return a, b.item()
             if not a.ndim and a.__class__ is np.ndarray:
                 return a.item(), b
-            from ..autograd.engine import device_mismatch  # noqa: PLC0415
+            from ..autograd.engine import device_mismatch
 
             raise device_mismatch([input, other])
         return a, b
@@ -124,11 +124,11 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
     return Tensor._wrap(np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
 
 
-def all(input, dim=None, keepdim=False) -> Tensor:  # noqa: A001
+def all(input, dim=None, keepdim=False) -> Tensor:
     return _logical_reduction(input, np.all(input._data, axis=_dims(dim, input._data.ndim), keepdims=keepdim))
 
 
-def any(input, dim=None, keepdim=False) -> Tensor:  # noqa: A001
+def any(input, dim=None, keepdim=False) -> Tensor:
     return _logical_reduction(input, np.any(input._data, axis=_dims(dim, input._data.ndim), keepdims=keepdim))
 
 

@@ -159,7 +159,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True) -> Ten
 def index_put(input, indices, values, accumulate=False) -> Tensor:
     """``input`` with ``values`` written (or added) at the advanced index ``indices``."""
     key = tuple(slice(None) if i is None else _arr(i, input) for i in indices)
-    from .._tensor_setitem import _check_index_put_dtype  # noqa: PLC0415
+    from .._tensor_setitem import _check_index_put_dtype
 
     _check_index_put_dtype(input, values)  # torch takes no other dtype (no promotion)
     a, v = promote(input, values)

@@ -448,7 +448,7 @@ def cumsum(input, dim, *, dtype=None) -> Tensor:
 def diag(input, diagonal=0) -> Tensor:
     if input._data.ndim == 1:
         n = input._data.shape[0]
-        from ..factories import zeros  # noqa: PLC0415
+        from ..factories import zeros
 
         z = zeros(n, n, dtype=input.dtype)
         idx = np.arange(n)
@@ -469,7 +469,7 @@ def broadcast_tensors(*tensors):
 
 
 def broadcast_shapes(*shapes):
-    from ..tensor import Size  # noqa: PLC0415
+    from ..tensor import Size
 
     return Size(np.broadcast_shapes(*[tuple(s) for s in shapes]))
 
@@ -478,6 +478,6 @@ def erf(input, *, out=None) -> Tensor:
     """The error function (ErfBackward0), as ``torch.erf``."""
     if out is not None:
         return out_call("erf", erf, (input,), {}, out)
-    from . import nn_ops  # noqa: PLC0415 - nn_ops imports this module
+    from . import nn_ops
 
     return apply1(nn_ops.ERF, _float(input))

@@ -85,9 +85,9 @@ def bmm(input, mat2, *, out=None) -> Tensor:
         return out_call("bmm", bmm, (input, mat2), {}, out, dtype_rule="expected")
     _mm_args(input, mat2, "bmm")
     if input._data.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor")
     if mat2._data.ndim != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor")
+        raise RuntimeError("batch2 must be a 3D tensor")
     return apply2(LA.BMM, input, mat2)
 
 
@@ -95,9 +95,9 @@ def bmm(input, mat2, *, out=None) -> Tensor:
 def outer(input, vec2, *, _name="outer") -> Tensor:
     """``input[:, None] * vec2`` of two 1-D tensors (torch's outer: a broadcast mul)."""
     check_tensor_args(_name, ("input", "vec2"), (input, vec2))
-    for arg, t in (("self", input), ("vec2", vec2)):
-        if t._data.ndim != 1:
-            raise RuntimeError(f"outer: Expected 1-D argument {arg}, but got {t._data.ndim}-D")
+    for arg, v in (("self", input), ("vec2", vec2)):
+        if v._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {arg}, but got {v._data.ndim}-D")
     return mul(reshape(input, (-1, 1)), vec2)
 
 

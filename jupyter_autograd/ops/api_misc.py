@@ -51,7 +51,7 @@ def unravel_index(indices, shape):
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False) -> Tensor:
     """A 0-d tensor of the default float dtype (or ``dtype``) holding ``s``."""
-    from ..factories import tensor  # noqa: PLC0415
+    from ..factories import tensor
 
     return tensor(s, dtype=dtype or _dtype.get_default_dtype(), device=device, requires_grad=requires_grad)
 
@@ -59,14 +59,14 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
                   pin_memory=False) -> Tensor:
     """An uninitialized tensor of ``size`` (NumPy chooses the strides: values are what count)."""
-    from ..factories import zeros  # noqa: PLC0415
+    from ..factories import zeros
 
     return zeros(tuple(size), dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
                    pin_memory=False) -> Tensor:
-    from ..factories import zeros  # noqa: PLC0415
+    from ..factories import zeros
 
     return zeros(tuple(size), dtype=dtype, device=device, requires_grad=requires_grad)
 

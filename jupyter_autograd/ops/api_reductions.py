@@ -27,7 +27,7 @@ def _check_float_reduce(input, name):
         )
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:  # noqa: A001
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:
     """Sum of all elements (SumBackward0) or over ``dim`` (SumBackward1).
 
     Example:
@@ -107,7 +107,7 @@ def _minmax_dim(input, dim, keepdim, op, argf, kind):
     return getattr(_ReturnTypes, kind)(vals, Tensor._wrap(idx_k.astype(np.int64)))
 
 
-def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
+def max(input, dim=None, keepdim=False, *, other=None):
     """Max of all elements (MaxBackward1); with ``dim`` a (values, indices) pair (MaxBackward0);
     with a tensor ``dim`` the elementwise maximum."""
     if isinstance(dim, Tensor):
@@ -117,7 +117,7 @@ def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
     return _minmax_dim(input, dim, keepdim, RD.MAX_DIM, np.argmax, "max")
 
 
-def min(input, dim=None, keepdim=False):  # noqa: A001
+def min(input, dim=None, keepdim=False):
     if isinstance(dim, Tensor):
         return minimum(input, dim)
     if dim is None:
@@ -199,7 +199,7 @@ def _var_params(input, dim, unbiased, keepdim, correction, name) -> dict:
     # torch's reduction factor: input numel / output numel (0 for an empty input)
     out_numel = RD._count(shape, tuple(i for i in range(len(shape)) if i not in dims)) if dims is not None else 1
     if input._data.size // builtins.max(out_numel, 1) - c <= 0:
-        import warnings  # noqa: PLC0415
+        import warnings
 
         warnings.warn(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
@@ -259,7 +259,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None) -> Tensor:
     return _vector_norm(input, p, dim, keepdim)
 
 
-def _vector_norm(x, ord, dim, keepdim) -> Tensor:  # noqa: A002 - torch's name
+def _vector_norm(x, ord, dim, keepdim) -> Tensor:
     d = x._data
     if d.dtype.kind not in "fc":
         raise RuntimeError(

@@ -88,8 +88,8 @@ def _grads(xp, g, q, k, v, p):
 def _flash_rule(i):
     def rule(xp, g, q, k, v, out, p):
         if xp.is_txp:  # create_graph: the value, under a node that refuses to be differentiated
-            from ..autograd.engine import xp_of  # noqa: PLC0415
-            from .dispatch import apply  # noqa: PLC0415 - dispatch imports the registry
+            from ..autograd.engine import xp_of
+            from .dispatch import apply
 
             raw = [t._data for t in (g, q, k, v)]
             res = _grads(xp_of(raw[0]), *raw, p)[i]
@@ -101,7 +101,7 @@ def _flash_rule(i):
 
 
 def _sdpa_cases(rng):
-    import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+    import jupyter_autograd as ja
 
     def run(lib, **kw):
         return lambda q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v, **kw)
@@ -112,7 +112,7 @@ def _sdpa_cases(rng):
 
 
 def _safe_softmax_cases(rng):
-    from .dispatch import apply1  # noqa: PLC0415
+    from .dispatch import apply1
 
     return [(lambda t: apply1(SAFE_SOFTMAX, t, {"_dim": -1, "dim": 2 ** 64 - 1}),
              [rng.standard_normal((3, 4))], lambda tt, t: tt._safe_softmax(t, -1))]

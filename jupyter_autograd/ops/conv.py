@@ -129,7 +129,7 @@ def _flip(p, transposed):
 
 def _recorded(kind, a, b, p):
     """One kernel on Tensors (a gradient being recorded): through the row that computes it."""
-    from .dispatch import apply  # noqa: PLC0415 - dispatch imports the registry
+    from .dispatch import apply
 
     if kind == "F":
         return apply(CONVOLUTION, (a, b, None), _flip(p, False))
@@ -160,7 +160,7 @@ def _conv_fwd(xp, x, w, b, p):
 
 def _conv_vjp_input(xp, g, x, w, b, out, p):
     if xp.is_txp:
-        from .dispatch import apply  # noqa: PLC0415
+        from .dispatch import apply
 
         return apply(CONV_BACKWARD_INPUT, (g, w), _flip(p, p["transposed"]))
     if p["transposed"]:
@@ -170,7 +170,7 @@ def _conv_vjp_input(xp, g, x, w, b, out, p):
 
 def _conv_vjp_weight(xp, g, x, w, b, out, p):
     if xp.is_txp:
-        from .dispatch import apply  # noqa: PLC0415
+        from .dispatch import apply
 
         return apply(CONV_BACKWARD_WEIGHT, (x, g), _flip(p, p["transposed"]))
     if p["transposed"]:
@@ -193,7 +193,7 @@ def _conv_jvp(xp, t, x, out, p):
 
 
 def _conv_cases(rng):
-    import jupyter_autograd as ja  # noqa: PLC0415 - test metadata, used only by the tests
+    import jupyter_autograd as ja
 
     F = ja.nn.functional
     specs = [  # small: the complex gradgradcheck differentiates element by element
@@ -293,7 +293,7 @@ def _backward_cases(which):
                 return _through_grad(lib, leaf.astype(complex) if v.is_complex() else leaf,
                                      lambda t: conv(lib, transposed)(xx, t, **kw), v)
             args = [(x, (1, 2, 3, 2), False), (xt[:, :2, :3, :3], (1, 2, 5, 4), True)]
-        import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+        import jupyter_autograd as ja
 
         return [(lambda a, v, tr=tr: run(ja, a, v, tr), [a, rng.uniform(-1, 1, vs)],
                  lambda tt, a, v, tr=tr: run(tt, a, v, tr)) for a, vs, tr in args]

@@ -410,24 +410,25 @@ def as_operand(b, like: Tensor):
             raise device_mismatch([like, Tensor._wrap(b)])
     elif hasattr(b, "shape") and hasattr(b, "dtype"):
         return Tensor._wrap(b)  # a device (CuPy) array: its own device, checked by the op
-    from ..factories import as_tensor  # noqa: PLC0415
+    from ..factories import as_tensor
 
     return as_tensor(b, device=like.device)
 
 
 def _forward_ad(op, inputs, arrays, out, p, results) -> None:
     """Propagate forward-mode tangents through one op (see autograd.forward_ad)."""
-    from ..autograd import forward_ad  # noqa: PLC0415
+    from ..autograd import forward_ad
 
     forward_ad.propagate(op, inputs, arrays, out, p, results)
 
 
 def _raise_broadcast(s1, s2):
-    from .api import _broadcast_error  # noqa: PLC0415
+    from .api import _broadcast_error
 
     _broadcast_error(s1, s2)
 
 
-from .linalg import ADDMM as _ADDMM, _addmm_fwd  # noqa: E402 - rows defined after the helpers above
-from .shape import T as _T  # noqa: E402
+from .linalg import ADDMM as _ADDMM
+from .linalg import _addmm_fwd
+from .shape import T as _T
 

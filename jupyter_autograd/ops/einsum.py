@@ -107,7 +107,7 @@ def _sumproduct_pair(left, right, sum_dims, keepdim):
 
 
 def _diagonal(op, d1, d2):
-    import jupyter_autograd as ja  # noqa: PLC0415 - the package namespace, filled at import
+    import jupyter_autograd as ja
 
     f = getattr(ja, "diagonal", None)
     if f is not None:

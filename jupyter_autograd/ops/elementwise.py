@@ -141,7 +141,7 @@ FILL = defop(
 
 
 def _dispatch():
-    from . import dispatch  # noqa: PLC0415 - dispatch imports the rows
+    from . import dispatch
 
     return dispatch
 

@@ -126,7 +126,7 @@ def _weight_grad(g, psw, p, n_rows):
 def _vjp_weight(xp, g, w, psw, out, p):
     n_rows = p["weight_sym_argsize_0"]
     if xp.is_txp:  # create_graph: torch's backward node, which has no derivative itself
-        from .dispatch import apply  # noqa: PLC0415 - dispatch imports the registry
+        from .dispatch import apply
 
         res = _weight_grad(g._data, None if psw is None else psw._data, p, n_rows)
         return apply(EMBEDDING_BAG_BACKWARD, (g, psw), {"_res": xp_asarray(res, g)})
@@ -135,7 +135,7 @@ def _vjp_weight(xp, g, w, psw, out, p):
 
 def _vjp_psw(xp, g, w, psw, out, p):
     if xp.is_txp:
-        from .dispatch import apply  # noqa: PLC0415
+        from .dispatch import apply
 
         res = _psw_grad(g._data, w._data, p)
         return apply(PSW_BACKWARD, (g, w), {"_res": xp_asarray(res, g)})
@@ -143,7 +143,7 @@ def _vjp_psw(xp, g, w, psw, out, p):
 
 
 def xp_asarray(a, like):
-    from ..autograd.engine import xp_of  # noqa: PLC0415
+    from ..autograd.engine import xp_of
 
     return xp_of(like._data).asarray(a)
 
@@ -155,7 +155,7 @@ def _psw_grad(g, w, p):
 
 
 def _cases(rng):
-    import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+    import jupyter_autograd as ja
 
     idx = [1, 2, 4, 5, 4, 3, 2, 9]
 

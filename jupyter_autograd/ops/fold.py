@@ -66,7 +66,7 @@ def _im2col_vjp(xp, g, x, out, p):
     q = {"output_size": (p["self_sym_argsize_minus_2"], p["self_sym_argsize_minus_1"]),
          **{k: p[k] for k in ("kernel_size", "dilation", "padding", "stride")}}
     if xp.is_txp:
-        from .dispatch import apply1  # noqa: PLC0415 - dispatch imports the registry
+        from .dispatch import apply1
 
         return apply1(COL2IM, g, q)
     return _col2im(xp, g, q)
@@ -76,7 +76,7 @@ def _col2im_vjp(xp, g, x, out, p):
     q = {k: p[k] for k in ("kernel_size", "dilation", "padding", "stride")}
     q["self_sym_argsize_minus_1"], q["self_sym_argsize_minus_2"] = g.shape[-1], g.shape[-2]
     if xp.is_txp:
-        from .dispatch import apply1  # noqa: PLC0415
+        from .dispatch import apply1
 
         return apply1(IM2COL, g, q)
     return _im2col(xp, g, q)
@@ -84,7 +84,7 @@ def _col2im_vjp(xp, g, x, out, p):
 
 def _cases(fn, shape, args, kw):
     def cases(rng):
-        import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+        import jupyter_autograd as ja
 
         return [(lambda t: getattr(ja.nn.functional, fn)(t, *args, **kw), [rng.standard_normal(shape)],
                  lambda tt, t: getattr(tt.nn.functional, fn)(t, *args, **kw))]

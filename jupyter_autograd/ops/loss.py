@@ -230,7 +230,7 @@ def _nll_vjp(xp, g, x, t, out, p):
 
 
 def _nll_cases(rng, name):
-    from ..nn import functional as F  # noqa: PLC0415 - nn imports the ops
+    from ..nn import functional as F
 
     shape = (4, 3) if name == "nll_loss" else (2, 3, 2, 2)
     tshape = (shape[0],) + shape[2:]
@@ -249,7 +249,7 @@ def _nll_cases(rng, name):
 
 
 def _tensor(v):
-    from ..factories import tensor  # noqa: PLC0415
+    from ..factories import tensor
 
     a = np.asarray(v)
     return tensor(a, dtype=None) if a.dtype.kind in "iu" else tensor(a).double()

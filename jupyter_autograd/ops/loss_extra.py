@@ -44,7 +44,7 @@ def _loss_jvp(slope):
 
 def _cases(fn, kw_list):
     def cases(rng):
-        import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+        import jupyter_autograd as ja
 
         out = []
         for kw in kw_list:
@@ -107,7 +107,7 @@ def _soft_margin_vjp(xp, g, x, out, p):
 
 
 def _soft_margin_cases(rng):
-    import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+    import jupyter_autograd as ja
 
     out = []
     for kw in ({}, {"reduction": "sum"}, {"reduction": "none"}):

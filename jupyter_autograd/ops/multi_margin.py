@@ -94,9 +94,8 @@ def _refuse(name):
 def _vjp_via(row, grad):
     def vjp(xp, g, x, out, p):
         if xp.is_txp:  # create_graph: the value under torch's NotImplemented node
-            from .dispatch import apply  # noqa: PLC0415 - dispatch imports the registry
-
-            from ..autograd.engine import xp_of  # noqa: PLC0415
+            from ..autograd.engine import xp_of
+            from .dispatch import apply
 
             res = grad(_host(g._data), _host(x._data), p)
             return apply(row(), (g, x), {"_res": xp_of(g._data).asarray(res)})
@@ -106,7 +105,7 @@ def _vjp_via(row, grad):
 
 def _cases(fn, target, kw_list):
     def cases(rng):
-        import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+        import jupyter_autograd as ja
 
         out = []
         for kw in kw_list:

@@ -28,7 +28,7 @@ def _np_erf(x):
 def _erf(xp, x):
     """erf on raw arrays, or the recorded ERF row when the backward itself is recorded."""
     if xp.is_txp:
-        from .dispatch import apply1  # noqa: PLC0415 - dispatch imports the registry
+        from .dispatch import apply1
 
         return apply1(ERF, x)
     if xp.__name__ != "numpy":
@@ -128,8 +128,8 @@ SOFTPLUS = defop(
 
 def log_sigmoid_buffer(x):
     """exp(-|x|), which torch's log_sigmoid_forward returns as its buffer (``_saved_buffer``)."""
-    from ..autograd.engine import xp_of  # noqa: PLC0415
-    from ..tensor import Tensor  # noqa: PLC0415
+    from ..autograd.engine import xp_of
+    from ..tensor import Tensor
 
     xp = xp_of(x._data)
     return Tensor._wrap(xp.exp(-xp.abs(x._data)))
@@ -157,7 +157,7 @@ LOG_SIGMOID = defop(
 
 
 def _functional():
-    from ..nn import functional  # noqa: PLC0415 - nn imports the ops
+    from ..nn import functional
 
     return functional
 

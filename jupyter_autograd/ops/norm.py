@@ -49,7 +49,7 @@ def _bn_stats(xp, x, p):
     if not xp.is_txp or not p["training"]:
         mean, invstd = p["_mean"], p["_invstd"]
         if xp.is_txp:
-            from .txp import _const  # noqa: PLC0415
+            from .txp import _const
 
             mean, invstd = _const(mean, x), _const(invstd, x)
         return xp.reshape(mean, _shape(x)), xp.reshape(invstd, _shape(x))
@@ -112,7 +112,7 @@ def _bn_jvp(xp, t, x, out, p):
 
 
 def _bn_cases(rng):
-    import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+    import jupyter_autograd as ja
 
     def run(lib, x, w, b, training, shape):
         rm = lib.tensor(np.linspace(-0.5, 0.5, shape[1]))
@@ -197,7 +197,7 @@ def _gn_jvp(xp, t, x, out, p):
 
 
 def _gn_cases(rng):
-    import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+    import jupyter_autograd as ja
 
     out = []
     for shape, groups in (((2, 4, 3), 2), ((3, 6, 2, 2), 3), ((2, 4), 4)):

@@ -41,7 +41,7 @@ _INTERNAL_OVERLAP = ("unsupported operation: more than one element of the writte
 
 
 def _scalar_name(dt: np.dtype) -> str:
-    from .. import _dtype  # noqa: PLC0415
+    from .. import _dtype
 
     return _dtype.from_numpy_dtype(dt)._legacy[: -len("Tensor")]
 
@@ -89,7 +89,7 @@ def _dtype_error(rule, r, o, inputs):
     if rule == "found":
         return RuntimeError(f"Found dtype {_scalar_name(o.dtype)} but expected {_scalar_name(r.dtype)}")
     if rule == "expected":
-        from .._dtype import cpp_name  # noqa: PLC0415
+        from .._dtype import cpp_name
 
         return RuntimeError(f"Expected out tensor to have dtype {cpp_name(r.dtype)}, "
                             f"but got {cpp_name(o.dtype)} instead")
@@ -126,7 +126,7 @@ def write(out: Tensor, result: Tensor, inputs=(), stacklevel: int = 2, dtype_rul
     r = result._data
     o = out._data
     if o.__class__ is not r.__class__:
-        from ..autograd.engine import device_mismatch  # noqa: PLC0415
+        from ..autograd.engine import device_mismatch
 
         raise device_mismatch([result, out])
     err = None if resize_first else _dtype_error(dtype_rule, r, o, inputs)
@@ -156,7 +156,7 @@ def write(out: Tensor, result: Tensor, inputs=(), stacklevel: int = 2, dtype_rul
 
 
 def _empty_like(a, shape):
-    from ..autograd.engine import xp_of  # noqa: PLC0415
+    from ..autograd.engine import xp_of
 
     return xp_of(a).empty(shape, a.dtype)
 
@@ -165,7 +165,7 @@ def fill_factory(name: str, out: Tensor, shape, dtype, value_fn, warn_resize: bo
     """``zeros(..., out=)`` and the other factories: torch resizes ``out`` without a warning,
     takes its dtype (refusing a different ``dtype=``) and fills it with ``value_fn(shape,
     dtype)``."""
-    from .. import _dtype  # noqa: PLC0415
+    from .. import _dtype
 
     check_out(f"aten::{name}", out)
     o = out._data

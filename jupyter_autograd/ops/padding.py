@@ -36,7 +36,7 @@ def _constant_fwd(xp, x, p):
 def _constant_vjp(xp, g, x, out, p):
     q = {"pad": tuple(-v for v in p["pad"]), "value": 0}
     if xp.is_txp:
-        from .dispatch import apply1  # noqa: PLC0415 - dispatch imports the registry
+        from .dispatch import apply1
 
         return apply1(CONSTANT_PAD, g, q)
     return _constant_fwd(xp, g, q)
@@ -53,13 +53,13 @@ CONSTANT_PAD = defop(
 
 
 def _ja():
-    import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+    import jupyter_autograd as ja
 
     return ja
 
 
 def _F():
-    import jupyter_autograd.nn.functional as F  # noqa: PLC0415 - test metadata only
+    import jupyter_autograd.nn.functional as F
 
     return F
 
@@ -112,14 +112,14 @@ def _pad_rows(mode, d):
 
     def vjp(xp, g, x, out, p):
         if xp.is_txp:
-            from .dispatch import apply1  # noqa: PLC0415
+            from .dispatch import apply1
 
             return apply1(rows["bwd"], g, p)
         return bwd(xp, g, p)
 
     def vjp_bwd(xp, h, g, out, p):
         if xp.is_txp:
-            from .dispatch import apply1  # noqa: PLC0415
+            from .dispatch import apply1
 
             return apply1(rows["fwd"], h, p)
         return fwd(xp, h, p)
@@ -132,7 +132,7 @@ def _pad_rows(mode, d):
                  lambda tt, x: tt.nn.functional.pad(x, pad, mode=mode))]
 
     def bwd_cases(rng):
-        from .conv import _through_grad  # noqa: PLC0415
+        from .conv import _through_grad
 
         x0 = rng.uniform(-1, 1, shape)
         out_shape = tuple(n + pad[2 * (len(shape) - 1 - i)] + pad[2 * (len(shape) - 1 - i) + 1]

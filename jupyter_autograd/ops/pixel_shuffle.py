@@ -29,7 +29,7 @@ def _unshuffle(x, r):
 
 def _apply(row, xp, g, factor):
     if xp.is_txp:
-        from .dispatch import apply1  # noqa: PLC0415 - dispatch imports the registry
+        from .dispatch import apply1
 
         key = "downscale_factor" if row is PIXEL_UNSHUFFLE else "upscale_factor"
         return apply1(row, g, {key: factor})
@@ -38,7 +38,7 @@ def _apply(row, xp, g, factor):
 
 def _cases(fn, shape, factor):
     def cases(rng):
-        import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+        import jupyter_autograd as ja
 
         return [(lambda t: getattr(ja.nn.functional, fn)(t, factor), [rng.standard_normal(shape)],
                  lambda tt, t: getattr(tt.nn.functional, fn)(t, factor))]

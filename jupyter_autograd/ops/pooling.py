@@ -115,7 +115,7 @@ def _indices(p, shape):
     """torch's indices (flat positions in each input plane) from the winning offsets."""
     idx = p.get("_idx")
     if idx is None:
-        from ..autograd.engine import xp_of  # noqa: PLC0415
+        from ..autograd.engine import xp_of
 
         arg = p["_arg"].astype(np.int64)
         xp = xp_of(arg)
@@ -159,7 +159,7 @@ def _max_unique(p):
 
 def _max_vjp(xp, g, x, out, p):
     if xp.is_txp:
-        from .dispatch import apply1  # noqa: PLC0415 - dispatch imports the registry
+        from .dispatch import apply1
 
         return apply1(MAX_POOL2D_BACKWARD, g, _bwd_p(p, x.shape))
     return _max_bwd(xp, g, p, x.shape)
@@ -172,7 +172,7 @@ def _bwd_p(p, shape):
 
 def _gather_vjp(xp, h, g, out, p):
     if xp.is_txp:
-        from ..tensor import Tensor  # noqa: PLC0415
+        from ..tensor import Tensor
 
         hw = p["shape"][-2] * p["shape"][-1]
         idx = Tensor._wrap(_flat(p["_idx"]))  # on the gradient's device, as the index is
@@ -182,7 +182,7 @@ def _gather_vjp(xp, h, g, out, p):
 
 def _pool_cases(fn, args_list, shape=(2, 3, 7, 6)):
     def cases(rng):
-        import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+        import jupyter_autograd as ja
 
         out = []
         for kw in args_list:
@@ -199,9 +199,9 @@ def _first(r):
 
 def _backward_cases(fn, kw, shape=(2, 3, 7, 6)):
     def cases(rng):
-        import jupyter_autograd as ja  # noqa: PLC0415
+        import jupyter_autograd as ja
 
-        from .conv import _through_grad  # noqa: PLC0415
+        from .conv import _through_grad
 
         x0 = rng.permutation(np.prod(shape)).reshape(shape) / 10.0  # distinct: no ties
 
@@ -285,7 +285,7 @@ def _avg_bwd(xp, g, p):
 def _avg_vjp(xp, g, x, out, p):
     q = dict(p, shape=tuple(x.shape))
     if xp.is_txp:
-        from .dispatch import apply1  # noqa: PLC0415
+        from .dispatch import apply1
 
         return apply1(AVG_POOL2D_BACKWARD, g, q)
     return _avg_bwd(xp, g, q)
@@ -293,7 +293,7 @@ def _avg_vjp(xp, g, x, out, p):
 
 def _avg_bwd_vjp(xp, h, g, out, p):
     if xp.is_txp:
-        from .dispatch import apply1  # noqa: PLC0415
+        from .dispatch import apply1
 
         return apply1(AVG_POOL2D, h, p)
     return _avg_fwd(xp, h, p)
@@ -352,7 +352,7 @@ def _adaptive_vjp(xp, g, x, out, p):
     q = {"shape": tuple(x.shape), "grad_output_sym_argsize_minus_1": g.shape[-1],
          "grad_output_sym_argsize_minus_2": g.shape[-2]}
     if xp.is_txp:
-        from .dispatch import apply1  # noqa: PLC0415
+        from .dispatch import apply1
 
         return apply1(ADAPTIVE_AVG_POOL2D_BACKWARD, g, q)
     return _adaptive_avg_bwd(xp, g, q)
@@ -361,7 +361,7 @@ def _adaptive_vjp(xp, g, x, out, p):
 def _adaptive_bwd_vjp(xp, h, g, out, p):
     q = {"output_size": (p["grad_output_sym_argsize_minus_2"], p["grad_output_sym_argsize_minus_1"])}
     if xp.is_txp:
-        from .dispatch import apply1  # noqa: PLC0415
+        from .dispatch import apply1
 
         return apply1(ADAPTIVE_AVG_POOL2D, h, q)
     return _adaptive_avg(xp, h, q["output_size"])
@@ -416,7 +416,7 @@ def _adaptive_max_fwd(xp, x, p):
 def _adaptive_max_vjp(xp, g, x, out, p):
     q = {"_idx": p["_idx"], "indices": p.get("result1"), "shape": tuple(x.shape), "_unique": False}
     if xp.is_txp:
-        from .dispatch import apply1  # noqa: PLC0415
+        from .dispatch import apply1
 
         return apply1(ADAPTIVE_MAX_POOL2D_BACKWARD, g, q)
     return _scatter(xp, g, p["_idx"], x.shape, False)

@@ -35,7 +35,7 @@ def _vjp(xp, g, x, out, p):
     q = {"shape": tuple(x.shape), "grad_output_sym_argsize_minus_1": g.shape[-1],
          "grad_output_sym_argsize_minus_2": g.shape[-2], "grad_output_sym_argsize_minus_3": g.shape[-3]}
     if xp.is_txp:
-        from .dispatch import apply1  # noqa: PLC0415 - dispatch imports the registry
+        from .dispatch import apply1
 
         return apply1(ADAPTIVE_AVG_POOL3D_BACKWARD, g, q)
     return _unpool(xp, g, q["shape"])
@@ -45,16 +45,16 @@ def _bwd_vjp(xp, h, g, out, p):
     size = (p["grad_output_sym_argsize_minus_3"], p["grad_output_sym_argsize_minus_2"],
             p["grad_output_sym_argsize_minus_1"])
     if xp.is_txp:
-        from .dispatch import apply1  # noqa: PLC0415
+        from .dispatch import apply1
 
         return apply1(ADAPTIVE_AVG_POOL3D, h, {"output_size": size})
     return _pool(xp, h, size)
 
 
 def _cases(rng):
-    import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+    import jupyter_autograd as ja
 
-    from .conv import _through_grad  # noqa: PLC0415
+    from .conv import _through_grad
 
     x = rng.standard_normal((2, 2, 5, 4, 3))
     out = [(lambda t, s=s: ja.nn.functional.adaptive_avg_pool3d(t, s), [x],
@@ -86,7 +86,7 @@ ADAPTIVE_AVG_POOL3D_BACKWARD = defop(
 # ---------------------------------------------------------------- avg_pool3d
 def _windows(p):
     """Per kernel offset, the strided slices of the padded buffer it reads (one per output)."""
-    import itertools  # noqa: PLC0415
+    import itertools
 
     ks, ss, outs = p["kernel"], p["step"], p["out"]
     for off in itertools.product(*(range(k) for k in ks)):
@@ -146,7 +146,7 @@ def _avg3_bwd(xp, g, p):
 def _avg3_vjp(xp, g, x, out, p):
     q = dict(p, shape=tuple(x.shape))
     if xp.is_txp:
-        from .dispatch import apply1  # noqa: PLC0415
+        from .dispatch import apply1
 
         return apply1(AVG_POOL3D_BACKWARD, g, q)
     return _avg3_bwd(xp, g, q)
@@ -154,16 +154,16 @@ def _avg3_vjp(xp, g, x, out, p):
 
 def _avg3_bwd_vjp(xp, h, g, out, p):
     if xp.is_txp:
-        from .dispatch import apply1  # noqa: PLC0415
+        from .dispatch import apply1
 
         return apply1(AVG_POOL3D, h, p)
     return _avg3_fwd(xp, h, p)
 
 
 def _avg3_cases(rng):
-    import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+    import jupyter_autograd as ja
 
-    from .conv import _through_grad  # noqa: PLC0415
+    from .conv import _through_grad
 
     x = rng.standard_normal((2, 2, 5, 4, 6))
     kw = {"kernel_size": (2, 3, 2), "stride": (1, 2, 2), "padding": 1, "ceil_mode": True,

@@ -445,7 +445,7 @@ def _norm_cases(rng):
 
 
 def _api():
-    from . import api  # noqa: PLC0415 - api imports this module
+    from . import api
 
     return api
 

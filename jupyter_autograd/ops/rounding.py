@@ -14,7 +14,6 @@ from .elementwise import _CLAMP_REFUSED, zero_grad, zero_tangent
 from .out import out_call
 from .registry import Refuse, defop, kernel_refuses
 
-
 _zero, _zero_jvp = zero_grad, zero_tangent
 
 
@@ -85,7 +84,7 @@ def _sample(values, other=None, params=None):
 
 
 def _api():
-    from . import api  # noqa: PLC0415 - api imports this module
+    from . import api
 
     return api
 
@@ -318,7 +317,7 @@ CLAMP_MAX_T = defop(
 
 # ---------------------------------------------------------------- the public functions
 def _kernel_error(name: str, t) -> NotImplementedError:
-    from .api import scalar_type  # noqa: PLC0415
+    from .api import scalar_type
 
     dev = "cpu" if t._data.__class__ is np.ndarray else "cuda"
     return NotImplementedError(f'"{name}_{dev}" not implemented for \'{scalar_type(t)}\'')
@@ -332,8 +331,8 @@ def _orig(orig, promoted):
 
 def _promoted(a, b):
     """Both operands in torch's result type (a Tensor first; ``b`` a Tensor or a number)."""
-    from ..tensor import Tensor  # noqa: PLC0415
-    from .dispatch import as_operand, promote_data  # noqa: PLC0415
+    from ..tensor import Tensor
+    from .dispatch import as_operand, promote_data
 
     if not isinstance(b, Tensor) and not isinstance(b, (int, float, bool)):
         b = as_operand(b, a)
@@ -342,8 +341,8 @@ def _promoted(a, b):
 
 def _binary(name, a, b, scalar_row, tensor_row, kernel):
     """remainder / fmod: a number divisor keeps the one-input row (torch's Scalar overload)."""
-    from ..tensor import Tensor  # noqa: PLC0415
-    from .dispatch import apply, apply1  # noqa: PLC0415
+    from ..tensor import Tensor
+    from .dispatch import apply, apply1
 
     if not isinstance(a, Tensor):
         return _reversed(name, a, b)
@@ -358,7 +357,7 @@ def _binary(name, a, b, scalar_row, tensor_row, kernel):
 
 def _reversed(name, a, b):
     """``5.0 % x``: torch's remainder(Scalar, Tensor), recorded but not differentiable."""
-    from .dispatch import apply  # noqa: PLC0415
+    from .dispatch import apply
 
     orig = (a, b)
     b, a = _promoted(b, a)
@@ -397,8 +396,8 @@ def floor_divide_inplace(input, other):
 def floor_divide(input, other, *, out=None, _row=None):
     """``input // other``, rounded toward minus infinity. Torch records a ``NotImplemented``
     node: backward through it raises ``derivative for aten::floor_divide is not implemented``."""
-    from ..tensor import Tensor  # noqa: PLC0415
-    from .dispatch import apply  # noqa: PLC0415
+    from ..tensor import Tensor
+    from .dispatch import apply
 
     if out is not None:
         return out_call("aten::floor_divide", floor_divide, (input, other), {}, out)
@@ -414,8 +413,8 @@ def floor_divide(input, other, *, out=None, _row=None):
 
 def div_rounded(input, other, rounding_mode):
     """``div(..., rounding_mode='floor' | 'trunc')`` (DivBackward2, zero gradient)."""
-    from ..tensor import Tensor  # noqa: PLC0415
-    from .dispatch import apply  # noqa: PLC0415
+    from ..tensor import Tensor
+    from .dispatch import apply
 
     if rounding_mode not in ("floor", "trunc"):
         raise RuntimeError(
@@ -433,7 +432,7 @@ def div_rounded(input, other, rounding_mode):
 
 
 def _unary_rounding(row, name, input, int_ok=True):
-    from .dispatch import apply1  # noqa: PLC0415
+    from .dispatch import apply1
 
     kind = input._data.dtype.kind
     if kind == "b":
@@ -470,7 +469,7 @@ def frac(input, *, out=None):
 
 def round_decimals(input, decimals):
     """``round(x, decimals=d)`` (RoundBackward1)."""
-    from .dispatch import apply1  # noqa: PLC0415
+    from .dispatch import apply1
 
     if input._data.dtype.kind not in "fc":
         raise _kernel_error("round", input)
@@ -480,7 +479,7 @@ def round_decimals(input, decimals):
 # ---------------------------------------------------------------- bitwise (integers and bools)
 def _bitwise(fn, name):
     def op(input, other, *, out=None):
-        from ..tensor import Tensor  # noqa: PLC0415
+        from ..tensor import Tensor
 
         if out is not None:
             if not isinstance(other, Tensor) and out._data.size and isinstance(input, Tensor) \
@@ -494,7 +493,7 @@ def _bitwise(fn, name):
         t = a if isinstance(a, Tensor) else b
         if t._data.dtype.kind not in "iub":
             raise _kernel_error(name, t)
-        from .api import _operands  # noqa: PLC0415 - api imports this module
+        from .api import _operands
 
         ad, bd = _operands(a, b)
         r = fn(ad, bd)
@@ -508,9 +507,9 @@ def _bitwise(fn, name):
 def _warn_resize_twice(out, input):
     """torch's Scalar overloads of the bitwise ops resize ``out`` through two kernels: its
     resize warning shows twice. The first one here, the second from out_call."""
-    import warnings  # noqa: PLC0415
+    import warnings
 
-    from .out import _RESIZED  # noqa: PLC0415
+    from .out import _RESIZED
 
     warnings.warn(_RESIZED.format(old=list(out._data.shape), new=list(input._data.shape)),
                   UserWarning, stacklevel=4)
@@ -525,7 +524,7 @@ bitwise_right_shift = _bitwise(np.right_shift, "rshift")
 
 def bitwise_not(input, *, out=None):
     """``~input`` for integer and bool tensors."""
-    from ..tensor import Tensor  # noqa: PLC0415
+    from ..tensor import Tensor
 
     if out is not None:
         return out_call("aten::bitwise_not", bitwise_not, (input,), {}, out, dtype_rule="found")

@@ -201,7 +201,7 @@ def _copy_back(xp, g, p):
         return g
     if xp.is_txp:
         return g.to(dev)
-    from ..backend import move_array  # noqa: PLC0415
+    from ..backend import move_array
 
     return move_array(g, dev)
 
@@ -328,7 +328,7 @@ def _along_key(xp, index, dim):
     """Advanced-index key equivalent to take_along_axis(., index, dim) (for scatter-add)."""
     idx = index._data if hasattr(index, "_data") else index
     # open grids made by the index's own array module: a GPU index gets GPU grids
-    from ..autograd.engine import xp_of  # noqa: PLC0415
+    from ..autograd.engine import xp_of
 
     m = xp_of(idx)
     nd = idx.ndim
@@ -341,7 +341,7 @@ def _along_key(xp, index, dim):
 def _index_put_self_vjp(xp, g, x, v, out, p):
     if p.get("accumulate"):
         return g  # index_put_(..., accumulate=True) adds to every element of self
-    from ..autograd.engine import xp_of  # noqa: PLC0415
+    from ..autograd.engine import xp_of
 
     m = xp_of(g._data if hasattr(g, "_data") else g)  # the mask lives on g's device
     mask = m.ones(p["shape"], dtype=bool)

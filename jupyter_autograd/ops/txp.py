@@ -17,7 +17,7 @@ def as_graph_tensor(g):
 
 def _const(c, like, dtype=None):
     """A constant (host or device array, scalar) as a Tensor on ``like``'s device."""
-    from ..backend import move_array  # noqa: PLC0415
+    from ..backend import move_array
 
     if isinstance(c, Tensor):
         return c
@@ -54,7 +54,7 @@ class _TXP:
         # any other name is missing, so a rule needing it falls back to arrays where it can
         if name not in _SAME_AS_NUMPY:
             raise AttributeError(f"txp has no {name!r}")
-        import jupyter_autograd  # noqa: PLC0415 - rules run after the package is loaded
+        import jupyter_autograd
 
         return getattr(jupyter_autograd, name)
 

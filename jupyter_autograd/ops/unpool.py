@@ -29,7 +29,7 @@ def _gather(xp, g, p):
     k = len(p["output_size"])
     idx = p["_idx"]
     if xp.is_txp:
-        from ..tensor import Tensor  # noqa: PLC0415
+        from ..tensor import Tensor
 
         flat = xp.reshape(g, tuple(g.shape[: g.ndim - k]) + (-1,))
         picked = xp.take_along_axis(flat, Tensor._wrap(_flat(idx, k)), -1)
@@ -39,7 +39,7 @@ def _gather(xp, g, p):
 
 def _cases(fn, shape, kernel):
     def cases(rng):
-        import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+        import jupyter_autograd as ja
 
         x = rng.permutation(int(np.prod(shape))).reshape(shape) / 10.0
         _, idx = getattr(ja.nn.functional, fn.replace("unpool", "pool"))(ja.tensor(x), kernel, return_indices=True)
@@ -72,6 +72,6 @@ _IDX3 = ((32 * _D + 8 * _H + 2 * _W)[None, None] + np.array([0, 21])[None, :, No
 
 
 def _api_unpool3d(t):
-    import jupyter_autograd as ja  # noqa: PLC0415
+    import jupyter_autograd as ja
 
     return ja.nn.functional.max_unpool3d(t, ja.tensor(_IDX3), 2)

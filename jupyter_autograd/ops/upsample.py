@@ -152,14 +152,14 @@ def _rows(mode, d):
 
     def vjp(xp, g, x, out, p):
         if xp.is_txp:
-            from .dispatch import apply1  # noqa: PLC0415 - dispatch imports the registry
+            from .dispatch import apply1
 
             return apply1(rows["bwd"], g, p)
         return _bwd(xp, g, p)
 
     def vjp_bwd(xp, h, g, out, p):
         if xp.is_txp:
-            from .dispatch import apply1  # noqa: PLC0415
+            from .dispatch import apply1
 
             return apply1(rows["fwd"], h, p)
         return _fwd(xp, h, p)
@@ -170,15 +170,15 @@ def _rows(mode, d):
         kws.append({"size": (3, 5, 4)[:d], "align_corners": True})
 
     def cases(rng):
-        import jupyter_autograd as ja  # noqa: PLC0415 - test metadata only
+        import jupyter_autograd as ja
 
         return [(lambda x, k=kw: ja.nn.functional.interpolate(x, mode=mode, **k), [rng.uniform(-1, 1, shape)],
                  lambda tt, x, k=kw: tt.nn.functional.interpolate(x, mode=mode, **k)) for kw in kws]
 
     def bwd_cases(rng):
-        import jupyter_autograd as ja  # noqa: PLC0415
+        import jupyter_autograd as ja
 
-        from .conv import _through_grad  # noqa: PLC0415
+        from .conv import _through_grad
 
         x0 = rng.uniform(-1, 1, shape)
         y_shape = ja.nn.functional.interpolate(ja.tensor(x0), mode=mode, scale_factor=2).shape

@@ -102,8 +102,21 @@ class Adam(Optimizer):
 class _FlatAdam:
     """One parameter group's Adam state in flat arrays; the state tensors are views into them."""
 
-    __slots__ = ("params", "state", "dtype", "m", "v", "vmax", "steps", "g", "x", "tmp",
-                 "upd", "upd_views", "views")
+    __slots__ = (
+        "dtype",
+        "g",
+        "m",
+        "params",
+        "state",
+        "steps",
+        "tmp",
+        "upd",
+        "upd_views",
+        "v",
+        "views",
+        "vmax",
+        "x",
+    )
 
     @staticmethod
     def step(opt, gi: int, group) -> bool:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..tensor import Tensor
 from .optimizer import Optimizer, _check_lr, _use_grad
 

@@ -37,7 +37,7 @@ class Dataset:
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
 
-    def __add__(self, other: "Dataset") -> "ConcatDataset":
+    def __add__(self, other: Dataset) -> ConcatDataset:
         return ConcatDataset([self, other])
 
 
@@ -111,7 +111,7 @@ def random_split(dataset: Dataset, lengths, generator=None) -> list:
         >>> len(train), len(test)
         (8, 2)
     """
-    from .._sampling import randperm  # noqa: PLC0415
+    from .._sampling import randperm
 
     lengths = list(lengths)
     n = len(dataset)
@@ -145,8 +145,8 @@ def random_split(dataset: Dataset, lengths, generator=None) -> list:
 def default_collate(batch):
     """Stack a list of samples into a batch: tensors stack, numbers become a tensor, tuples and
     dicts are collated field by field."""
-    from ..factories import tensor  # noqa: PLC0415
-    from ..ops.api import stack  # noqa: PLC0415
+    from ..factories import tensor
+    from ..ops.api import stack
 
     elem = batch[0]
     if isinstance(elem, Tensor):
@@ -154,7 +154,7 @@ def default_collate(batch):
     if isinstance(elem, np.ndarray):
         return Tensor._wrap(np.stack(batch))
     if isinstance(elem, float):
-        from .. import _dtype  # noqa: PLC0415
+        from .. import _dtype
 
         return tensor(batch, dtype=_dtype.float64)  # torch collates Python floats as float64
     if isinstance(elem, (bool, int, np.number)):

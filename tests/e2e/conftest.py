@@ -19,7 +19,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from e2e_lab import (  # noqa: E402
+from e2e_lab import (
     CHROMIUM,
     LabServer,
     artifacts_dir,

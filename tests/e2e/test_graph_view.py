@@ -10,10 +10,9 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import e2e_payloads as payloads
 import nbformat
-from nbformat.sign import NotebookNotary
 import pytest
-
 from e2e_lab import (
     MIME,
     LabServer,
@@ -21,11 +20,11 @@ from e2e_lab import (
     display_cell,
     open_notebook,
     run_all_cells,
-    write_notebook,
     workspace_url,
+    write_notebook,
     write_payload,
 )
-import e2e_payloads as payloads
+from nbformat.sign import NotebookNotary
 
 pytestmark = pytest.mark.e2e
 

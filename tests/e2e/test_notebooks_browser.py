@@ -15,7 +15,6 @@ from typing import Any
 
 import nbformat
 import pytest
-
 from e2e_lab import MIME, REPO, LabServer, artifacts_dir, open_notebook, run_all_cells
 
 pytestmark = pytest.mark.e2e

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from e2e_lab import LabServer, artifacts_dir, open_notebook, run_all_cells, write_notebook
 
 pytestmark = pytest.mark.e2e
@@ -117,7 +116,7 @@ def test_grad_mode_toggle(page: Any, lab: LabServer) -> None:
     box.locator(f"{W}mode button", has_text="torch.no_grad()").click()
     # The x line reads grad_fn=None in every mode: wait for y's line to lose SumBackward0.
     text = wait_text(y_out, "with torch.no_grad():", absent="SumBackward0")
-    assert re.search(r"^y .*grad_fn=None", text, re.M), text
+    assert re.search(r"^y .*grad_fn=None", text, re.MULTILINE), text
     assert "d.grad_fn=None" in d_out.inner_text()
     got = kernel(page, "print(tog.probe['y']['grad_fn'], torch.is_grad_enabled())", "KM1")
     assert got == "None True"
@@ -125,7 +124,7 @@ def test_grad_mode_toggle(page: Any, lab: LabServer) -> None:
 
     box.locator(f"{W}mode button", has_text="torch.inference_mode()").click()
     text = wait_text(y_out, "with torch.inference_mode():")
-    assert re.search(r"^y .*is_inference=True", text, re.M), text
+    assert re.search(r"^y .*is_inference=True", text, re.MULTILINE), text
     wait_text(d_out, "d.is_inference()=True")
     got = kernel(
         page,
@@ -188,4 +187,4 @@ def test_jacobian_explorer(page: Any, lab: LabServer) -> None:
 def _parse(text: str) -> tuple[int, list[float], bool, list[float]]:
     m = re.fullmatch(r"(\d+) (\[.*?\]) (True|False) (\[.*?\])", text)
     assert m, text
-    return int(m[1]), eval(m[2]), m[3] == "True", eval(m[4])  # noqa: S307 - our own print
+    return int(m[1]), eval(m[2]), m[3] == "True", eval(m[4])

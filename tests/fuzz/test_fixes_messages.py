@@ -39,9 +39,9 @@ def test_zero_dim_and_shape_messages_as_torch():
 def test_rounding_gradient_is_zero_even_for_an_infinite_incoming_gradient():
     """Seed 1248: trunc then log1p at -1 sends an inf gradient into trunc; torch's rounding
     backward is zeros_like(grad), so the result is 0 where grad * 0 gave nan."""
-    import jupyter_autograd as ja  # noqa: PLC0415
+    import jupyter_autograd as ja
 
-    from .._torch import require as require_torch  # noqa: PLC0415
+    from .._torch import require as require_torch
 
     torch = require_torch()
     got = {}

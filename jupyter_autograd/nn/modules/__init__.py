@@ -14,6 +14,12 @@ from .activation import (  # noqa: F401
     Tanh,
 )
 from .container import ModuleDict, ModuleList, Sequential  # noqa: F401
+from .conv import *
+from .dropout import *
+from .embedding_bag import *
+from .flatten import *
+from .fold import *
+from .lazy import *
 from .linear import Dropout, Embedding, Flatten, LayerNorm, Linear  # noqa: F401
 from .loss import (  # noqa: F401
     BCELoss,
@@ -23,19 +29,13 @@ from .loss import (  # noqa: F401
     MSELoss,
     NLLLoss,
 )
+from .loss_extra import *
+from .loss_margin import *
 from .module import Module  # noqa: F401
-from .conv import *  # noqa: F401,F403,E402 - the layers stream's modules
-from .flatten import *  # noqa: F401,F403,E402
-from .pooling import *  # noqa: F401,F403,E402
-from .dropout import *  # noqa: F401,F403,E402
-from .normalization import *  # noqa: F401,F403,E402
-from .loss_extra import *  # noqa: F401,F403,E402
-from .upsampling import *  # noqa: F401,F403,E402
-from .rnn import *  # noqa: F401,F403,E402
-from .loss_margin import *  # noqa: F401,F403,E402
-from .transformer import *  # noqa: F401,F403,E402
-from .embedding_bag import *  # noqa: F401,F403,E402
-from .pixelshuffle import *  # noqa: F401,F403,E402
-from .fold import *  # noqa: F401,F403,E402
-from .unpooling import *  # noqa: F401,F403,E402
-from .lazy import *  # noqa: F401,F403,E402 - LazyLinear
+from .normalization import *
+from .pixelshuffle import *
+from .pooling import *
+from .rnn import *
+from .transformer import *
+from .unpooling import *
+from .upsampling import *

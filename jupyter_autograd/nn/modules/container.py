@@ -79,16 +79,16 @@ class Sequential(_NumberedModules):
         setattr(self, keys[_index(idx, len(keys), "Sequential")], module)
 
 
-    def append(self, module) -> "Sequential":
+    def append(self, module) -> Sequential:
         self.add_module(str(len(self)), module)
         return self
 
-    def extend(self, sequential) -> "Sequential":
+    def extend(self, sequential) -> Sequential:
         for m in sequential:
             self.append(m)
         return self
 
-    def insert(self, index: int, module) -> "Sequential":
+    def insert(self, index: int, module) -> Sequential:
         n = len(self._modules)
         if not -n <= index <= n:
             raise IndexError(f"Index out of range: {index}")
@@ -130,11 +130,11 @@ class ModuleList(_NumberedModules):
     def __iadd__(self, modules) -> Self:
         return self.extend(modules)
 
-    def append(self, module) -> "ModuleList":
+    def append(self, module) -> ModuleList:
         self.add_module(str(len(self)), module)
         return self
 
-    def extend(self, modules) -> "ModuleList":
+    def extend(self, modules) -> ModuleList:
         if isinstance(modules, Module) and not isinstance(modules, (ModuleList, Sequential)) or not hasattr(modules, "__iter__"):
             raise TypeError(
                 "ModuleList.extend should be called with an iterable, but got " + type(modules).__name__

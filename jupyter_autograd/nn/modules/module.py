@@ -280,7 +280,7 @@ class Module(StateDictMixin):
 
     register_module = add_module
 
-    def get_submodule(self, target: str) -> "Module":
+    def get_submodule(self, target: str) -> Module:
         if target == "":
             return self
         mod = self
@@ -366,7 +366,7 @@ class Module(StateDictMixin):
             yield from m.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
 
     # ------------------------------------------------------------ modes and grads
-    def train(self, mode: bool = True) -> "Module":
+    def train(self, mode: bool = True) -> Module:
         """Set training mode (Dropout active) on this module and its children; returns self."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")  # noqa: TRY004 - as torch
@@ -375,11 +375,11 @@ class Module(StateDictMixin):
             m.train(mode)
         return self
 
-    def eval(self) -> "Module":
+    def eval(self) -> Module:
         """Evaluation mode: ``train(False)``."""
         return self.train(False)
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Module":
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
@@ -398,7 +398,7 @@ class Module(StateDictMixin):
                         g.requires_grad_(False)
                     g._data[...] = 0
 
-    def apply(self, fn) -> "Module":
+    def apply(self, fn) -> Module:
         """Call ``fn`` on every child (recursively) and then on self; returns self.
 
         Example:
@@ -415,7 +415,7 @@ class Module(StateDictMixin):
         return self
 
     # ------------------------------------------------------------ conversion
-    def _apply(self, fn) -> "Module":
+    def _apply(self, fn) -> Module:
         """Replace every parameter's and buffer's data by ``fn(tensor)`` (the Parameter objects stay)."""
         for m in self.children():
             m._apply(fn)
@@ -433,9 +433,9 @@ class Module(StateDictMixin):
                 self._buffers[key] = fn(b)
         return self
 
-    def to(self, *args, **kwargs) -> "Module":
+    def to(self, *args, **kwargs) -> Module:
         """Move/cast floating parameters and buffers (``to(dtype)``, ``to(device)``); in place."""
-        from ... import _dtype  # noqa: PLC0415
+        from ... import _dtype
 
         dtype = kwargs.get("dtype")
         device = kwargs.get("device")
@@ -461,23 +461,23 @@ class Module(StateDictMixin):
 
         return self._apply(convert)
 
-    def float(self) -> "Module":
-        from ... import _dtype  # noqa: PLC0415
+    def float(self) -> Module:
+        from ... import _dtype
 
         return self._apply(lambda t: t.to(_dtype.float32) if t.is_floating_point() else t)
 
-    def double(self) -> "Module":
-        from ... import _dtype  # noqa: PLC0415
+    def double(self) -> Module:
+        from ... import _dtype
 
         return self._apply(lambda t: t.to(_dtype.float64) if t.is_floating_point() else t)
 
-    def cpu(self) -> "Module":
+    def cpu(self) -> Module:
         return self.to("cpu")
 
-    def cuda(self, device=None) -> "Module":
+    def cuda(self, device=None) -> Module:
         return self.to(device if device is not None else "cuda")
 
-    def type(self, dst_type) -> "Module":
+    def type(self, dst_type) -> Module:
         return self._apply(lambda t: t.to(dst_type))
 
     # ------------------------------------------------------------ printing

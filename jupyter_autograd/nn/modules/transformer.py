@@ -171,7 +171,7 @@ def _activation(activation):
 
 
 def _relu_or_gelu(activation):
-    from .activation import GELU, ReLU  # noqa: PLC0415
+    from .activation import GELU, ReLU
 
     if activation is F.relu or isinstance(activation, ReLU):
         return 1
@@ -303,7 +303,7 @@ def _clones(module, n):
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """``-inf`` above the diagonal, 0 elsewhere."""
-    from ..._dtype import get_default_dtype, to_numpy_dtype  # noqa: PLC0415
+    from ..._dtype import get_default_dtype, to_numpy_dtype
 
     dt = to_numpy_dtype(dtype if dtype is not None else get_default_dtype())
     return Tensor._wrap(np.triu(np.full((sz, sz), -np.inf, dt), 1))

@@ -15,7 +15,7 @@ class _MaxUnpoolNd(Module):
     def __init__(self, kernel_size, stride=None, padding=0) -> None:
         super().__init__()
         n = self._n
-        tup = (lambda v: (v,) * n if isinstance(v, int) else tuple(v))  # noqa: E731
+        tup = (lambda v: (v,) * n if isinstance(v, int) else tuple(v))
         self.kernel_size = tup(kernel_size)
         self.stride = tup(stride if stride is not None else kernel_size)
         self.padding = tup(padding)
