@@ -116,7 +116,7 @@ _FUNCS.update({n: getattr(R, n) for n in R.__all__ if n not in (
     "histogramdd", "searchsorted", "bucketize", "var_mean", "std_mean")})
 _INPLACE += ["cumprod", "addbmm", "addmv", "addr", "baddbmm", "renorm"]
 _FUNCS.update({n: getattr(IX, n) for n in IX.__all__ if n not in ("tril_indices", "triu_indices")})
-_INPLACE += ["index_add", "index_copy", "index_fill", "index_put", "index_reduce", "masked_scatter",
+_INPLACE += ["index_add", "index_copy", "index_fill", "index_reduce", "masked_scatter",  # index_put_: _tensor_setitem
              "put", "scatter", "scatter_add", "scatter_reduce"]
 _FUNCS.update({n: getattr(ST, n) for n in ("corrcoef", "cov", "diff", "dist", "renorm")})
 _FUNCS.update({n: getattr(P, n) for n in ("addbmm", "addmv", "addr", "baddbmm", "cross", "inner",
