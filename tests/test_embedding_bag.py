@@ -24,7 +24,8 @@ CASES = [
     {"mode": "sum", "padding_idx": 4},
     {"mode": "mean", "padding_idx": 2, "offsets": [0, 3, 8]},
     {"mode": "max", "padding_idx": 4, "include_last_offset": True, "offsets": [0, 4, 8]},
-    {"mode": "sum", "include_last_offset": True, "offsets": [0, 4, 4]},
+    # (the last offset is the end: indices past it would get torch's uninitialised gradient)
+    {"mode": "sum", "include_last_offset": True, "offsets": [0, 4, 4, 8]},
     {"mode": "sum", "psw": True},
     {"mode": "sum", "psw": True, "padding_idx": 9},
     {"mode": "mean", "scale_grad_by_freq": True},

@@ -130,7 +130,7 @@ def _scatter_index(p):
 
 def _scatter_fwd(xp, x, src, p):
     out = x.reshape(-1).copy()
-    out[_scatter_index(p)] = np.broadcast_to(src, p["size"]).reshape(-1)
+    out[_scatter_index(p)] = xp.broadcast_to(src, p["size"]).reshape(-1)
     return out.reshape(x.shape)
 
 
@@ -142,7 +142,7 @@ def _scatter_self_vjp(xp, g, x, src, out, p):
         keep = np.zeros(int(np.prod(g.shape)), dtype=g._data.dtype)
         keep[idx] = 1
         return g * Tensor._wrap(keep.reshape(g.shape))
-    r = np.zeros(g.size, g.dtype)
+    r = xp.zeros(g.size, g.dtype)
     r[idx] = g.reshape(-1)[idx]
     return r.reshape(g.shape)
 
@@ -176,7 +176,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None) -> Tensor:
     overwritten by ``src``."""
     from .dispatch import apply
 
-    d = np.asarray(input._data)
+    d = input._data  # its size and itemsize only (any backend's array)
     offset = 0 if storage_offset is None else int(storage_offset)
     if tuple(src.shape) != tuple(int(s) for s in size):
         raise RuntimeError(

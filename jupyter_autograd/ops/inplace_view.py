@@ -71,7 +71,7 @@ def squeeze_(self, dim=None) -> Tensor:
         >>> torch.ones(1, 2).squeeze_().shape
         torch.Size([2])
     """
-    from .api import _dims
+    from .api import _dims, _wrap_dim
 
     shp = self._data.shape
     if dim is None:
@@ -82,7 +82,7 @@ def squeeze_(self, dim=None) -> Tensor:
     if isinstance(dim, (list, tuple)):
         op, d = SQUEEZE_DIMS_, tuple(dims)
     else:
-        op, d = SQUEEZE_DIM_, dims[0]
+        op, d = SQUEEZE_DIM_, dims[0] if dims else _wrap_dim(dim, 0)  # 0-d: dims is ()
     return _reshape_(self, op, {"dim": d, "out_shape": out, "self_sym_sizes": shp}, out)
 
 
