@@ -1,7 +1,7 @@
 """``nn.functional`` activations and small layers beyond ``functional.py``: elu/celu/selu,
 silu, mish, hardswish, hardsigmoid, softsign, tanhshrink, threshold, softshrink,
 hardshrink, hardtanh, relu6, prelu, glu, normalize, one_hot, pdist,
-pairwise_distance, channel_shuffle, bilinear, linear_cross_entropy.
+channel_shuffle, bilinear, linear_cross_entropy.
 
 ``inplace=True`` writes into ``input`` and returns it, as torch."""
 
@@ -18,7 +18,7 @@ from ..tensor import Tensor, _wrap_dim
 __all__ = [
     "bilinear", "celu", "celu_", "channel_shuffle", "elu", "elu_", "glu", "hardshrink",
     "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "linear_cross_entropy",
-    "mish", "normalize", "one_hot", "pairwise_distance", "pdist", "prelu", "relu6", "selu", "selu_", "silu",
+    "mish", "normalize", "one_hot", "pdist", "prelu", "relu6", "selu", "selu_", "silu",
     "softshrink", "softsign", "tanhshrink", "threshold", "threshold_",
 ]
 
@@ -192,14 +192,6 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError("Class values must be smaller than num_classes.")
     out = (t[..., None] == np.arange(num_classes)).astype(np.int64)
     return Tensor._wrap(out)
-
-
-def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    """``||x1 - x2 + eps||_p`` over the last dim."""
-    from .. import linalg
-
-    nd = max(x1.ndim, x2.ndim)
-    return linalg.vector_norm(A.add(A.sub(x1, x2), eps), p, nd - 1 if nd else None, keepdim=keepdim)
 
 
 def pdist(input, p=2.0):
