@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import builtins
 import math
-import os
-import sys
 import warnings
 
 import numpy as np
@@ -14,8 +12,6 @@ from . import _dtype
 from ._tensor_data import array_from_data
 from .backend import _BACKENDS, canonical_device
 from .tensor import Tensor
-
-_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
 _ndarray = np.ndarray
 
@@ -348,11 +344,10 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     """
     if end is None:
         raise TypeError('range() missing 1 required positional arguments: "end"')
+    from .ops.out import _user_stacklevel
+
     # at the user's line, above the out= wrapper (aliases.accept_out) that calls this
-    f, level = sys._getframe(1), 2
-    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
-        f, level = f.f_back, level + 1
-    warnings.warn(_RANGE_WARNING, UserWarning, stacklevel=level)
+    warnings.warn(_RANGE_WARNING, UserWarning, stacklevel=_user_stacklevel())
     if step == 0:
         raise RuntimeError("step must be nonzero")
     n = math.floor((end - start) / step) + 1

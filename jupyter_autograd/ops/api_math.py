@@ -10,6 +10,7 @@ from .. import _dtype
 from ..tensor import Tensor
 from . import binary as BI
 from . import trig as TR
+from ._api_base import check_tensor_args
 from .api import _t, _unary_fn, scalar_type
 from .dispatch import apply, apply1
 
@@ -127,10 +128,7 @@ def positive(input) -> Tensor:
 def _binary_fn(op, name, floating=True, doc="", tensors_only=True):
     def fn(input, other, *, out=None) -> Tensor:
         if tensors_only:  # torch has no Scalar overload for these (copysign, xlogy have)
-            for pos, arg, t in ((1, "input", input), (2, "other", other)):
-                if not isinstance(t, Tensor):
-                    raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, "
-                                    f"not {type(t).__name__}")
+            check_tensor_args(name, ("input", "other"), (input, other))
         a, b = promote(input, other, floating=floating)
         return apply(op, (a, b))
 
