@@ -14,6 +14,12 @@ float16, bfloat16             1e-2    (not generated; here for completeness)
 integer, bool                 exact
 ============================  ======  =============================================
 
+A value judged at the tolerance of its dtype may carry a lower precision's rounding: a float32
+intermediate (NumPy's float32 exp is 1 ulp from torch's SLEEF exp) promoted into a float64 op.
+The run records, per variable, the lowest precision that flowed into it through the program's
+values (``Arr.prec``, see tests/fuzz/program.py), and the comparison uses the looser of the two
+tolerances; a program of float64 values only is judged at float64's.
+
 NaN equals NaN, infinities must agree in sign; the real and imaginary parts of complex values
 are compared separately. Elements both libraries blew up (past 1/sqrt(eps)/2, or not finite,
 on both sides: 1 / (x/x - 1) is 1e8 in one and inf in the other) are left out: their digits are
@@ -77,13 +83,15 @@ class Mismatch:
         return f"{self.path}: torch {self.theirs!r} != ours {self.ours!r}"
 
 
-def values_close(a: np.ndarray, b: np.ndarray, dtype: str) -> bool:
-    """``a`` (ours) against ``b`` (torch) with the tolerance of ``dtype``."""
+def values_close(a: np.ndarray, b: np.ndarray, dtype: str, prec: str | None = None) -> bool:
+    """``a`` (ours) against ``b`` (torch) with the tolerance of ``dtype``, or of ``prec`` (the
+    lowest precision that flowed into the value) where that is looser."""
     if a.shape != b.shape:
         return False
     rtol = RTOL.get(dtype)
     if rtol is None:  # integers and bools: exact
         return bool(np.array_equal(a, b))
+    rtol = max(rtol, RTOL.get(prec, rtol))
     a, b = _drop_blown(a, b, rtol)
     if np.iscomplexobj(a) or np.iscomplexobj(b):
         a = np.asarray(a, dtype=np.complex128)
@@ -138,7 +146,7 @@ def same(o, t) -> bool:
     if isinstance(t, Arr):
         if not isinstance(o, Arr) or o.dtype != t.dtype:
             return False
-        return values_close(o.a, t.a, t.dtype)
+        return values_close(o.a, t.a, t.dtype, t.prec)
     if isinstance(t, Scalar):
         if not isinstance(o, Scalar):
             return False

@@ -73,14 +73,6 @@ OPEN: dict[str, Open] = {
          "x.sum().backward()"),
         M(field=r"raised\(only torch\)", torch="ZeroTensors are immutable"),
     ),
-    "float32-ulps-in-float64": Open(
-        "lead",
-        "float32 results (NumPy's float32 exp is 1 ulp from torch's SLEEF exp) promoted into a "
-        "float64 op are judged at float64's tolerance, where fmod/remainder amplify the ulp",
-        ("x = torch.tensor([2], dtype=torch.int64).exp()",
-         "y = torch.fmod(x, torch.ones(1, dtype=torch.float64))"),
-        M(field=r"value", kind=r"fmod|remainder", prog=r"float32|int64[\s\S]*\.exp\(\)"),
-    ),
     "conj-view-values": Open(
         "views",
         "conj() of a complex tensor is a view that shares its base's version counter, but its "

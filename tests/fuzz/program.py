@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import re
 import warnings
 from dataclasses import dataclass, field, replace
@@ -144,7 +145,9 @@ def new_namespace(lib) -> dict:
     # VERSIONS: the version each tensor had when first observed; versions are observed as
     # increments from there (torch's gradient buffers start at version 1: an implementation
     # detail, while an increment, shared or not with a view, is the semantics)
-    return {"torch": lib, "__builtins__": builtins, "LOG": [], "VERSIONS": {}}
+    # PREC / FAMILY: the lowest precision that flowed into each variable (see "precision" below)
+    return {"torch": lib, "__builtins__": builtins, "LOG": [], "VERSIONS": {}, "PREC": {},
+            "FAMILY": {}}
 
 
 def run(program: Program, lib, compiled: _Compiled | None = None) -> list:
@@ -171,6 +174,8 @@ def run_step(ns: dict, i: int, step: Step, code, lib) -> list:
     """Execute one step in ``ns`` and observe its effects."""
     obs = []
     log_len = len(ns["LOG"])
+    reads = [n for n in _reads(step.src) if n in ns and _is_var(n)]
+    low = max((_rank_of(ns, n, lib) for n in reads), default=0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -178,11 +183,12 @@ def run_step(ns: dict, i: int, step: Step, code, lib) -> list:
             obs.append((f"{i}:raised", None))
         except Exception as e:  # noqa: BLE001 - every exception is an observation
             obs.append((f"{i}:raised", (type(e).__name__, normalise(str(e)))))
+    _flow(ns, reads, step, low)
     ws = sorted({(w.category.__name__, normalise(str(w.message))) for w in caught
                  if not WARN_ONCE.match(str(w.message))})
     obs.append((f"{i}:warnings", tuple(ws)))
     for k, entry in enumerate(ns["LOG"][log_len:]):
-        obs.extend(_flatten(f"{i}:log{k}", entry, ns, lib))
+        obs.extend(_flatten(f"{i}:log{k}", entry, ns, lib, low=low))
     if step.mutates:
         names = [n for n in ns if _is_var(n)]
     else:
@@ -200,6 +206,60 @@ def _is_var(name: str) -> bool:
             and name not in SNIPPETS and name != "torch")
 
 
+# ------------------------------------------------------------------------------ precision
+# A value computed from a float32 intermediate carries float32's rounding even when it is
+# float64 (NumPy's float32 exp is 1 ulp from torch's SLEEF exp; promoted into a float64 op,
+# fmod amplifies that ulp). Each variable records the lowest precision that flowed into it, as
+# a rank (0 none: integers, bools, Python numbers; 1 float64, 2 float32, 3 half), and is compared at
+# that precision's tolerance. The flow is tracked through the program's variables: a step's
+# results inherit the lowest precision of the variables it reads; a step that mutates (in-place,
+# backward, hooks) lowers every variable connected to the ones it reads (views, leaves, the
+# graph's inputs: FAMILY, the variables ever computed from one another). A program of float64
+# values only stays at float64's tolerance throughout.
+
+_RANK = {"torch.float64": 1, "torch.complex128": 1, "torch.float32": 2, "torch.complex64": 2,
+         "torch.float16": 3, "torch.bfloat16": 3}
+PREC_DTYPE = {1: "torch.float64", 2: "torch.float32", 3: "torch.float16"}
+
+
+@functools.lru_cache(maxsize=4096)
+def _reads(src: str) -> tuple:
+    """The names a step's source reads."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return ()
+    return tuple(dict.fromkeys(n.id for n in ast.walk(tree)
+                               if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)))
+
+
+def _value_rank(v, lib) -> int:
+    if isinstance(v, lib.Tensor):
+        return _RANK.get(str(v.dtype), 0)
+    if isinstance(v, (tuple, list)):
+        return max((_value_rank(x, lib) for x in v), default=0)
+    return 0
+
+
+def _rank_of(ns: dict, name: str, lib) -> int:
+    """The lowest precision (highest rank) in variable ``name``: its own dtype or inflow."""
+    return max(_value_rank(ns[name], lib), ns["PREC"].get(name, 0))
+
+
+def _flow(ns: dict, reads: list, step: Step, low: int) -> None:
+    prec, family = ns["PREC"], ns["FAMILY"]
+    group = set(reads) | set(step.defines)
+    for n in list(group):
+        group |= family.get(n, set())
+    for n in group:
+        family[n] = group
+    for n in step.defines:
+        prec[n] = low
+    if step.mutates:
+        for n in group:
+            prec[n] = max(prec.get(n, 0), low)
+
+
 def normalise(msg: str) -> str:
     """Only what must differ between two processes: object addresses, torch's source paths."""
     return _TRIGGERED.sub("", _ADDR.sub("0x?", msg))
@@ -210,7 +270,7 @@ def observe_vars(ns: dict, names, where: str, lib) -> list:
     ids = _leaf_names(ns)
     for n in names:
         if n in ns:
-            obs.extend(_flatten(f"{where}:{n}", ns[n], ns, lib, ids))
+            obs.extend(_flatten(f"{where}:{n}", ns[n], ns, lib, ids, ns["PREC"].get(n, 0)))
         else:
             obs.append((f"{where}:{n}", "<unbound>"))
     return obs
@@ -220,15 +280,15 @@ def _leaf_names(ns: dict) -> dict:
     return {id(v): n for n, v in ns.items() if _is_var(n)}
 
 
-def _flatten(path: str, v, ns: dict, lib, ids=None) -> list:
+def _flatten(path: str, v, ns: dict, lib, ids=None, low: int = 0) -> list:
     if ids is None:
         ids = _leaf_names(ns)
     if isinstance(v, lib.Tensor):
-        return tensor_obs(path, v, ids, ns["VERSIONS"])
+        return tensor_obs(path, v, ids, ns["VERSIONS"], PREC_DTYPE.get(low))
     if isinstance(v, (tuple, list)):
         out = [(path + ".len", (type(v).__name__ if type(v) in (tuple, list) else "seq", len(v)))]
         for k, x in enumerate(v):
-            out.extend(_flatten(f"{path}[{k}]", x, ns, lib, ids))
+            out.extend(_flatten(f"{path}[{k}]", x, ns, lib, ids, low))
         return out
     if v is None or isinstance(v, (bool, int, float, complex, str)):
         return [(path, Scalar(v))]
@@ -248,13 +308,15 @@ class Scalar:
 
 
 class Arr:
-    """A tensor's values, compared with the tolerance of its dtype."""
+    """A tensor's values, compared with the tolerance of its dtype, or of ``prec`` (the lowest
+    precision that flowed into it, a dtype's name) where that is lower."""
 
-    __slots__ = ("a", "dtype")
+    __slots__ = ("a", "dtype", "prec")
 
-    def __init__(self, a: np.ndarray, dtype: str) -> None:
+    def __init__(self, a: np.ndarray, dtype: str, prec: str | None = None) -> None:
         self.a = a
         self.dtype = dtype
+        self.prec = prec
 
     def __repr__(self) -> str:
         return np.array2string(self.a, precision=6, threshold=20)
@@ -275,7 +337,7 @@ def _attr(fn):
         return ("raises", type(e).__name__, normalise(str(e)))
 
 
-def tensor_obs(path: str, t, ids: dict, versions: dict) -> list:
+def tensor_obs(path: str, t, ids: dict, versions: dict, prec: str | None = None) -> list:
     dtype = str(t.dtype)
     # torch raises on some reads (a view modified in place under another grad mode, the
     # version of an inference tensor): every read is guarded and the exception observed
@@ -288,7 +350,7 @@ def tensor_obs(path: str, t, ids: dict, versions: dict) -> list:
         (path + "._version", _attr(lambda: t._version - versions.setdefault(id(t), t._version))),
     ]
     try:
-        obs.append((path + ".value", Arr(to_numpy(t), dtype)))
+        obs.append((path + ".value", Arr(to_numpy(t), dtype, prec)))
     except Exception as e:  # noqa: BLE001
         obs.append((path + ".value", ("unreadable", type(e).__name__)))
     if _attr(lambda: t.is_leaf) is True or _attr(lambda: t.retains_grad) is True:
@@ -300,7 +362,7 @@ def tensor_obs(path: str, t, ids: dict, versions: dict) -> list:
         else:
             gd = str(g.dtype)
             obs.append((path + ".grad", (gd, tuple(g.shape), g.requires_grad)))
-            obs.append((path + ".grad.value", Arr(to_numpy(g), gd)))
+            obs.append((path + ".grad.value", Arr(to_numpy(g), gd, prec)))
     return obs
 
 
