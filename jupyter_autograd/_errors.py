@@ -78,3 +78,29 @@ ERR_DETACHED_SAVED = (
     "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
     "This is not supported, please use out-of-place `.detach()` instead"
 )
+
+
+_WARNED: set = set()
+
+
+def warn_once(message: str, stacklevel: int = 3) -> None:
+    """A UserWarning the first time ``message`` is given in this process (TORCH_WARN_ONCE)."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        import warnings
+
+        warnings.warn(message, UserWarning, stacklevel=stacklevel)
+
+
+def warn_zero_dim(name: str, hint: str, stacklevel: int = 4) -> None:
+    """torch's deprecation of the matrix views (T, mT, H, mH, adjoint) on a 0-d tensor."""
+    warn_once(f"{name} is deprecated on 0-D tensors. " + (
+        "Consider using x.conj()." if hint == "conj" else "This function is the identity in these cases."),
+        stacklevel=stacklevel)
+
+
+WARN_T_NOT_2D = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and "
+    "it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+    "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor."
+)

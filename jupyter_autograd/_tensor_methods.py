@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _errors
 from .autograd import views as _views
 from .autograd.engine import FLAGS
 from .autograd.node import SEQ
@@ -162,27 +162,25 @@ Tensor.type_as = lambda self, other: self.to(other.dtype)
 
 
 def _T(self):
+    """The dimensions reversed (PermuteBackward0, a view); torch warns once (deprecated) where
+    the tensor is not 2-D."""
     nd = self._data.ndim
-    if nd < 2:
-        return self
+    if nd != 2:
+        if nd:
+            _errors.warn_once(_errors.WARN_T_NOT_2D)
+        else:
+            _errors.warn_zero_dim("Tensor.T", "identity")
     return F.permute(self, tuple(range(nd - 1, -1, -1)))
 
 
 Tensor.T = property(_T)
-_WARNED_ONCE: dict = {}
 
 
 def _mT(self):
     """The last two dimensions swapped; torch: an error for 1-D, the identity (warned) for 0-d."""
     nd = self._data.ndim
     if nd == 0:
-        if _WARNED_ONCE.get("mT"):
-            return self
-        _WARNED_ONCE["mT"] = True  # torch's TORCH_WARN_ONCE: once per process
-        import warnings
-
-        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
-                      "these cases.", UserWarning, stacklevel=2)
+        _errors.warn_zero_dim("Tensor.mT", "identity")
         return self
     if nd == 1:
         raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")

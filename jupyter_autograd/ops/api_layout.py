@@ -18,10 +18,22 @@ from .out import out_call
 
 
 # ---------------------------------------------------------------- shapes
-def _shape_arg(shape):
+def _shape_arg(shape, fn="reshape", arg="shape"):
+    """The sizes of a ``*sizes`` argument (one sequence or ints); none at all is torch's
+    TypeError (its argument parser requires them, even where ``()`` would do)."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Tensor.__mro__[0].__class__)) and not isinstance(shape[0], int):
         shape = tuple(shape[0])
+    elif not shape:
+        raise missing_sizes(fn, arg)
     return tuple(int(s) for s in shape)
+
+
+def missing_sizes(fn, arg) -> TypeError:
+    """torch's argument-parser error for a call without its required sizes."""
+    if arg is None:  # a method with overloads: torch lists them
+        return TypeError(f"{fn}() received an invalid combination of arguments - got (), but "
+                         "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n")
+    return TypeError(f'{fn}() missing 1 required positional arguments: "{arg}"')
 
 
 def _infer_shape(shape, numel):
@@ -69,7 +81,7 @@ def reshape(input, *shape) -> Tensor:
 def view(input, *shape) -> Tensor:
     """The same memory in a new shape (ViewBackward0); torch's error where no view can exist."""
     d = input._data
-    shape = _infer_shape(_shape_arg(shape), d.size)
+    shape = _infer_shape(_shape_arg(shape, "view", None), d.size)
     if not _viewable(d, shape):
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
@@ -138,7 +150,7 @@ def t(input) -> Tensor:
 
 
 def permute(input, *dims) -> Tensor:
-    dims = _shape_arg(dims)
+    dims = _shape_arg(dims, "permute", "dims")
     nd = input._data.ndim
     if len(dims) != nd:
         raise RuntimeError(
@@ -170,7 +182,7 @@ def unsqueeze(input, dim) -> Tensor:
 
 def expand(input, *sizes) -> Tensor:
     """Broadcast to a larger shape without copying (ExpandBackward0); -1 keeps a dimension."""
-    sizes = _shape_arg(sizes)
+    sizes = _shape_arg(sizes, "expand", "size")
     shp = input._data.shape
     full = _expanded_shape(input, sizes)
     return apply1(SH.EXPAND, input, {"size": full, "self_sym_sizes": shp})
@@ -213,7 +225,7 @@ def broadcast_to(input, shape) -> Tensor:
 
 
 def repeat(input, *sizes) -> Tensor:
-    sizes = _shape_arg(sizes)
+    sizes = _shape_arg(sizes, "repeat", "repeats")
     if len(sizes) < input._data.ndim:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
@@ -222,9 +234,14 @@ def repeat(input, *sizes) -> Tensor:
 
 
 def flip(input, dims) -> Tensor:
+    """``dims`` reversed (FlipBackward0, a copy); a 0-d tensor takes dim 0 / -1 as torch."""
     if isinstance(dims, int):
         dims = (dims,)
-    return apply1(SH.FLIP, input, {"dims": tuple(_wrap_dim(d, input._data.ndim) for d in dims)})
+    dims = tuple(_wrap_dim(d, input._data.ndim) for d in dims)
+    if len(set(dims)) != len(dims):
+        dup = next(d for i, d in enumerate(dims) if d in dims[:i])
+        raise RuntimeError(f"dim {dup} appears multiple times in the list of dims")
+    return apply1(SH.FLIP, input, {"dims": dims})
 
 
 def clone(input, *, memory_format=None) -> Tensor:

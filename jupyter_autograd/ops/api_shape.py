@@ -11,6 +11,7 @@ import numpy as np
 
 from ..tensor import Tensor, _wrap_dim
 from . import api as A
+from . import api_layout as AL
 from . import layout as LY
 from .dispatch import apply1
 
@@ -38,6 +39,8 @@ def roll(input, shifts, dims=None) -> Tensor:
     if not dims and len(shifts) != 1:
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
     nd = input.ndim
+    if dims and not nd:
+        AL._no_scalar_dim(input, dims[0])
     return apply1(LY.ROLL, input, {"shifts": shifts, "dims": tuple(_wrap_dim(d, nd) for d in dims)})
 
 
@@ -152,6 +155,8 @@ def ravel(input) -> Tensor:
 def sum_to_size(input, *size) -> Tensor:
     """Sum the broadcast dims away so the result has ``size`` (SumBackward1)."""
     size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    if not size:
+        raise AL.missing_sizes("sum_to_size", "size")
     shape = input.shape
     lead = len(shape) - len(size)
     if lead < 0 or any(s != 1 and s != shape[lead + i] for i, s in enumerate(size)):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from .._errors import warn_zero_dim
 from ..tensor import Tensor, torch_strides
 from .dispatch import apply, apply1
 from .registry import AS_WRITTEN, defop
@@ -367,15 +368,19 @@ def _adjoint(input, name) -> Tensor:
 
     nd = input._data.ndim
     if nd < 2:
-        raise RuntimeError(
-            f"tensor.{name} is only supported on matrices or batches of matrices. Got {nd}-D tensor."
-        )
+        if nd:
+            raise RuntimeError(
+                f"tensor.{name} is only supported on matrices or batches of matrices. Got {nd}-D tensor."
+            )
+        # torch: conj() of a 0-d tensor (itself when real), deprecated
+        warn_zero_dim(name if name == "adjoint()" else "Tensor." + name, "conj", 5)
+        return conj(input)
     return conj(transpose(input, -2, -1))
 
 
 def _H(self) -> Tensor:
     nd = self._data.ndim
-    if nd != 2:
+    if nd != 2 and nd:
         hint = " For batches of matrices, consider using tensor.mH" if nd > 2 else ""
         raise RuntimeError(
             f"tensor.H is only supported on matrices (2-D tensors). Got {nd}-D tensor.{hint}"

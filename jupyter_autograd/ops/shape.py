@@ -146,8 +146,9 @@ REPEAT = _shape_op(
 FLIP = _shape_op(
     "flip", "FlipBackward0",
     # a copy, as torch's flip (NumPy's is a view: an in-place op on one would change the other)
-    lambda xp, x, p: xp.flip(x, p["dims"]).copy(),
-    lambda xp, g, x, out, p: xp.flip(g, p["dims"]),
+    # (a 0-d tensor has nothing to reverse; torch accepts dim 0 there)
+    lambda xp, x, p: xp.flip(x, p["dims"]).copy() if x.ndim else x.copy(),
+    lambda xp, g, x, out, p: xp.flip(g, p["dims"]) if g.ndim else g,
     saved=("dims",), torch=lambda torch, x, dims: torch.flip(x, dims),
     batch=ShiftDims("dims"),
 )

@@ -158,19 +158,6 @@ OPEN: dict[str, Open] = {
         ("x = torch.ones(2, 3)", "y = torch.ones(1, 2, dtype=torch.float64)", "z = x @ y"),
         M(field=r"raised\((message|type)\)"),
     ),
-    "zero-dim-shape-ops": Open(
-        "lead",
-        "0-d inputs: dim=0/-1 is refused with NumPy's AxisError (sum, mean, transpose, "
-        "swapaxes, mT; torch accepts them), cumsum returns shape (1,) (torch: ()), x.T of a "
-        "1-D/0-d tensor returns x itself (torch: a permute view, with a deprecation warning), "
-        "reshape()/repeat() without sizes are accepted",
-        ("x = torch.tensor([1.0, 2.0], requires_grad=True)", "y = x.T"),
-        (M(field=r"shape|is_leaf|grad_fn|_version|raised\(only torch\)",
-           kind=r"cumsum|view:(T|reshape|view)|repeat"),
-         M(field=r"raised\(only ours\)", ours="AxisError"),
-         M(field=r"raised\(only ours\)", kind="view:mT", ours="Dimension out of range"),
-         M(field="warnings", kind="view:T", torch=r"x\.T|Tensor\.T is deprecated")),
-    ),
     "higher-order-graph-shape": Open(
         "lead",
         "gradients computed with create_graph=True have another graph than torch's formulas "

@@ -27,7 +27,8 @@ _TRIGGERED = re.compile(r" \(Triggered internally at [^)]*\)")
 # warnings torch gives once per process (TORCH_WARN_ONCE): whether one shows depends on the
 # programs run before in the same process, so they are not observed
 WARN_ONCE = re.compile(r"^(Using backward\(\) with create_graph=True will create a reference cycle"
-                       r"|Casting complex values to real discards the imaginary part)")
+                       r"|Casting complex values to real discards the imaginary part"
+                       r"|The use of `x\.T` on tensors|(Tensor\.m?[TH]|adjoint\(\)) is deprecated on 0-D)")
 
 
 @dataclass(frozen=True)
