@@ -154,9 +154,9 @@ def ravel(input) -> Tensor:
 
 def sum_to_size(input, *size) -> Tensor:
     """Sum the broadcast dims away so the result has ``size`` (SumBackward1)."""
-    size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
     if not size:
         raise AL.missing_sizes("sum_to_size", "size")
+    size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
     shape = input.shape
     lead = len(shape) - len(size)
     if lead < 0 or any(s != 1 and s != shape[lead + i] for i, s in enumerate(size)):

@@ -26,7 +26,7 @@ def test_zero_dim_dims_and_missing_sizes_as_torch():
         "v.flip((0, -2))", "s.roll(1)", "s.roll(1, 0)", "s.roll((1, 2), (-1, 0))",
         "s.reshape()", "torch.reshape(s)", "v.reshape()", "s.view()", "s.expand()", "s.expand(*[])",
         "s.permute()", "torch.permute(s)", "s.repeat()", "v.repeat()", "s.sum_to_size()",
-        "s.reshape(())", "s.permute(())", "s.repeat(())", "s.expand([])",
+        "s.reshape(())", "s.permute(())", "s.repeat(())", "s.expand([])", "v.sum_to_size(())",
         "s.H", "s.mH", "s.adjoint()", "z.H", "z.mH", "z.adjoint()", "z.T", "v.T",
     ], _SCALARS)
 
