@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype, _errors
+from ._zerotensor import ERR_COPY as ERR_ZERO_COPY
+from ._zerotensor import ZeroArray
 from .autograd import views as _views
 from .autograd.engine import FLAGS
 from .autograd.node import SEQ
@@ -552,6 +554,8 @@ def _copy_(self, src, non_blocking=False):
         src = F._t(src)
     data = src._data
     if data.__class__ is not self._data.__class__:
+        if self._data.__class__ is ZeroArray:  # torch's ZeroTensor
+            raise RuntimeError(ERR_ZERO_COPY)
         src = Tensor._wrap(_to_device(src, self.device)) if not src._requires_grad else src.to(self.device)
         data = src._data
     if data.shape != self._data.shape:

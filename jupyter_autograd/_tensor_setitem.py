@@ -26,12 +26,16 @@ from ._tensor_methods import (
     apply,
     index_error,
 )
+from ._zerotensor import ERR_COPY as ERR_ZERO_COPY
+from ._zerotensor import ZeroArray
 
 
 def _setitem(self, key, value):
     """``x[key] = value`` in place, as torch: basic indexing writes into a view (``copy_`` or
     ``fill_``; CopySlices on the base when it requires grad), advanced indexing is
     ``index_put_`` (IndexPutBackward0)."""
+    if self._data.__class__ is ZeroArray:  # torch's ZeroTensor: copy_ refuses
+        raise RuntimeError(ERR_ZERO_COPY)
     if isinstance(key, (Tensor, tuple)):
         _index_devices(self, key)
     if not isinstance(value, Tensor):

@@ -18,6 +18,9 @@ from ._errors import (
     list_str,
 )
 from ._tensor_convert import _real_item, _to_device, _warn_scalar_once  # noqa: F401
+from ._zerotensor import ERR_NUMPY as ERR_ZERO_NUMPY
+from ._zerotensor import ERR_TOLIST as ERR_ZERO_TOLIST
+from ._zerotensor import ZeroArray
 from .autograd import backward as _autograd_backward
 from .autograd import views as _views
 from .autograd.engine import _new_vc
@@ -467,6 +470,10 @@ class Tensor:
                 "tensor.resolve_conj().numpy() instead."
             )
         if self._data.__class__ is not _ndarray:
+            if self._data.__class__ is ZeroArray:
+                if force:
+                    return self._data.copy()
+                raise RuntimeError(ERR_ZERO_NUMPY)
             if force:
                 return _BACKENDS[self.device.type].to_host(self._data)
             raise TypeError(
@@ -499,6 +506,8 @@ class Tensor:
     def tolist(self):
         d = self._data
         if d.__class__ is not _ndarray:
+            if d.__class__ is ZeroArray:
+                raise RuntimeError(ERR_ZERO_TOLIST)
             d = _BACKENDS[self.device.type].to_host(d)
         return d.tolist()
 

@@ -19,6 +19,8 @@ X = "x = T.tensor([1+1j, 2-1j]); "
 N = ("a = T.tensor([1+0j, complex(float('nan'), 0), 1+0j, 1+0j, complex(float('inf'), 0), 1+1j]); "
      "b = T.tensor([complex(float('nan'), 0), 1+0j, complex(float('inf'), 0), complex(0, float('inf')), 1+0j, "
      "complex(-float('inf'), 0)]); ")
+G = "G = lambda f: f and (type(f).__name__, tuple(G(n) for n, _ in f.next_functions)); "
+S = "x = T.tensor([1.0, -2.0], dtype=T.float64, requires_grad=True); "
 E = "e = T.zeros(0, 3, dtype=T.complex64, requires_grad=True); "
 CASES = {
     "complex-refusals": [
@@ -69,6 +71,35 @@ CASES = {
         "y.sum().backward(); r = (y, x.grad)"
         for d, i in ((0, [[3], [0], [1]]), (1, [[1], [0]]), (0, [[3, 0, 1]]), (0, [[4]]), (0, [[-1]]),
                      (1, [[0], [0], [0], [0], [0]]), (0, [3, 0]), (-1, [[1, 1]]))
+    ],
+    "conj-view-real": [  # a conjugate is viewed through _conj (and _neg_view for imag), as torch
+        G + "x = T.tensor([[1+1j, 2-1j]], dtype=T.complex128, requires_grad=True); c = x.conj(); "
+        f"v = {e}; r = (v, G(v.grad_fn), v.is_conj())"
+        for e in ("c.real", "c.imag", "T.real(c)", "T.imag(c)", "c[0].real", "c.view(2, 1).imag",
+                  "c.conj().real", "(x * 1).conj().imag", "c.t()", "c.mH", "c.squeeze().unsqueeze(1)",
+                  "c.resolve_conj().imag", "T.view_as_real(c[0])", "c.narrow(1, 0, 1).resolve_conj()")
+    ] + [
+        G + "x = T.tensor([1+1j, -2j], dtype=T.complex128, requires_grad=True); "
+        f"v = {e}; v.sum().backward(); r = (x.grad, G(v.grad_fn))"
+        for e in ("x.conj().real", "x.conj().imag", "x.conj()[1:].imag * 3", "x.conj().t().real")
+    ],
+    "sgn-zero-tensor-grad": [  # a real sgn's gradient is torch's ZeroTensor, which .grad keeps
+        S + f"y = {e}; y.sum().backward(); r = (x.grad, x.sum().backward(), x.grad)"
+        for e in ("x.sgn()", "(x * 2).sgn()", "x.exp().sgn() * 3", "x.sgn() + x", "x.sgn() + x.sgn()",
+                  "x[0].sgn()", "x.float().sgn()", "x.relu().sgn()", "(-x).sgn()", "x.view(2, 1).sgn()",
+                  "x.sgn() * x")
+    ] + [
+        S + f"x.sgn().sum().backward(); g = x.grad; r = ({e}, g)"
+        for e in ("g.numpy()", "g.tolist()", "g.zero_()", "g.mul_(2)", "g.copy_(x)", "g.fill_(1)",
+                  "g.detach().add_(1)", "g.view(2, 1).add_(1)", "(g * 2).add_(1)", "(g + 1).add_(1)",
+                  "g.clone().add_(1)", "g.neg().add_(1)", "g.numpy(force=True)", "g.sum().item()",
+                  "g.__setitem__(0, 1.0)", "x.sgn().sum().backward(inputs=[x])", "(g - x, g == 0)")
+    ] + [
+        S + "(g,) = T.autograd.grad(x.sgn().sum(), [x]); r = (g, g.add_(1))",
+        (S + "x.sgn().sum().backward(); opt = T.optim.SGD([x], lr=0.1); opt.step(); opt.zero_grad(); "
+         "x.sum().backward(); r = (x, x.grad)"),
+        ("x = T.tensor([1+1j, -2j], requires_grad=True); x.sgn().abs().sum().backward(); "
+         "x.sum().abs().backward(); r = x.grad"),
     ],
     "complex-to-bool": [
         "x = T.tensor([1j, 0j, float('nan') * 1j, 2+0j]); r = (x.to(T.bool), x.bool(), x[0].bool())",

@@ -9,6 +9,7 @@ import threading
 
 import numpy as np
 
+from .._zerotensor import ERR_IMMUTABLE, ZeroArray
 from ..grad_mode import STATE
 from .node import AccumulateGrad, Node
 
@@ -209,7 +210,9 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
             # not a view, not shown to a hook, not handed to another leaf (torch "steals" the
             # buffer the same way); otherwise it gets a copy, so a later in-place += is private.
             base = g.base
-            if (
+            if g.__class__ is ZeroArray:  # torch's ZeroTensor becomes .grad as it is
+                var._grad = Tensor._wrap(g)
+            elif (
                 shared is None
                 or id(g) in shared
                 or (base is not None and id(base) in shared)
@@ -220,6 +223,8 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
             else:
                 _mark(shared, g)
                 var._grad = Tensor._wrap(g)
+        elif cur._data.__class__ is ZeroArray:
+            raise RuntimeError(ERR_IMMUTABLE)  # torch's variable_grad += new_grad
         elif cur._data.shape != g.shape or not cur._data.flags.writeable:
             var._grad = cur + Tensor._wrap(g)
         else:

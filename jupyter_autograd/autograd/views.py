@@ -69,6 +69,8 @@ def make_view(res, x, cm: int = DEFAULT, row=None) -> None:
     the dtype-changing view op that made it (view_as_real/view_as_complex)."""
     if row is not None or x._vfn is not None:
         res._vfn = view_fn.chain(x, res, row)
+    if x._is_conj and row is None:  # a view of a conjugate is one (torch's conj bit rides on views)
+        res._is_conj = True
     base = x._base
     if base is None:
         base = x

@@ -57,6 +57,15 @@ CONJ = defop(
     jvp=lambda xp, t, x, out, p: xp.conj(t[0]), linear=True,
     sample={"domain": (-3, 3), "kind": "conj"}, torch=lambda torch, x: x.conj(),
 )
+# _neg_view: torch's lazy negation (NegViewBackward0), which imag() of a conjugate applies to
+# the real view of its physical values; here the values are negated at once
+NEG_VIEW = defop(
+    "_neg_view", node="NegViewBackward0", inputs=("self",), saved=(), complex=AS_WRITTEN,
+    fwd=lambda xp, x, p: -x,
+    vjp=lambda xp, g, x, out, p: -g,
+    jvp=lambda xp, t, x, out, p: -t[0], linear=True,
+    sample={"domain": (-3, 3), "kind": "conj"},  # x.conj().imag goes through it
+)
 CONJ_PHYSICAL = defop(
     "_conj_physical", node="ConjPhysicalBackward0", inputs=("self",), saved=(), complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.conj(x),
@@ -67,10 +76,11 @@ CONJ_PHYSICAL = defop(
 
 
 # sgn = x / |x|: torch's sgn_backward, (g - sgn^2 conj(g)) / (2 |x|), 0 where x == 0; the
-# same map takes a tangent to the result's tangent. A real sgn is the sign: no gradient.
+# same map takes a tangent to the result's tangent. A real sgn is the sign: its gradient is
+# torch's _efficientzerotensor, a ZeroTensor (immutable: x.grad can take no second gradient)
 def _sgn_backward(xp, g, x, out):
     if not xp.iscomplexobj(x):
-        return g * 0
+        return xp.zero_tensor_like(g)
     a = xp.abs(x)
     zero = a == 0
     return xp.where(zero, 0.0, (g - out * out * xp.conj(g)) / (2 * xp.where(zero, 1.0, a)))
@@ -353,8 +363,12 @@ def imag(input) -> Tensor:
 def _part(input, i) -> Tensor:
     from .api import select
 
-    # torch views a conjugate's physical values here; ours are conjugated already
-    return select(_view(VIEW_AS_REAL, input), -1, i)
+    if not input._is_conj:
+        return select(_view(VIEW_AS_REAL, input), -1, i)
+    # a conjugate is viewed through its physical values, as torch's real()/imag(): _conj
+    # (ConjBackward0, clearing the bit), view_as_real, and for imag a negated view
+    pairs = _view(VIEW_AS_REAL, _view(CONJ, input))
+    return select(_view(NEG_VIEW, pairs) if i else pairs, -1, i)
 
 
 def adjoint(input) -> Tensor:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from .._zerotensor import ZeroArray
 from ..autograd import views as _views
 from ..autograd.engine import FLAGS, device_mismatch, record, record1, xp_of
 from ..grad_mode import STATE
@@ -13,6 +14,7 @@ from .registry import Refuse
 from .xp import NPX, QUIET, quiet_enter, quiet_exit
 
 _ndarray = np.ndarray
+_HOST = (np.ndarray, ZeroArray)
 _SCALARS = (int, float, bool, complex)
 _new = object.__new__
 
@@ -22,6 +24,11 @@ def _fix_out(out, like_cls, xp):
     if out.__class__ is like_cls:
         return out
     return xp.asarray(out)
+
+
+def _host_pair(c1, c2) -> bool:
+    """Two host array classes: ndarray and ZeroArray (a torch ZeroTensor, see _zerotensor)."""
+    return c1 in _HOST and c2 in _HOST
 
 
 def apply(op, inputs: tuple, p=None, record_inputs=None):
@@ -36,7 +43,9 @@ def apply(op, inputs: tuple, p=None, record_inputs=None):
             if cls is None:
                 cls = d.__class__
             elif d.__class__ is not cls:
-                raise device_mismatch([x for x in inputs if isinstance(x, Tensor)])
+                if not _host_pair(cls, d.__class__):
+                    raise device_mismatch([x for x in inputs if isinstance(x, Tensor)])
+                cls = _ndarray
             arrays.append(d)
             if t._requires_grad:
                 rg = True
@@ -331,12 +340,15 @@ def _apply2(op, a, b, p):
     ad, bd = a._data, b._data
     cls = ad.__class__
     if bd.__class__ is not cls:
+        if _host_pair(cls, bd.__class__):
+            cls = _ndarray
         # a 0-d cpu tensor meets a device tensor as a scalar would (torch allows it)
-        if not bd.ndim and bd.__class__ is _ndarray:
+        elif not bd.ndim and bd.__class__ is _ndarray:
             return apply2(op, a, b.to(a.device), p)
-        if not ad.ndim and cls is _ndarray:
+        elif not ad.ndim and cls is _ndarray:
             return apply2(op, a.to(b.device), b, p)
-        raise device_mismatch([a, b])
+        else:
+            raise device_mismatch([a, b])
     xp = NPX if cls is _ndarray else xp_of(ad)
     q = quiet_enter(QUIET)
     try:

@@ -226,6 +226,15 @@ class _TXP:
         return api.matmul(a, b)
 
     @staticmethod
+    def zero_tensor_like(g):
+        """A ZeroTensor without a history, as torch's ``_efficientzerotensor``."""
+        from .._zerotensor import zeros_like
+
+        if g._data.__class__ is not np.ndarray:  # another device: plain zeros
+            return Tensor._wrap(g._data * 0)
+        return Tensor._wrap(zeros_like(g._data))
+
+    @staticmethod
     def scatter_add_zeros(g, key, shape):
         return apply1(SH.SCATTER, g, {"key": key, "shape": tuple(shape), "indices": None})
 

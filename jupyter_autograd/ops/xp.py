@@ -51,10 +51,20 @@ class ArrayNamespace:
         m.negative(bits, out=bits)
         return m.bitwise_and(x.view(u), bits, out=bits).view(x.dtype)
 
+    def zero_tensor_like(self, g):
+        """torch's ``_efficientzerotensor`` of ``g``'s shape and dtype (see _zerotensor)."""
+        if self._mod is not np:
+            return self._mod.zeros_like(g)
+        from .._zerotensor import zeros_like
+
+        return zeros_like(g)
+
     def scatter_add_zeros(self, g, key, shape):
         """zeros(shape) with g added at ``key`` (repeated indices accumulate)."""
         z = self._mod.zeros(shape, g.dtype)
-        if self._mod is np:
+        if _basic(key):  # no element twice: copied, as torch's select/slice_backward (-0 stays)
+            z[key] = g
+        elif self._mod is np:
             np.add.at(z, key, g)
         else:
             try:
@@ -69,6 +79,15 @@ class ArrayNamespace:
         z = self._mod.zeros(shape, g.dtype)
         self._mod.put_along_axis(z, idx, g, axis=axis)
         return z
+
+
+def _basic(key) -> bool:
+    """Whether an indexing key is basic (ints, slices, Ellipsis, None): it views each element
+    once at most."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    return all(k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))
+               and not isinstance(k, (bool, np.bool_)) for k in key)
 
 
 _UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}

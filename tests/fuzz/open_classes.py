@@ -57,22 +57,6 @@ class Open:
 
 OPEN: dict[str, Open] = {
     # ---------------------------------------------------------------- complex (stream complex)
-    "conj-view-real": Open(
-        "complex",
-        "x.conj().real / .imag: torch records ConjBackward0 twice below ViewAsRealBackward0 (the "
-        "conj view is resolved through _conj), ours once",
-        ("x = torch.tensor([1+1j], dtype=torch.complex128, requires_grad=True)",
-         "r = x.conj().real"),
-        M(field="grad_fn", torch=r"ConjBackward0.*ConjBackward0", prog=r"\.conj\(\)"),
-    ),
-    "sgn-zero-tensor-grad": Open(
-        "complex",
-        "sgn of a real tensor: torch's gradient is a ZeroTensor, which becomes x.grad; a later "
-        "backward accumulating into it raises \"ZeroTensors are immutable\"; ours accumulates",
-        ("x = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)", "x.sgn().backward()",
-         "x.sum().backward()"),
-        M(field=r"raised\(only torch\)", torch="ZeroTensors are immutable"),
-    ),
     "conj-view-values": Open(
         "views",
         "conj() of a complex tensor is a view that shares its base's version counter, but its "
