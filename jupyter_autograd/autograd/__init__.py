@@ -106,7 +106,9 @@ def _input_edges(inputs, retain=False):
     edges = []
     for t in inputs:
         if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+            # (torch's backward retains the input's gradient before it checks: retain_grad refuses)
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False" if retain
+                               else "One of the differentiated Tensors does not require grad")
         fn = t.grad_fn
         if fn is not None and retain:
             # a non-leaf input keeps its gradient (retain_grad), and its node runs (the engine
@@ -153,15 +155,16 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         retain_graph = create_graph
     if create_graph:
         warnings.warn(E.WARN_CREATE_GRAPH, UserWarning, stacklevel=3)
-    for i, o in enumerate(outputs):
-        if _no_edge(o):
-            raise RuntimeError(E.ERR_NO_GRAD_FN.format(i=i))
-    seeds = _make_grads(outputs, grads, create_graph)
-    roots, seeds = _roots(outputs, seeds)
     if inputs is not None:
         ins = _tensors(inputs)
         if len(ins) == 0:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    seeds = _make_grads(outputs, grads, create_graph)  # (torch checks the seeds first)
+    for i, o in enumerate(outputs):
+        if _no_edge(o):
+            raise RuntimeError(E.ERR_NO_GRAD_FN.format(i=i))
+    roots, seeds = _roots(outputs, seeds)
+    if inputs is not None:
         edges = _input_edges(ins, retain=True)
         from ..grad_mode import set_grad_enabled as _sge
 
@@ -192,6 +195,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
     outs = _tensors(outputs)
     ins = _tensors(inputs)
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if allow_unused is None:
         allow_unused = materialize_grads
     if materialize_grads and allow_unused is False:
@@ -208,10 +213,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         )
     if retain_graph is None:
         retain_graph = create_graph
+    seeds = _make_grads(outs, gos, create_graph)
     for i, o in enumerate(outs):
         if _no_edge(o):
             raise RuntimeError(E.ERR_NO_GRAD_FN.format(i=i))
-    seeds = _make_grads(outs, gos, create_graph)
     roots, seeds = _roots(outs, seeds)
     edges = _input_edges(ins)
     from ..grad_mode import set_grad_enabled as _sge
@@ -229,11 +234,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior."
-                    if len(ins) > 1 else
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
-                    "Set allow_unused=True if this is the desired behavior."
-                )
+                    "graph. Set allow_unused=True if this is the desired behavior.")
             final.append(None)
             continue
         if isinstance(g, Tensor):

@@ -193,13 +193,14 @@ def _expanded_shape(input, sizes) -> tuple:
     shp = input._data.shape
     if len(sizes) < len(shp):
         raise RuntimeError(
-            f"expand({input.type()}{{{list(shp)}}}, size={list(sizes)}): the number of sizes "
+            f"expand({_type_string(input)}{{{list(shp)}}}, size={list(sizes)}): the number of sizes "
             f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the "
             f"tensor ({len(shp)})"
         )
     lead = len(sizes) - len(shp)
-    full = []
-    for i, s in enumerate(sizes):
+    full = [0] * len(sizes)
+    for i in range(len(sizes) - 1, -1, -1):  # torch checks from the last dimension
+        s = sizes[i]
         if s == -1:
             if i < lead:
                 raise RuntimeError(
@@ -212,8 +213,18 @@ def _expanded_shape(input, sizes) -> tuple:
                 f"({shp[i - lead]}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
                 f"Tensor sizes: {list(shp)}"
             )
-        full.append(s)
+        full[i] = s
     return tuple(full)
+
+
+def _type_string(t) -> str:
+    """torch's Tensor::toString: the legacy type name, or ``CPUBoolType`` for the dtypes that
+    have none (bool, complex)."""
+    name = t.type()
+    if t._data.dtype.kind not in "bc":
+        return name
+    dev = t.device.type
+    return f"{'CPU' if dev == 'cpu' else dev.upper()}{name.rsplit('.', 1)[-1][:-len('Tensor')]}Type"
 
 
 def expand_as(input, other) -> Tensor:
@@ -264,17 +275,23 @@ def cat(tensors, dim=0, *, out=None) -> Tensor:
         skip = None
     nd = ts[0]._data.ndim
     if nd == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
-    d = _wrap_dim(dim, nd)
+        _cat_zero_dim(tensors)
+    try:
+        d = _wrap_dim(dim, nd)
+    except IndexError:
+        _cat_zero_dim(tensors)
+        raise
     ref = ts[0]._data.shape
     for i, x in enumerate(ts):
         s = x._data.shape
         if len(s) != nd:
+            _cat_zero_dim(tensors)
             raise RuntimeError(
                 f"Tensors must have same number of dimensions: got {nd} and {len(s)}"
             )
         for j in range(nd):
             if j != d and s[j] != ref[j]:
+                _cat_zero_dim(tensors)
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {d}. Expected size {ref[j]} "
                     f"but got size {s[j]} for tensor number {i} in the list."
@@ -289,6 +306,13 @@ def cat(tensors, dim=0, *, out=None) -> Tensor:
 
 
 concat = concatenate = cat
+
+
+def _cat_zero_dim(tensors) -> None:
+    """torch's first check of cat (before the dim and the shapes): no 0-d tensor anywhere."""
+    for i, x in enumerate(tensors):
+        if not x._data.ndim:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
 
 
 
@@ -373,8 +397,8 @@ def _no_scalar_dim(input, dim) -> None:
 
 
 def unbind(input, dim=0):
-    _no_scalar_dim(input, dim)
     d = _wrap_dim(dim, input._data.ndim)
+    _no_scalar_dim(input, d)  # (torch names the wrapped dim)
     return apply(SH.UNBIND, (input,), {"dim": d})
 
 
@@ -441,9 +465,20 @@ def index_select(input, dim, index) -> Tensor:
     """Rows (along ``dim``) picked by an integer index (IndexSelectBackward0)."""
     d = _wrap_dim(dim, input._data.ndim)
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if idx.size and idx.min() < 0:  # (NumPy would count from the end)
+        raise IndexError("index out of range in self")
     if input._data.ndim == 0:  # torch: a 0-d tensor indexed by a one-element index
-        return reshape(apply1(SH.INDEX_SELECT, reshape(input, (1,)), {"dim": 0, "index": idx.reshape(-1), "self_sym_sizes": (1,)}), ())
-    return apply1(SH.INDEX_SELECT, input, {"dim": d, "index": idx, "self_sym_sizes": input._data.shape})
+        if idx.size != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
+        input, idx = reshape(input, (1,)), idx.reshape(-1)
+        try:
+            return reshape(apply1(SH.INDEX_SELECT, input, {"dim": 0, "index": idx, "self_sym_sizes": (1,)}), ())
+        except IndexError:
+            raise IndexError("index out of range in self") from None
+    try:
+        return apply1(SH.INDEX_SELECT, input, {"dim": d, "index": idx, "self_sym_sizes": input._data.shape})
+    except IndexError:
+        raise IndexError("index out of range in self") from None
 
 
 

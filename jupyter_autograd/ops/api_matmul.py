@@ -16,10 +16,14 @@ from .out import out_call
 
 
 # ---------------------------------------------------------------- linear algebra
-def _mm_args(a, b, kind="mm"):
+def _mm_args(a, b, kind="mm", product=None):
+    """torch's argument checks of a product; ``product`` (mm, mv, bmm, matmul) where torch
+    checks the shapes before the dtypes."""
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError(f"expected Tensor as element, got {type(b if isinstance(a, Tensor) else a).__name__}")
     if a._data.dtype != b._data.dtype:
+        if product is not None:  # (only on the way to an error) the shapes' error comes first
+            product(a.detach().to(_dtype.float64), b.detach().to(_dtype.float64))
         raise RuntimeError(_MM_DTYPE_ERRORS[kind](a, b))
 
 
@@ -56,7 +60,7 @@ def mm(input, mat2, *, out=None) -> Tensor:
     """Matrix product of two 2-D tensors (MmBackward0)."""
     if out is not None:
         return out_call("mm", mm, (input, mat2), {}, out, dtype_rule="expected")
-    _mm_args(input, mat2)
+    _mm_args(input, mat2, "mm", mm)
     if input._data.ndim != 2 or mat2._data.ndim != 2:
         raise RuntimeError(f"{'self' if input._data.ndim != 2 else 'mat2'} must be a matrix")
     return apply2(LA.MM, input, mat2)
@@ -65,25 +69,26 @@ def mm(input, mat2, *, out=None) -> Tensor:
 def mv(input, vec, *, out=None) -> Tensor:
     if out is not None:
         return out_call("mv", mv, (input, vec), {}, out, dtype_rule=_mv_out_rule)
-    _mm_args(input, vec, "mv")
+    _mm_args(input, vec, "mv", mv)
     return apply2(LA.MV, input, vec)
 
 
 def dot(input, tensor, *, out=None) -> Tensor:
     if out is not None:
         return out_call("dot", dot, (input, tensor), {}, out, dtype_rule=_dot_out_rule, resize_first=True)
-    _mm_args(input, tensor, "dot")
+    check_tensor_args("dot", ("input", "tensor"), (input, tensor))
     if input._data.ndim != 1 or tensor._data.ndim != 1:
         raise RuntimeError(
             f"1D tensors expected, but got {input._data.ndim}D and {tensor._data.ndim}D tensors"
         )
+    _mm_args(input, tensor, "dot")
     return apply2(LA.DOT, input, tensor)
 
 
 def bmm(input, mat2, *, out=None) -> Tensor:
     if out is not None:
         return out_call("bmm", bmm, (input, mat2), {}, out, dtype_rule="expected")
-    _mm_args(input, mat2, "bmm")
+    _mm_args(input, mat2, "bmm", bmm)
     if input._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2._data.ndim != 3:
@@ -154,7 +159,8 @@ def matmul(input, other, *, out=None) -> Tensor:
     if out is not None:
         return out_call("matmul", matmul, (input, other), {}, out, dtype_rule="expected")
     if not isinstance(input, Tensor) or not isinstance(other, Tensor) or input._data.dtype != other._data.dtype:
-        _mm_args(input, other, _matmul_kind(input, other))
+        kind = _matmul_kind(input, other)
+        _mm_args(input, other, kind, None if kind == "dot" else matmul)  # (dot: dtypes first)
     da, db = input._data.ndim, other._data.ndim
     if da == 2 and db == 2:  # the common case first: one MmBackward0 node
         return apply2(LA.MM, input, other)

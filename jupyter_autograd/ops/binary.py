@@ -68,10 +68,10 @@ def _fmin_a(xp, a, b, out, p):
 
 FMAX = _b("fmax", "FmaxBackward0", lambda xp, a, b, p: xp.fmax(a, b), _fmax_a,
           lambda xp, a, b, out, p: ~_fmax_a(xp, a, b, out, p), smooth=False,
-          complex=Refuse(RuntimeError, "fmax not implemented for complex tensors."))
+          complex=Refuse(RuntimeError, "fmax not implemented for complex tensors.", first=True))
 FMIN = _b("fmin", "FminBackward0", lambda xp, a, b, p: xp.fmin(a, b), _fmin_a,
           lambda xp, a, b, out, p: ~_fmin_a(xp, a, b, out, p), smooth=False,
-          complex=Refuse(RuntimeError, "fmin not implemented for complex tensors."))
+          complex=Refuse(RuntimeError, "fmin not implemented for complex tensors.", first=True))
 
 
 # nextafter: torch passes the gradient to self and none to other
@@ -113,6 +113,7 @@ def _xlog1py(xp, a, b, p):
 XLOG1PY = _b("special_xlog1py", "SpecialXlog1PyBackward0", _xlog1py,
              lambda xp, a, b, out, p: xp.where((a == 0) & ~isnan(b), 0.0, xp.log1p(b)),
              lambda xp, a, b, out, p: a / (b + 1), complex=kernel_refuses("xlog1py_cpu"),
+             torch=lambda torch, a, b: torch.special.xlog1py(a, b),
              sample={"cases": lambda rng: [(lambda a, b: _ja().special.xlog1py(a, b),
                                             [rng.uniform(-3, 3, (3, 4)), rng.uniform(0.1, 3, (4,))],
                                             lambda tt, a, b: tt.special.xlog1py(a, b))]})
@@ -125,7 +126,7 @@ def _lerp(xp, a, b, w):
 
 LERP = _b("lerp.Scalar", "LerpBackward0", lambda xp, a, b, p: _lerp(xp, a, b, p["weight"]),
           lambda xp, a, b, out, p: 1 - p["weight"], lambda xp, a, b, out, p: p["weight"],
-          saved=("weight",), inputs=("self", "end"),
+          saved=("weight",), inputs=("self", "end"), torch=lambda torch, a, b: torch.lerp(a, b, 0.3),
           sample={"cases": lambda rng: [(lambda a, b: a.lerp(b, 0.3), [rng.uniform(-3, 3, (3, 4)),
                                          rng.uniform(-3, 3, (4,))], lambda tt, a, b: a.lerp(b, 0.3))]})
 

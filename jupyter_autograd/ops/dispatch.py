@@ -59,6 +59,7 @@ def apply(op, inputs: tuple, p=None, record_inputs=None):
         shapes = [a.shape for a in arrays if hasattr(a, "shape")]
         if len(shapes) < 2:
             raise
+        _refuse_complex_first(op, arrays, p)
         _raise_broadcast(shapes[0], shapes[1])
     except TypeError:
         _refuse_complex_inputs(op, arrays, p)
@@ -354,6 +355,7 @@ def _apply2(op, a, b, p):
     try:
         out = op.fwd(xp, ad, bd, p)
     except ValueError:
+        _refuse_complex_first(op, (ad, bd), p)
         _raise_broadcast(ad.shape, bd.shape)
     except TypeError:
         _refuse_complex_inputs(op, (ad, bd), p)
@@ -405,6 +407,16 @@ def _refuse_complex_inputs(op, arrays, p) -> None:
             _raise_broadcast(shapes[0], shapes[1])
     cx = op.cx
     if cx.__class__ is Refuse and not cx.autograd_only:
+        for a in arrays:
+            if getattr(a, "dtype", None) is not None and a.dtype.kind == "c":
+                raise cx.error(p, a) from None
+
+
+def _refuse_complex_first(op, arrays, p) -> None:
+    """Shapes that do not broadcast: a row whose complex refusal torch checks before it
+    broadcasts (``Refuse(first=True)``: maximum, fmax...) refuses a complex input first."""
+    cx = op.cx
+    if cx.__class__ is Refuse and cx.first:
         for a in arrays:
             if getattr(a, "dtype", None) is not None and a.dtype.kind == "c":
                 raise cx.error(p, a) from None

@@ -285,7 +285,7 @@ def _maximum_vjp(xp, g, a, b, out, p):
 MAXIMUM = defop(
     "maximum", node="MaximumBackward0", inputs=("self", "other"), saved=("other", "self"),
     batch=ELEMENTWISE,
-    complex=Refuse(RuntimeError, "maximum not implemented for complex tensors."),
+    complex=Refuse(RuntimeError, "maximum not implemented for complex tensors.", first=True),
     fwd=lambda xp, a, b, p: xp.maximum(a, b),
     vjp=(_maximum_vjp, lambda xp, g, a, b, out, p: _maximum_vjp(xp, g, b, a, out, p)),
     jvp=lambda xp, t, x, out, p: xp.where(x[0] >= x[1], t[0], t[1]),
@@ -295,7 +295,7 @@ MAXIMUM = defop(
 MINIMUM = defop(
     "minimum", node="MinimumBackward0", inputs=("self", "other"), saved=("other", "self"),
     batch=ELEMENTWISE,
-    complex=Refuse(RuntimeError, "minimum not implemented for complex tensors."),
+    complex=Refuse(RuntimeError, "minimum not implemented for complex tensors.", first=True),
     fwd=lambda xp, a, b, p: xp.minimum(a, b),
     vjp=(lambda xp, g, a, b, out, p: _maximum_vjp(xp, g, b, a, out, p), _maximum_vjp),
     jvp=lambda xp, t, x, out, p: xp.where(x[0] <= x[1], t[0], t[1]),

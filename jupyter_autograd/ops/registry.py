@@ -95,15 +95,18 @@ class Refuse:
     (``{dtype}`` becomes ``ComplexFloat``/``ComplexDouble``) or ``message(p, out) -> str``;
     ``autograd_only``: torch computes the forward and refuses only a result that requires grad
     (ops outside its complex-autograd allow list); ``empty``: the refusal of an empty result,
-    where torch's kernel returns before its dtype dispatch (softmax's autograd refusal)."""
+    where torch's kernel returns before its dtype dispatch (softmax's autograd refusal);
+    ``first``: torch refuses before it broadcasts the inputs (a check ahead of its kernel)."""
 
-    __slots__ = ("autograd_only", "empty", "exc", "message")
+    __slots__ = ("autograd_only", "empty", "exc", "first", "message")
 
-    def __init__(self, exc, message, autograd_only: bool = False, empty: Refuse | None = None) -> None:
+    def __init__(self, exc, message, autograd_only: bool = False, empty: Refuse | None = None,
+                 first: bool = False) -> None:
         self.exc = exc
         self.message = message
         self.autograd_only = autograd_only
         self.empty = empty
+        self.first = first
 
     def error(self, p, out) -> Exception:
         m = self.message

@@ -52,3 +52,53 @@ def test_rounding_gradient_is_zero_even_for_an_infinite_incoming_gradient():
             got[(lib.__name__, f)] = x.grad.tolist()
     for f in ("trunc", "floor", "ceil", "round"):
         assert got[("jupyter_autograd", f)] == got[("torch", f)] == [0.0, 0.0], f
+
+
+def test_check_order_and_wording_as_torch():
+    """Fuzz class error-messages: mm/mv/bmm/matmul check the shapes before the dtypes (dot the
+    dtypes first), maximum/minimum/fmax/fmin refuse complex before they broadcast, cat refuses a
+    0-d tensor at any position first, expand names bool/complex tensors CPUBoolType..."""
+    _check([
+        "torch.ones(2, 3) @ d12", "torch.mm(torch.ones(2, 3), d12)", "torch.ones(3) @ d12.t()",
+        "torch.ones(2, 2, 3) @ d12", "torch.ones(2, 3) @ torch.ones(2, dtype=torch.float64)",
+        "torch.mv(torch.ones(2, 3), torch.ones(2, dtype=torch.float64))",
+        "torch.bmm(torch.ones(2, 2, 3), torch.ones(2, 2, 2, dtype=torch.float64))",
+        "torch.ones(3) @ torch.ones(2, dtype=torch.float64)", "torch.ones(2, 3, dtype=torch.int64) @ torch.ones(2, 3)",
+        "torch.mm(torch.ones(2, 2), d12.t())", "torch.mm(torch.ones(2), d12)",
+        "torch.maximum(c, torch.ones(3))", "torch.minimum(torch.ones(3), c)", "torch.max(c, torch.ones(3))",
+        "torch.fmax(c, torch.ones(3))", "torch.fmin(torch.ones(3), c)", "torch.maximum(torch.ones(2), torch.ones(3))",
+        "torch.cat([torch.ones(2), torch.tensor(1.0)])", "torch.cat([torch.ones(0), torch.tensor(1.0)])",
+        "torch.cat([torch.ones(2, 2), torch.ones(2, 3), torch.tensor(1.0)])",
+        "torch.cat([torch.ones(2, 2), torch.tensor(1.0)], 5)", "torch.cat([torch.tensor(1.0)])",
+        "torch.ones(2, 3, dtype=torch.bool).expand(3)", "c.expand(())", "c.double().expand([])",
+        "torch.ones(2, dtype=torch.complex128).expand(1, 3)", "torch.ones(2, 3).expand(2)",
+    ], {"d12": lambda t: t.ones(1, 2, dtype=t.float64), "c": lambda t: t.ones(2, dtype=t.complex64)})
+
+
+def test_autograd_input_messages_as_torch():
+    """grad's unused input is named by its index (also when it is the only one); empty
+    ``inputs`` are refused by grad and backward with torch's words; backward(inputs=[t]) of a
+    tensor that does not require grad fails in retain_grad first, as torch's."""
+    _check([
+        "torch.autograd.grad(o(x), [y])", "torch.autograd.grad(o(x), y)", "torch.autograd.grad(o(x), [x, y])",
+        "torch.autograd.grad(o(x), [])", "torch.autograd.grad(o(x), ())", "o(x).backward(inputs=[])",
+        "torch.autograd.backward(o(x), inputs=())", "o(x).backward(inputs=[torch.ones(1)])",
+        "torch.autograd.grad(o(x), [torch.ones(1)])",
+    ], {"x": lambda t: t.ones(2, requires_grad=True), "y": lambda t: t.ones(1, requires_grad=True),
+        "o": lambda t: lambda v: (v * 2).sum()})
+
+
+def test_seed_and_index_checks_come_first_as_torch():
+    """backward/grad check the seeds (shape) before the outputs' grad_fn, and empty ``inputs``
+    before both; dot checks a non-tensor argument and the ranks before the dtypes; unbind of a
+    0-d tensor names the wrapped dim; expand checks from the last dimension; index_select
+    refuses a negative or too large index with torch's message (NumPy counted from the end)."""
+    _check([
+        "v.backward(torch.ones(2))", "torch.autograd.grad(v, [r], torch.ones(2))",
+        "v.backward(inputs=[])", "torch.dot(v, 2.0)", "torch.dot(1j, v)",
+        "torch.dot(torch.ones(2, 2, dtype=torch.bool), torch.ones(2, 2, dtype=torch.float64))",
+        "s.unbind(-1)", "torch.ones(2, 0).expand(2, 1, 3)", "torch.ones(2, 2, 2).expand(0, 1, 2)",
+        "v.index_select(0, torch.tensor([-1]))", "v.index_select(0, torch.tensor([3]))",
+        "s.index_select(0, torch.tensor([1]))", "s.index_select(0, torch.tensor([0, 0]))",
+        "s.index_select(0, torch.tensor([0]))",
+    ], {"s": lambda t: t.tensor(1.0), "v": lambda t: t.ones(3), "r": lambda t: t.ones(3, requires_grad=True)})
