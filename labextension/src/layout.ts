@@ -479,3 +479,26 @@ export function layoutGraph(
   }
   return rankdir === 'TB' ? layeredTB(input) : layeredLayout(input);
 }
+
+/** A layout point as drawn: mirrored along the rank axis in backward direction. */
+export function drawnPoint(
+  layout: ILayout,
+  p: IPoint,
+  backward: boolean
+): IPoint {
+  if (!backward) {
+    return p;
+  }
+  return layout.rankdir === 'TB'
+    ? { x: p.x, y: layout.height - p.y }
+    : { x: layout.width - p.x, y: p.y };
+}
+
+/** Centre of node `v` as drawn. */
+export function nodeCentre(
+  layout: ILayout,
+  v: number,
+  backward: boolean
+): IPoint {
+  return drawnPoint(layout, { x: layout.x[v], y: layout.y[v] }, backward);
+}

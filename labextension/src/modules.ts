@@ -4,7 +4,8 @@
  */
 import { CollapseState, IGraphModel, IGraphView } from './graph';
 import { ICluster, ILayout } from './layout';
-import { capText, drawnPoint, round, svgEl } from './render';
+import { labelSize } from './edgelabels';
+import { capText, drawnPoint, IDrawing, round, svgEl } from './render';
 
 /** An expanded module drawn as a box around its view nodes. */
 export interface IModuleBox {
@@ -61,9 +62,10 @@ export function moduleRect(
   };
 }
 
+/** Draw a module's box and title into `drawing` (its title joins what edge labels avoid). */
 export function drawModuleBox(
   doc: Document,
-  parent: SVGGElement,
+  drawing: IDrawing,
   layout: ILayout,
   box: IModuleBox,
   backward: boolean
@@ -92,7 +94,14 @@ export function drawModuleBox(
   });
   title.textContent = `▾ ${capText(box.label, 60)}`;
   g.appendChild(title);
-  parent.appendChild(g);
+  drawing.boxes.appendChild(g);
+  const size = labelSize(title.textContent);
+  drawing.obstacles.push({
+    l: r.x + 5,
+    t: r.y + 1,
+    r: r.x + 6 + size.w,
+    b: r.y + 16
+  });
   return g;
 }
 

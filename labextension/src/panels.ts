@@ -4,6 +4,7 @@
  */
 import { IGraphModel, IPaths, IViewNode } from './graph';
 import { ITrans } from './i18n';
+import { findPlace, gridLine, IRect } from './place';
 import {
   capLines,
   IDrawing,
@@ -381,7 +382,7 @@ export function placeTooltip(
   const ch = canvas.clientHeight;
   // every other node on screen: its label is covered only where no place clears them all
   // (a tooltip over an unrelated node hid the tutorial's `y` behind AddBackward0's tooltip)
-  const others: ReturnType<typeof rel>[] = [];
+  const others: IRect[] = [];
   drawing.nodeEls.forEach((el, w) => {
     if (!seen.has(w)) {
       const o = rel(el.getBoundingClientRect());
@@ -395,66 +396,27 @@ export function placeTooltip(
   const tw0 = tip.offsetWidth;
   const th0 = tip.offsetHeight;
   const gap = 10;
-  /** The best place for a tooltip of `tw` x `th`: least covered, then nearest the node. */
-  const search = (tw: number, th: number) => {
-    const clampX = (x: number) => Math.max(2, Math.min(cw - tw - 2, x));
-    const clampY = (y: number) => Math.max(2, Math.min(ch - th - 2, y));
-    // covered area of what must stay visible; the hovered node counts most
-    const covered = (x: number, y: number, rs: typeof avoid, first: number) =>
-      rs.reduce((sum, a, i) => {
-        const w = Math.min(x + tw, a.r) - Math.max(x, a.l);
-        const h = Math.min(y + th, a.b) - Math.max(y, a.t);
-        return w > 0 && h > 0 ? sum + w * h * (i === 0 ? first : 1) : sum;
-      }, 0);
-    let best = { x: clampX(n.r + gap), y: clampY(n.t) };
-    let cost = Infinity;
-    let other = Infinity;
-    let dist = Infinity;
-    // least covered of what must stay visible, then of the other nodes, then nearest the node
-    const consider = (x: number, y: number) => {
-      const p = { x: clampX(x), y: clampY(y) };
-      const c = covered(p.x, p.y, avoid, 4);
-      if (c > cost) {
-        return;
-      }
-      const o = covered(p.x, p.y, others, 1);
-      const d = Math.abs(p.x - n.l) + Math.abs(p.y - n.t);
-      if (c < cost || o < other || (o === other && d < dist)) {
-        best = p;
-        cost = c;
-        other = o;
-        dist = d;
-      }
-    };
-    // beside the node first (right, left, below, above) ...
-    const beside = [
-      { x: n.r + gap, y: n.t },
-      { x: n.l - gap - tw, y: n.t },
-      { x: n.l, y: n.b + gap },
-      { x: n.l, y: n.t - gap - th }
-    ];
-    for (const c of beside) {
-      consider(c.x, c.y);
-      if (cost === 0 && other === 0) {
-        return { best, cost, other };
-      }
-    }
-    // ... else anywhere on the canvas: the free place nearest the node, or the least covering
-    const xs = [2, cw - tw - 2];
-    for (let x = 2; x < cw - tw; x += 24) {
-      xs.push(x);
-    }
-    const ys = [2, ch - th - 2];
-    for (let y = 2; y < ch - th; y += 24) {
-      ys.push(y);
-    }
-    for (const x of xs) {
-      for (const y of ys) {
-        consider(x, y);
-      }
-    }
-    return { best, cost, other };
-  };
+  /** The best place for a tooltip of `tw` x `th`: beside the node first (right, left, below,
+   * above), else anywhere on the canvas; least covered, then nearest the node. */
+  const search = (tw: number, th: number) =>
+    findPlace({
+      w: tw,
+      h: th,
+      preferred: [
+        { x: n.r + gap, y: n.t },
+        { x: n.l - gap - tw, y: n.t },
+        { x: n.l, y: n.b + gap },
+        { x: n.l, y: n.t - gap - th }
+      ],
+      xs: gridLine(2, cw - tw - 2, 24),
+      ys: gridLine(2, ch - th - 2, 24),
+      // what must stay visible; the hovered node counts most
+      avoid,
+      firstWeight: 4,
+      others,
+      distance: (x, y) => Math.abs(x - n.l) + Math.abs(y - n.t),
+      bounds: { l: 2, t: 2, r: cw - 2, b: ch - 2 }
+    });
   // A tooltip too big for every free place is shrunk (its text clipped: the details panel shows
   // it all) to the largest size that fits one, down to a readable minimum; only where none fits
   // even then does it take the place covering least.
@@ -483,7 +445,6 @@ export function placeTooltip(
       }
     }
   }
-  const best = found.best;
   if (size.w < tw0) {
     tip.style.maxWidth = `${size.w}px`;
   }
@@ -491,8 +452,8 @@ export function placeTooltip(
     tip.style.maxHeight = `${size.h}px`;
   }
   tip.classList.toggle('jp-mod-clipped', size.w < tw0 || size.h < th0);
-  tip.style.left = `${best.x}px`;
-  tip.style.top = `${best.y}px`;
+  tip.style.left = `${found.x}px`;
+  tip.style.top = `${found.y}px`;
 }
 
 /** Fill the details panel `box` for view node `v` of `view` (-1: the hint and counts). */

@@ -4,7 +4,14 @@
  * `textContent` or attribute values we choose; nothing is parsed as markup.
  */
 import { IGraphModel, IGraphView, isSavedEdge, IViewNode } from './graph';
-import { ILayout, IPoint } from './layout';
+import {
+  drawingBounds,
+  edgeCurve,
+  edgePoints,
+  LabelPlacer
+} from './edgelabels';
+import { drawnPoint, ILayout, IPoint, nodeCentre } from './layout';
+import { IRect } from './place';
 import { IGraphNode } from './schema';
 
 /** SVG namespace. */
@@ -30,6 +37,9 @@ const PAD_X = 10;
 const PAD_Y = 7;
 const MIN_WIDTH = 56;
 const ELLIPSIS = '…';
+
+// where a layout point is drawn, kept here too for the modules that import them from here
+export { drawnPoint, nodeCentre };
 
 let markerCounter = 0;
 
@@ -154,29 +164,6 @@ export function round(v: number): number {
   return Math.round(v * 10) / 10;
 }
 
-/** A layout point as drawn: mirrored along the rank axis in backward direction. */
-export function drawnPoint(
-  layout: ILayout,
-  p: IPoint,
-  backward: boolean
-): IPoint {
-  if (!backward) {
-    return p;
-  }
-  return layout.rankdir === 'TB'
-    ? { x: p.x, y: layout.height - p.y }
-    : { x: layout.width - p.x, y: p.y };
-}
-
-/** Centre of node `v` as drawn. */
-export function nodeCentre(
-  layout: ILayout,
-  v: number,
-  backward: boolean
-): IPoint {
-  return drawnPoint(layout, { x: layout.x[v], y: layout.y[v] }, backward);
-}
-
 /** Path data of view edge `k`: forward draws input -> consumer, backward mirrors and reverses. */
 export function edgePath(
   layout: ILayout,
@@ -201,36 +188,10 @@ export function edgePath(
     }
     return d;
   }
-  // A direct curve from the source's far side to the target's near side, along the ranks.
-  const tb = layout.rankdir === 'TB';
-  const a = m(
-    tb
-      ? {
-          x: layout.x[source],
-          y: layout.y[source] + layout.heights[source] / 2
-        }
-      : { x: layout.x[source] + layout.widths[source] / 2, y: layout.y[source] }
-  );
-  const b = m(
-    tb
-      ? {
-          x: layout.x[target],
-          y: layout.y[target] - layout.heights[target] / 2
-        }
-      : { x: layout.x[target] - layout.widths[target] / 2, y: layout.y[target] }
-  );
-  const [p, q] = backward ? [b, a] : [a, b];
-  if (tb) {
-    const dy = Math.max(20, Math.abs(q.y - p.y) / 2) * (q.y >= p.y ? 1 : -1);
-    return (
-      `M${round(p.x)},${round(p.y)}C${round(p.x)},${round(p.y + dy)} ` +
-      `${round(q.x)},${round(q.y - dy)} ${round(q.x)},${round(q.y)}`
-    );
-  }
-  const dx = Math.max(20, Math.abs(q.x - p.x) / 2) * (q.x >= p.x ? 1 : -1);
+  const [p, c1, c2, q] = edgeCurve(layout, source, target, backward);
   return (
-    `M${round(p.x)},${round(p.y)}C${round(p.x + dx)},${round(p.y)} ` +
-    `${round(q.x - dx)},${round(q.y)} ${round(q.x)},${round(q.y)}`
+    `M${round(p.x)},${round(p.y)}C${round(c1.x)},${round(c1.y)} ` +
+    `${round(c2.x)},${round(c2.y)} ${round(q.x)},${round(q.y)}`
   );
 }
 
@@ -251,28 +212,6 @@ export function edgeMidpoint(
           y: (layout.y[source] + layout.y[target]) / 2
         };
   return drawnPoint(layout, mid, backward);
-}
-
-/**
- * Where a label on the edge leaving `source` goes: in the gap just past the source along the
- * ranks, so it never sits on a node's own label.
- */
-export function edgeLabelPoint(
-  layout: ILayout,
-  source: number,
-  backward: boolean
-): IPoint {
-  const tb = layout.rankdir === 'TB';
-  const p = tb
-    ? {
-        x: layout.x[source] + 6,
-        y: layout.y[source] + layout.heights[source] / 2 + 13
-      }
-    : {
-        x: layout.x[source] + layout.widths[source] / 2 + 18,
-        y: layout.y[source] - 6
-      };
-  return drawnPoint(layout, p, backward);
 }
 
 /** Top-left translation of node `v` in the current direction. */
@@ -340,6 +279,11 @@ export interface IDrawing {
   /** The group module boxes are drawn into (behind the edges). */
   boxes: SVGGElement;
   edgeEls: SVGPathElement[];
+  /** What edge labels must not cover: node boxes (with leaf marks), count labels and module
+   * titles, in drawing coordinates. */
+  obstacles: IRect[];
+  /** Box of each view node's visit badge (shown once backward has run the node), or null. */
+  badges: (IRect | null)[];
 }
 
 /** Node sizes for a view, in view order. */
@@ -407,6 +351,18 @@ export function drawGraph(
   viewport.appendChild(edgeLabels);
 
   const countLabels: SVGTextElement[] = [];
+  const { obstacles, badges } = nodeObstacles(
+    model,
+    view,
+    layout,
+    backward,
+    decor
+  );
+  // a count label stays all along: clear of every badge, shown or not yet
+  const placer = new LabelPlacer(
+    obstacles.concat(badges.filter((b): b is IRect => b !== null)),
+    drawingBounds(layout)
+  );
   const edgeEls = view.edges.map((e, k) => {
     const path = svgEl(doc, 'path', {
       class: isSavedEdge(model, view, k)
@@ -423,13 +379,19 @@ export function drawGraph(
     if (e.count > 1) {
       // a bundled edge: one drawn line for the edges of every iteration of a run
       const mid = edgeMidpoint(layout, k, e.source, e.target, backward);
+      const text = `×${e.count}`;
+      const at = placer.place(
+        text,
+        edgePoints(layout, k, e.source, e.target, backward),
+        { x: mid.x, y: mid.y - 3 }
+      );
       const label = svgEl(doc, 'text', {
         class: 'jp-AutogradGraph-countLabel',
-        x: round(mid.x),
-        y: round(mid.y - 3),
+        x: round(at.x),
+        y: round(at.y),
         'data-edge': k
       });
-      label.textContent = `×${e.count}`;
+      label.textContent = text;
       countLabels.push(label);
     }
     return path;
@@ -513,8 +475,52 @@ export function drawGraph(
     nodeEls,
     edgeEls,
     countLabels,
-    boxes: boxesG
+    boxes: boxesG,
+    obstacles: obstacles.concat(placer.placed),
+    badges
   };
+}
+
+/** Boxes of the drawn nodes (with leaf marks and stacked backs) and of their visit badges. */
+function nodeObstacles(
+  model: IGraphModel,
+  view: IGraphView,
+  layout: ILayout,
+  backward: boolean,
+  decor: IDecor
+): { obstacles: IRect[]; badges: (IRect | null)[] } {
+  const out: IRect[] = [];
+  const badges: (IRect | null)[] = [];
+  view.nodes.forEach((node, v) => {
+    const c = nodeCentre(layout, v, backward);
+    const l = c.x - layout.widths[v] / 2;
+    const t = c.y - layout.heights[v] / 2;
+    const r = l + layout.widths[v];
+    const cls = kindClass(model, node);
+    // the back of a collapsed or group node shows 4 px up and right
+    const stacked =
+      cls === 'jp-AutogradGraph-group' || cls === 'jp-AutogradGraph-collapsed'
+        ? 4
+        : 0;
+    out.push({
+      l: l - 1,
+      t: t - 1 - stacked,
+      r: r + 1 + stacked,
+      b: t + layout.heights[v] + 1
+    });
+    const visit = decor.visits.get(v);
+    const half = Math.max(9, 3.5 * String(visit).length + 3);
+    badges.push(
+      visit === undefined
+        ? null
+        : { l: l - half, t: t - 9, r: l + half, b: t + 9 }
+    );
+    const p = node.index >= 0 ? model.nodes[node.index] : null;
+    if (p && isLeafRequiringGrad(p)) {
+      out.push({ l: r - 5, t: t - 5, r: r + 5, b: t + 5 });
+    }
+  });
+  return { obstacles: out, badges };
 }
 
 /** What is drawn besides nodes and edges: visit numbers by view node. */

@@ -4,7 +4,9 @@
  * so every visit number and gradient shape is there without stepping.
  */
 import { backwardFrame, IGraphModel, IGraphView } from './graph';
+import { drawingBounds, edgePoints, LabelPlacer } from './edgelabels';
 import { ILayout } from './layout';
+import { IRect } from './place';
 import { capText, edgeMidpoint, formatShape, IDrawing, SVG_NS } from './render';
 
 /** Replay speeds offered, as multiples of one step per {@link BASE_INTERVAL_MS}. */
@@ -170,14 +172,27 @@ export class Replay {
     frame.flowed.forEach(e => mark(drawing.edgeEls[e], 'jp-mod-flowed'));
     frame.flowing.forEach(e => mark(drawing.edgeEls[e], 'jp-mod-flowing'));
     const few = view.edges.length <= MAX_SHAPE_LABELS;
-    frame.flowing.forEach(e => this._label(e, true));
+    // each label placed clear of the nodes, the badges shown, count labels, module titles and
+    // the labels placed before it
+    const shown: IRect[] = [];
+    frame.done.forEach(v => {
+      const badge = drawing.badges[v];
+      if (badge) {
+        shown.push(badge);
+      }
+    });
+    const placer = new LabelPlacer(
+      drawing.obstacles.concat(shown),
+      drawingBounds(layout)
+    );
+    frame.flowing.forEach(e => this._label(placer, e, true));
     if (few) {
-      frame.flowed.forEach(e => this._label(e, false));
+      frame.flowed.forEach(e => this._label(placer, e, false));
     }
     this._host.changed(frame.active);
   }
 
-  private _label(k: number, flowing: boolean): void {
+  private _label(placer: LabelPlacer, k: number, flowing: boolean): void {
     const { model, view, layout, drawing, backward } = this._host;
     const ve = view.edges[k];
     const edges = ve.edges.map(i => model.payload.edges[i]);
@@ -193,15 +208,20 @@ export class Replay {
     if (!text || !layout || !drawing) {
       return;
     }
-    const p = edgeMidpoint(layout, k, ve.source, ve.target, backward);
+    const mid = edgeMidpoint(layout, k, ve.source, ve.target, backward);
+    // a bundled edge carries its "×k" near the midpoint: the gradient label goes below it
+    const p = placer.place(
+      text,
+      edgePoints(layout, k, ve.source, ve.target, backward),
+      { x: mid.x, y: ve.count > 1 ? mid.y + 13 : mid.y - 5 }
+    );
     const el = document.createElementNS(SVG_NS, 'text');
     el.setAttribute(
       'class',
       'jp-AutogradGraph-edgeLabel' + (flowing ? ' jp-mod-flowing' : '')
     );
-    // a bundled edge carries its "×k" at the midpoint: the gradient label goes below it
     el.setAttribute('x', p.x.toFixed(1));
-    el.setAttribute('y', (ve.count > 1 ? p.y + 13 : p.y - 5).toFixed(1));
+    el.setAttribute('y', p.y.toFixed(1));
     el.textContent = text;
     drawing.edgeLabels.appendChild(el);
   }

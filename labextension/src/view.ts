@@ -437,7 +437,7 @@ export class GraphView {
       .boxes) {
       drawModuleBox(
         this._doc,
-        drawing.boxes,
+        drawing,
         this._layout as ILayout,
         box,
         this._backward
