@@ -9,7 +9,7 @@
  * estimated from the text (monospace cells), never measured, so placing forces no layout.
  */
 import { drawnPoint, ILayout, IPoint } from './layout';
-import { findPlace, gridLine, IRect, intersects } from './place';
+import { findPlace, gridLine, IPlace, IRect, intersects } from './place';
 
 /** Font size of edge and count labels (base.css), in drawing units. */
 export const EDGE_LABEL_PX = 11;
@@ -17,9 +17,11 @@ export const EDGE_LABEL_PX = 11;
 const CELL_EM = 0.62;
 /** Extent of the text box above and below the baseline, with its 1.5 px halo. */
 const ASCENT = 11;
-const DESCENT = 4;
+const DESCENT = 3;
 /** Space kept between a label and an edge it sits beside. */
 const GAP = 3;
+/** Farthest a label may lie from its edge and still count as beside it. */
+const NEAR = 6;
 
 /** Monospace columns of `text`: East Asian wide characters and emoji take two. */
 function columns(text: string): number {
@@ -61,6 +63,55 @@ function along(points: IPoint[], f: number): IPoint {
   return points[points.length - 1];
 }
 
+/** Points along a polyline, about every 6 units (at most 80). */
+function samples(points: IPoint[]): IPoint[] {
+  const out: IPoint[] = [points[0]];
+  for (let i = 1; i < points.length; i++) {
+    const a = points[i - 1];
+    const b = points[i];
+    const n = Math.min(
+      Math.ceil(80 / points.length),
+      Math.max(1, Math.ceil(Math.hypot(b.x - a.x, b.y - a.y) / 6))
+    );
+    for (let k = 1; k <= n; k++) {
+      out.push({
+        x: a.x + ((b.x - a.x) * k) / n,
+        y: a.y + ((b.y - a.y) * k) / n
+      });
+    }
+  }
+  return out;
+}
+
+/** Bounding box of points. */
+function extent(points: IPoint[]): IRect {
+  const xs = points.map(p => p.x);
+  const ys = points.map(p => p.y);
+  return {
+    l: Math.min(...xs),
+    t: Math.min(...ys),
+    r: Math.max(...xs),
+    b: Math.max(...ys)
+  };
+}
+
+/** Distance from the box (x, y, w, h) to the nearest of `line`'s points. */
+function boxDistance(
+  line: IPoint[],
+  x: number,
+  y: number,
+  w: number,
+  h: number
+): number {
+  let best = Infinity;
+  for (const p of line) {
+    const dx = Math.max(x - p.x, 0, p.x - x - w);
+    const dy = Math.max(y - p.y, 0, p.y - y - h);
+    best = Math.min(best, dx * dx + dy * dy);
+  }
+  return Math.sqrt(best);
+}
+
 /** Distance from `p` to a polyline. */
 function toPolyline(points: IPoint[], p: IPoint): number {
   let best = Infinity;
@@ -93,15 +144,55 @@ export class LabelPlacer {
   readonly placed: IRect[] = [];
 
   /**
-   * Place a label of `text` for the edge drawn through `points` (at least two), preferring
-   * `anchor` (text centre and baseline); returns the text centre and baseline chosen.
+   * Place a label for the edge drawn through `points` (at least two), preferring `anchor` (text
+   * centre and baseline). `texts` are its wordings, longest first. Beside its own edge comes
+   * first, in the longest wording that finds a free place there (a shortened gradient beside its
+   * edge reads better than a whole one by another edge); else the free place nearest the edge.
+   * Where none is free, an `optional` label is not placed (null); another takes the place
+   * covering least.
    */
-  place(text: string, points: IPoint[], anchor: IPoint): IPoint {
+  place(
+    texts: string[],
+    points: IPoint[],
+    anchor: IPoint,
+    optional = false
+  ): { x: number; y: number; text: string } | null {
+    const line = samples(points);
+    let best = null;
+    // reach 0: touching the edge; 1 and 3: the edge's neighbourhood, then a wider one
+    const tiers: [string, number][] = texts.map(t => [t, 0]);
+    tiers.push([texts[0], 1], [texts[0], 3]);
+    for (const [text, reach] of tiers) {
+      const f = this._search(text, points, line, anchor, reach);
+      if (!best || f.cost < best.cost) {
+        best = f;
+      }
+      if (best.cost === 0) {
+        break;
+      }
+    }
+    if (!best || (optional && best.cost > 0)) {
+      return null;
+    }
+    const { x, y, w, h, text } = best;
+    this.placed.push({ l: x, t: y, r: x + w, b: y + h });
+    return { x: x + w / 2, y: y + ASCENT, text };
+  }
+
+  /** The best top-left corner for `text`: touching the edge (`reach` 0), else within `reach`
+   * times the neighbourhood of its middle. */
+  private _search(
+    text: string,
+    points: IPoint[],
+    line: IPoint[],
+    anchor: IPoint,
+    reach: number
+  ): IPlace & { w: number; h: number; text: string } {
     const { w, h } = labelSize(text);
     const mid = along(points, 0.5);
     // top-left corners: the usual spot first, then centred on the edge and beside it
     const preferred: IPoint[] = [{ x: anchor.x - w / 2, y: anchor.y - ASCENT }];
-    for (const f of [0.5, 0.35, 0.65, 0.2, 0.8]) {
+    for (const f of reach === 0 ? [0.5, 0.35, 0.65, 0.2, 0.8] : []) {
       const p = along(points, f);
       preferred.push(
         { x: p.x - w / 2, y: p.y - h / 2 },
@@ -118,48 +209,49 @@ export class LabelPlacer {
         toPolyline(points, c) + 0.35 * Math.hypot(c.x - mid.x, c.y - mid.y)
       );
     };
-    let found = null;
-    // the neighbourhood of the edge, then (where it is full) a wider one
-    for (const reach of [1, 3]) {
+    // a grid of at most about 80 x 60 corners (long edges get a coarser one)
+    const grid = (from: number, to: number, step: number, most: number) =>
+      gridLine(from, to, Math.max(step, (to - from) / most));
+    let xs: number[];
+    let ys: number[];
+    if (reach === 0) {
+      const e = extent(line);
+      xs = grid(e.l - w - NEAR, e.r + NEAR, 4, 80);
+      ys = grid(e.t - h - NEAR, e.b + NEAR, 3, 60);
+    } else {
       const rx = (w + 48) * reach;
       const ry = (h + 48) * reach;
-      const x0 = mid.x - w / 2;
-      const y0 = mid.y - h / 2;
-      const region = {
-        l: x0 - rx,
-        t: y0 - ry,
-        r: x0 + rx + w,
-        b: y0 + ry + h
-      };
-      for (const p of preferred) {
-        region.l = Math.min(region.l, p.x);
-        region.t = Math.min(region.t, p.y);
-        region.r = Math.max(region.r, p.x + w);
-        region.b = Math.max(region.b, p.y + h);
-      }
-      const avoid = this._obstacles
-        .filter(r => intersects(r, region))
-        .concat(this.placed.filter(r => intersects(r, region)));
-      const f = findPlace({
-        w,
-        h,
-        preferred: reach === 1 ? preferred : [],
-        xs: gridLine(x0 - rx, x0 + rx, 6 * reach),
-        ys: gridLine(y0 - ry, y0 + ry, 3 * reach),
-        avoid,
-        distance,
-        bounds: this._bounds
-      });
-      if (!found || f.cost < found.cost) {
-        found = f;
-      }
-      if (found.cost === 0) {
-        break;
-      }
+      xs = grid(mid.x - w / 2 - rx, mid.x - w / 2 + rx, 6 * reach, 80);
+      ys = grid(mid.y - h / 2 - ry, mid.y - h / 2 + ry, 3 * reach, 60);
     }
-    const best = found as { x: number; y: number };
-    this.placed.push({ l: best.x, t: best.y, r: best.x + w, b: best.y + h });
-    return { x: best.x + w / 2, y: best.y + ASCENT };
+    const region = { l: Infinity, t: Infinity, r: -Infinity, b: -Infinity };
+    for (const p of preferred.concat([
+      { x: xs[0], y: ys[0] },
+      { x: xs[1], y: ys[1] }
+    ])) {
+      region.l = Math.min(region.l, p.x);
+      region.t = Math.min(region.t, p.y);
+      region.r = Math.max(region.r, p.x + w);
+      region.b = Math.max(region.b, p.y + h);
+    }
+    const avoid = this._obstacles
+      .filter(r => intersects(r, region))
+      .concat(this.placed.filter(r => intersects(r, region)));
+    const found = findPlace({
+      w,
+      h,
+      preferred,
+      xs,
+      ys,
+      avoid,
+      distance,
+      bounds: this._bounds,
+      accept:
+        reach === 0
+          ? (x, y) => boxDistance(line, x, y, w, h) <= NEAR
+          : undefined
+    });
+    return { ...found, w, h, text };
   }
 
   private _obstacles: IRect[];

@@ -46,6 +46,8 @@ export interface IPlaceQuery {
   distance(x: number, y: number): number;
   /** Where the box must lie (where it does not fit, its left or top edge is kept inside). */
   bounds?: IRect;
+  /** Which top-left corners may be taken at all (default: every one). */
+  accept?(x: number, y: number): boolean;
 }
 
 /** The chosen top-left corner and what it covers. */
@@ -85,7 +87,7 @@ export function findPlace(q: IPlaceQuery): IPlace {
     const x = cx(x0);
     const y = cy(y0);
     const c = covered(x, y, q.avoid, first);
-    if (c > best.cost) {
+    if (c > best.cost || (q.accept && !q.accept(x, y))) {
       return;
     }
     const o = covered(x, y, others, 1);

@@ -381,10 +381,10 @@ export function drawGraph(
       const mid = edgeMidpoint(layout, k, e.source, e.target, backward);
       const text = `×${e.count}`;
       const at = placer.place(
-        text,
+        [text],
         edgePoints(layout, k, e.source, e.target, backward),
         { x: mid.x, y: mid.y - 3 }
-      );
+      ) as IPoint;
       const label = svgEl(doc, 'text', {
         class: 'jp-AutogradGraph-countLabel',
         x: round(at.x),

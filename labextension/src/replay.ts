@@ -15,10 +15,12 @@ export const SPEEDS: ReadonlyArray<number> = [0.25, 0.5, 1, 2, 4, 8];
 /** Delay between steps at speed 1. */
 export const BASE_INTERVAL_MS = 500;
 
-/** Edges beyond which only the flowing edges get a label (the rest would be clutter). */
+/** Edges beyond which only the flowing edges get a label (the rest would be clutter), and
+ * the most labels drawn at one step (each is placed by a search). */
 export const MAX_SHAPE_LABELS = 120;
 
 const EDGE_LABEL_CHARS = 32;
+const SHORT_CHARS = 16;
 
 /** 1-based backward visit number of each view node backward ran (its first visit). */
 export function visitNumbers(
@@ -185,36 +187,56 @@ export class Replay {
       drawing.obstacles.concat(shown),
       drawingBounds(layout)
     );
-    frame.flowing.forEach(e => this._label(placer, e, true));
+    // a label with no free place near its edge is left out (the details panel lists every
+    // gradient), as are those past the cap: labels never cover nodes or each other
+    let dropped = 0;
+    const label = (e: number, flowing: boolean) => {
+      if (
+        placer.placed.length >= MAX_SHAPE_LABELS ||
+        !this._label(placer, e, flowing)
+      ) {
+        dropped++;
+      }
+    };
+    frame.flowing.forEach(e => label(e, true));
     if (few) {
-      frame.flowed.forEach(e => this._label(placer, e, false));
+      frame.flowed.forEach(e => label(e, false));
     }
+    drawing.edgeLabels.setAttribute('data-dropped', String(dropped));
     this._host.changed(frame.active);
   }
 
-  private _label(placer: LabelPlacer, k: number, flowing: boolean): void {
+  /** Draw the label of edge `k`; false where it has one but no free place. */
+  private _label(placer: LabelPlacer, k: number, flowing: boolean): boolean {
     const { model, view, layout, drawing, backward } = this._host;
     const ve = view.edges[k];
     const edges = ve.edges.map(i => model.payload.edges[i]);
     const shape = edges.find(e => e.grad_shape)?.grad_shape;
     const grad = edges.find(e => e.grad)?.grad;
     // the flowing edge says what flows; a passed one, the shape of what flowed
-    const text =
-      flowing && grad
-        ? capText(grad.split('\n')[0], EDGE_LABEL_CHARS)
-        : shape
-          ? formatShape(shape)
-          : '';
-    if (!text || !layout || !drawing) {
-      return;
+    // (shortened, or its shape alone, where the whole value finds no free place near its edge)
+    const texts: string[] = [];
+    if (flowing && grad) {
+      const line = grad.split('\n')[0];
+      texts.push(capText(line, EDGE_LABEL_CHARS), capText(line, SHORT_CHARS));
+    }
+    if (shape) {
+      texts.push(formatShape(shape));
+    }
+    if (texts.length === 0 || !layout || !drawing) {
+      return true;
     }
     const mid = edgeMidpoint(layout, k, ve.source, ve.target, backward);
     // a bundled edge carries its "×k" near the midpoint: the gradient label goes below it
     const p = placer.place(
-      text,
+      texts.filter((t, i) => t !== texts[i - 1]),
       edgePoints(layout, k, ve.source, ve.target, backward),
-      { x: mid.x, y: ve.count > 1 ? mid.y + 13 : mid.y - 5 }
+      { x: mid.x, y: ve.count > 1 ? mid.y + 13 : mid.y - 5 },
+      true
     );
+    if (!p) {
+      return false;
+    }
     const el = document.createElementNS(SVG_NS, 'text');
     el.setAttribute(
       'class',
@@ -222,8 +244,9 @@ export class Replay {
     );
     el.setAttribute('x', p.x.toFixed(1));
     el.setAttribute('y', p.y.toFixed(1));
-    el.textContent = text;
+    el.textContent = p.text;
     drawing.edgeLabels.appendChild(el);
+    return true;
   }
 
   private _host: IReplayHost;

@@ -3,7 +3,10 @@ import { findPlace, intersects, IRect } from '../place';
 
 const GRAD = 'tensor([0.0794, 0.3331, 0.2149])';
 
-function box(at: { x: number; y: number }, text: string): IRect {
+function box(at: { x: number; y: number } | null, text: string): IRect {
+  if (!at) {
+    throw new Error('not placed');
+  }
   const { w, h } = labelSize(text);
   return { l: at.x - w / 2, t: at.y - 11, r: at.x + w / 2, b: at.y - 11 + h };
 }
@@ -64,8 +67,8 @@ describe('LabelPlacer', () => {
       r: 400,
       b: 200
     });
-    const a = box(placer.place(GRAD, left, { x: 127, y: 43 }), GRAD);
-    const b = box(placer.place(GRAD, right, { x: 227, y: 43 }), GRAD);
+    const a = box(placer.place([GRAD], left, { x: 127, y: 43 }), GRAD);
+    const b = box(placer.place([GRAD], right, { x: 227, y: 43 }), GRAD);
     expect(intersects(a, b)).toBe(false);
     for (const n of inputs.concat([target])) {
       expect(intersects(a, n)).toBe(false);
@@ -76,16 +79,53 @@ describe('LabelPlacer', () => {
 
   it('keeps the usual spot where it is free', () => {
     const placer = new LabelPlacer([], { l: 0, t: 0, r: 400, b: 200 });
-    expect(placer.place('(3,)', left, { x: 127, y: 43 })).toEqual({
+    expect(placer.place(['(3,)'], left, { x: 127, y: 43 })).toEqual({
       x: 127,
-      y: 43
+      y: 43,
+      text: '(3,)'
     });
+  });
+
+  it('leaves out an optional label with no free place near its edge', () => {
+    const full = [{ l: -1000, t: -1000, r: 1000, b: 1000 }];
+    const placer = new LabelPlacer(full, {
+      l: -1000,
+      t: -1000,
+      r: 1000,
+      b: 1000
+    });
+    expect(placer.place([GRAD], left, { x: 127, y: 43 }, true)).toBeNull();
+    expect(placer.placed).toHaveLength(0);
+    expect(placer.place([GRAD], left, { x: 127, y: 43 })).not.toBeNull();
+  });
+
+  it('shortens a label too long for every free place near its edge', () => {
+    // a 100 x 40 room: the whole gradient does not fit in it, its shape does
+    const walls = [
+      { l: -1000, t: -1000, r: 1000, b: 0 },
+      { l: -1000, t: 40, r: 1000, b: 1000 },
+      { l: -1000, t: 0, r: 0, b: 40 },
+      { l: 100, t: 0, r: 1000, b: 40 }
+    ];
+    const placer = new LabelPlacer(walls, {
+      l: -1000,
+      t: -1000,
+      r: 1000,
+      b: 1000
+    });
+    const edge = [
+      { x: 50, y: 0 },
+      { x: 50, y: 40 }
+    ];
+    const at = placer.place([GRAD, '(3,)'], edge, { x: 50, y: 25 }, true);
+    expect(at && at.text).toBe('(3,)');
+    expect(walls.some(r => intersects(r, box(at, '(3,)')))).toBe(false);
   });
 
   it('stays inside the drawing where the label fits', () => {
     const placer = new LabelPlacer([], { l: 0, t: 0, r: 300, b: 100 });
     const at = placer.place(
-      GRAD,
+      [GRAD],
       [
         { x: 0, y: 0 },
         { x: 0, y: 50 }
