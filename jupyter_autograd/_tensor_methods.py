@@ -401,8 +401,15 @@ def _check_result_cast(res: Tensor, self: Tensor) -> None:
         )
 
 
-def _inplace(fn, overlap="error"):
-    """Make ``x.op_(...)`` from ``op(x, ...)``: same node names as the out-of-place op."""
+def _inplace(fn, overlap="error", cpp_names=False):
+    """Make ``x.op_(...)`` from ``op(x, ...)``: same node names as the out-of-place op.
+    ``cpp_names``: with number arguments torch's cast refusal names self's dtype as C++ does
+    (``long int``: clamp's meta function prints the TypeMeta), not as a ScalarType (``Long``)."""
+
+    def self_type(t, args, kwargs):
+        if cpp_names and not any(isinstance(a, Tensor) for a in (*args, *kwargs.values())):
+            return _dtype.cpp_name(t._data.dtype)
+        return _scalar_type(t)
 
     def method(self, *args, **kwargs):
         if "out" in kwargs:  # in-place methods write into self; torch's have no out=
@@ -421,7 +428,7 @@ def _inplace(fn, overlap="error"):
                 rk, sk = res._data.dtype.kind, self._data.dtype.kind
                 if (rk in "fc" and sk in "iub") or (rk == "c" and sk != "c"):
                     raise RuntimeError(
-                        f"result type {_scalar_type(res)} can't be cast to the desired output type {_scalar_type(self)}"
+                        f"result type {_scalar_type(res)} can't be cast to the desired output type {self_type(self, args, kwargs)}"
                     )
                 # torch computes in the promoted dtype and writes into self's: the op's node
                 # stays (its gradient is cast to each input's dtype)
@@ -436,7 +443,7 @@ def _inplace(fn, overlap="error"):
             # torch's canCast: no complex -> real, floating -> integral, non-bool -> bool
             if (rk in "fc" and sk in "iub") or (rk == "c" and sk != "c") or (sk == "b" and rk != "b"):
                 raise RuntimeError(
-                    f"result type {_scalar_type(res)} can't be cast to the desired output type {_scalar_type(self)}"
+                    f"result type {_scalar_type(res)} can't be cast to the desired output type {self_type(self, args, kwargs)}"
                 )
             res = Tensor._wrap(res._data.astype(self._data.dtype))
         try:
@@ -480,8 +487,9 @@ for _name in ["add", "sub", "mul", "div", "pow", "neg", "exp", "log", "log1p", "
               "floor", "ceil", "round", "clamp", "clip", "clamp_min", "clamp_max", "square",
               "masked_fill", "true_divide", "multiply", "subtract", "divide", "erf", "trunc", "fix",
               "frac", "remainder", "fmod", "floor_divide"]:
-    setattr(Tensor, _name + "_", _inplace(getattr(F, _name), _name + "_" if _name == "masked_fill" else "error"))
-Tensor.clamp_ = _inplace(F.clamp_call("clamp_", True))
+    setattr(Tensor, _name + "_", _inplace(getattr(F, _name), _name + "_" if _name == "masked_fill" else "error",
+                                          _name in ("clamp", "clip", "clamp_min", "clamp_max")))
+Tensor.clamp_ = _inplace(F.clamp_call("clamp_", True), cpp_names=True)
 _abs_inplace = Tensor.abs_
 
 
@@ -494,7 +502,7 @@ def _abs_(self):
 
 
 Tensor.abs_ = _abs_
-Tensor.clip_ = _inplace(F.clamp_call("clip_", True))
+Tensor.clip_ = _inplace(F.clamp_call("clip_", True), cpp_names=True)
 Tensor.floor_divide_ = _inplace(F.RO.floor_divide_inplace)
 
 Tensor.__iadd__ = Tensor.add_

@@ -319,9 +319,49 @@ def _clamp(input, args, kwargs, name, method):
         lo, hi = (None if b is None else next(it) for b in (lo, hi))
         return apply(RO.CLAMP_T, (ts[0], lo, hi))
     a = input
+    if lo.__class__ is complex or hi.__class__ is complex:
+        lo, hi = _complex_bounds(a, lo, hi, name)
     if (isinstance(lo, float) or isinstance(hi, float)) and a._data.dtype.kind in "iub":
         a = a.to(_dtype.get_default_dtype())
+    elif a._data.dtype.kind in "iub":
+        kernel = "clamp" if lo is not None and hi is not None else "clamp_min" if hi is None else "clamp_max"
+        bools = a._data.dtype.kind == "b" and builtins.all(b is None or b.__class__ is bool for b in (lo, hi))
+        lo, hi = _int_bound(a, lo, kernel, bools), _int_bound(a, hi, kernel, bools)
     return apply1(EW.CLAMP, a, {"min": lo, "max": hi})
+
+
+def _complex_bounds(a, lo, hi, name):
+    """Complex number bounds, as torch's clamp: a floating tensor takes them as real numbers
+    (refused unless the imaginary part is 0), an in-place clamp of an integral one refuses the
+    complex result type first; anything else is clamp's complex refusal (in the row)."""
+    k = a._data.dtype.kind
+    if k == "f":
+        for b in (lo, hi):
+            if b.__class__ is complex and b.imag:
+                raise RuntimeError("value cannot be converted to type double without overflow")
+        return (b.real if b.__class__ is complex else b for b in (lo, hi))
+    if k in "iub" and name.endswith("_"):
+        raise RuntimeError("result type ComplexFloat can't be cast to the desired output type "
+                           + _dtype.cpp_name(a._data.dtype))
+    return lo, hi
+
+
+def _int_bound(a, b, kernel, bools):
+    """A number bound of an integral/bool tensor as torch's kernel converts it: a bool tensor
+    with bool bounds (``bools``) is refused (no bool kernel), an int must fit the dtype (c10's
+    checked conversion; an unsigned dtype takes a negative number that fits, wrapped)."""
+    k = a._data.dtype.kind
+    if k == "b":
+        if bools:
+            raise NotImplementedError(f'"{kernel}_scalar_cpu" not implemented for \'Bool\'')
+        return b
+    if b.__class__ is not int:
+        return b
+    info = np.iinfo(a._data.dtype)
+    if b > info.max or b < (-info.max if k == "u" else info.min):
+        name = "int" if info.bits == 32 else a._data.dtype.name + "_t"
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return b % (info.max + 1) if b < 0 and k == "u" else b
 
 
 def _clamp_signature_error(name, method, args, kwargs) -> str:
@@ -369,6 +409,8 @@ def _clamp_one(input, bound, row, tensor_row, name):
     a = input
     if isinstance(bound, float) and a._data.dtype.kind in "iub":
         a = a.to(_dtype.get_default_dtype())
+    elif a._data.dtype.kind in "iub":
+        bound = _int_bound(a, bound, "clamp_" + name, bound.__class__ is bool)
     return apply1(row, a, {name: bound})
 
 

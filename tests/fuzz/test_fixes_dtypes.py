@@ -127,3 +127,22 @@ def test_dropout_bernoulli_and_index_put_dtypes_as_torch():
         "torch.index_put(n, (torch.tensor([0]),), torch.tensor([1.0]))",
         "n.clone().index_put_((torch.tensor([0]),), torch.tensor([7]))",
     ], _INTS)
+
+
+def test_clamp_number_bounds_of_integral_tensors_as_torch():
+    """Fuzz class dtype-support (clamp): with number bounds clamp's refusal names self's dtype
+    as C++ does ('long int', 'bool'; a tensor bound: the ScalarType), a bool tensor with bool
+    bounds has no kernel, an int bound must fit the dtype (c10's checked conversion; uint8 takes
+    -1 wrapped), complex bounds are real numbers for a floating tensor and refused first by an
+    integral in-place clamp."""
+    sources = []
+    for dt in ("bool", "int64", "int32", "int16", "int8", "uint8"):
+        t = f"torch.ones(3, dtype=torch.{dt})"
+        sources += [f"{t}.clamp_(0, 1)", f"{t}.clamp_(0.5, 1)", f"{t}.clamp_(max=2.5)", f"{t}.clamp_min_(0.5)",
+                    f"{t}.clip_(0.5, 1)", f"{t}.clamp_(0, 300)", f"{t}.clamp_(-1, 1)", f"{t}.clamp_(0j, 1)",
+                    f"{t}.clamp_(torch.tensor(0.5), None)", f"{t}.clamp(True, False)", f"{t}.clamp_(True)",
+                    f"{t}.clamp(-200, 100)", f"{t}.clamp_max(300)", f"{t}.clamp(0j)"]
+    sources += ["torch.ones(3).clamp(2 + 5j)", "torch.ones(3).clamp(2 + 0j)", "torch.ones(3).clamp_(0j, 1)",
+                "torch.ones(3).clamp_max(0.5 + 0j)", "torch.ones(3, dtype=torch.uint8).clamp(-256, 1)",
+                "torch.ones(3, dtype=torch.int32).clamp(max=2**31)", "torch.ones(3, dtype=torch.bool).clamp(True, 1)"]
+    _check(sources, {})
