@@ -3,6 +3,7 @@ torch's Tensor-only argument checks."""
 from __future__ import annotations
 
 from .. import _dtype
+from ..grad_mode import STATE
 from ..tensor import Tensor, _wrap_dim
 from .dispatch import as_operand
 
@@ -105,11 +106,33 @@ def _clamp_out_rule(lo, hi):
     return "cast" if isinstance(lo, Tensor) or isinstance(hi, Tensor) else "found"
 
 
-def _promote_all(ts, among=None):
-    """``ts`` in the result type of ``among`` (default: ``ts``)."""
+def _promote_all(ts, among=None, inside=False):
+    """``ts`` in the result type of ``among`` (default: ``ts``); ``inside``: the casts are not
+    recorded (torch promotes inside the op: its node has edges to the original tensors, which
+    the caller passes to ``apply(record_inputs=...)``). ``ts`` itself when no cast is needed."""
     among = ts if among is None else among
     dts = {x._data.dtype for x in among}
     if len(dts) == 1:
         return ts
     rt = _dtype.result_type([(1, x._data.dtype) for x in among])
-    return [x if x._data.dtype == rt else x.to(_dtype.from_numpy_dtype(rt)) for x in ts]
+    dt = _dtype.from_numpy_dtype(rt)
+    with _casts_inside(inside):
+        return [x if x._data.dtype == rt else x.to(dt) for x in ts]
+
+
+class _casts_inside:
+    """Grad mode off for casts that torch does inside the op (nothing recorded), when ``on``."""
+
+    __slots__ = ("on", "prev")
+
+    def __init__(self, on) -> None:
+        self.on = on
+
+    def __enter__(self) -> None:
+        if self.on:
+            self.prev = STATE.grad_enabled
+            STATE.grad_enabled = False
+
+    def __exit__(self, *exc) -> None:
+        if self.on:
+            STATE.grad_enabled = self.prev

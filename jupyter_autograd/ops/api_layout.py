@@ -298,11 +298,13 @@ def cat(tensors, dim=0, *, out=None) -> Tensor:
                 )
     if skip is None:
         # the result type counts the skipped empty tensors too (torch: bool with complex (0,) is complex)
-        ts = _promote_all(ts, tensors)
-        return apply(SH.CAT, tuple(ts), {"dim": d, "sizes": [x._data.shape[d] for x in ts]})
-    ts = _promote_all(tensors)
-    sizes = [0 if i in skip else x._data.shape[d] for i, x in enumerate(ts)]
-    return apply(SH.CAT, tuple(ts), {"dim": d, "sizes": sizes, "skip": frozenset(skip)})
+        pts = _promote_all(ts, tensors, inside=True)
+        return apply(SH.CAT, tuple(pts), {"dim": d, "sizes": [x._data.shape[d] for x in ts]},
+                     None if pts is ts else tuple(ts))
+    pts = _promote_all(tensors, inside=True)
+    sizes = [0 if i in skip else x._data.shape[d] for i, x in enumerate(pts)]
+    return apply(SH.CAT, tuple(pts), {"dim": d, "sizes": sizes, "skip": frozenset(skip)},
+                 None if pts is tensors else tuple(tensors))
 
 
 concat = concatenate = cat
@@ -331,7 +333,8 @@ def stack(tensors, dim=0, *, out=None) -> Tensor:
                 f"{list(x._data.shape)} at entry {i}"
             )
     d = _wrap_dim(dim, len(ref) + 1)
-    return apply(SH.STACK, tuple(_promote_all(tensors)), {"dim": d})
+    pts = _promote_all(tensors, inside=True)
+    return apply(SH.STACK, tuple(pts), {"dim": d}, None if pts is tensors else tuple(tensors))
 
 
 def hstack(tensors):

@@ -10,7 +10,7 @@ from .. import _dtype
 from ..tensor import Tensor
 from . import binary as BI
 from . import trig as TR
-from ._api_base import check_tensor_args
+from ._api_base import _casts_inside, check_tensor_args
 from .api import _t, _unary_fn, scalar_type
 from .dispatch import apply, apply1
 
@@ -86,6 +86,17 @@ def promote(*args, floating: bool = False):
     return out
 
 
+def apply_promoted(op, args, p=None, floating: bool = False):
+    """``op`` on ``args`` promoted as :func:`promote`, inside the op as torch's kernels
+    promote: the node's edges go to the original tensors (no ToCopyBackward0), and the engine
+    casts each gradient back to its input's dtype (see dispatch.promote_data)."""
+    with _casts_inside(True):
+        ts = promote(*args, floating=floating)
+    if all(t is a for t, a in zip(ts, args)):
+        return apply(op, tuple(ts), p)
+    return apply(op, tuple(ts), p, tuple(a if isinstance(a, Tensor) else t for t, a in zip(ts, args)))
+
+
 # ---------------------------------------------------------------- unary
 acos = arccos = _unary_fn(TR.ACOS, "acos")
 asin = arcsin = _unary_fn(TR.ASIN, "asin")
@@ -129,8 +140,7 @@ def _binary_fn(op, name, floating=True, doc="", tensors_only=True):
     def fn(input, other, *, out=None) -> Tensor:
         if tensors_only:  # torch has no Scalar overload for these (copysign, xlogy have)
             check_tensor_args(name, ("input", "other"), (input, other))
-        a, b = promote(input, other, floating=floating)
-        return apply(op, (a, b))
+        return apply_promoted(op, (input, other), floating=floating)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc or f"Elementwise ``{name}`` with broadcasting ({op.node_name}), as ``torch.{name}``."
@@ -172,8 +182,7 @@ def lerp(input, end, weight, *, out=None) -> Tensor:
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
     """``input + value * tensor1 * tensor2`` (AddcmulBackward0)."""
-    s, a, b = promote(input, tensor1, tensor2)
-    return apply(BI.ADDCMUL, (s, a, b), {"value": value})
+    return apply_promoted(BI.ADDCMUL, (input, tensor1, tensor2), {"value": value})
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
@@ -187,8 +196,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
             "to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
             "float inputs. The future addcdiv behavior is just the latter implementation: "
             "(input + value * tensor1 / tensor2), for all dtypes.")
-    s, a, b = promote(input, tensor1, tensor2)
-    return apply(BI.ADDCDIV, (s, a, b), {"value": value})
+    return apply_promoted(BI.ADDCDIV, (input, tensor1, tensor2), {"value": value})
 
 
 # ---------------------------------------------------------------- no gradient

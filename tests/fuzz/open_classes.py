@@ -109,17 +109,6 @@ OPEN: dict[str, Open] = {
           torch="not implemented for|None|can't be cast to the desired output type",
           ours="None|not implemented for"),
     ),
-    "type-promotion-node": Open(
-        "lead",
-        "(narrowed) rows that promote with api_math.promote (atan2, xlogy, ...) or stack/cat "
-        "of mixed dtypes record a ToCopyBackward0 for the promoted input; torch promotes inside "
-        "the op (binary operators, where, remainder/fmod/floor_divide/div do so here: "
-        "dispatch.promote_data and apply's record_inputs)",
-        ("a = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)",
-         "b = torch.tensor([2.0], requires_grad=True)", "c = torch.atan2(a, b)"),
-        lambda program, step, m: (m.field == "grad_fn" and repr(m.ours).count("ToCopyBackward0")
-                                  > repr(m.theirs).count("ToCopyBackward0")),
-    ),
     "strided-checks": Open(
         "fuzz",
         "(narrowed) torch checks that depend on the strides of an empty gradient, which its "

@@ -172,3 +172,30 @@ def test_relu_gradient_of_a_zero_dim_tensor():
 
     theirs, mine = _both(prog)
     assert mine == theirs
+
+
+def test_promoting_functions_and_cat_promote_inside_the_node():
+    """atan2/hypot/copysign/xlogy/xlog1py/fmax/fmin/logaddexp(2)/nextafter/addcmul/addcdiv
+    (api_math.apply_promoted) and cat/stack/hstack of mixed dtypes record no ToCopyBackward0:
+    torch promotes inside the op; each gradient comes back in its input's dtype (fuzz class
+    type-promotion-node)."""
+    def prog(lib):
+        out = []
+        fs = (lambda a, b: lib.atan2(a, b), lambda a, b: lib.hypot(b, a), lambda a, b: lib.copysign(b, a),
+              lambda a, b: lib.xlogy(b, a), lambda a, b: lib.special.xlog1py(a, b),
+              lambda a, b: lib.fmax(a, b), lambda a, b: lib.fmin(b, a), lambda a, b: lib.logaddexp(a, b),
+              lambda a, b: lib.logaddexp2(b, a), lambda a, b: lib.addcmul(a, b, b),
+              lambda a, b: lib.addcdiv(b, a, b, value=2), lambda a, b: lib.cat([a, b]),
+              lambda a, b: lib.stack([b, a]), lambda a, b: lib.hstack([a, b]),
+              lambda a, b: lib.cat([b, lib.tensor([1, 2])]), lambda a, b: lib.cat([lib.zeros(0, dtype=lib.int64), b]))
+        for f in fs:
+            a = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+            b = lib.tensor([2.0, 3.0], requires_grad=True)
+            y = f(a, b)
+            out.append((str(y.dtype), _chain(y)))
+            y.sum().backward()
+            out.append(_grads(*(t for t in (a, b) if t.grad is not None)))
+        return out
+
+    theirs, mine = _both(prog)
+    assert mine == theirs
