@@ -12,11 +12,11 @@ import { drawnPoint, ILayout, IPoint } from './layout';
 import { findPlace, gridLine, IPlace, IRect, intersects } from './place';
 
 /** Font size of edge and count labels (base.css), in drawing units. */
-export const EDGE_LABEL_PX = 11;
+export const EDGE_LABEL_PX = 12;
 /** Advance of one monospace cell, in em: DejaVu Sans Mono and Menlo 0.60, Consolas 0.55. */
 const CELL_EM = 0.62;
 /** Extent of the text box above and below the baseline, with its 1.5 px halo. */
-const ASCENT = 11;
+export const ASCENT = 12;
 const DESCENT = 3;
 /** Space kept between a label and an edge it sits beside. */
 const GAP = 3;

@@ -21,7 +21,8 @@ export interface IModuleBox {
 }
 
 const BOX_PAD = 10;
-const BOX_TITLE = 16;
+/** Room for the title (12 px) above a module's nodes. */
+const BOX_TITLE = 17;
 
 /** The drawn rectangle of a module box: the layout's cluster, else around its members. */
 export function moduleRect(
@@ -90,7 +91,7 @@ export function drawModuleBox(
   const title = svgEl(doc, 'text', {
     class: 'jp-AutogradGraph-moduleTitle',
     x: round(r.x + 6),
-    y: round(r.y + 12)
+    y: round(r.y + 13)
   });
   title.textContent = `▾ ${capText(box.label, 60)}`;
   g.appendChild(title);
@@ -100,7 +101,7 @@ export function drawModuleBox(
     l: r.x + 5,
     t: r.y + 1,
     r: r.x + 6 + size.w,
-    b: r.y + 16
+    b: r.y + BOX_TITLE
   });
   return g;
 }

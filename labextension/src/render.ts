@@ -29,7 +29,8 @@ export const TOOLTIP_LINES = 3;
 /** Characters of a preview in the details panel. */
 export const DETAIL_PREVIEW_CHARS = 4000;
 
-/** Label font size in px at zoom 1; the view never draws it smaller than 11 px. */
+/** Font size in px at zoom 1 of node labels (and of every other text of the view, base.css):
+ * the view never draws them smaller than 11 px. */
 export const LABEL_FONT_PX = 12;
 const CHAR_WIDTH = 7.3;
 const LINE_HEIGHT = 16;
@@ -37,6 +38,13 @@ const PAD_X = 10;
 const PAD_Y = 7;
 const MIN_WIDTH = 56;
 const ELLIPSIS = '…';
+/** Radius of a visit badge: two 12 px digits fit its circle. */
+const BADGE_R = 10;
+
+/** Half the width of a visit badge of `digits` digits (12 px, about 7.5 px a digit). */
+function badgeHalf(digits: number): number {
+  return digits <= 2 ? BADGE_R : 3.75 * digits + 4;
+}
 
 // where a layout point is drawn, kept here too for the modules that import them from here
 export { drawnPoint, nodeCentre };
@@ -450,16 +458,16 @@ export function drawGraph(
       const digits = String(visit).length;
       badge.appendChild(
         digits <= 2
-          ? svgEl(doc, 'circle', { cx: 0, cy: 0, r: 9 })
+          ? svgEl(doc, 'circle', { cx: 0, cy: 0, r: BADGE_R })
           : svgEl(doc, 'rect', {
-              x: -(3.5 * digits + 3),
-              y: -9,
-              width: 7 * digits + 6,
-              height: 18,
-              rx: 9
+              x: -badgeHalf(digits),
+              y: -BADGE_R,
+              width: 2 * badgeHalf(digits),
+              height: 2 * BADGE_R,
+              rx: BADGE_R
             })
       );
-      const t = svgEl(doc, 'text', { x: 0, y: 4 });
+      const t = svgEl(doc, 'text', { x: 0, y: 4.4 });
       t.textContent = String(visit);
       badge.appendChild(t);
       g.appendChild(badge);
@@ -509,11 +517,11 @@ function nodeObstacles(
       b: t + layout.heights[v] + 1
     });
     const visit = decor.visits.get(v);
-    const half = Math.max(9, 3.5 * String(visit).length + 3);
+    const half = badgeHalf(String(visit).length);
     badges.push(
       visit === undefined
         ? null
-        : { l: l - half, t: t - 9, r: l + half, b: t + 9 }
+        : { l: l - half, t: t - BADGE_R, r: l + half, b: t + BADGE_R }
     );
     const p = node.index >= 0 ? model.nodes[node.index] : null;
     if (p && isLeafRequiringGrad(p)) {

@@ -1,4 +1,4 @@
-import { labelSize, LabelPlacer } from '../edgelabels';
+import { ASCENT, labelSize, LabelPlacer } from '../edgelabels';
 import { findPlace, intersects, IRect } from '../place';
 
 const GRAD = 'tensor([0.0794, 0.3331, 0.2149])';
@@ -8,7 +8,12 @@ function box(at: { x: number; y: number } | null, text: string): IRect {
     throw new Error('not placed');
   }
   const { w, h } = labelSize(text);
-  return { l: at.x - w / 2, t: at.y - 11, r: at.x + w / 2, b: at.y - 11 + h };
+  return {
+    l: at.x - w / 2,
+    t: at.y - ASCENT,
+    r: at.x + w / 2,
+    b: at.y - ASCENT + h
+  };
 }
 
 describe('findPlace', () => {
