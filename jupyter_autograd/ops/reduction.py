@@ -20,8 +20,21 @@ from .xp import _ones
 def _expand_back(xp, g, p, shape):
     """Undo a reduction over p['dim'] (without keepdim): reinsert the dims, then broadcast."""
     if not p["keepdim"]:
+        if g.size == 0 and g.__class__ is np.ndarray and not g.flags.writeable and not any(g.strides):
+            # an expanded empty gradient (all strides 0) stays one through torch's unsqueeze
+            # and expand (NumPy's reshape would give it fresh strides): its stride checks see it
+            return xp.broadcast_to(xp.zeros((), g.dtype), shape)
         g = xp.reshape(g, _kept_shape(shape, p["dim"]))
     return xp.broadcast_to(g, shape)
+
+
+def _mean_back(xp, g, p, n):
+    """torch's mean backward: the gradient expanded, then divided (a fresh tensor; only an
+    empty one's strides can tell, so only that one is made fresh here)."""
+    r = _expand_back(xp, g / max(n, 1), p, p["shape"]) if "dim" in p else xp.broadcast_to(g / max(n, 1), p["shape"])
+    if not n:
+        return r * float("nan")  # (0 / 0; a new array)
+    return r.copy() if r.size == 0 else r
 
 
 def _kept_shape(shape, dims):
@@ -85,7 +98,7 @@ MEAN = defop(
     batch=lambda xp, t, x, out, p: xp.mean(xp.reshape(t[0], (t[0].shape[0], -1)), axis=1),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.mean(x) if x.size else _empty_mean(xp, x, None, False),
-    vjp=lambda xp, g, x, out, p: xp.broadcast_to(g / max(p["numel"], 1), p["shape"]) if p["numel"] else xp.broadcast_to(g * float("nan"), p["shape"]),
+    vjp=lambda xp, g, x, out, p: _mean_back(xp, g, p, p["numel"]),
     jvp=lambda xp, t, x, out, p: xp.mean(t[0]), linear=True,
     sample=_red_sample(nonempty=True), torch=lambda torch, x: x.mean(),
 )
@@ -95,7 +108,7 @@ MEAN_DIM = defop(
     complex=AS_WRITTEN,
     saved=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
     fwd=lambda xp, x, p: xp.mean(x, axis=p["dim"], keepdims=p["keepdim"]) if x.size else _empty_mean(xp, x, p["dim"], p["keepdim"]),
-    vjp=lambda xp, g, x, out, p: _expand_back(xp, g / max(_count(p["shape"], p["dim"]), 1), p, p["shape"]),
+    vjp=lambda xp, g, x, out, p: _mean_back(xp, g, p, _count(p["shape"], p["dim"])),
     jvp=lambda xp, t, x, out, p: xp.mean(t[0], axis=p["dim"], keepdims=p["keepdim"]), linear=True,
     sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, nonempty=True),
     torch=lambda torch, x, dim, keepdim: x.mean(dim, keepdim=keepdim),

@@ -111,13 +111,12 @@ OPEN: dict[str, Open] = {
     ),
     "strided-checks": Open(
         "fuzz",
-        "(narrowed) torch checks that depend on the strides of an empty gradient, which its "
-        "backward formulas make expanded (0) or fresh (contiguous): here an empty gradient "
-        "counts as expanded when it is a read-only broadcast (sum's), so view_as_real's "
-        "backward refuses where torch does not (mean: its division makes a fresh tensor) and "
-        "accepts where torch refuses (sum(0) then sum: two expands)",
-        ("x = torch.zeros(2, 0, dtype=torch.complex64, requires_grad=True)",
-         "torch.view_as_real(x).mean().backward()"),
+        "(narrowed) torch checks that depend on the strides of an empty gradient: a non-empty "
+        "mean's gradient is a 0-stride broadcast here (torch divides the expanded gradient: a "
+        "fresh contiguous tensor), so a sum's expansion of it into an empty tensor keeps 0 "
+        "strides and view_as_real's backward refuses where torch does not",
+        ("x = torch.zeros(3, 0, dtype=torch.complex64, requires_grad=True)",
+         "torch.view_as_real(x).sum(1).mean().backward()"),
         M(field=r"raised\(only (torch|ours)\)", torch="with stride 1|None", ours="with stride 1|None"),
     ),
     "error-messages": Open(

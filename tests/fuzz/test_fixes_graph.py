@@ -199,3 +199,27 @@ def test_promoting_functions_and_cat_promote_inside_the_node():
 
     theirs, mine = _both(prog)
     assert mine == theirs
+
+
+def test_empty_gradients_of_reductions_have_torchs_strides():
+    """view_as_real's backward checks the stride of an empty gradient: a mean's is fresh
+    (torch divides the expanded gradient), a sum's expanded (0 strides) also through a second
+    sum's unsqueeze and expand (NumPy's reshape gave it fresh strides) (fuzz class
+    strided-checks)."""
+    def prog(lib):
+        out = []
+        for shape, f in (((2, 0), lambda r: r.mean()), ((2, 0), lambda r: r.sum()),
+                         ((2, 0), lambda r: r.sum(0).sum()), ((2, 0), lambda r: r.sum(-1).sum()),
+                         ((2, 0), lambda r: r.mean(0).sum()), ((0, 3), lambda r: r.mean(1).sum()),
+                         ((0, 3), lambda r: r.mean((0, 1)).sum()), ((3, 0), lambda r: r.sum(2).mean()),
+                         ((3, 0), lambda r: r.sum(0, keepdim=True).sum())):
+            x = lib.zeros(*shape, dtype=lib.complex64, requires_grad=True)
+            try:
+                f(lib.view_as_real(x)).backward()
+                out.append(tuple(x.grad.shape))
+            except RuntimeError as e:
+                out.append(str(e))
+        return out
+
+    theirs, mine = _both(prog)
+    assert mine == theirs
