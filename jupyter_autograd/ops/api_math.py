@@ -90,6 +90,13 @@ def apply_promoted(op, args, p=None, floating: bool = False):
     """``op`` on ``args`` promoted as :func:`promote`, inside the op as torch's kernels
     promote: the node's edges go to the original tensors (no ToCopyBackward0), and the engine
     casts each gradient back to its input's dtype (see dispatch.promote_data)."""
+    d0 = args[0]._data.dtype if isinstance(args[0], Tensor) else None
+    if d0 is not None and (d0.kind in "fc" or not floating):
+        for a in args:  # the common case, tensors of one dtype: nothing to promote
+            if not isinstance(a, Tensor) or a._data.dtype != d0:
+                break
+        else:
+            return apply(op, args, p)
     with _casts_inside(True):
         ts = promote(*args, floating=floating)
     if all(t is a for t, a in zip(ts, args)):
