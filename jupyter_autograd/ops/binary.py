@@ -18,10 +18,14 @@ def _ja():
 
 
 def _b(name, node, fwd, da, db, saved=("other", "self"), domain=(-3, 3), avoid=(), smooth=True,
-       torch=None, inputs=("self", "other"), sample=None, complex=HOLOMORPHIC):
-    """A two-input row with partial derivatives ``da``/``db(xp, a, b, out, p)`` (or NO_GRAD)."""
+       torch=None, inputs=("self", "other"), sample=None, complex=HOLOMORPHIC, vjp=None):
+    """A two-input row with partial derivatives ``da``/``db(xp, a, b, out, p)`` (or NO_GRAD);
+    ``vjp``: the rules composed otherwise than ``g * da`` (as torch's formula, whose double
+    backward records its own graph)."""
     vjp_a = (lambda xp, g, a, b, out, p: g * da(xp, a, b, out, p)) if da is not NO_GRAD else NO_GRAD
     vjp_b = (lambda xp, g, a, b, out, p: g * db(xp, a, b, out, p)) if db is not NO_GRAD else NO_GRAD
+    if vjp is not None:
+        vjp_a, vjp_b = vjp
 
     def jvp(xp, t, x, out, p):
         r = 0
@@ -44,6 +48,8 @@ ATAN2 = _b("atan2", "Atan2Backward0", lambda xp, a, b, p: xp.arctan2(a, b),
            complex=kernel_refuses("atan2_cpu"))
 HYPOT = _b("hypot", "HypotBackward0", lambda xp, a, b, p: xp.hypot(a, b),
            lambda xp, a, b, out, p: a / out, lambda xp, a, b, out, p: b / out,
+           vjp=(lambda xp, g, a, b, out, p: g * a / out,  # torch: grad * self / result
+                lambda xp, g, a, b, out, p: g * b / out),
            saved=("other", "result", "self"), avoid=(0.0,), complex=kernel_refuses("hypot_cpu"))
 
 

@@ -78,7 +78,7 @@ DIV = defop(
     fwd=lambda xp, a, b, p: a / b,
     # d(a/b)/db = -a / b^2
     vjp=(lambda xp, g, a, b, out, p: g / b,
-         lambda xp, g, a, b, out, p: -g * a / (b * b)),
+         lambda xp, g, a, b, out, p: -g * (a / b / b)),  # torch: -grad * ((self / other) / other)
     jvp=lambda xp, t, x, out, p: t[0] / x[1] - t[1] * x[0] / (x[1] * x[1]),
     sample={"domain": (-3, 3), "avoid": {1: (0.0,)}},
     torch=lambda torch, a, b: torch.div(a, b),
@@ -357,7 +357,7 @@ RSQRT = _unary("rsqrt", "RsqrtBackward0", lambda xp, x, p: 1 / xp.sqrt(x),
                lambda xp, t, x, out, p: t[0] * (-0.5 * out * out * out), ("result",),
                domain=(0.1, 5))
 RECIPROCAL = _unary("reciprocal", "ReciprocalBackward0", lambda xp, x, p: 1 / x,
-                    lambda xp, g, x, out, p: -g * out * out,
+                    lambda xp, g, x, out, p: -g * (out * out),  # torch: -grad * (result * result)
                     lambda xp, t, x, out, p: -t[0] * out * out, ("result",),
                     domain=(-3, 3), avoid=(0.0,))
 
@@ -384,7 +384,8 @@ SIN = _unary("sin", "SinBackward0", lambda xp, x, p: xp.sin(x),
              lambda xp, g, x, out, p: g * xp.cos(x), lambda xp, t, x, out, p: t[0] * xp.cos(x[0]),
              ("self",))
 COS = _unary("cos", "CosBackward0", lambda xp, x, p: xp.cos(x),
-             lambda xp, g, x, out, p: -g * xp.sin(x), lambda xp, t, x, out, p: -t[0] * xp.sin(x[0]),
+             # grad * -sin(x), composed as torch's formula (its double backward records Neg)
+             lambda xp, g, x, out, p: g * -xp.sin(x), lambda xp, t, x, out, p: -t[0] * xp.sin(x[0]),
              ("self",))
 # d/dx tan x = 1 + tan^2 x
 TAN = _unary("tan", "TanBackward0", lambda xp, x, p: xp.tan(x),

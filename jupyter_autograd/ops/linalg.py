@@ -29,13 +29,18 @@ def _col_major(x) -> bool:
 def _mm_grad_mat1(xp, g, b, a=None):
     if a is not None and not xp.is_txp and _col_major(a):
         return _mT(xp, xp.matmul(b, _mT(xp, g)))
-    return xp.matmul(g, _mT(xp, b))
+    return xp.matmul(g, _t(xp, b))
 
 
 def _mm_grad_mat2(xp, g, a, b=None):
     if b is not None and not xp.is_txp and _col_major(b):
         return _mT(xp, xp.matmul(_mT(xp, g), a))
-    return xp.matmul(_mT(xp, a), g)
+    return xp.matmul(_t(xp, a), g)
+
+
+def _t(xp, a):
+    """torch's formulas transpose a matrix with ``t()`` (TBackward0 under create_graph)."""
+    return a.t() if xp.is_txp and a.ndim == 2 else a.swapaxes(-1, -2)
 
 
 def _mm_fwd(xp, a, b, p):

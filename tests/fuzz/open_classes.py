@@ -133,10 +133,12 @@ OPEN: dict[str, Open] = {
     ),
     "higher-order-graph-shape": Open(
         "lead",
-        "gradients computed with create_graph=True have another graph than torch's formulas "
-        "(cos: torch Mul(Neg(Sin)), ours Mul(Sin)): the rules are composed differently",
+        "(narrowed) gradients computed with create_graph=True have another graph than torch's "
+        "formulas for the rows in tests/test_higher_order_graph.py STILL_DIFFERENT: torch's "
+        "formulas call Scalar overloads (AddBackward1: tan's 1 + result^2) and backward ops with "
+        "their own nodes (TanhBackwardBackward0); cos/div/reciprocal/hypot/mm/addmm match",
         ("x = torch.tensor([1.0], requires_grad=True)",
-         "(g,) = torch.autograd.grad(x.cos(), [x], create_graph=True)"),
+         "(g,) = torch.autograd.grad(x.tanh(), [x], create_graph=True)"),
         (M(kind="autograd.grad|unpack|read_grad|backward", field=r"(hook-log\.)?grad_fn"),
          M(kind="autograd.grad", src="create_graph=True", field="requires_grad"),
          M(kind="backward", src="create_graph=True", field="grad"),
