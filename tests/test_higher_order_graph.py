@@ -32,7 +32,7 @@ STILL_DIFFERENT = frozenset({
     # other compositions: masked_fill for where (atan2, copysign, xlogy), ger for mv, the
     # reductions' formulas (var/std/logsumexp/vector_norm), bmm's transposes, and remainder/
     # fmod's other (torch: -grad * self.div(other, rounding_mode="trunc"/"floor"))
-    "atan2", "copysign", "xlogy", "mv", "bmm", "var.correction", "std.correction", "logsumexp",
+    "atan2", "copysign", "xlogy", "special_xlog1py", "mv", "bmm", "var.correction", "std.correction", "logsumexp",
     "linalg_vector_norm", "remainder.Tensor", "fmod.Tensor",
 })
 
