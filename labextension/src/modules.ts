@@ -24,7 +24,11 @@ const BOX_PAD = 10;
 /** Room for the title (12 px) above a module's nodes. */
 const BOX_TITLE = 17;
 
-/** The drawn rectangle of a module box: the layout's cluster, else around its members. */
+/**
+ * The drawn rectangle of a module box: the layout's cluster, else around its members, with
+ * room for the title added at the drawn top (mirroring flips the layout's rank axis, so room
+ * reserved in layout coordinates would land at the box's far end, under its first node).
+ */
 export function moduleRect(
   layout: ILayout,
   box: IModuleBox,
@@ -38,7 +42,7 @@ export function moduleRect(
   if (c) {
     x0 = c.x - c.width / 2;
     x1 = c.x + c.width / 2;
-    y0 = c.y - c.height / 2 - BOX_TITLE;
+    y0 = c.y - c.height / 2;
     y1 = c.y + c.height / 2;
   } else {
     for (const v of box.members) {
@@ -50,16 +54,16 @@ export function moduleRect(
     const pad = (BOX_PAD * (3 - Math.min(2, box.depth))) / 2;
     x0 -= pad;
     x1 += pad;
-    y0 -= pad + BOX_TITLE;
+    y0 -= pad;
     y1 += pad;
   }
   const a = drawnPoint(layout, { x: x0, y: y0 }, backward);
   const b = drawnPoint(layout, { x: x1, y: y1 }, backward);
   return {
     x: Math.min(a.x, b.x),
-    y: Math.min(a.y, b.y),
+    y: Math.min(a.y, b.y) - BOX_TITLE,
     width: Math.abs(b.x - a.x),
-    height: Math.abs(b.y - a.y)
+    height: Math.abs(b.y - a.y) + BOX_TITLE
   };
 }
 
