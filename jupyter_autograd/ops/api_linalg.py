@@ -13,6 +13,7 @@ from . import api as AP
 from . import linalg_lu as LL
 from . import linalg_rows as LR
 from .api_math import promote
+from .api_matmul import scalar_type
 from .dispatch import apply, apply1
 from .rtypes import return_type
 
@@ -339,6 +340,10 @@ def _eye_like(A):
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None) -> Tensor:
     """The pseudo-inverse, singular values (eigenvalues when ``hermitian``) at or below
     ``max(atol, rtol * largest)`` dropped (LinalgPinvBackward0)."""
+    if A._data.ndim < 2 or A._data.dtype.kind not in "fc":
+        raise RuntimeError(
+            f"linalg.pinv({scalar_type(A)}{{{list(A.shape)}}}): expected a tensor with 2 or more "
+            "dimensions of float, double, cfloat or cdouble types")
     _check_float(A, "linalg.pinv")
     arr = lambda t: t._data[..., None] if isinstance(t, Tensor) else t
     return apply1(LR.PINV, A, {"atol": arr(atol), "rtol": arr(rtol), "hermitian": hermitian})

@@ -70,6 +70,12 @@ def mv(input, vec, *, out=None) -> Tensor:
     if out is not None:
         return out_call("mv", mv, (input, vec), {}, out, dtype_rule=_mv_out_rule)
     _mm_args(input, vec, "mv", mv)
+    if input._data.ndim == 0:  # torch sizes the result by input.size(0) first
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if input._data.ndim != 2 or vec._data.ndim != 1:
+        # torch's message counts the result's rank first (mv is addmv into a fresh vector)
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}")
     return apply2(LA.MV, input, vec)
 
 
@@ -125,8 +131,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor:
         return out_call("addmm", addmm, (input, mat1, mat2), {"beta": beta, "alpha": alpha}, out, dtype_rule="expected")
     _mm_args(mat1, mat2, "addmm")
     _mm_args(input, mat2, "addmm_self")
-    if mat1._data.ndim == 2 and mat2._data.ndim == 2:
-        _expanded_shape(input, (mat1._data.shape[0], mat2._data.shape[1]))
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if m._data.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m._data.ndim}-D tensor")
+    _expanded_shape(input, (mat1._data.shape[0], mat2._data.shape[1]))
     p = None if alpha == 1 and beta == 1 else {"alpha": alpha, "beta": beta}
     return apply(LA.ADDMM, (input, mat1, mat2), p)
 

@@ -11,8 +11,10 @@ import numpy as np
 from ..tensor import Tensor, _wrap_dim
 from . import api as A
 from . import products as PR
+from .api_layout import _expanded_shape
 from .api_math import promote
 from .dispatch import apply
+from .out import warn_once
 
 __all__ = [
     "addbmm", "addmv", "addr", "baddbmm", "block_diag", "cartesian_prod", "chain_matmul",
@@ -27,13 +29,22 @@ def _add(op, name, input, a, b, beta, alpha, checks):
     return apply(op, (s, a, b), p)
 
 
+def _size(t, dim: int) -> int:
+    """``t.size(dim)`` with torch's errors: the batched products read their operands' sizes
+    before they check their ranks, so a wrong rank fails here first, as in torch."""
+    if t.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return t.shape[_wrap_dim(dim, t.ndim)]
+
+
 def _check_addmv(s, m, v):
-    if m.ndim != 2 or v.ndim != 1:
+    if m.ndim != 2 or v.ndim != 1 or s.ndim > 1:
         raise RuntimeError(
             f"vector + matrix @ vector expected, got {s.ndim}, {m.ndim}, {v.ndim}")
-    if m.shape[1] != v.shape[0]:
+    if m.shape[1] != v.shape[0] or not (s.ndim == 0 or s.numel() == 1 or s.shape[0] == m.shape[0]):
         raise RuntimeError(
-            f"size mismatch, got input ({m.shape[0]}), mat ({m.shape[0]}x{m.shape[1]}), vec ({v.shape[0]})")
+            f"size mismatch, got input ({s.shape[0] if s.ndim else 1}), mat ({m.shape[0]}x{m.shape[1]}), "
+            f"vec ({v.shape[0]})")
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None) -> Tensor:
@@ -48,22 +59,27 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None) -> Tensor:
             raise RuntimeError(
                 f"addr: Expected 1-D argument vec1, but got {a.ndim}-D" if a.ndim != 1 else
                 f"addr: Expected 1-D argument vec2, but got {b.ndim}-D")
+        _expanded_shape(s, (a.shape[0], b.shape[0]))
     return _add(PR.ADDR, "addr", input, vec1, vec2, beta, alpha, check)
+
+
+def _check_batched(s, a, b, sizes):
+    _expanded_shape(s, sizes)
+    if a.ndim != 3 or b.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None) -> Tensor:
     """``beta * input + alpha * batch1 @ batch2`` batched (BaddbmmBackward0)."""
     def check(s, a, b):
-        if a.ndim != 3 or b.ndim != 3:
-            raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
+        _check_batched(s, a, b, (_size(a, 0), _size(a, 1), _size(b, 2)))
     return _add(PR.BADDBMM, "baddbmm", input, batch1, batch2, beta, alpha, check)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None) -> Tensor:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]`` (AddbmmBackward0)."""
     def check(s, a, b):
-        if a.ndim != 3 or b.ndim != 3:
-            raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
+        _check_batched(s, a, b, (_size(a, 1), _size(b, 2)))
     return _add(PR.ADDBMM, "addbmm", input, batch1, batch2, beta, alpha, check)
 
 
@@ -82,8 +98,14 @@ def cross(input, other, dim=None, *, out=None) -> Tensor:
     """The cross product along ``dim`` (the first dim of size 3 when omitted)."""
     a, b = promote(input, other)
     if dim is None:
-        shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
-        dim = next((i for i, n in enumerate(shape) if n == 3), -1)
+        warn_once(
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
+            "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
+            "change to agree with that of linalg.cross in a future release.")
+        # torch looks for the first size-3 dim of the input alone, before broadcasting
+        dim = next((i for i, n in enumerate(a.shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
     return linalg_cross(a, b, dim=dim)
 
 
@@ -119,6 +141,8 @@ def tensordot(a, b, dims=2, out=None) -> Tensor:
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > a.ndim or dims > b.ndim:
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
     else:
         da, db = ([dims[0]] if isinstance(dims[0], int) else list(dims[0]),
@@ -155,7 +179,34 @@ def kron(input, other, *, out=None) -> Tensor:
 
 
 def chain_matmul(*matrices, out=None) -> Tensor:
+    """The product of two or more matrices (deprecated in torch for ``linalg.multi_dot``)."""
+    warn_once(
+        "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+        "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
+        "multiple parameters.")
+    for m in matrices:
+        if m.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
+    if len(matrices) == 1:
+        return A.clone(matrices[0])
     return multi_dot(list(matrices))
+
+
+def _check_multi_dot(ts) -> None:
+    n = len(ts)
+    for i, t in enumerate(ts):
+        if i == 0 and t.ndim not in (1, 2):
+            raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {t.ndim}D")
+        if i == n - 1 and t.ndim not in (1, 2):
+            raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {t.ndim}D")
+        if 0 < i < n - 1 and t.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
+    for i in range(n - 1):
+        a, b = ts[i], ts[i + 1]
+        if a.shape[-1] != b.shape[0]:
+            raise RuntimeError(
+                f"multi_dot(): tensors {i} and {i + 1} with shapes {list(a.shape)} and "
+                f"{list(b.shape)} cannot be multiplied")
 
 
 def multi_dot(tensors, *, out=None) -> Tensor:
@@ -163,6 +214,7 @@ def multi_dot(tensors, *, out=None) -> Tensor:
     ts = list(tensors)
     if len(ts) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
+    _check_multi_dot(ts)
     first_vec, last_vec = ts[0].ndim == 1, ts[-1].ndim == 1
     if first_vec:
         ts[0] = A.unsqueeze(ts[0], 0)
@@ -215,6 +267,9 @@ def meshgrid(*tensors, indexing=None):
 
 def cartesian_prod(*tensors) -> Tensor:
     """Every combination of one element per input, as rows."""
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")

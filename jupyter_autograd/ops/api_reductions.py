@@ -322,6 +322,8 @@ def log_softmax(input, dim=_REQUIRED, dtype=None) -> Tensor:
 
 
 def trace(input) -> Tensor:
+    if input._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
     n = builtins.min(input._data.shape)
     idx = np.arange(n)
     return sum(apply1(SH.INDEX, input, {"key": (idx, idx), "indices": None, "self_sym_sizes": input._data.shape}))

@@ -41,10 +41,17 @@ def _b(name, node, fwd, da, db, saved=("other", "self"), domain=(-3, 3), avoid=(
                  torch=torch or (lambda t, a, b, _n=name: getattr(t, _n)(a, b)))
 
 
-# atan2(a, b): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2)
+# atan2(a, b): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2); torch takes 1 / (a^2 + b^2)
+# as 0 at the origin, so both gradients there are (signed) zeros, not 0/0
+def _atan2_recip(xp, a, b):
+    d = a * a + b * b
+    zero = d == 0
+    return xp.where(zero, 0.0, 1 / xp.where(zero, 1.0, d))
+
+
 ATAN2 = _b("atan2", "Atan2Backward0", lambda xp, a, b, p: xp.arctan2(a, b),
-           lambda xp, a, b, out, p: b / (a * a + b * b),
-           lambda xp, a, b, out, p: -a / (a * a + b * b), avoid=(0.0,),
+           lambda xp, a, b, out, p: b * _atan2_recip(xp, a, b),
+           lambda xp, a, b, out, p: -a * _atan2_recip(xp, a, b), avoid=(0.0,),
            complex=kernel_refuses("atan2_cpu"))
 HYPOT = _b("hypot", "HypotBackward0", lambda xp, a, b, p: xp.hypot(a, b),
            lambda xp, a, b, out, p: a / out, lambda xp, a, b, out, p: b / out,
@@ -80,9 +87,10 @@ FMIN = _b("fmin", "FminBackward0", lambda xp, a, b, p: xp.fmin(a, b), _fmin_a,
           complex=Refuse(RuntimeError, "fmin not implemented for complex tensors.", first=True))
 
 
-# nextafter: torch passes the gradient to self and none to other
+# nextafter: torch passes the gradient to self where self != other (0 on ties: nextafter(a, a)
+# is a) and none to other
 NEXTAFTER = _b("nextafter", "NextafterBackward0", lambda xp, a, b, p: xp.nextafter(a, b),
-               lambda xp, a, b, out, p: 1.0, lambda xp, a, b, out, p: 0.0, saved=(), smooth=False,
+               lambda xp, a, b, out, p: a != b, lambda xp, a, b, out, p: 0.0, smooth=False,
                complex=kernel_refuses("nextafter_cpu"))
 # logaddexp(a, b) = log(e^a + e^b): d/da = 1 / (1 + e^(b - a))
 def _logaddexp(xp, a, b, p):
@@ -102,14 +110,24 @@ LOGADDEXP2 = _b("logaddexp2", "Logaddexp2Backward0", lambda xp, a, b, p: xp.loga
                 lambda xp, a, b, out, p: 1 / (1 + xp.exp2(a - b)), complex=kernel_refuses("logaddexp2_cpu"))
 
 
-# xlogy(a, b) = a log(b), 0 where a == 0 (unless b is NaN): d/da = xlogy(a != 0, b), d/db = a / b
+# xlogy(a, b) = a log(b), 0 where a == 0 (unless b is NaN). torch's d/da is xlogy(grad, b), set to
+# 0 where a == 0 and b <= 0: log(b) is taken at a == 0 too (the one-sided derivative), and a zero
+# incoming gradient gives 0 even where log(b) is infinite. d/db = a / b.
 def _xlogy(xp, a, b, p):
     return xp.where((a == 0) & ~xp.isnan(b), 0.0, a * xp.log(b)).astype(a.dtype)
 
 
-XLOGY = _b("xlogy", "XlogyBackward0", _xlogy,
-           lambda xp, a, b, out, p: xp.where((a == 0) & ~isnan(b), 0.0, xp.log(b)),
-           lambda xp, a, b, out, p: a / b, domain=(0.1, 3), complex=kernel_refuses("xlogy_cpu"))
+def _xlogy_da(xp, a, b, out, p):
+    return xp.where((a == 0) & (b <= 0), 0.0, xp.log(b))
+
+
+def _xlogy_vjp_a(xp, g, a, b, out, p):
+    return xp.where(((a == 0) & (b <= 0)) | ((g == 0) & ~isnan(b)), 0.0, g * xp.log(b))
+
+
+XLOGY = _b("xlogy", "XlogyBackward0", _xlogy, _xlogy_da,
+           lambda xp, a, b, out, p: a / b, domain=(0.1, 3), complex=kernel_refuses("xlogy_cpu"),
+           vjp=(_xlogy_vjp_a, lambda xp, g, a, b, out, p: g * a / b))
 
 
 def _xlog1py(xp, a, b, p):

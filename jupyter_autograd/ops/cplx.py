@@ -15,6 +15,7 @@ from .._errors import warn_zero_dim
 from ..tensor import Tensor, torch_strides
 from .dispatch import apply, apply1
 from .registry import AS_WRITTEN, defop
+from .xp import isnan
 
 _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
                np.dtype(np.float64): np.dtype(np.complex128),
@@ -115,7 +116,7 @@ def _angle_jvp(xp, t, x, out, p):
 
 ANGLE = defop(
     "angle", node="AngleBackward0", inputs=("self",), saved=("self",), complex=AS_WRITTEN,
-    fwd=lambda xp, x, p: xp.angle(x) if xp.iscomplexobj(x) else xp.where(x < 0, np.pi, 0.0 * x),
+    fwd=lambda xp, x, p: xp.angle(x) if xp.iscomplexobj(x) else xp.where(x < 0, np.pi, 0.0 * xp.where(isnan(x), x, 0)),
     vjp=_angle_vjp, jvp=_angle_jvp,
     smooth=False, sample={"domain": (-3, 3), "avoid": {0: (0.0,)}, "kind": "angle"},
     torch=lambda torch, x: x.angle(),

@@ -118,6 +118,18 @@ def _user_stacklevel() -> int:
     return level
 
 
+_WARNED: set = set()
+
+
+def warn_once(message: str) -> None:
+    """A UserWarning at the user's line, once per process: torch's TORCH_WARN_ONCE (its
+    deprecation notices) warns the first time only, whatever Python's warning filters say."""
+    if message in _WARNED:
+        return
+    _WARNED.add(message)
+    warnings.warn(message, UserWarning, stacklevel=_user_stacklevel())
+
+
 def write(out: Tensor, result: Tensor, inputs=(), stacklevel: int = 2, dtype_rule="cast",
           warn_resize: bool = True, resize_first: bool = False) -> Tensor:
     """Copy ``result`` into ``out`` as torch does: dtype check (before the resize, or after it
