@@ -35,7 +35,6 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import dis
 import threading
 import weakref
 
@@ -186,60 +185,28 @@ def increment_version(tensor) -> None:
 
 
 # ------------------------------------------------------------------ what an op saves
-_USES: dict = {}
-_LOADS = frozenset({"LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE", "LOAD_FAST_CHECK",
-                    "LOAD_FAST_AND_CLEAR", "LOAD_FAST_LOAD_FAST"})
-
-
-def _params_used(rule, n_in: int):
-    """Which of ``rule(xp, g, *inputs, out, p)``'s inputs (0..n_in-1) and ``out`` (n_in) the
-    rule reads; all of them when that cannot be told from its code."""
-    every = frozenset(range(n_in + 1))
-    code = getattr(rule, "__code__", None)
-    if code is None or code.co_flags & 0x04 or code.co_argcount != n_in + 4:  # *args, or odd
-        return every
-    names = code.co_varnames[2:2 + n_in + 1]
-    loaded = set()
-    for ins in dis.get_instructions(code):
-        if ins.opname in _LOADS:
-            v = ins.argval
-            if isinstance(v, tuple):
-                loaded.update(v)
-            else:
-                loaded.add(v)
-    return frozenset(i for i, nm in enumerate(names) if nm in loaded)
-
-
-def _uses(op):
-    """Per VJP rule, the inputs and result it reads (cached per row)."""
-    u = _USES.get(op.name)
-    if u is None:
-        from ..ops.registry import OPS, _Marker
-
-        base = OPS.get(op.name, op)  # a complex twin's rules wrap the row's own
-        n = len(op.inputs)
-        u = tuple(frozenset() if r.__class__ is _Marker else _params_used(r, n) for r in base.vjp)
-        _USES[op.name] = u
-    return u
-
-
 def _saved_slots(node):
     """The saved tensors torch would pack for ``node``, in its order: ``("in", i)`` in the
-    order of the row's ``_saved_*`` names, then ``("out", 0)``."""
+    order of the row's ``_saved_*`` names, then ``("out", 0)``. What is kept is the row's own
+    ``save_needs`` (the registry decides it once): an input or the result is saved when the
+    gradient of an input with an edge reads it."""
     op = node._op
-    uses = _uses(op)
-    need = set()
-    for j, fn in enumerate(node._fns):
-        if fn is not None and j < len(uses):
-            need |= uses[j]
-    n = len(op.inputs)
+    from ..ops.registry import OPS
+
+    base = OPS.get(op.name, op)  # a complex twin keeps the row's saved set
+    needs = base.save_needs
+    fns = node._fns
+
+    def kept(i):
+        return any(j < len(fns) and fns[j] is not None for j in needs.get(i, ()))
+
     slots = []
     for name in op.saved:
         kind, idx = op.saved_spec[name]
-        if kind == "input" and idx in need:
+        if kind == "input" and kept(idx):
             slots.append(("in", idx))
     # torch saves the inputs before running the kernel and the result after it
-    if n in need and "result" in op.saved_spec:
+    if "result" in op.saved_spec and kept(-1):
         slots.append(("out", 0))
     return slots
 

@@ -18,7 +18,8 @@ def _ja():
 
 
 def _b(name, node, fwd, da, db, saved=("other", "self"), domain=(-3, 3), avoid=(), smooth=True,
-       torch=None, inputs=("self", "other"), sample=None, complex=HOLOMORPHIC, vjp=None):
+       torch=None, inputs=("self", "other"), sample=None, complex=HOLOMORPHIC, vjp=None,
+       reads=None):
     """A two-input row with partial derivatives ``da``/``db(xp, a, b, out, p)`` (or NO_GRAD);
     ``vjp``: the rules composed otherwise than ``g * da`` (as torch's formula, whose double
     backward records its own graph)."""
@@ -36,6 +37,7 @@ def _b(name, node, fwd, da, db, saved=("other", "self"), domain=(-3, 3), avoid=(
         return r
 
     return defop(name, node=node, inputs=inputs, saved=saved, fwd=fwd, vjp=(vjp_a, vjp_b), jvp=jvp,
+                 reads=reads,
                  complex=complex, batch=ELEMENTWISE,
                  smooth=smooth, sample=sample or {"domain": domain, "avoid": {1: avoid}},
                  torch=torch or (lambda t, a, b, _n=name: getattr(t, _n)(a, b)))
@@ -67,6 +69,7 @@ def _copysign_da(xp, a, b, out, p):
 
 COPYSIGN = _b("copysign", "CopysignBackward0", lambda xp, a, b, p: xp.copysign(a, b),
               _copysign_da, lambda xp, a, b, out, p: 0.0, saved=("self", "result"),
+              reads=((0, -1), ()),
               avoid=(0.0,), smooth=False, complex=kernel_refuses("copysign_cpu"))
 
 
@@ -91,6 +94,7 @@ FMIN = _b("fmin", "FminBackward0", lambda xp, a, b, p: xp.fmin(a, b), _fmin_a,
 # is a) and none to other
 NEXTAFTER = _b("nextafter", "NextafterBackward0", lambda xp, a, b, p: xp.nextafter(a, b),
                lambda xp, a, b, out, p: a != b, lambda xp, a, b, out, p: 0.0, smooth=False,
+               reads=((0, 1), ()),
                complex=kernel_refuses("nextafter_cpu"))
 # logaddexp(a, b) = log(e^a + e^b): d/da = 1 / (1 + e^(b - a))
 def _logaddexp(xp, a, b, p):

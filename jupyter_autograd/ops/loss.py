@@ -90,6 +90,7 @@ BCE_LOGITS = defop(
     saved=("pos_weight", "reduction", "self", "target", "weight"),
     fwd=lambda xp, x, y, p: _reduce(xp, _bce_logits_elem(xp, x, y, p), p["reduction"]),
     vjp=(_bce_logits_vjp_x, _bce_logits_vjp_y),
+    reads=((0, 1), (0, 1)),  # torch's target formula takes the target too: both are saved
     jvp=lambda xp, t, x, out, p: (
         xp.sum(_bce_logits_vjp_x(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[0])
         + xp.sum(_bce_logits_vjp_y(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[1])
@@ -136,6 +137,7 @@ BCE = defop(
     complex=kernel_refuses("binary_cross_entropy"),
     saved=("reduction", "self", "target", "weight"),
     fwd=_bce_fwd, vjp=(_bce_vjp_x, _bce_vjp_y),
+    reads=((0, 1), (0, 1)),  # torch's target formula takes the target too: both are saved
     jvp=lambda xp, t, x, out, p: (
         xp.sum(_bce_vjp_x(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[0]) + xp.sum(_bce_vjp_y(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[1])
         if p["reduction"] else

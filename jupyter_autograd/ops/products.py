@@ -54,6 +54,9 @@ def _add_row(name, node, inputs, prod, d1, d2, cases):
              lambda xp, g, s, a, b, out, p: _scaled(d2(xp, g, a, b), p)),
         jvp=lambda xp, t, x, out, p: _combine(
             xp, t[0], prod(xp, t[1], x[2]) + prod(xp, x[1], t[2]), p),
+        # each product operand's gradient reads the other operand only (torch saves mat2 for
+        # mat1's gradient and mat1 for mat2's): the generic rules above pass both
+        reads=((), (2,), (1,)),
         sample={"cases": cases},
     )
 
@@ -80,7 +83,7 @@ BADDBMM = _add_row(
 ADDBMM = _add_row(
     "addbmm", "AddbmmBackward0", ("self", "batch1", "batch2"),
     lambda xp, a, b: xp.sum(xp.matmul(a, b), axis=0),
-    lambda xp, g, a, b: xp.matmul(xp.broadcast_to(g, (a.shape[0],) + tuple(g.shape)), _mT(b)),
+    lambda xp, g, a, b: xp.matmul(xp.broadcast_to(g, (b.shape[0],) + tuple(g.shape)), _mT(b)),
     lambda xp, g, a, b: xp.matmul(_mT(a), xp.broadcast_to(g, (a.shape[0],) + tuple(g.shape))),
     _case(((2, 4), (3, 2, 5), (3, 5, 4)), lambda m, s, a, b: m.addbmm(s, a, b)))
 # vdot(a, b) = sum(conj(a) b); real tensors: the dot product

@@ -295,10 +295,16 @@ def defop(
                  else [_rule_reads(r, n_in) for r in op.vjp])
         for j, i in layout:
             reads[j] = reads[j] - {i}
-        op.save_needs = {i: frozenset(j for j, rd in enumerate(reads) if i in rd)
-                         for i in op.save_inputs}
+        # torch guards a saved input by the one formula that reads it; one that several
+        # formulas read, and the result, are saved whenever the node exists
+        every = frozenset(range(n_in))
+        op.save_needs = {}
+        for i in op.save_inputs:
+            users = frozenset(j for j, rd in enumerate(reads) if i in rd)
+            op.save_needs[i] = every if len(users) > 1 else users
         if op.save_result:
-            op.save_needs[-1] = frozenset(j for j, rd in enumerate(reads) if -1 in rd)
+            users = frozenset(j for j, rd in enumerate(reads) if -1 in rd)
+            op.save_needs[-1] = every if users else users
     op.save_layout = {i: frozenset(j for j, k in layout if k == i) for _, i in layout}
     # what a node records when only input 0 has an edge (the engine's one-tensor fast path)
     op.save1 = tuple(i for i in op.save_inputs if 0 in op.save_needs[i])
