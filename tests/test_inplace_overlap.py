@@ -34,6 +34,11 @@ OVERLAP = [
     "x = torch.ones(3).expand(2, 3); x.index_put_((torch.tensor([0]),), torch.tensor(2.))",
     "x = torch.arange(4., requires_grad=True) * 1; x[1:].mul_(x[:3])",
     "x = torch.zeros(2, 0).expand(2, 2, 0).detach(); x.add_(torch.ones(1, requires_grad=True))",
+    # the same memory through a size-1 dim (fuzz seed 402214): torch's expand gives the new
+    # dim the stride unsqueeze gives, so the two are a full overlap, not a partial one
+    "x = torch.ones(2, 2, 2); x[None] = x.squeeze(-1)",
+    "x = torch.ones(2, 2, 2); x[0:1] = x[0]",
+    "x = torch.ones(2, 2, 2); x.unsqueeze(0).copy_(x)",
 ]
 
 PROGRAMS = {

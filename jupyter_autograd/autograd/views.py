@@ -285,7 +285,11 @@ def overlap_status(a, b) -> int:
     if sa is None or sb is None:
         return _NO
     if sa == sb:
-        return _FULL if a.strides == b.strides else _PARTIAL
+        # torch compares the stride lists; a size-1 dim's stride is arbitrary in NumPy (where
+        # torch's expand and unsqueeze derive it from the next dim), so it is not compared
+        same = a.ndim == b.ndim and all(
+            sa_ == sb_ or n == 1 for n, sa_, sb_ in zip(a.shape, a.strides, b.strides))
+        return _FULL if same else _PARTIAL
     return _PARTIAL if sa[0] < sb[1] and sb[0] < sa[1] else _NO
 
 
