@@ -178,3 +178,20 @@ def test_not_implemented_node_lists_only_inputs_that_require_grad(expr):
         return fn.name(), edges
 
     assert_as_torch(torch, program)
+
+
+@pytest.mark.parametrize("expr", [
+    "e // z", "e % z", "torch.zeros(2, 0, dtype=torch.int32).remainder(z)", "torch.fmod(e, 0)",
+    "e.floor_divide_(z)", "torch.div(e, z, rounding_mode='trunc')", "torch.ones(2, dtype=torch.int64) // z",
+])
+def test_integer_division_by_zero_refused_only_when_something_is_divided(expr):
+    """An empty result runs no kernel: torch refuses nothing (fuzz seed 403596)."""
+    torch = require_torch()
+    outs = []
+    for t in (torch, __import__("jupyter_autograd")):
+        e, z = t.zeros(0, dtype=t.int64), t.tensor(0)
+        try:
+            outs.append(("ok", tuple(eval(expr, {"torch": t, "e": e, "z": z}).shape)))
+        except RuntimeError as err:
+            outs.append(("error", str(err)))
+    assert outs[0] == outs[1]
