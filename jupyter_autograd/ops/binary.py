@@ -121,12 +121,20 @@ def _xlogy(xp, a, b, p):
     return xp.where((a == 0) & ~xp.isnan(b), 0.0, a * xp.log(b)).astype(a.dtype)
 
 
-def _xlogy_da(xp, a, b, out, p):
-    return xp.where((a == 0) & (b <= 0), 0.0, xp.log(b))
+def _xlog_partials(log, pole):
+    """d/da of ``a * log(b)`` (log or log1p) as torch: ``xlogy(g, b)`` (``xlog1py``) set to 0
+    where a == 0 and b is at or past the log's pole; the factor and the VJP."""
+    def da(xp, a, b, out, p):
+        return xp.where((a == 0) & (b <= pole), 0.0, log(xp, b))
+
+    def vjp(xp, g, a, b, out, p):
+        return xp.where(((a == 0) & (b <= pole)) | ((g == 0) & ~isnan(b)), 0.0, g * log(xp, b))
+
+    return da, vjp
 
 
-def _xlogy_vjp_a(xp, g, a, b, out, p):
-    return xp.where(((a == 0) & (b <= 0)) | ((g == 0) & ~isnan(b)), 0.0, g * xp.log(b))
+_xlogy_da, _xlogy_vjp_a = _xlog_partials(lambda xp, b: xp.log(b), 0)
+_xlog1py_da, _xlog1py_vjp_a = _xlog_partials(lambda xp, b: xp.log1p(b), -1)
 
 
 XLOGY = _b("xlogy", "XlogyBackward0", _xlogy, _xlogy_da,
@@ -139,8 +147,8 @@ def _xlog1py(xp, a, b, p):
 
 
 XLOG1PY = _b("special_xlog1py", "SpecialXlog1PyBackward0", _xlog1py,
-             lambda xp, a, b, out, p: xp.where((a == 0) & ~isnan(b), 0.0, xp.log1p(b)),
-             lambda xp, a, b, out, p: a / (b + 1), complex=kernel_refuses("xlog1py_cpu"),
+             _xlog1py_da, lambda xp, a, b, out, p: a / (b + 1), complex=kernel_refuses("xlog1py_cpu"),
+             vjp_a=_xlog1py_vjp_a,
              torch=lambda torch, a, b: torch.special.xlog1py(a, b),
              sample={"cases": lambda rng: [(lambda a, b: _ja().special.xlog1py(a, b),
                                             [rng.uniform(-3, 3, (3, 4)), rng.uniform(0.1, 3, (4,))],
