@@ -148,7 +148,7 @@ def _xlog1py(xp, a, b, p):
 
 XLOG1PY = _b("special_xlog1py", "SpecialXlog1PyBackward0", _xlog1py,
              _xlog1py_da, lambda xp, a, b, out, p: a / (b + 1), complex=kernel_refuses("xlog1py_cpu"),
-             vjp_a=_xlog1py_vjp_a,
+             vjp=(_xlog1py_vjp_a, lambda xp, g, a, b, out, p: g * a / (b + 1)),
              torch=lambda torch, a, b: torch.special.xlog1py(a, b),
              sample={"cases": lambda rng: [(lambda a, b: _ja().special.xlog1py(a, b),
                                             [rng.uniform(-3, 3, (3, 4)), rng.uniform(0.1, 3, (4,))],
