@@ -42,7 +42,9 @@ def _outs(r):
 
 
 def _host(t):
-    return None if t is None else t.detach().cpu().numpy()
+    # force: a second-order gradient can be torch's ZeroTensor (abs, norms: sgn's gradient),
+    # whose numpy() refuses without it; the stand-in device materializes those zeros
+    return None if t is None else t.detach().cpu().numpy(force=True)
 
 
 def _run(case, dev, seed):
