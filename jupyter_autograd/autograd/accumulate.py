@@ -241,14 +241,10 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
             h(var)
 
 
-def accumulate_complete(leaves, buffers, pending, create_graph: bool, shared, failed=None,
-                        parent=None) -> None:
+def accumulate_complete(leaves, buffers, pending, create_graph: bool, shared) -> None:
     """After a backward failed: accumulate the deferred leaves whose gradient was complete (no
-    node in ``pending``, the ones left to run, leads to them), as torch's engine has by then.
-    When a leaf's own hook failed, the leaves its ``parent`` made ready after it had not run."""
-    seen = set()
-    if failed.__class__ is AccumulateGrad and parent is not None and failed in parent._fns:
-        seen.update(parent._fns[parent._fns.index(failed) + 1:])
+    node in ``pending``, the ones left to run, leads to them), as torch's engine has by then."""
+    seen: set = set()
     stack = [f for f in pending if f is not None]
     while stack:
         f = stack.pop()

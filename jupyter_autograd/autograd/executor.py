@@ -34,7 +34,7 @@ from .engine import (
     run_node,
     xp_of,
 )
-from .node import ACCUMULATE_PRIORITY, AccumulateGrad, Node
+from .node import ACCUMULATE_PRIORITY, ERROR_PRIORITY, AccumulateGrad, Node
 
 _ndarray = np.ndarray
 
@@ -139,10 +139,12 @@ def _seed(roots, grads):
     return buffers, shared
 
 
-def _priority(fn) -> int:
-    """Heap key: the creation order; AccumulateGrad by its own creation (before every use)."""
+def _created(fn) -> int:
+    """Creation order (a node's inputs were all created before it)."""
     s = fn._seq
-    return s - ACCUMULATE_PRIORITY if s >= ACCUMULATE_PRIORITY else s
+    if s < ACCUMULATE_PRIORITY:
+        return s
+    return s - (ERROR_PRIORITY if s >= ERROR_PRIORITY else ACCUMULATE_PRIORITY)
 
 
 def _frees(fn) -> bool:
@@ -160,16 +162,18 @@ def _frees(fn) -> bool:
 def _execute_by_sequence(roots, grads, keep_graph, create_graph):
     """backward without a dependency pass: every consumer of a node was created after it (has
     a higher sequence number), so running the discovered nodes strictly from the highest
-    sequence number down completes each node's gradient before it runs. AccumulateGrad then
-    runs once per leaf, with the full gradient, after the nodes that feed it (without hooks of
-    its own, after every other node: nothing can tell). Used when nothing observes the visiting
-    order (no tracer, no anomaly mode, no captured inputs)."""
+    sequence number down completes each node's gradient before it runs, in torch's order.
+    AccumulateGrad then runs once per leaf, with the full gradient, after every other node
+    (nothing can tell). Used when nothing observes the visiting order (no tracer, no anomaly
+    mode, no captured inputs); where something can (a leaf with hooks, a leaf moved into the
+    graph, an Error node that fails), the rest runs as torch's engine (:func:`_continue_exact`)."""
     buffers, shared = _seed(roots, grads)
-    heap = [(-_priority(fn), fn) for fn in buffers]
+    heap = [(-fn._seq, fn) for fn in buffers]
     heapq.heapify(heap)
     pop, push = heapq.heappop, heapq.heappush
     leaves = []  # hook-free AccumulateGrad nodes, run once every other node has run
     fn = new = parent = None
+    switched = False
     try:
         while True:
             if fn is None:
@@ -180,11 +184,14 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
             if fn._plain and gs[0] is not None:
                 outs = run_node(fn, gs, create_graph, fn._op)
             else:
-                if fn.__class__ is AccumulateGrad and not fn._pre and not fn._hooks:
-                    if gs[0] is not None:
-                        _accumulate(fn, gs[0], create_graph, shared)
-                    fn = None
-                    continue
+                if fn._error or fn.__class__ is AccumulateGrad:
+                    # an Error node, or a leaf whose AccumulateGrad something can observe (a
+                    # hook; an error), jumps the queue as soon as it is found: torch runs it
+                    # as soon as it is ready. From here on, run exactly as torch does.
+                    switched = True
+                    _continue_exact(fn, gs, parent, roots, buffers, leaves, keep_graph,
+                                    create_graph, shared)
+                    return
                 outs = _run_general(fn, gs, create_graph, (), None, None, None, True, False, shared)
                 if outs is None:  # AccumulateGrad
                     fn = None
@@ -203,31 +210,30 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
                         buf = buffers[nxt] = [None] * nxt._n_out
                         buf[nr] = g
                     if (nxt.__class__ is AccumulateGrad and not nxt._pre and not nxt._hooks
-                            and not nxt.variable._hooks and not nxt.variable._post_acc_hooks):
-                        if nxt.variable._grad_fn is not None:
-                            _leaf_gone(nxt.variable)  # torch raises when it reaches it, not last
+                            and not nxt.variable._hooks and not nxt.variable._post_acc_hooks
+                            and nxt.variable._grad_fn is None):
                         leaves.append(nxt)  # no hook can tell when: after every other node
                     elif new is None:
                         new = nxt
                     else:
-                        k = nxt._seq  # _priority, inline
-                        push(heap, (ACCUMULATE_PRIORITY - k if k >= ACCUMULATE_PRIORITY else -k, nxt))
+                        push(heap, (-nxt._seq, nxt))
                 elif g is not None:
                     old = buf[nr]
                     buf[nr] = g if old is None else _sum(old, g)
             if new is not None and heap:
-                k = new._seq
-                k = ACCUMULATE_PRIORITY - k if k >= ACCUMULATE_PRIORITY else -k
+                k = -new._seq
                 if heap[0][0] < k:
                     push(heap, (k, new))  # a queued node comes first
                     new = None
             parent = fn
             fn = new
     except BaseException:
+        if switched:
+            raise
         # torch has run each leaf's AccumulateGrad as soon as its gradient was complete: the
         # leaves that no node left to run (the failing one included) leads to get theirs
         accumulate_complete(leaves, buffers, [f for _, f in heap] + [fn, new], create_graph,
-                            shared, fn, parent)
+                            shared)
         raise
     if leaves:
         with _ACC_LOCK:  # once for all the leaves (re-entrant for _accumulate)
@@ -242,6 +248,38 @@ def _execute_by_sequence(roots, grads, keep_graph, create_graph):
                     _steal(var, g, shared)
                 else:
                     _accumulate(acc, g, create_graph, shared)
+
+
+def _continue_exact(err, gs, parent, roots, buffers, leaves, keep_graph, create_graph, shared):
+    """Carry on a backward by sequence number as torch's engine would, from the round of
+    ``parent`` (the node that found the Error node ``err``; None: the roots): the dependency
+    counts of what is left to run, the leaves torch has accumulated by then, and its queue."""
+    buffers[err] = gs
+    deps: dict = {}
+    stack = list(buffers)
+    seen = set(stack)
+    while stack:
+        for n in stack.pop()._fns:
+            if n is not None:
+                deps[n] = deps.get(n, 0) + 1
+                if n not in seen:
+                    seen.add(n)
+                    stack.append(n)
+    edges = parent._fns if parent is not None else [fn for fn, _ in roots]
+    # what the round made ready, pushed where each was last reached
+    made = [n for n in reversed(dict.fromkeys(n for n in reversed(edges) if n is not None))
+            if n not in deps]
+    made_set = set(made)
+    for acc in leaves:  # ready before this round: torch ran them at once
+        if acc not in deps and acc not in made_set and acc in buffers:
+            g = buffers.pop(acc)[0]
+            if g is not None:
+                _accumulate(acc, g, create_graph, shared)
+    heap = [_entry(f) for f in buffers if f not in deps and f not in made_set]
+    heapq.heapify(heap)
+    for f in made:
+        heapq.heappush(heap, _entry(f))
+    _run_exact(heap, buffers, deps, keep_graph, create_graph, None, None, None, True, shared, None)
 
 
 def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
@@ -273,7 +311,7 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
             capture.setdefault((fn, nr), []).append(k)
             targets.add(fn)
         needed = set()
-        for fn in sorted(seen, key=lambda n: n._seq):
+        for fn in sorted(seen, key=_created):
             if isinstance(fn, AccumulateGrad) or (accumulate and fn in targets):
                 # backward(inputs=...) runs a target node itself (its retain_grad hook fills
                 # .grad, AccumulateGrad .grad); autograd.grad only captures what flows into it
@@ -288,24 +326,57 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
             capture[None] = roots[0][0]
         results = [None] * len(inputs)
 
-    # 3. seed the roots
+    # 3. seed the roots (torch's GraphRoot pushes them in order, each once, when it is ready)
     buffers, shared = _seed(roots, grads)
-    heap = [(-fn._seq, fn) for fn in buffers if fn not in deps]
-    heapq.heapify(heap)
+    heap = []
+    for fn in dict.fromkeys(fn for fn, _ in reversed(roots)).__reversed__():
+        if fn not in deps:
+            heapq.heappush(heap, _entry(fn))
+    execs = None
+    if capture is not None:
+        # torch queues only the nodes it executes (needed, or captured): the others are never
+        # pushed, which matters for the queue's order
+        execs = needed.union(k[0] for k in capture if k is not None)
+    else:
+        results = None
+    results = _run_exact(heap, buffers, deps, keep_graph, create_graph, capture, needed, results,
+                         accumulate, shared, execs)
+    return results if capture is not None else None
 
+
+# Heap entries: (-sequence number, node) for ordinary nodes, whose numbers are unique; torch's
+# AccumulateGrad and Error nodes all have the largest one, and its ready queue (a binary heap,
+# std::priority_queue) then orders them by where they sit in the heap. heapq's push and pop move
+# items exactly as libstdc++'s push_heap and pop_heap do, so the same pushes give the same order
+# provided two such entries compare as neither smaller: their middle item is a fresh NaN (two
+# distinct NaN objects are neither equal nor ordered, and the node is never compared).
+_TOP = -(1 << 64)
+_nan = float("nan")
+
+
+def _entry(fn):
+    k = fn._seq
+    if k < ACCUMULATE_PRIORITY:
+        return (-k, fn)
+    return (_TOP, -_nan, fn)  # -_nan: a new NaN object each time
+
+
+def _run_exact(heap, buffers, deps, keep_graph, create_graph, capture, needed, results,
+               accumulate, shared, execs):
+    """torch's engine loop: pop the ready node with the highest sequence number, run it, push
+    the nodes it makes ready in the order of its edges (only those it executes: ``execs``, None
+    for all). A round that makes one node ready, which would come out on top anyway, runs it
+    without pushing it (a push and pop of a new top leaves a heap as it was)."""
     anomaly = FLAGS.anomaly
     tracers = FLAGS.backward_tracers
     plain = not (anomaly or tracers or capture is not None)
-    if capture is None:
-        results = None
     pop, push = heapq.heappop, heapq.heappush
-    # 4. run; a node that becomes ready while nothing else waits runs next without the heap
     fn = None
     while True:
         if fn is None:
             if not heap:
                 break
-            fn = pop(heap)[1]
+            fn = pop(heap)[-1]
         gs = buffers.pop(fn)
         op = fn._op
         if plain and op is not None and not fn._pre and not fn._hooks and gs[0] is not None and op.n_out == 1:
@@ -320,8 +391,13 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
         if not keep_graph and fn._saved and (fn._vers or _frees(fn)):
             fn._saved = None
         single = None
+        several = False
         for nxt, nr, g in zip(fn._fns, fn._nrs, outs):
             if nxt is None:
+                continue
+            d = deps[nxt] - 1
+            deps[nxt] = d
+            if execs is not None and nxt not in execs:
                 continue
             buf = buffers.get(nxt)
             if buf is None:
@@ -329,20 +405,26 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
             if g is not None:
                 old = buf[nr]
                 buf[nr] = g if old is None else _sum(old, g)
-            d = deps[nxt] - 1
-            deps[nxt] = d
             if d == 0:
                 if single is None:
                     single = nxt
                 else:
-                    push(heap, (-nxt._seq, nxt))
-        if single is not None and heap and heap[0][0] < -single._seq:
-            push(heap, (-single._seq, single))  # a waiting node has a higher sequence number
-            single = None
-        fn = single
-    if capture is not None:
-        return results
-    return None
+                    if not several:
+                        several = True
+                        push(heap, _entry(single))
+                    push(heap, _entry(nxt))
+        if several:
+            fn = None
+        elif single is not None and heap:
+            e = _entry(single)
+            if e < heap[0]:
+                fn = single
+            else:  # a waiting node comes first (or ties with it: the heap decides)
+                push(heap, e)
+                fn = None
+        else:
+            fn = single
+    return results
 
 
 def _run_general(fn, gs, create_graph, tracers, capture, needed, results, accumulate, anomaly, shared):

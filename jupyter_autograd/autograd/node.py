@@ -13,6 +13,11 @@ from .._errors import ERR_BACKWARD_TWICE
 SEQ = itertools.count()
 # AccumulateGrad runs as soon as it is ready (torch gives it the largest sequence number).
 ACCUMULATE_PRIORITY = 1 << 62
+# torch's Error nodes (NotImplemented) share that largest sequence number: "if it is to be
+# executed, it should be executed asap and stop the execution" (functions/basic_ops.h). Ours
+# are numbered from here, above every AccumulateGrad.
+ERROR_PRIORITY = 1 << 63
+UINT64_MAX = (1 << 64) - 1
 
 
 class RemovableHandle:
@@ -96,6 +101,7 @@ class Node:
     # a registry node with one output and no hook of any kind: the engine's fast path (the
     # registry's node classes set it from their op; registering a hook clears it)
     _plain = False
+    _error = False  # torch's Error node (NotImplemented): run as soon as it is ready
     _prehooks = None
     _tensor_prehooks = None
     _retain = None
@@ -123,9 +129,9 @@ class Node:
     def requires_grad(self) -> bool:
         return True
 
-    @property
     def _sequence_nr(self) -> int:
-        return self._seq
+        s = self._seq
+        return s if s < ACCUMULATE_PRIORITY else UINT64_MAX  # AccumulateGrad and Error nodes
 
     def _set_sequence_nr(self, n: int) -> None:
         self._seq = n
@@ -231,7 +237,20 @@ def _read_saved(node: Node, key: str):
 
 class _NotImplementedNode(Node):
     """torch's ``NotImplemented`` node (autograd's not-implemented fallback: ``x // 2``): its
-    edges are the inputs that require grad only, not one per differentiable input."""
+    edges are the inputs that require grad only, not one per differentiable input. Like torch's
+    Error nodes it has the largest sequence number: the engine runs it (and fails) as soon as it
+    is ready, before nodes recorded after it."""
+
+    _error = True
+    _plain = False  # the engine's cold path, where it notices an Error node
+
+    @property
+    def _seq(self) -> int:
+        return self._eseq
+
+    @_seq.setter
+    def _seq(self, n: int) -> None:  # recording numbers every node; this one goes to the top
+        self._eseq = n if n >= ERROR_PRIORITY else ERROR_PRIORITY + n
 
     @property
     def next_functions(self) -> tuple:
@@ -252,7 +271,8 @@ def is_saved_array(v) -> bool:
 def make_node_class(name: str, op, saved_names: tuple) -> type:
     """A Node subclass with torch's name; its module is ``builtins`` as in torch."""
     base = _NotImplementedNode if name == "NotImplemented" else Node
-    cls = type(name, (base,), {"_op": op, "_saved_names": saved_names, "_plain": op.simple})
+    cls = type(name, (base,), {"_op": op, "_saved_names": saved_names,
+                               "_plain": op.simple and base is Node})
     cls.__module__ = "builtins"
     cls.__qualname__ = name
     return cls

@@ -86,17 +86,6 @@ OPEN: dict[str, Open] = {
          "t.retain_grad()", "t.sum().backward()", "u = AddOneInplace.apply(t)"),
         M(kind="custom:AddOneInplace", field=r"grad|grad_fn"),
     ),
-    "backward-error-partial-accumulation": Open(
-        "views",
-        "(narrowed) a backward that fails at a node without a derivative (floor_divide's): "
-        "torch has not accumulated a sibling leaf ready at the same time, ours has",
-        ("x1 = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)",
-         "x2 = torch.tensor([4], dtype=torch.int32)", "t3 = x1 // x2",
-         "x7 = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)", "t8 = t3 + x7",
-         "t8.sum().backward()", "g = x7.grad"),
-        M(kind="backward|autograd.grad|read_grad", field=r"grad\.value|grad|value",
-          prog=r"//|floor_divide"),
-    ),
     "dtype-support": Open(
         "fuzz",
         "(narrowed) kernels torch has no integral/bool loop for, which run here: "
