@@ -77,15 +77,6 @@ OPEN: dict[str, Open] = {
          "t12 = t11[0]", "t12[...] = -1.5"),
         M(field="_version", prog=r"autograd\.grad"),
     ),
-    "custom-mark-dirty": Open(
-        "views",
-        "custom Function with ctx.mark_dirty (narrowed): a non-leaf that retains grad and is "
-        "modified by it loses its .grad in torch (ours keeps it); on a size-0 view of a non-leaf "
-        "torch rebases the base with CopySlices, ours does not",
-        ("x = torch.tensor([[1.0, 1.0]], requires_grad=True)", "t = torch.sigmoid(x)",
-         "t.retain_grad()", "t.sum().backward()", "u = AddOneInplace.apply(t)"),
-        M(kind="custom:AddOneInplace", field=r"grad|grad_fn"),
-    ),
     "dtype-support": Open(
         "fuzz",
         "(narrowed) kernels torch has no integral/bool loop for, which run here: "
