@@ -65,18 +65,6 @@ OPEN: dict[str, Open] = {
         ("x = torch.tensor([1 + 1j])", "c = x.conj()", "x.add_(1.0)"),
         M(field="value", prog=r"conj\("),
     ),
-    "grad-views-share-version": Open(
-        "views",
-        "gradients torch returns as views of another gradient (autograd.grad of torch.complex's "
-        "inputs and output: the real input's gradient is the real part of the output's) are "
-        "separate tensors here: an in-place change of one does not move the other's version",
-        ("x1 = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)",
-         "x2 = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)",
-         "t3 = torch.complex(x1, x2)", "t6 = +t3",
-         "t11 = torch.autograd.grad(t6, [x1, t3], grad_outputs=torch.tensor([1j]))",
-         "t12 = t11[0]", "t12[...] = -1.5"),
-        M(field="_version", prog=r"autograd\.grad"),
-    ),
     "dtype-support": Open(
         "fuzz",
         "(narrowed) kernels torch has no integral/bool loop for, which run here: "
