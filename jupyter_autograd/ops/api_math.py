@@ -156,12 +156,12 @@ def _binary_fn(op, name, floating=True, doc="", tensors_only=True):
 
 atan2 = _binary_fn(BI.ATAN2, "atan2")
 arctan2 = _binary_fn(BI.ATAN2, "arctan2")
-hypot = _binary_fn(BI.HYPOT, "hypot")
+hypot = _binary_fn(BI.HYPOT, "hypot", floating=False)  # no integral loop: the row refuses
 copysign = _binary_fn(BI.COPYSIGN, "copysign", tensors_only=False)
 fmax = _binary_fn(BI.FMAX, "fmax", floating=False)
 fmin = _binary_fn(BI.FMIN, "fmin", floating=False)
-logaddexp = _binary_fn(BI.LOGADDEXP, "logaddexp")
-logaddexp2 = _binary_fn(BI.LOGADDEXP2, "logaddexp2")
+logaddexp = _binary_fn(BI.LOGADDEXP, "logaddexp", floating=False)
+logaddexp2 = _binary_fn(BI.LOGADDEXP2, "logaddexp2", floating=False)
 xlogy = _binary_fn(BI.XLOGY, "xlogy", tensors_only=False)
 xlog1py = _binary_fn(BI.XLOG1PY, "xlog1py", tensors_only=False)
 nextafter = _binary_fn(BI.NEXTAFTER, "nextafter", floating=False)

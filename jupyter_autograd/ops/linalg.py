@@ -143,7 +143,7 @@ def _addmm_fwd(xp, bias, a, b, p):
 ADDMM = defop(
     "addmm", node="AddmmBackward0", inputs=("self", "mat1", "mat2"),
     batch=ELEMENTWISE,
-    complex=HOLOMORPHIC,
+    complex=HOLOMORPHIC, bools=kernel_refuses("addmm_impl_cpu_"),
     saved=("alpha=1", "beta=1", "mat1", "mat1_sym_sizes", "mat2", "mat2_sym_sizes"),
     fwd=_addmm_fwd,
     vjp=(lambda xp, g, bias, a, b, out, p: g if p is None else g * p["beta"],

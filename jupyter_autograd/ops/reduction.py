@@ -227,7 +227,8 @@ MIN = defop(
 )
 AMAX = defop(
     "amax", node="AmaxBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
-    complex=kernel_refuses("max_values_cpu"),
+    # torch's kernel returns an empty result before its dtype dispatch: only autograd refuses
+    complex=kernel_refuses("max_values_cpu", empty=no_complex_autograd("amax")),
     fwd=lambda xp, x, p: xp.amax(x, axis=p["dim"], keepdims=p["keepdim"]),
     vjp=_even_vjp,
     jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),
@@ -236,7 +237,8 @@ AMAX = defop(
 )
 AMIN = defop(
     "amin", node="AminBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
-    complex=kernel_refuses("min_values_cpu"),
+    # torch's kernel returns an empty result before its dtype dispatch: only autograd refuses
+    complex=kernel_refuses("min_values_cpu", empty=no_complex_autograd("amin")),
     fwd=lambda xp, x, p: xp.amin(x, axis=p["dim"], keepdims=p["keepdim"]),
     vjp=_even_vjp,
     jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),

@@ -272,6 +272,8 @@ def _clamp_cases(rng):
 CLAMP_T = defop(
     "clamp.Tensor", node="ClampBackward0", inputs=("self", "min", "max"), saved=("max", "min", "self"),
     complex=_CLAMP_REFUSED,
+    # torch's clamp kernel (both bounds) has no bool loop; one bound is maximum/minimum's
+    bools=kernel_refuses("clamp_cpu", when=lambda args, p: args[1] is not None and args[2] is not None),
     fwd=_clamp_t_fwd, vjp=(_clamp_t_self, _clamp_t_min, _clamp_t_max), jvp=_clamp_t_jvp,
     smooth=False, sample={"kind": "clamp_tensor", "cases": _clamp_cases},
     torch=lambda torch, x, lo, hi: torch.clamp(x, lo, hi),

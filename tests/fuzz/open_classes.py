@@ -65,18 +65,6 @@ OPEN: dict[str, Open] = {
         ("x = torch.tensor([1 + 1j])", "c = x.conj()", "x.add_(1.0)"),
         M(field="value", prog=r"conj\("),
     ),
-    "dtype-support": Open(
-        "fuzz",
-        "(narrowed) kernels torch has no integral/bool loop for, which run here: "
-        "binary_cross_entropy_with_logits of integers (log_sigmoid_cpu), native_layer_norm of "
-        "integers/bool (LayerNormKernelImpl), addmm and logaddexp2 of bool, native_dropout of "
-        "bool (result type Float can't be cast to Bool); amin of complex refuses (torch: only "
-        "its autograd does)",
-        ("x = torch.ones(3, dtype=torch.bool)", "y = torch.logaddexp2(x, x)"),
-        M(field=r"raised\(only (torch|ours)\)",
-          torch="not implemented for|None|can't be cast to the desired output type",
-          ours="None|not implemented for"),
-    ),
     "strided-checks": Open(
         "fuzz",
         "(narrowed) torch checks that depend on the strides of an empty gradient: a non-empty "
