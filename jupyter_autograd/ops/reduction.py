@@ -29,12 +29,13 @@ def _expand_back(xp, g, p, shape):
 
 
 def _mean_back(xp, g, p, n):
-    """torch's mean backward: the gradient expanded, then divided (a fresh tensor; only an
-    empty one's strides can tell, so only that one is made fresh here)."""
-    r = _expand_back(xp, g / max(n, 1), p, p["shape"]) if "dim" in p else xp.broadcast_to(g / max(n, 1), p["shape"])
+    """torch's mean backward, ``grad.expand(sizes) / numel``: a fresh array (a 0-stride
+    broadcast would carry its strides into a later expansion of it into an empty tensor, whose
+    stride checks see them: view_as_real's backward)."""
+    r = _expand_back(xp, g, p, p["shape"]) if "dim" in p else xp.broadcast_to(g, p["shape"])
     if not n:
         return r * float("nan")  # (0 / 0; a new array)
-    return r.copy() if r.size == 0 else r
+    return r / n
 
 
 def _kept_shape(shape, dims):
