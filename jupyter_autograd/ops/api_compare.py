@@ -52,6 +52,15 @@ def _is_complex(v) -> bool:
 _SCALARS_T = (int, float, bool)
 
 
+def _result_type(a, b) -> np.dtype:
+    """torch's promotion of two comparison operands (a Python complex with an integral tensor
+    is the default complex dtype, not NumPy's complex128)."""
+    from .._dtype import result_type
+
+    arrays = [(np.ndim(v), v.dtype) for v in (a, b) if hasattr(v, "dtype")]
+    return result_type(arrays, [v for v in (a, b) if not hasattr(v, "dtype")])
+
+
 def _cmp(f, name, tensors_only=False):
     @tensor_args(*(("input", "other") if tensors_only else ()))
     def fn(input, other, *, out=None) -> Tensor:
@@ -67,7 +76,7 @@ def _cmp(f, name, tensors_only=False):
                 _broadcast_error(np.shape(a), np.shape(b))
             from .registry import kernel_refuses
 
-            raise kernel_refuses(f"{name}_cpu").error(None, np.empty(0, np.result_type(a, b)))
+            raise kernel_refuses(f"{name}_cpu").error(None, np.empty(0, _result_type(a, b)))
         try:
             r = f(a, b)
         except ValueError:

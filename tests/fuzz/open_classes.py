@@ -77,14 +77,11 @@ OPEN: dict[str, Open] = {
     ),
     "error-messages": Open(
         "fuzz",
-        "(narrowed) error messages still worded otherwise or checked in another order than "
-        "torch's: index_put checks the dtypes before the shapes, and names NumPy's shapes; "
-        "comparisons of complex64 with a Python complex name ComplexDouble; bitwise/floor-div "
-        "refuse the dtype before they broadcast; binary_cross_entropy_with_logits of bool; a "
-        "backward into a leaf moved into the graph interior; amax of complex refuses in the "
-        "kernel (torch: no complex autograd); matmul's folded dtype message; lerp's argument "
-        "parsing; the method form's argument positions",
-        ("x = torch.ones(3)", "x[torch.tensor([0])] = torch.ones(2, dtype=torch.float64)"),
+        "(narrowed) error messages still worded otherwise than torch's: lerp's argument "
+        "parsing (torch's 'invalid combination of arguments' for a number end or a missing "
+        "weight); the method form's argument positions (x.atan2(1.0): torch counts after self); "
+        "a backward into a leaf moved into the graph interior",
+        ("x = torch.ones(3)", "y = torch.lerp(x, 2.0, 0.25)"),
         M(field=r"raised\((message|type)\)"),
     ),
     "higher-order-graph-shape": Open(
