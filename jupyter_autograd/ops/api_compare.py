@@ -66,6 +66,11 @@ def _cmp(f, name, tensors_only=False):
     def fn(input, other, *, out=None) -> Tensor:
         if tensors_only:
             check_tensor_args(name, ("input", "other"), (input, other))
+        elif not isinstance(input, Tensor):  # torch's overloads take a Tensor first
+            from ._api_base import invalid_combination
+
+            raise invalid_combination(name, (input, other), {}, (
+                (("Tensor", "input"), ("Tensor", "other")), (("Tensor", "input"), ("Number", "other"))))
         if out is not None:
             return out_call(name, fn, (input, other), {}, out, differentiable=False, dtype_rule="any")
         a, b = _operands(input, other)

@@ -142,6 +142,17 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor:
         if m._data.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m._data.ndim}-D tensor")
     _expanded_shape(input, (mat1._data.shape[0], mat2._data.shape[1]))
+    k, dt = mat1._data.shape[1], input._data.dtype
+    if (not k and dt.kind in "biu" and beta is not False and beta != 0
+            and mat1._data.shape[0] and mat2._data.shape[1]):
+        # nothing to multiply: torch scales self in place by beta, a number of its own type
+        rt = (_dtype.get_default_dtype().np if isinstance(beta, float)
+              else np.dtype(np.int64) if dt.kind == "b" and type(beta) is int else None)
+        if rt is not None:
+            from .registry import _CPP_NAMES
+
+            raise RuntimeError(f"result type {_CPP_NAMES[rt.name]} can't be cast to the desired "
+                               f"output type {_CPP_NAMES[dt.name]}")
     p = None if alpha == 1 and beta == 1 else {"alpha": alpha, "beta": beta}
     return apply(LA.ADDMM, (input, mat1, mat2), p)
 

@@ -278,11 +278,12 @@ NATIVE_LAYER_NORM = defop(
 def _embedding_vjp(xp, g, w, idx, out, p):
     idx = idx._data if hasattr(idx, "_data") else idx  # indices stay raw under create_graph
     pad = p["padding_idx"]
+    gdt = getattr(g, "_data", g).dtype  # (a Tensor's under create_graph: its array's dtype)
     if pad is not None and pad >= 0:
-        g = g * np.expand_dims(idx != pad, -1).astype(g.dtype)
+        g = g * np.expand_dims(idx != pad, -1).astype(gdt)
     if p["scale_grad_by_freq"]:  # each row's gradient divided by how often it was looked up
         counts = np.bincount(idx.reshape(-1), minlength=p["weight_shape"][0])
-        g = g * np.expand_dims(1.0 / counts[idx], -1).astype(g.dtype)
+        g = g * np.expand_dims(1.0 / counts[idx], -1).astype(gdt)
     flat = (idx.reshape(-1),)
     return xp.scatter_add_zeros(xp.reshape(g, (-1, g.shape[-1])), flat, p["weight_shape"])
 

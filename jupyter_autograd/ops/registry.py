@@ -362,7 +362,10 @@ def _dtype_checked(fwd, integral, bools):
                 raise refuse.error(args[-1], like)
         return fwd(xp, *args)
 
+    # the row's forward as far as anything reading it can tell (its module: the fuzzer's strata)
     checked.__name__ = getattr(fwd, "__name__", "fwd")
+    checked.__module__ = getattr(fwd, "__module__", __name__)
+    checked.__wrapped__ = fwd
     return checked
 
 

@@ -65,23 +65,14 @@ OPEN: dict[str, Open] = {
         ("x = torch.tensor([1 + 1j])", "c = x.conj()", "x.add_(1.0)"),
         M(field="value", prog=r"conj\("),
     ),
-    "strided-checks": Open(
-        "fuzz",
-        "(narrowed) torch checks that depend on the strides of an empty gradient: a non-empty "
-        "mean's gradient is a 0-stride broadcast here (torch divides the expanded gradient: a "
-        "fresh contiguous tensor), so a sum's expansion of it into an empty tensor keeps 0 "
-        "strides and view_as_real's backward refuses where torch does not",
-        ("x = torch.zeros(3, 0, dtype=torch.complex64, requires_grad=True)",
-         "torch.view_as_real(x).sum(1).mean().backward()"),
-        M(field=r"raised\(only (torch|ours)\)", torch="with stride 1|None", ours="with stride 1|None"),
-    ),
     "error-messages": Open(
         "fuzz",
-        "(narrowed) error messages still worded otherwise than torch's: lerp's argument "
-        "parsing (torch's 'invalid combination of arguments' for a number end or a missing "
-        "weight); the method form's argument positions (x.atan2(1.0): torch counts after self); "
-        "a backward into a leaf moved into the graph interior",
-        ("x = torch.ones(3)", "y = torch.lerp(x, 2.0, 0.25)"),
+        "(narrowed) error messages still worded otherwise than torch's: the Tensor-only "
+        "arguments of functions outside the elementwise binary family (mm/mv/bmm, inner, kron, "
+        "vdot, take, masked_select, heaviside, isclose, ldexp...; torch: \"argument 'mat2' "
+        "(position 1) must be Tensor\"), arity errors worded as Python's rather than torch's "
+        "invalid combination of arguments; a backward into a leaf moved into the graph interior",
+        ("x = torch.ones(2, 2)", "y = x.mm(1.5)"),
         M(field=r"raised\((message|type)\)"),
     ),
     "higher-order-graph-shape": Open(

@@ -167,3 +167,54 @@ def test_kernels_broadcast_before_they_refuse_the_dtype_as_torch():
         for mode in ("floor", "trunc"):
             srcs.append(f"torch.div({x}, {y}, rounding_mode={mode!r})")
     _check(srcs, {})
+
+
+def _full_outcomes(lib, sources, env):
+    """Like _check's, with the whole message (torch's argument errors span several lines)."""
+    import warnings
+
+    out = []
+    for src in sources:
+        ns = {"torch": lib, **{k: f(lib) for k, f in env.items()}}
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r = eval(src, ns)
+        except Exception as e:  # noqa: BLE001 - the type and message are compared with torch's
+            out.append((src, type(e).__name__, str(e)))
+            continue
+        out.append((src, str(r.dtype), tuple(r.shape)))
+    return out
+
+
+def test_argument_parsing_as_torch():
+    """Fuzz class error-messages (argument parsing): lerp's overloads (a number end, a missing
+    or None weight, extra arguments, keywords; the method forms leave self out and say which
+    argument did not match), comparisons with a number first, lerp's broadcast error over its
+    three operands, a complex weight for a real tensor; the Tensor-only argument of
+    atan2/hypot/fmax/fmin/logaddexp/logaddexp2/nextafter counted after self in the method and
+    in-place forms."""
+    import jupyter_autograd as ja
+
+    from .._torch import require as require_torch
+
+    torch = require_torch()
+    srcs = [
+        "torch.lerp(f, 0.5, 0.5)", "torch.lerp(f, f)", "torch.lerp(f, f, None)", "torch.lerp(f, f, 'a')",
+        "torch.lerp(f, f, 0.5, 3)", "torch.lerp(f, f, weight=0.5)", "torch.lerp(f, end=f, weight=0.5)",
+        "torch.lerp(f, f, w=0.5)", "torch.lerp(input=f, end=f, weight=0.5)", "f.lerp(0.5, 0.5)", "f.lerp(f)",
+        "f.lerp(f, None)", "f.lerp(f, 0.5)", "f.lerp(f, weight=0.5)", "f.lerp(f, torch.tensor(0.5))",
+        "f.clone().lerp_(f, 0.5, 1)", "f.clone().lerp_(f, 0.5)", "f.clone().lerp_(0.5, f)", "f.lerp(f, 0.5, 1)",
+        "torch.lerp(0.5, f, 0.5)", "torch.lerp(f, f, True)", "torch.lerp(f, f, 2)", "f.lerp(end=f, weight=1)",
+        "torch.lerp(f, f, torch.tensor(0.5))", "torch.lerp(f, f, 1j)", "torch.lerp()", "torch.lerp(f, 2, 0.25)",
+        "torch.lerp(c, c, 1j)", "torch.lerp(f, f.expand(3, 2, 2), torch.ones(3))", "torch.lerp(f, f, torch.ones(3))",
+        "torch.eq(2, f)", "torch.lt(2.5, f)", "torch.ne(True, f)", "torch.eq(2, 3)", "torch.ge(f, 2)",
+    ]
+    for name in ("atan2", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2", "nextafter"):
+        srcs += [f"f.{name}(1.5)", f"torch.{name}(f, 1.5)", f"f.{name}(f)"]
+        if name not in ("fmax", "fmin", "logaddexp", "logaddexp2"):
+            srcs.append(f"f.clone().{name}_(2)")
+    env = {"f": lambda t: t.ones(2, 2), "c": lambda t: t.ones(2, dtype=t.complex64)}
+    theirs, mine = _full_outcomes(torch, srcs, env), _full_outcomes(ja, srcs, env)
+    bad = [(t, m) for t, m in zip(theirs, mine) if t != m]
+    assert not bad, "\n".join(map(repr, bad))
