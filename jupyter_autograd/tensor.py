@@ -294,14 +294,11 @@ class Tensor:
     def grad(self):
         """The accumulated gradient of a leaf (``None`` before backward).
 
-        Reading it (None) on a non-leaf that does not retain grad warns, as PyTorch does.
+        Reading it on a non-leaf that does not retain grad warns, as PyTorch does.
         """
-        g = self._grad
-        # torch's is_leaf() here reads the tensor's node as recorded (a view's is not
-        # regenerated, nor checked)
-        if g is None and self._grad_fn is not None and not self._retains_grad:
+        if self.grad_fn is not None and not self._retains_grad:
             warnings.warn(WARN_NONLEAF_GRAD, UserWarning, stacklevel=2)
-        return g
+        return self._grad
 
     @grad.setter
     def grad(self, value) -> None:

@@ -19,21 +19,10 @@ from .fuzz import rows
 
 # rows whose double-backward graph is not torch's yet, by cause:
 STILL_DIFFERENT = frozenset({
-    # torch's formulas call Scalar overloads (AddBackward1, MulBackward1, SubBackward1) where a
-    # rule's Python number makes a Tensor operand here (AddBackward0 with a None edge)
-    "log1p", "expm1", "sqrt", "tan", "erf", "atan", "log2", "log10", "exp2", "logaddexp",
-    "logaddexp2", "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "acos", "asin", "acosh",
-    "asinh", "atanh", "rsqrt", "sinc",
-    # torch's backward kernels are ops with their own double backward (TanhBackwardBackward0,
-    # SigmoidBackwardBackward0, ThresholdBackwardBackward0, MseLossBackwardBackward0...)
-    "tanh", "sigmoid", "relu", "leaky_relu", "gelu", "softplus", "log_sigmoid_forward",
-    "mse_loss", "binary_cross_entropy_with_logits", "native_layer_norm", "_softmax",
-    "_log_softmax",
-    # other compositions: masked_fill for where (atan2, copysign, xlogy), ger for mv, the
-    # reductions' formulas (var/std/logsumexp/vector_norm), bmm's transposes, and remainder/
-    # fmod's other (torch: -grad * self.div(other, rounding_mode="trunc"/"floor"))
-    "atan2", "copysign", "xlogy", "special_xlog1py", "mv", "bmm", "var.correction", "std.correction", "logsumexp",
-    "linalg_vector_norm", "remainder.Tensor", "fmod.Tensor",
+    # torch's native_layer_norm_backward is an op with its own double backward
+    # (NativeLayerNormBackwardBackward0, layer_norm_double_backward); here the rule's formula
+    # is recorded op by op
+    "native_layer_norm",
 })
 
 
@@ -101,3 +90,55 @@ def test_cos_double_backward_is_torchs_formula():
         (h,) = lib.autograd.grad(g.sum(), [x])
         out.append((_tree(g.grad_fn), g.tolist(), h.tolist()))
     assert out[1] == out[0]
+
+
+_BACKWARD_OP_CASES = {
+    "tanh": lambda lib, x: x.tanh(),
+    "sigmoid": lambda lib, x: x.sigmoid(),
+    "relu": lambda lib, x: x.relu() * x,
+    "leaky_relu": lambda lib, x: lib.nn.functional.leaky_relu(x, 0.2) * x,
+    "softplus": lambda lib, x: lib.nn.functional.softplus(x, 2.0, 1.0),
+    "logsigmoid": lambda lib, x: lib.nn.functional.logsigmoid(x),
+    "gelu": lambda lib, x: lib.nn.functional.gelu(x),
+    "gelu_tanh": lambda lib, x: lib.nn.functional.gelu(x, approximate="tanh"),
+    "softmax": lambda lib, x: x.softmax(1) * x,
+    "log_softmax": lambda lib, x: x.log_softmax(0) * x,
+    "mse_loss": lambda lib, x: lib.nn.functional.mse_loss(x * x, x.detach().flip(0)),
+}
+
+
+def test_backward_ops_record_their_own_node_and_second_order_values():
+    """torch's backward kernels (tanh_backward, threshold_backward, _softmax_backward_data...)
+    are rows of their own: the create_graph gradient records their node (TanhBackwardBackward0)
+    and its gradient (the second order, through their own VJPs) has torch's values."""
+    torch = require_torch()
+    for name, f in _BACKWARD_OP_CASES.items():
+        out = []
+        for lib in (torch, ja):
+            x = lib.tensor([[1.0, -0.5, 2.5], [-1.5, 0.25, 3.0]], dtype=lib.float64,
+                           requires_grad=True)
+            w = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.3, -0.7]], dtype=lib.float64)
+            (g,) = lib.autograd.grad((f(lib, x) * w).sum(), [x], create_graph=True)
+            (h,) = lib.autograd.grad((g * w).sum(), [x])
+            out.append((_tree(g.grad_fn), g.tolist(), h.tolist()))
+        assert out[1][0] == out[0][0], name
+        np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-12, atol=1e-14, err_msg=name)
+        np.testing.assert_allclose(out[1][2], out[0][2], rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+def test_complex_tanh_sigmoid_backward_ops_conjugate_as_torch():
+    """For complex tensors torch's tanh_backward/sigmoid_backward conjugate the derivative
+    (grad * conj(1 - y^2)); the second order goes through their formulas with conj."""
+    torch = require_torch()
+    for name in ("tanh", "sigmoid"):
+        out = []
+        for lib in (torch, ja):
+            z = lib.tensor([0.3 + 0.4j, -0.7 + 0.2j], dtype=lib.complex128, requires_grad=True)
+            v = lib.tensor([1.0 - 0.5j, 0.25 + 2.0j], dtype=lib.complex128)
+            y = getattr(z, name)()
+            (g,) = lib.autograd.grad(y, [z], grad_outputs=v, create_graph=True)
+            (h,) = lib.autograd.grad((g * g.conj()).real.sum(), [z])
+            out.append((type(g.grad_fn).__name__, g.tolist(), h.tolist()))
+        assert out[1][0] == out[0][0] == f"{name.capitalize()}BackwardBackward0"
+        np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-12)
+        np.testing.assert_allclose(out[1][2], out[0][2], rtol=1e-10)

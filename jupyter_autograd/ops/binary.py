@@ -19,7 +19,7 @@ def _ja():
 
 def _b(name, node, fwd, da, db, saved=("other", "self"), domain=(-3, 3), avoid=(), smooth=True,
        torch=None, inputs=("self", "other"), sample=None, complex=HOLOMORPHIC, vjp=None,
-       reads=None, integral=None):
+       reads=None):
     """A two-input row with partial derivatives ``da``/``db(xp, a, b, out, p)`` (or NO_GRAD);
     ``vjp``: the rules composed otherwise than ``g * da`` (as torch's formula, whose double
     backward records its own graph)."""
@@ -37,35 +37,37 @@ def _b(name, node, fwd, da, db, saved=("other", "self"), domain=(-3, 3), avoid=(
         return r
 
     return defop(name, node=node, inputs=inputs, saved=saved, fwd=fwd, vjp=(vjp_a, vjp_b), jvp=jvp,
-                 reads=reads, integral=integral,
+                 reads=reads,
                  complex=complex, batch=ELEMENTWISE,
                  smooth=smooth, sample=sample or {"domain": domain, "avoid": {1: avoid}},
                  torch=torch or (lambda t, a, b, _n=name: getattr(t, _n)(a, b)))
 
 
-# atan2(a, b): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2); torch takes 1 / (a^2 + b^2)
-# as 0 at the origin, so both gradients there are (signed) zeros, not 0/0
+# atan2(a, b): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2); torch's atan2_backward takes
+# 1 / (a^2 + b^2) as 0 where it is infinite (the origin), so both gradients there are (signed)
+# zeros, not 0/0: recip.masked_fill_(recip.isinf(), 0), then grad * other * recip
 def _atan2_recip(xp, a, b):
-    d = a * a + b * b
-    zero = d == 0
-    return xp.where(zero, 0.0, 1 / xp.where(zero, 1.0, d))
+    r = xp.reciprocal(a * a + b * b)
+    return xp.masked_fill(r, xp.isinf(r), 0.0)
 
 
 ATAN2 = _b("atan2", "Atan2Backward0", lambda xp, a, b, p: xp.arctan2(a, b),
            lambda xp, a, b, out, p: b * _atan2_recip(xp, a, b),
            lambda xp, a, b, out, p: -a * _atan2_recip(xp, a, b), avoid=(0.0,),
+           vjp=(lambda xp, g, a, b, out, p: g * b * _atan2_recip(xp, a, b),
+                lambda xp, g, a, b, out, p: g * -a * _atan2_recip(xp, a, b)),
            complex=kernel_refuses("atan2_cpu"))
 HYPOT = _b("hypot", "HypotBackward0", lambda xp, a, b, p: xp.hypot(a, b),
            lambda xp, a, b, out, p: a / out, lambda xp, a, b, out, p: b / out,
            vjp=(lambda xp, g, a, b, out, p: g * a / out,  # torch: grad * self / result
                 lambda xp, g, a, b, out, p: g * b / out),
-           saved=("other", "result", "self"), avoid=(0.0,), complex=kernel_refuses("hypot_cpu"),
-           integral=kernel_refuses("hypot_cpu"))
+           saved=("other", "result", "self"), avoid=(0.0,), complex=kernel_refuses("hypot_cpu"))
 
 
-# copysign: |a| with b's sign; d/da = result / a (0 where a == 0), b gets a zero gradient
+# copysign: |a| with b's sign; d/da = result / a (0 where a == 0: torch's ratio.masked_fill_),
+# b gets a zero gradient
 def _copysign_da(xp, a, b, out, p):
-    return xp.where(a == 0, 0.0, out / xp.where(a == 0, 1.0, a))
+    return xp.masked_fill(out / a, a == 0, 0.0)
 
 
 COPYSIGN = _b("copysign", "CopysignBackward0", lambda xp, a, b, p: xp.copysign(a, b),
@@ -96,7 +98,7 @@ FMIN = _b("fmin", "FminBackward0", lambda xp, a, b, p: xp.fmin(a, b), _fmin_a,
 NEXTAFTER = _b("nextafter", "NextafterBackward0", lambda xp, a, b, p: xp.nextafter(a, b),
                lambda xp, a, b, out, p: a != b, lambda xp, a, b, out, p: 0.0, smooth=False,
                reads=((0, 1), ()),
-               complex=kernel_refuses("nextafter_cpu"), integral=kernel_refuses("nextafter_cpu"))
+               complex=kernel_refuses("nextafter_cpu"))
 # logaddexp(a, b) = log(e^a + e^b): d/da = 1 / (1 + e^(b - a))
 def _logaddexp(xp, a, b, p):
     if a.dtype.kind != "c":
@@ -107,13 +109,18 @@ def _logaddexp(xp, a, b, p):
     return m + xp.log1p(xp.exp(n - m))
 
 
+# torch: grad / (1 + exp(other - self)), grad / (1 + pow(2, other - self))
 LOGADDEXP = _b("logaddexp", "LogaddexpBackward0", _logaddexp,
                lambda xp, a, b, out, p: 1 / (1 + xp.exp(b - a)),
-               lambda xp, a, b, out, p: 1 / (1 + xp.exp(a - b)), integral=kernel_refuses("logaddexp_cpu"))
+               lambda xp, a, b, out, p: 1 / (1 + xp.exp(a - b)),
+               vjp=(lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.exp(b - a), 1),
+                    lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.exp(a - b), 1)))
 LOGADDEXP2 = _b("logaddexp2", "Logaddexp2Backward0", lambda xp, a, b, p: xp.logaddexp2(a, b),
                 lambda xp, a, b, out, p: 1 / (1 + xp.exp2(b - a)),
-                lambda xp, a, b, out, p: 1 / (1 + xp.exp2(a - b)), complex=kernel_refuses("logaddexp2_cpu"),
-                integral=kernel_refuses("logaddexp2_cpu"))
+                lambda xp, a, b, out, p: 1 / (1 + xp.exp2(a - b)),
+                vjp=(lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.scalar_pow(2.0, b - a), 1),
+                     lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.scalar_pow(2.0, a - b), 1)),
+                complex=kernel_refuses("logaddexp2_cpu"))
 
 
 # xlogy(a, b) = a log(b), 0 where a == 0 (unless b is NaN). torch's d/da is xlogy(grad, b), set to
@@ -123,20 +130,21 @@ def _xlogy(xp, a, b, p):
     return xp.where((a == 0) & ~xp.isnan(b), 0.0, a * xp.log(b)).astype(a.dtype)
 
 
-def _xlog_partials(log, pole):
-    """d/da of ``a * log(b)`` (log or log1p) as torch: ``xlogy(g, b)`` (``xlog1py``) set to 0
-    where a == 0 and b is at or past the log's pole; the factor and the VJP."""
+def _xlog_partials(log, pole, row):
+    """d/da of ``a * log(b)`` (log or log1p) as torch: ``xlogy(g, b)`` (``xlog1py``, the row
+    itself, ``row()``) set to 0 where a == 0 and b is at or past the log's pole (masked_fill);
+    the factor and the VJP."""
     def da(xp, a, b, out, p):
         return xp.where((a == 0) & (b <= pole), 0.0, log(xp, b))
 
     def vjp(xp, g, a, b, out, p):
-        return xp.where(((a == 0) & (b <= pole)) | ((g == 0) & ~isnan(b)), 0.0, g * log(xp, b))
+        return xp.masked_fill(xp.call(row(), g, b), (a == 0) & (b <= pole), 0.0)
 
     return da, vjp
 
 
-_xlogy_da, _xlogy_vjp_a = _xlog_partials(lambda xp, b: xp.log(b), 0)
-_xlog1py_da, _xlog1py_vjp_a = _xlog_partials(lambda xp, b: xp.log1p(b), -1)
+_xlogy_da, _xlogy_vjp_a = _xlog_partials(lambda xp, b: xp.log(b), 0, lambda: XLOGY)
+_xlog1py_da, _xlog1py_vjp_a = _xlog_partials(lambda xp, b: xp.log1p(b), -1, lambda: XLOG1PY)
 
 
 XLOGY = _b("xlogy", "XlogyBackward0", _xlogy, _xlogy_da,
@@ -150,7 +158,7 @@ def _xlog1py(xp, a, b, p):
 
 XLOG1PY = _b("special_xlog1py", "SpecialXlog1PyBackward0", _xlog1py,
              _xlog1py_da, lambda xp, a, b, out, p: a / (b + 1), complex=kernel_refuses("xlog1py_cpu"),
-             vjp=(_xlog1py_vjp_a, lambda xp, g, a, b, out, p: g * a / (b + 1)),
+             vjp=(_xlog1py_vjp_a, lambda xp, g, a, b, out, p: g * a / xp.add_scalar(b, 1)),
              torch=lambda torch, a, b: torch.special.xlog1py(a, b),
              sample={"cases": lambda rng: [(lambda a, b: _ja().special.xlog1py(a, b),
                                             [rng.uniform(-3, 3, (3, 4)), rng.uniform(0.1, 3, (4,))],

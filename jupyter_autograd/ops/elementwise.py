@@ -6,6 +6,7 @@ import cmath
 
 import numpy as np
 
+from .backward_rows import SIGMOID_BACKWARD, TANH_BACKWARD, THRESHOLD_BACKWARD
 from .registry import AS_WRITTEN, ELEMENTWISE, HOLOMORPHIC, NO_GRAD, Refuse, defop, kernel_refuses
 
 # ---------------------------------------------------------------- binary arithmetic
@@ -162,9 +163,8 @@ def _pow_scalar_vjp(xp, g, x, out, p):
     c = p["exponent"]
     if c == 0:
         return zero_grad(xp, g)
-    if c == 2:
-        return g * (2 * x)
-    return g * (c * x ** (c - 1))
+    # torch's pow_backward: grad * (exponent * self.pow(exponent - 1))
+    return g * xp.mul_scalar(xp.pow_scalar(x, c - 1), c)
 
 
 def _cpow(xp, a, b):
@@ -234,7 +234,7 @@ def _pow_base_grad(xp, a, b):
         raise RuntimeError(
             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
             "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-    return b * a ** (b - 1)
+    return b * a ** xp.sub_scalar(b, 1)
 
 
 POW_TT = defop(
@@ -257,11 +257,11 @@ def _pow_scalar_base_vjp(xp, g, x, out, p):
     if base == 0:
         nonneg = (xp.imag(x) == 0) & (xp.real(x) >= 0) if cx else x >= 0
         with np.errstate(all="ignore"):
-            r = out * -np.inf
+            r = xp.mul_scalar(out, -np.inf)
             return g * xp.where(nonneg, r.new_zeros(r.shape) if xp.is_txp else 0.0, r)
     # a complex exponent gets a complex base from api.pow, so that the conjugate twin's base
     # (-0.5-0j) takes the log's other side of the branch cut
-    return g * out * (cmath.log(base) if isinstance(base, complex) else float(np.log(base)))
+    return g * xp.mul_scalar(out, cmath.log(base) if isinstance(base, complex) else float(np.log(base)))
 
 
 POW_ST = defop(
@@ -343,17 +343,22 @@ LOG = _unary("log", "LogBackward0", lambda xp, x, p: xp.log(x),
              lambda xp, g, x, out, p: g / x, lambda xp, t, x, out, p: t[0] / x[0], ("self",),
              domain=(0.1, 5))
 LOG1P = _unary("log1p", "Log1PBackward0", lambda xp, x, p: xp.log1p(x),
-               lambda xp, g, x, out, p: g / (x + 1), lambda xp, t, x, out, p: t[0] / (x[0] + 1),
+               # torch's log1p_backward: grad / (self + 1)
+               lambda xp, g, x, out, p: g / xp.add_scalar(x, 1),
+               lambda xp, t, x, out, p: t[0] / (x[0] + 1),
                ("self",), domain=(-0.9, 5))
 EXPM1 = _unary("expm1", "Expm1Backward0", lambda xp, x, p: xp.expm1(x),
-               lambda xp, g, x, out, p: g * (out + 1), lambda xp, t, x, out, p: t[0] * (out + 1),
+               lambda xp, g, x, out, p: g * xp.add_scalar(out, 1),
+               lambda xp, t, x, out, p: t[0] * (out + 1),
                ("result",))
 SQRT = _unary("sqrt", "SqrtBackward0", lambda xp, x, p: xp.sqrt(x),
-              lambda xp, g, x, out, p: g / (2 * out), lambda xp, t, x, out, p: t[0] / (2 * out),
+              lambda xp, g, x, out, p: g / xp.mul_scalar(out, 2),
+              lambda xp, t, x, out, p: t[0] / (2 * out),
               ("result",), domain=(0.1, 5))
 # d/dx x^(-1/2) = -1/2 x^(-3/2) = -1/2 out^3
 RSQRT = _unary("rsqrt", "RsqrtBackward0", lambda xp, x, p: 1 / xp.sqrt(x),
-               lambda xp, g, x, out, p: g * (-0.5 * out * out * out),
+               # torch: -0.5 * grad * result.pow(3)
+               lambda xp, g, x, out, p: xp.mul_scalar(g, -0.5) * xp.pow_scalar(out, 3),
                lambda xp, t, x, out, p: t[0] * (-0.5 * out * out * out), ("result",),
                domain=(0.1, 5))
 RECIPROCAL = _unary("reciprocal", "ReciprocalBackward0", lambda xp, x, p: 1 / x,
@@ -389,11 +394,13 @@ COS = _unary("cos", "CosBackward0", lambda xp, x, p: xp.cos(x),
              ("self",))
 # d/dx tan x = 1 + tan^2 x
 TAN = _unary("tan", "TanBackward0", lambda xp, x, p: xp.tan(x),
-             lambda xp, g, x, out, p: g * (1 + out * out),
+             lambda xp, g, x, out, p: g * xp.add_scalar(xp.pow_scalar(out, 2), 1),
              lambda xp, t, x, out, p: t[0] * (1 + out * out), ("result",), domain=(-1.2, 1.2))
+# torch: tanh_backward(grad, result), sigmoid_backward(grad, result), threshold_backward(grad,
+# result, 0) for relu: ops with their own double backward (see backward_rows)
 TANH = _unary("tanh", "TanhBackward0", lambda xp, x, p: xp.tanh(x),
-              lambda xp, g, x, out, p: g * (1 - out * out),
-              lambda xp, t, x, out, p: t[0] * (1 - out * out), ("result",))
+              lambda xp, g, x, out, p: xp.call(TANH_BACKWARD, g, out),
+              lambda xp, t, x, out, p: t[0] * (1 - out * out), ("result",), complex=AS_WRITTEN)
 
 
 # torch's 1 / (1 + exp(-x)): exact in the negative tail (sigmoid(-40) = 4.25e-18, where
@@ -409,12 +416,14 @@ def _log_sigmoid(xp, x):
 
 
 SIGMOID = _unary("sigmoid", "SigmoidBackward0", _sigmoid,
-                 lambda xp, g, x, out, p: g * (out * (1 - out)),
-                 lambda xp, t, x, out, p: t[0] * (out * (1 - out)), ("result",))
+                 lambda xp, g, x, out, p: xp.call(SIGMOID_BACKWARD, g, out),
+                 lambda xp, t, x, out, p: t[0] * (out * (1 - out)), ("result",),
+                 complex=AS_WRITTEN)
+_RELU_THRESHOLD = {"threshold": 0}
 # torch's threshold_backward: the gradient is cut where result <= 0 and passes elsewhere, NaN
 # too; cut by a mask, not a product, so an inf/nan gradient there gives 0 (0 * inf is nan)
 RELU = _unary("relu", "ReluBackward0", lambda xp, x, p: xp.maximum(x, 0),
-              lambda xp, g, x, out, p: xp.keep_where(out != 0, g),
+              lambda xp, g, x, out, p: xp.call(THRESHOLD_BACKWARD, g, out, p=_RELU_THRESHOLD),
               lambda xp, t, x, out, p: xp.keep_where(out != 0, t[0]), ("result",), avoid=(0.0,),
               smooth=False,
               complex=_CLAMP_REFUSED, bools=Refuse(RuntimeError, "Boolean inputs not supported for relu"))

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .backward_rows import MSE_LOSS_BACKWARD
 from .elementwise import _log_sigmoid
-from .elementwise import _sigmoid as _sigmoid_row
-from .registry import _CPP_NAMES, NO_GRAD, defop, kernel_refuses
+from .registry import NO_GRAD, defop, kernel_refuses
 from .xp import _arange
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -47,34 +47,17 @@ def _bce_logits_elem(xp, x, y, p):
     return v * w if w is not None else v
 
 
-def _bce_logits_fwd(xp, x, y, p):
-    """torch computes the loss in place in the target's dtype (``(1 - target).mul_(input)``):
-    a float result takes the target's dtype, an integral target cannot hold it, a bool one
-    cannot be subtracted from."""
-    if y.dtype != x.dtype and x.dtype.kind == "f":
-        if y.dtype.kind in "iu":
-            raise RuntimeError(f"result type {_CPP_NAMES[x.dtype.name]} can't be cast to the "
-                               f"desired output type {_CPP_NAMES[y.dtype.name]}")
-        if y.dtype.kind == "b":
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                               "Use the `^` or `logical_xor()` operator instead.")
-    v = _reduce(xp, _bce_logits_elem(xp, x, y, p), p["reduction"])
-    if y.dtype.kind == "f" and v.dtype != y.dtype:
-        v = v.astype(y.dtype)
-    return v
-
-
 # torch's binary_cross_entropy_with_logits_backward: (sigmoid(x) - y) g, or with pos_weight
 # ((pw y + 1 - y) sigmoid(x) - pw y) g; then * weight, / numel for the mean. Never 1 - (1 - s):
 # the gradient keeps sigmoid's tail (sigmoid(-40) = 4.25e-18, not 0)
 def _bce_logits_vjp_x(xp, g, x, y, out, p):
     pw = p.get("pos_weight")
-    s = _sigmoid_row(xp, x, None)
+    s = xp.sigmoid(x)
     if pw is None:
         d = s - y
     else:
         t = pw * y
-        d = (t + 1 - y) * s - t
+        d = (xp.add_scalar(t, 1) - y) * s - t
     return _scale_grad(xp, d * g, p, x.shape)
 
 
@@ -89,7 +72,7 @@ def _scale_grad(xp, d, p, shape):
         n = 1
         for k in shape:
             n *= k
-        d = d / n
+        d = xp.div_scalar(d, n)  # torch: grad_input.div_(numel), DivBackward1
     return d
 
 
@@ -103,10 +86,9 @@ def _bce_logits_vjp_y(xp, g, x, y, out, p):
 BCE_LOGITS = defop(
     "binary_cross_entropy_with_logits", node="BinaryCrossEntropyWithLogitsBackward0",
     complex=kernel_refuses("log_sigmoid_cpu"),
-    integral=kernel_refuses("log_sigmoid_cpu", on=(0,)),  # judged on the input, as log_sigmoid
     inputs=("self", "target"),
     saved=("pos_weight", "reduction", "self", "target", "weight"),
-    fwd=_bce_logits_fwd,
+    fwd=lambda xp, x, y, p: _reduce(xp, _bce_logits_elem(xp, x, y, p), p["reduction"]),
     vjp=(_bce_logits_vjp_x, _bce_logits_vjp_y),
     reads=((0, 1), (0, 1)),  # torch's target formula takes the target too: both are saved
     jvp=lambda xp, t, x, out, p: (
@@ -167,8 +149,6 @@ BCE = defop(
 )
 
 
-def _mse_vjp(xp, g, x, y, out, p):
-    return _unreduce(xp, g, p["reduction"], p["shape"]) * (2 * (x - y))
 
 
 MSE = defop(
@@ -176,7 +156,9 @@ MSE = defop(
     complex=kernel_refuses("mse_cpu"), integral=kernel_refuses("mse_cpu"),
     saved=("reduction", "self", "target"),
     fwd=lambda xp, x, y, p: _reduce(xp, (x - y) * (x - y), p["reduction"]),
-    vjp=(_mse_vjp, lambda xp, g, x, y, out, p: -_mse_vjp(xp, g, x, y, out, p)),
+    # torch: mse_loss_backward(grad, self, target), mse_loss_backward(grad, target, self)
+    vjp=(lambda xp, g, x, y, out, p: xp.call(MSE_LOSS_BACKWARD, g, x, y, p=p),
+         lambda xp, g, x, y, out, p: xp.call(MSE_LOSS_BACKWARD, g, y, x, p=p)),
     jvp=lambda xp, t, x, out, p: (
         xp.sum(2 * (x[0] - x[1]) * (t[0] - t[1])) / (1 if p["reduction"] == 2 else max(x[0].size, 1))
         if p["reduction"] else 2 * (x[0] - x[1]) * (t[0] - t[1])

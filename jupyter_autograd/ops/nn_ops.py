@@ -11,16 +11,15 @@ import math
 
 import numpy as np
 
-from .elementwise import _log_sigmoid
-from .registry import (
-    _CPP_NAMES,
-    ELEMENTWISE,
-    NO_GRAD,
-    Refuse,
-    defop,
-    kernel_refuses,
-    no_complex_autograd,
+from .backward_rows import (
+    LEAKY_RELU_BACKWARD,
+    LOG_SIGMOID_BACKWARD,
+    SOFTPLUS_BACKWARD,
+    log_sigmoid_grad,
+    softplus_grad,
 )
+from .elementwise import _log_sigmoid
+from .registry import ELEMENTWISE, NO_GRAD, defop, kernel_refuses, no_complex_autograd
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -50,7 +49,8 @@ ERF = defop(
     batch=ELEMENTWISE,
     complex=kernel_refuses("erf_vml_cpu"),
     fwd=lambda xp, x, p: _erf(xp, x),
-    vjp=lambda xp, g, x, out, p: g * (_2_SQRTPI * xp.exp(-(x * x))),
+    # torch: 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
+    vjp=lambda xp, g, x, out, p: xp.mul_scalar(xp.exp(-xp.pow_scalar(x, 2)), _2_SQRTPI) * g,
     jvp=lambda xp, t, x, out, p: t[0] * (_2_SQRTPI * xp.exp(-(x[0] * x[0]))),
     sample={"domain": (-3, 3)}, torch=lambda torch, x: torch.erf(x),
 )
@@ -75,12 +75,56 @@ def _gelu_grad(xp, x, p):
     return cdf + x * (_INV_SQRT_2PI * xp.exp(-0.5 * (x * x)))
 
 
+# d2/dx2: exact (2 - x^2) phi(x); tanh form, with u = k (x + c x^3), th = tanh(u):
+# (1 - th^2) (u' + x (u'' - 2 th u'^2) / 2)
+def _gelu_grad2(xp, x, p):
+    if p["approximate"] == "tanh":
+        k, c = math.sqrt(2.0 / math.pi), 0.044715
+        x2 = x * x
+        th = xp.tanh(k * (x + c * x2 * x))
+        du = k * (1 + 3 * c * x2)
+        return (1 - th * th) * (du + 0.5 * x * (6 * k * c * x - 2 * th * du * du))
+    return (2 - x * x) * (_INV_SQRT_2PI * xp.exp(-0.5 * (x * x)))
+
+
+def _gelu_double(xp, g, go, x, out, p):
+    # torch's gelu_double_backward(grad, grad_output, self): grad * grad_output * gelu''(self)
+    return g * go * _gelu_grad2(xp, x, p)
+
+
+def _gelu_backward_case(rng):
+    def ours(go, x, a):
+        return apply_row(GELU_BACKWARD, (go, x), {"approximate": a})
+
+    x, go = rng.uniform(-3, 3, (3, 4)), rng.uniform(-2, 2, (3, 4))
+    return [(lambda g, t, a=a: ours(g, t, a), [go, x],
+             lambda tt, g, t, a=a: tt.ops.aten.gelu_backward(g, t, approximate=a))
+            for a in ("none", "tanh")]
+
+
+def apply_row(row, inputs, p):
+    from .dispatch import apply
+
+    return apply(row, inputs, p)
+
+
+# torch: gelu_backward(grad, self, approximate), an op with its own double backward
+GELU_BACKWARD = defop(
+    "gelu_backward", node="GeluBackwardBackward0", inputs=("grad_output", "self"),
+    saved=("approximate", "grad_output", "self"), batch=ELEMENTWISE,
+    complex=kernel_refuses("GeluBackwardKernelImpl"),
+    fwd=lambda xp, go, x, p: go * _gelu_grad(xp, x, p),
+    vjp=(lambda xp, g, go, x, out, p: xp.call(GELU_BACKWARD, g, x, p=p), _gelu_double),
+    jvp=lambda xp, t, x, out, p: (t[0] * _gelu_grad(xp, x[1], p)
+                                  + _gelu_double(xp, t[1], x[0], x[1], out, p)),
+    sample={"cases": _gelu_backward_case},
+)
 GELU = defop(
     "gelu", node="GeluBackward0", inputs=("self",), saved=("approximate", "self"),
     batch=ELEMENTWISE,
     complex=kernel_refuses("GeluKernelImpl"), integral=kernel_refuses("GeluKernelImpl"),
     fwd=_gelu_fwd,
-    vjp=lambda xp, g, x, out, p: g * _gelu_grad(xp, x, p),
+    vjp=lambda xp, g, x, out, p: xp.call(GELU_BACKWARD, g, x, p=p),
     jvp=lambda xp, t, x, out, p: t[0] * _gelu_grad(xp, x[0], p),
     sample={"domain": (-3, 3), "params": {"approximate": "none"}},
     torch=lambda torch, x, approximate: torch.nn.functional.gelu(x, approximate=approximate),
@@ -98,7 +142,7 @@ LEAKY_RELU = defop(
     complex=kernel_refuses("leaky_relu_cpu"), integral=kernel_refuses("leaky_relu_cpu"),
     saved=("negative_slope", "self"),
     fwd=lambda xp, x, p: xp.where(x > 0, x, x * p["negative_slope"]),
-    vjp=lambda xp, g, x, out, p: g * _leaky_grad(xp, x, p),
+    vjp=lambda xp, g, x, out, p: xp.call(LEAKY_RELU_BACKWARD, g, x, p=p),
     jvp=lambda xp, t, x, out, p: t[0] * _leaky_grad(xp, x[0], p),
     smooth=False, sample={"domain": (-3, 3), "avoid": {0: (0.0,)}, "params": {"negative_slope": 0.01}},
     torch=lambda torch, x, negative_slope: torch.nn.functional.leaky_relu(x, negative_slope),
@@ -114,11 +158,7 @@ def _softplus_fwd(xp, x, p):
         return xp.where(xb > p["threshold"], x, xp.log1p(xp.exp(xb)) / p["beta"])
 
 
-def _softplus_grad(xp, x, p):
-    xb = x * p["beta"]
-    with np.errstate(over="ignore", invalid="ignore"):
-        z = xp.exp(xb)
-        return xp.where(xb > p["threshold"], 1.0, z / (z + 1))
+_softplus_grad = softplus_grad
 
 
 SOFTPLUS = defop(
@@ -126,7 +166,7 @@ SOFTPLUS = defop(
     batch=ELEMENTWISE,
     complex=kernel_refuses("softplus_cpu"), integral=kernel_refuses("softplus_cpu"),
     fwd=_softplus_fwd,
-    vjp=lambda xp, g, x, out, p: g * _softplus_grad(xp, x, p),
+    vjp=lambda xp, g, x, out, p: xp.call(SOFTPLUS_BACKWARD, g, x, p=p),
     jvp=lambda xp, t, x, out, p: t[0] * _softplus_grad(xp, x[0], p),
     smooth=False,  # the threshold is a kink
     sample={"domain": (-3, 3), "params": {"beta": 2.0, "threshold": 4.0}, "avoid": {0: (2.0,)}},
@@ -143,19 +183,14 @@ def log_sigmoid_buffer(x):
     return Tensor._wrap(xp.exp(-xp.abs(x._data)))
 
 
-# d/dx log sigmoid(x) = 1 - sigmoid(x) = z / (1 + z) for x >= 0, 1 - z / (1 + z) below (z =
-# exp(-|x|)), as torch's kernel
-def _log_sigmoid_grad(xp, x):
-    z = xp.exp(-xp.abs(x))
-    q = z / (1 + z)
-    return xp.where(x < 0, 1 - q, q)
+_log_sigmoid_grad = log_sigmoid_grad
 
 
 LOG_SIGMOID = defop(
     "log_sigmoid_forward", node="LogSigmoidBackward0", inputs=("self",), saved=("buffer", "self"),
     complex=kernel_refuses("log_sigmoid_cpu"), integral=kernel_refuses("log_sigmoid_cpu"),
     fwd=lambda xp, x, p: _log_sigmoid(xp, x),
-    vjp=lambda xp, g, x, out, p: g * _log_sigmoid_grad(xp, x),
+    vjp=lambda xp, g, x, out, p: xp.call(LOG_SIGMOID_BACKWARD, g, x, p=p),
     jvp=lambda xp, t, x, out, p: t[0] * _log_sigmoid_grad(xp, x[0]),
     sample={"domain": (-3, 3), "avoid": {0: (0.0,)}, "kind": "logsigmoid", "cases": lambda rng: [(
         lambda t: _functional().logsigmoid(t), [rng.uniform(-3, 3, (3, 4))],
@@ -192,30 +227,7 @@ def _ln_stats(xp, x, p):
     return axes, mu, 1 / xp.sqrt(var + p["eps"])
 
 
-def _ln_params_same_dtype(args, p):
-    x, w, b = args
-    first = w if w is not None else b
-    return first is None or first.dtype == x.dtype
-
-
-def _ln_check_mixed(x, w, b):
-    """torch's layer_norm_cpu: parameters of another dtype than the input are allowed only as
-    float32 parameters of a float16 input (a mixed type); otherwise each must be the input's."""
-    if _ln_params_same_dtype((x, w, b), None):
-        for t in (w, b):
-            if t is not None and t.dtype != x.dtype:
-                raise RuntimeError(f"expected scalar type {_CPP_NAMES.get(x.dtype.name)} but found "
-                                   f"{_CPP_NAMES.get(t.dtype.name)}")
-        return
-    if any(t is not None and t.dtype != np.float32 for t in (w, b)):
-        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
-    if x.dtype != np.float16:
-        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
-
-
 def _ln_fwd(xp, x, w, b, p):
-    if not xp.is_txp:
-        _ln_check_mixed(x, w, b)
     axes = tuple(range(x.ndim - len(p["normalized_shape"]), x.ndim))
     mu = _mean(xp, x, axes)
     d = x - mu
@@ -259,8 +271,6 @@ def _ln_jvp(xp, t, x, out, p):
 NATIVE_LAYER_NORM = defop(
     "native_layer_norm", node="NativeLayerNormBackward0", inputs=("input", "weight", "bias"),
     complex=kernel_refuses("LayerNormKernelImpl"),
-    # the kernel's dtype dispatch is on the input, after the mixed-dtype check (_ln_fwd)
-    integral=kernel_refuses("LayerNormKernelImpl", on=(0,), when=_ln_params_same_dtype),
     saved=("bias", "input", "normalized_shape", "result1", "result2", "weight"),
     fwd=_ln_fwd,
     vjp=(_ln_vjp_x, _ln_vjp_w, lambda xp, g, x, w, b, out, p: g),
@@ -278,12 +288,11 @@ NATIVE_LAYER_NORM = defop(
 def _embedding_vjp(xp, g, w, idx, out, p):
     idx = idx._data if hasattr(idx, "_data") else idx  # indices stay raw under create_graph
     pad = p["padding_idx"]
-    gdt = getattr(g, "_data", g).dtype  # (a Tensor's under create_graph: its array's dtype)
     if pad is not None and pad >= 0:
-        g = g * np.expand_dims(idx != pad, -1).astype(gdt)
+        g = g * np.expand_dims(idx != pad, -1).astype(g.dtype)
     if p["scale_grad_by_freq"]:  # each row's gradient divided by how often it was looked up
         counts = np.bincount(idx.reshape(-1), minlength=p["weight_shape"][0])
-        g = g * np.expand_dims(1.0 / counts[idx], -1).astype(gdt)
+        g = g * np.expand_dims(1.0 / counts[idx], -1).astype(g.dtype)
     flat = (idx.reshape(-1),)
     return xp.scatter_add_zeros(xp.reshape(g, (-1, g.shape[-1])), flat, p["weight_shape"])
 
@@ -303,20 +312,10 @@ EMBEDDING = defop(
 
 
 # ---------------------------------------------------------------- dropout
-def _default_cpp():
-    from .._dtype import get_default_dtype
-
-    return _CPP_NAMES[np.dtype(get_default_dtype().np).name]
-
-
 # out = x * mask * scale, scale = 1 / (1 - p); the mask (drawn by the caller) is result1
 DROPOUT = defop(
     "native_dropout", node="NativeDropoutBackward0", inputs=("input",),
     complex=no_complex_autograd("native_dropout"),  # F.dropout refuses earlier, in bernoulli_
-    # in training torch's kernel multiplies by the float scale in place (an empty input returns
-    # before, in native_dropout)
-    integral=Refuse(RuntimeError, lambda p, out: f"result type {_default_cpp()} can't be cast to "
-                    "the desired output type {dtype}", when=lambda args, p: p.get("train", True)),
     saved=("result1", "scale"),
     fwd=lambda xp, x, p: x * (p["result1"] * p["scale"]),
     vjp=lambda xp, g, x, out, p: g * (p["result1"] * p["scale"]),

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .backward_rows import LOG_SOFTMAX_BACKWARD_DATA, SOFTMAX_BACKWARD_DATA
+from .backward_rows import keep_reduce as _keep
+from .backward_rows import softmax_kernel as _softmax_kernel
 from .registry import (
     AS_WRITTEN,
     HOLOMORPHIC,
@@ -14,7 +17,6 @@ from .registry import (
     kernel_refuses,
     no_complex_autograd,
 )
-from .xp import _ones
 
 
 def _expand_back(xp, g, p, shape):
@@ -29,13 +31,12 @@ def _expand_back(xp, g, p, shape):
 
 
 def _mean_back(xp, g, p, n):
-    """torch's mean backward, ``grad.expand(sizes) / numel``: a fresh array (a 0-stride
-    broadcast would carry its strides into a later expansion of it into an empty tensor, whose
-    stride checks see them: view_as_real's backward)."""
-    r = _expand_back(xp, g, p, p["shape"]) if "dim" in p else xp.broadcast_to(g, p["shape"])
+    """torch's mean backward: the gradient expanded, then divided (a fresh tensor; only an
+    empty one's strides can tell, so only that one is made fresh here)."""
+    r = _expand_back(xp, g / max(n, 1), p, p["shape"]) if "dim" in p else xp.broadcast_to(g / max(n, 1), p["shape"])
     if not n:
         return r * float("nan")  # (0 / 0; a new array)
-    return r / n
+    return r.copy() if r.size == 0 else r
 
 
 def _kept_shape(shape, dims):
@@ -54,16 +55,6 @@ def _real_jvp(xp, grad1, t, axis, keepdims):
     ``Re(conj(t) * grad1)`` (for a complex input, torch's ``real(f_backward(t.conj()))``)."""
     v = xp.real(xp.conj(t) * grad1) if xp.iscomplexobj(t) else grad1 * t
     return xp.sum(v, axis=axis, keepdims=keepdims) if axis is not None else xp.sum(v)
-
-
-def _softmax_kernel(name):
-    """torch's kernel error for a complex softmax: the last-dim kernel names itself apart."""
-    def message(p, x):
-        last = x.ndim <= 1 or p["dim"] % x.ndim == x.ndim - 1
-        kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
-        return f'"{kernel}" not implemented for \'{{dtype}}\''
-
-    return message
 
 
 def _red_sample(params=None, **kw):
@@ -228,8 +219,7 @@ MIN = defop(
 )
 AMAX = defop(
     "amax", node="AmaxBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
-    # torch's kernel returns an empty result before its dtype dispatch: only autograd refuses
-    complex=kernel_refuses("max_values_cpu", empty=no_complex_autograd("amax")),
+    complex=kernel_refuses("max_values_cpu"),
     fwd=lambda xp, x, p: xp.amax(x, axis=p["dim"], keepdims=p["keepdim"]),
     vjp=_even_vjp,
     jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),
@@ -238,8 +228,7 @@ AMAX = defop(
 )
 AMIN = defop(
     "amin", node="AminBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
-    # torch's kernel returns an empty result before its dtype dispatch: only autograd refuses
-    complex=kernel_refuses("min_values_cpu", empty=no_complex_autograd("amin")),
+    complex=kernel_refuses("min_values_cpu"),
     fwd=lambda xp, x, p: xp.amin(x, axis=p["dim"], keepdims=p["keepdim"]),
     vjp=_even_vjp,
     jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),
@@ -301,15 +290,22 @@ def _var_vjp(xp, g, x, out, p):
     n = _count(x.shape, dims) if dims is not None else int(np.prod(x.shape))  # x may be a Tensor (create_graph)
     dof = n - p["correction"]
     with np.errstate(all="ignore"):
-        mean = xp.sum(x, axis=dims, keepdims=True) / n if n else x  # NumPy warns on empty means
-        if dims is None:
+        # torch's var_backward: (2 / (N - correction)) * grad * (self - self.mean(dim, True)),
+        # the grad unsqueezed where dims were reduced away (only when self.dim() > 1)
+        if not n:  # an empty input (NumPy warns on empty means)
+            mean = x
+        elif dims is None or x.ndim == 0:
+            mean = xp.mean(x)
+        else:
+            mean = xp.mean(x, axis=dims, keepdims=True)
+        if dims is None or x.ndim == 0:
             if dof <= 0:
                 f = xp.where(x == mean, _NAN, _INF)
                 # (a graph where of two numbers is float64: in g's dtype, no ToCopy node)
                 return g * (f.to(g.dtype) if xp.is_txp else f)
-        elif not p["keepdim"]:
-            g = xp.reshape(g, _kept_shape(x.shape, dims))
-        return g * (2.0 / dof if dof else _INF) * (x - mean)
+        elif not p["keepdim"] and x.ndim > 1:
+            g = xp.expand_dims(g, dims)
+        return xp.mul_scalar(g, 2.0 / dof if dof else _INF) * (x - mean)
 
 
 def _var_fwd(xp, x, p):
@@ -338,16 +334,10 @@ VAR = defop(
 # std = sqrt(var): d std = d var / (2 std), zero where std is zero (a constant slice), as
 # torch's std_backward masks it
 def _std_vjp(xp, g, x, out, p):
-    o = out
-    if p["dim"] is not None and not p["keepdim"]:
-        o = xp.reshape(out, _kept_shape(x.shape, p["dim"]))
-        g = xp.reshape(g, _kept_shape(x.shape, p["dim"]))
-        q = dict(p, keepdim=True)
-    else:
-        q = p
+    # torch's std_backward: var_backward((grad / (result * 2)).masked_fill_(result == 0, 0))
     with np.errstate(all="ignore"):
-        gv = xp.where(o == 0, 0.0, g / (2 * o))
-    return _var_vjp(xp, gv, x, out, q)
+        gv = xp.masked_fill(g / xp.mul_scalar(out, 2), out == 0, 0.0)
+    return _var_vjp(xp, gv, x, out, p)
 
 
 STD = defop(
@@ -374,9 +364,10 @@ def _logsumexp_fwd(xp, x, p):
 
 
 def _logsumexp_vjp(xp, g, x, out, p):
-    if not p["keepdim"]:
-        g = xp.reshape(g, _kept_shape(x.shape, p["dim"]))
-        out = xp.reshape(out, _kept_shape(x.shape, p["dim"]))
+    # torch's logsumexp_backward: grad * (self - result).exp(), both unsqueezed
+    if not p["keepdim"] and x.ndim:
+        g = xp.expand_dims(g, p["dim"])
+        out = xp.expand_dims(out, p["dim"])
     with np.errstate(all="ignore"):
         return g * xp.exp(x - out)
 
@@ -422,24 +413,25 @@ def _norm_fwd(xp, x, p):
 def _norm_vjp(xp, g, x, out, p):
     o = p["ord"]
     dims = p["dim"]
-    if dims is not None and not p["keepdim"]:
-        g = xp.reshape(g, _kept_shape(x.shape, dims))
-        out = xp.reshape(out, _kept_shape(x.shape, dims))
+    if dims is not None and not p["keepdim"] and x.ndim:  # torch's unsqueeze_multiple
+        g = xp.expand_dims(g, dims)
+        out = xp.expand_dims(out, dims)
     if o == 1:
         return xp.sgn(x) * g
     with np.errstate(all="ignore"):
         if o == 2:
-            return g * xp.where(out == 0, 0.0, x / out)
+            return g * xp.masked_fill(x / out, out == 0, 0.0)
         if o == _INF or o == -_INF:
             a = xp.abs(x)
             mask = (a == out) | (a != a)  # noqa: PLR0124 - nan test that every array namespace has
             count = xp.sum(mask, axis=dims, keepdims=True)
             return xp.sgn(x) * ((g / count) * mask)
         if o < 1:
-            scaled = xp.sgn(x) * xp.where(x == 0, 0.0, xp.abs(x) ** (o - 1))
-            return scaled * g * out ** (1 - o)
-        scaled = xp.sgn(x) * xp.abs(x) ** (o - 1) if o < 2 else x * xp.abs(x) ** (o - 2)
-        return scaled * xp.where(out == 0, 0.0, g / out ** (o - 1))
+            scaled = xp.sgn(x) * xp.masked_fill(xp.pow_scalar(xp.abs(x), o - 1), x == 0, 0.0)
+            return scaled * g * xp.pow_scalar(out, 1 - o)
+        scaled = (xp.sgn(x) * xp.pow_scalar(xp.abs(x), o - 1) if o < 2
+                  else x * xp.pow_scalar(xp.abs(x), o - 2))
+        return scaled * xp.masked_fill(g / xp.pow_scalar(out, o - 1), out == 0, 0.0)
 
 
 def _norm_jvp(xp, t, x, out, p):
@@ -488,30 +480,6 @@ NORM0 = defop(
 )
 
 
-def _keep(xp, x, d, how):
-    """``x.sum/max(axis=d, keepdims=True)``. NumPy reduces a short innermost axis one row at a
-    time (300x3 floats: 12 us for max, 6 us for sum; 3000x3: 100 us), so such an axis (a
-    classifier's logits) is summed as a BLAS product with ones, and its max taken over a
-    transposed copy (1-2 us)."""
-    if x.__class__ is np.ndarray:
-        shape = x.shape
-        n = len(shape)
-        if n >= 2 and d == n - 1 and 1 < shape[-1] <= 16 and x.size >= 64 and x.dtype.kind == "f":
-            c = shape[-1]
-            x2 = x if n == 2 else x.reshape(-1, c)
-            if how == "sum":
-                r = x2 @ _ones(c, x.dtype)
-            else:
-                r = _max_reduce(x2.T.copy(), 0)
-            return r.reshape(shape[:-1] + (1,))
-        if x.dtype.kind == "f":  # the ufuncs' C reduce: ndarray.sum/max add a Python wrapper
-            return (_max_reduce if how == "max" else _add_reduce)(x, d, keepdims=True)
-    elif xp.is_txp:
-        return xp.amax(x, axis=d, keepdims=True) if how == "max" else xp.sum(x, axis=d, keepdims=True)
-    return x.max(axis=d, keepdims=True) if how == "max" else x.sum(axis=d, keepdims=True)
-
-
-_max_reduce, _add_reduce = np.maximum.reduce, np.add.reduce
 
 
 def _softmax_fwd(xp, x, p):
@@ -528,7 +496,8 @@ SOFTMAX = defop(
     batch=ShiftDims("dim"),
     complex=Refuse(NotImplementedError, _softmax_kernel("softmax"), empty=no_complex_autograd("_softmax")),
     fwd=_softmax_fwd,
-    vjp=lambda xp, g, x, out, p: out * (g - _keep(xp, g * out, p["dim"], "sum")),
+    # torch: _softmax_backward_data(grad, result, dim, dtype), an op of its own (backward_rows)
+    vjp=lambda xp, g, x, out, p: xp.call(SOFTMAX_BACKWARD_DATA, g, out, p=p),
     jvp=lambda xp, t, x, out, p: out * (t[0] - xp.sum(t[0] * out, axis=p["dim"], keepdims=True)),
     sample=_red_sample({"dim": -1}, needs_dim=True, single_dim=True),
     torch=lambda torch, x, dim: torch.softmax(x, dim),
@@ -549,7 +518,7 @@ LOG_SOFTMAX = defop(
     batch=ShiftDims("dim"),
     complex=Refuse(NotImplementedError, _softmax_kernel("log_softmax"), empty=no_complex_autograd("_log_softmax")),
     fwd=_log_softmax_fwd,
-    vjp=lambda xp, g, x, out, p: g - xp.exp(out) * _keep(xp, g, p["dim"], "sum"),
+    vjp=lambda xp, g, x, out, p: xp.call(LOG_SOFTMAX_BACKWARD_DATA, g, out, p=p),
     jvp=lambda xp, t, x, out, p: t[0] - xp.sum(xp.exp(out) * t[0], axis=p["dim"], keepdims=True),
     sample=_red_sample({"dim": -1}, needs_dim=True, single_dim=True),
     torch=lambda torch, x, dim: torch.log_softmax(x, dim),

@@ -148,13 +148,16 @@ FMOD_SCALAR = defop(
     sample=_sample(_X, params=lambda rng: [(lambda t: _api().fmod(t, 1.5), lambda tt, t: tt.fmod(t, 1.5))]),
     torch=lambda torch, x: torch.fmod(x, 1.5),
 )
+_FLOOR = {"rounding_mode": "floor"}
+_TRUNC = {"rounding_mode": "trunc"}
 # a - b * q(a / b): d/da = 1, d/db = -q with q = floor (remainder) or trunc (fmod)
 REMAINDER = defop(
     "remainder.Tensor", node="RemainderBackward1", inputs=("self", "other"), saved=("other", "self"),
     complex=kernel_refuses("remainder_cpu"),
     fwd=lambda xp, a, b, p: _remainder(xp, a, b),
     vjp=(lambda xp, g, a, b, out, p: g,
-         lambda xp, g, a, b, out, p: -g * _floor_div(xp, a, b)),
+         # torch: -grad * self.div(other, rounding_mode="floor") (DivBackward2)
+         lambda xp, g, a, b, out, p: -g * xp.call(DIV_MODE, a, b, p=_FLOOR)),
     jvp=lambda xp, t, x, out, p: t[0] - t[1] * _floor_div(xp, x[0], x[1]), smooth=False,
     sample=_sample(_X, other=1.5, params=lambda rng: [
         (lambda a, b: _api().remainder(a, b), lambda tt, a, b: tt.remainder(a, b))]),
@@ -165,7 +168,7 @@ FMOD = defop(
     complex=kernel_refuses("fmod_cpu"),
     fwd=lambda xp, a, b, p: _fmod(xp, a, b),
     vjp=(lambda xp, g, a, b, out, p: g,
-         lambda xp, g, a, b, out, p: -g * _trunc_div(xp, a, b)),
+         lambda xp, g, a, b, out, p: -g * xp.call(DIV_MODE, a, b, p=_TRUNC)),
     jvp=lambda xp, t, x, out, p: t[0] - t[1] * _trunc_div(xp, x[0], x[1]), smooth=False,
     sample=_sample(_X, other=1.5, params=lambda rng: [
         (lambda a, b: _api().fmod(a, b), lambda tt, a, b: tt.fmod(a, b))]),
@@ -272,8 +275,6 @@ def _clamp_cases(rng):
 CLAMP_T = defop(
     "clamp.Tensor", node="ClampBackward0", inputs=("self", "min", "max"), saved=("max", "min", "self"),
     complex=_CLAMP_REFUSED,
-    # torch's clamp kernel (both bounds) has no bool loop; one bound is maximum/minimum's
-    bools=kernel_refuses("clamp_cpu", when=lambda args, p: args[1] is not None and args[2] is not None),
     fwd=_clamp_t_fwd, vjp=(_clamp_t_self, _clamp_t_min, _clamp_t_max), jvp=_clamp_t_jvp,
     smooth=False, sample={"kind": "clamp_tensor", "cases": _clamp_cases},
     torch=lambda torch, x, lo, hi: torch.clamp(x, lo, hi),
@@ -341,14 +342,6 @@ def _promoted(a, b):
 
     if not isinstance(b, Tensor) and not isinstance(b, (int, float, bool)):
         b = as_operand(b, a)
-    if isinstance(b, Tensor) and a._data.shape != b._data.shape:
-        # torch's kernels broadcast before they dispatch on the dtype: its shape error first
-        try:
-            np.broadcast_shapes(a._data.shape, b._data.shape)
-        except ValueError:
-            from .api_compare import _broadcast_error
-
-            _broadcast_error(a._data.shape, b._data.shape)
     return promote_data(a, b)
 
 
@@ -490,7 +483,7 @@ def round_decimals(input, decimals):
 
 
 # ---------------------------------------------------------------- bitwise (integers and bools)
-def _bitwise(fn, name, kinds="iub"):
+def _bitwise(fn, name):
     def op(input, other, *, out=None):
         from ..tensor import Tensor
 
@@ -504,7 +497,7 @@ def _bitwise(fn, name, kinds="iub"):
         else:
             b, a = _promoted(other, input)
         t = a if isinstance(a, Tensor) else b
-        if t._data.dtype.kind not in kinds:
+        if t._data.dtype.kind not in "iub":
             raise _kernel_error(name, t)
         from .api import _operands
 
@@ -531,8 +524,8 @@ def _warn_resize_twice(out, input):
 bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
 bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
 bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
-bitwise_left_shift = _bitwise(np.left_shift, "lshift", "iu")  # the shifts have no bool loop
-bitwise_right_shift = _bitwise(np.right_shift, "rshift", "iu")
+bitwise_left_shift = _bitwise(np.left_shift, "lshift")
+bitwise_right_shift = _bitwise(np.right_shift, "rshift")
 
 
 def bitwise_not(input, *, out=None):

@@ -35,53 +35,73 @@ def _conj(xp, d):
 
 
 def ew(name, node, fwd, d, saved=("self",), domain=(-3, 3), avoid=(), smooth=True, torch=None,
-       linear=False, complex=HOLOMORPHIC, cut=False):
-    """One elementwise row: ``fwd(xp, x, p)``; its derivative ``d(xp, x, out, p)``. ``cut``: the
+       linear=False, complex=HOLOMORPHIC, cut=False, den=False, vjp=None):
+    """One elementwise row: ``fwd(xp, x, p)``; its derivative ``d(xp, x, out, p)``, composed as
+    torch's formula so that a create_graph gradient records torch's graph (the Scalar overloads
+    ``xp.add_scalar``...): the VJP is ``g * d`` (``g / d`` with ``den``: d is the denominator of
+    torch's ``grad / (...)``), or ``vjp`` where torch's formula has another shape. ``cut``: the
     derivative recomputes a square root of the input, whose branch cut breaks the complex twin's
     reflection (on the cut ``d(conj z) != conj(d(z))`` by the sign of a zero): the VJP is written
     with torch's conjugate instead."""
-    if cut:
+    if vjp is not None:
+        pass
+    elif cut:
         def vjp(xp, g, x, out, p):
             return g * _conj(xp, d(xp, x, out, p))
         complex = AS_WRITTEN
+    elif den:
+        def vjp(xp, g, x, out, p):
+            return g / d(xp, x, out, p)
     else:
         def vjp(xp, g, x, out, p):
             return g * d(xp, x, out, p)
+    if den:
+        def jvp(xp, t, x, out, p):
+            return t[0] / d(xp, x[0], out, p)
+    else:
+        def jvp(xp, t, x, out, p):
+            return t[0] * d(xp, x[0], out, p)
     return defop(
         name, node=node, inputs=("self",), saved=saved, fwd=fwd,
-        vjp=vjp,
-        jvp=lambda xp, t, x, out, p: t[0] * d(xp, x[0], out, p),
+        vjp=vjp, jvp=jvp,
         smooth=smooth, linear=linear, sample={"domain": domain, "avoid": {0: avoid}}, complex=complex,
         torch=torch or (lambda t, x, _n=name: getattr(t, _n)(x)), batch=ELEMENTWISE,
     )
 
 
-# d/dx acos x = -1/sqrt(1 - x^2); asin: +1/sqrt(1 - x^2)
+# d/dx acos x = -1/sqrt(1 - x^2); asin: +1/sqrt(1 - x^2); torch: (-self * self + 1).rsqrt()
 ACOS = ew("acos", "AcosBackward0", lambda xp, x, p: xp.arccos(x),
-          lambda xp, x, out, p: -1 / xp.sqrt(1 - x * x), domain=(-0.95, 0.95), cut=True)
+          lambda xp, x, out, p: -xp.rsqrt(xp.add_scalar(-x * x, 1)), domain=(-0.95, 0.95),
+          cut=True)
 ASIN = ew("asin", "AsinBackward0", lambda xp, x, p: xp.arcsin(x),
-          lambda xp, x, out, p: 1 / xp.sqrt(1 - x * x), domain=(-0.95, 0.95), cut=True)
+          lambda xp, x, out, p: xp.rsqrt(xp.add_scalar(-x * x, 1)), domain=(-0.95, 0.95), cut=True)
+# torch: grad / (self * self + 1)
 ATAN = ew("atan", "AtanBackward0", lambda xp, x, p: xp.arctan(x),
-          lambda xp, x, out, p: 1 / (1 + x * x))
+          lambda xp, x, out, p: xp.add_scalar(x * x, 1), den=True)
 # torch: grad * (self^2 - 1).rsqrt() for real inputs, ((self + 1).rsqrt() * (self - 1).rsqrt())
 # for complex ones (the split roots follow acosh's branch), and grad * (self^2 + 1).rsqrt()
 ACOSH = ew("acosh", "AcoshBackward0", lambda xp, x, p: xp.arccosh(x),
-           lambda xp, x, out, p: 1 / (xp.sqrt(x + 1) * xp.sqrt(x - 1)) if _is_complex(x)
-           else 1 / xp.sqrt(x * x - 1), domain=(1.1, 4), cut=True)
+           lambda xp, x, out, p: xp.rsqrt(xp.add_scalar(x, 1)) * xp.rsqrt(xp.sub_scalar(x, 1))
+           if _is_complex(x) else xp.rsqrt(xp.sub_scalar(x * x, 1)), domain=(1.1, 4), cut=True)
 ASINH = ew("asinh", "AsinhBackward0", lambda xp, x, p: xp.arcsinh(x),
-           lambda xp, x, out, p: 1 / xp.sqrt(x * x + 1), cut=True)
+           lambda xp, x, out, p: xp.rsqrt(xp.add_scalar(xp.pow_scalar(x, 2), 1)), cut=True)
+# torch: grad * 1 / (1 - self.pow(2))
 ATANH = ew("atanh", "AtanhBackward0", lambda xp, x, p: xp.arctanh(x),
-           lambda xp, x, out, p: 1 / (1 - x * x), domain=(-0.9, 0.9))
+           lambda xp, x, out, p: xp.scalar_sub(1, xp.pow_scalar(x, 2)), domain=(-0.9, 0.9),
+           den=True, vjp=lambda xp, g, x, out, p: xp.mul_scalar(g, 1) / xp.scalar_sub(
+               1, xp.pow_scalar(x, 2)))
 SINH = ew("sinh", "SinhBackward0", lambda xp, x, p: xp.sinh(x),
           lambda xp, x, out, p: xp.cosh(x))
 COSH = ew("cosh", "CoshBackward0", lambda xp, x, p: xp.cosh(x),
           lambda xp, x, out, p: xp.sinh(x))
+# torch: grad / (self * ln 2), grad * result * ln 2
 LOG2 = ew("log2", "Log2Backward0", lambda xp, x, p: xp.log2(x),
-          lambda xp, x, out, p: 1 / (x * _LN2), domain=(0.1, 5))
+          lambda xp, x, out, p: xp.mul_scalar(x, _LN2), domain=(0.1, 5), den=True)
 LOG10 = ew("log10", "Log10Backward0", lambda xp, x, p: xp.log10(x),
-           lambda xp, x, out, p: 1 / (x * _LN10), domain=(0.1, 5))
+           lambda xp, x, out, p: xp.mul_scalar(x, _LN10), domain=(0.1, 5), den=True)
 EXP2 = ew("exp2", "Exp2Backward0", lambda xp, x, p: xp.exp2(x),
-          lambda xp, x, out, p: out * _LN2, saved=("result",))
+          lambda xp, x, out, p: out * _LN2, saved=("result",),
+          vjp=lambda xp, g, x, out, p: xp.mul_scalar(g * out, _LN2))
 DEG2RAD = ew("deg2rad", "Deg2RadBackward0", lambda xp, x, p: x * (math.pi / 180),
              lambda xp, x, out, p: math.pi / 180, saved=(), linear=True,
              complex=Refuse(RuntimeError, "deg2rad is not supported for complex tensors."))
@@ -97,7 +117,15 @@ def _sinc_d(xp, x, out, p):
     return xp.where(x == 0, 0.0, (xp.cos(px) * math.pi * x - xp.sin(px)) / (safe * safe * math.pi))
 
 
-SINC = ew("sinc", "SincBackward0", lambda xp, x, p: xp.sinc(x), _sinc_d)
+def _sinc_vjp(xp, g, x, out, p):
+    """torch's sinc_backward: where(self * self * pi == 0, 0,
+    grad * ((self_pi * self_pi.cos() - self_pi.sin()) / (self * self * pi)))."""
+    px = xp.mul_scalar(x, math.pi)
+    sq = xp.mul_scalar(x * x, math.pi)
+    return xp.where(sq == 0, 0.0, g * ((px * xp.cos(px) - xp.sin(px)) / sq))
+
+
+SINC = ew("sinc", "SincBackward0", lambda xp, x, p: xp.sinc(x), _sinc_d, vjp=_sinc_vjp)
 
 # nan_to_num: finite values pass their gradient, replaced ones get none
 def _nan_to_num_fwd(xp, x, p):

@@ -7,8 +7,9 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import api
+from . import elementwise as EW
 from . import shape as SH
-from .dispatch import apply1
+from .dispatch import apply, apply1
 
 
 def as_graph_tensor(g):
@@ -58,6 +59,56 @@ class _TXP:
 
         return getattr(jupyter_autograd, name)
 
+    # Scalar overloads, as torch's formulas call them (see ops.xp.ArrayNamespace.add_scalar)
+    @staticmethod
+    def add_scalar(x, c):
+        return apply1(EW.ADD_SCALAR, x, {"other": c}) if isinstance(x, Tensor) else x + c
+
+    @staticmethod
+    def sub_scalar(x, c):
+        return apply1(EW.SUB_SCALAR, x, {"other": c}) if isinstance(x, Tensor) else x - c
+
+    @staticmethod
+    def mul_scalar(x, c):
+        return apply1(EW.MUL_SCALAR, x, {"other": c}) if isinstance(x, Tensor) else x * c
+
+    @staticmethod
+    def div_scalar(x, c):
+        return apply1(EW.DIV_SCALAR, x, {"other": c}) if isinstance(x, Tensor) else x / c
+
+    @staticmethod
+    def pow_scalar(x, c):
+        return apply1(EW.POW, x, {"exponent": c}) if isinstance(x, Tensor) else x ** c
+
+    @staticmethod
+    def scalar_sub(c, x):
+        return api.sub(_const(c, x, x._data.dtype), x)
+
+    @staticmethod
+    def scalar_pow(c, x):
+        return apply1(EW.POW_ST, x, {"self": c})
+
+    @staticmethod
+    def masked_fill(x, mask, value):
+        from .api_layout import masked_fill
+
+        return masked_fill(x, mask, value)
+
+    reciprocal = staticmethod(api.reciprocal)
+
+    @staticmethod
+    def isinf(x):
+        # by comparisons, which every device's arrays have (not recorded: a bool result)
+        return (x == np.inf) | (x == -np.inf)
+
+    @staticmethod
+    def t(x):
+        return api.t(x)
+
+    @staticmethod
+    def call(op, *args, p=None):
+        return apply(op, args, p)
+
     # elementwise
     exp = staticmethod(api.exp)
     log = staticmethod(api.log)
@@ -66,6 +117,8 @@ class _TXP:
     cos = staticmethod(api.cos)
     tanh = staticmethod(api.tanh)
     sqrt = staticmethod(api.sqrt)
+    rsqrt = staticmethod(api.rsqrt)
+    sigmoid = staticmethod(api.sigmoid)
     abs = staticmethod(api.abs)
     sign = staticmethod(api.sign)
 
@@ -101,6 +154,10 @@ class _TXP:
     @staticmethod
     def keep_where(c, x):
         return _TXP.where(c, x, 0)
+
+    @staticmethod
+    def zero_where(c, x):
+        return _TXP.where(c, 0, x)
 
     @staticmethod
     def where(c, a, b):

@@ -23,6 +23,57 @@ class ArrayNamespace:
         setattr(self, name, v)  # cache: later lookups are plain attribute reads
         return v
 
+    # torch's formulas (derivatives.yaml) call Scalar overloads: ``result.pow(2)``, ``1 + t``,
+    # ``2 * t``, ``t / 2``. On arrays they are the operators; under create_graph (txp) they
+    # record torch's nodes (PowBackward0, AddBackward1, MulBackward1, DivBackward1...).
+    @staticmethod
+    def add_scalar(x, c):
+        return x + c
+
+    @staticmethod
+    def sub_scalar(x, c):
+        return x - c
+
+    @staticmethod
+    def mul_scalar(x, c):
+        return x * c
+
+    @staticmethod
+    def div_scalar(x, c):
+        return x / c
+
+    @staticmethod
+    def pow_scalar(x, c):
+        return x ** c
+
+    @staticmethod
+    def scalar_sub(c, x):
+        """C++'s ``c - t`` (a tensor filled with c, minus t: SubBackward0 under create_graph)."""
+        return c - x
+
+    @staticmethod
+    def scalar_pow(c, x):
+        """``pow(c, t)`` (PowBackward2 under create_graph)."""
+        return c ** x
+
+    def rsqrt(self, x):
+        return 1 / self._mod.sqrt(x)
+
+    def masked_fill(self, x, mask, value):
+        return self._mod.where(mask, value, x)
+
+    @staticmethod
+    def t(x):
+        return x.T
+
+    def sigmoid(self, x):
+        return 1 / (1 + self._mod.exp(-x))
+
+    def call(self, op, *args, p=None):
+        """Row ``op``'s forward on arrays; under create_graph the row is applied and records its
+        node (a backward kernel with its own double backward: tanh_backward)."""
+        return op.fwd(self, *args, p)
+
     def sgn(self, x):
         """torch.sgn: ``x / |x|`` (0 at 0) for complex, the sign for real (0 at nan, as torch's
         sign and sgn kernels: NumPy's sign of nan is nan)."""
@@ -49,6 +100,18 @@ class ArrayNamespace:
             return m.where(cond, x, x.dtype.type(0))
         bits = cond.astype(u)
         m.negative(bits, out=bits)
+        return m.bitwise_and(x.view(u), bits, out=bits).view(x.dtype)
+
+    def zero_where(self, cut, x):
+        """``where(cut, 0, x)`` for a float ``x``, by keep_where's bit trick with the mask
+        inverted: torch's threshold_backward (``self <= threshold ? 0 : grad``: a NaN self
+        passes the gradient, an inf/nan gradient where cut gives +0)."""
+        m = self._mod
+        u = _UINT.get(x.dtype.itemsize) if x.dtype.kind == "f" else None
+        if u is None or not x.ndim or cut.shape != x.shape:
+            return m.where(cut, x.dtype.type(0), x)
+        bits = cut.astype(u)
+        m.subtract(bits, 1, out=bits)  # 1 (cut) -> 0, 0 -> all ones
         return m.bitwise_and(x.view(u), bits, out=bits).view(x.dtype)
 
     def zero_tensor_like(self, g):

@@ -1,0 +1,314 @@
+"""torch's backward kernels as rows of their own: ``tanh_backward``, ``sigmoid_backward``,
+``threshold_backward`` (relu), ``leaky_relu_backward``, ``softplus_backward``,
+``log_sigmoid_backward``, ``_softmax_backward_data``, ``_log_softmax_backward_data`` and
+``mse_loss_backward``.
+
+derivatives.yaml writes the gradient of tanh as ``tanh_backward(grad, result)``, an op with a
+formula of its own, so a gradient taken with ``create_graph=True`` records
+``TanhBackwardBackward0`` over the incoming gradient and the result. The parent rows' VJPs call
+these rows with ``xp.call``: on arrays (the first-order backward) that is the row's forward,
+the plain array formula; under create_graph the row is applied and records its node, whose
+own VJPs are torch's double-backward formulas.
+
+The rows take the incoming gradient first (``grad_output``), as torch's kernels; their
+``sample`` cases compare them with ``torch.ops.aten.<name>``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import AS_WRITTEN, ELEMENTWISE, OPS, Refuse, ShiftDims, defop, kernel_refuses
+from .xp import _ones
+
+
+def _dispatch():
+    from . import dispatch
+
+    return dispatch
+
+
+def _zero(xp, g, *_):
+    """torch's ``zeros_like(grad)``: no history, and 0 even where the gradient is inf or nan."""
+    return g.new_zeros(g.shape) if xp.is_txp else xp.zeros_like(g)
+
+
+def _cases(name, n_in, params=None, theirs=None, domain=(-2, 2), shape=(3, 4), first_shape=None):
+    """Sample cases: row ``name`` applied to ``n_in`` random inputs, and torch's aten op."""
+    def build(rng):
+        row = OPS[name]
+        shapes = [first_shape or shape] + [shape] * (n_in - 1)
+        arrays = [rng.uniform(*domain, s) for s in shapes]
+        arrays = [np.where(np.abs(a) < 0.05, a + 0.1, a) for a in arrays]  # off the kinks at 0
+
+        def ours(*ts):
+            return _dispatch().apply(row, ts, dict(params) if params else None)
+
+        return [(ours, arrays, theirs)]
+
+    return {"cases": build}
+
+
+def _conj(xp, x):
+    """conj of a complex array or tensor; a real one as it is (no copy, no node)."""
+    if xp.is_txp:
+        return xp.conj(x)
+    return xp.conj(x) if x.dtype.kind == "c" else x
+
+
+# ---------------------------------------------------------------- tanh, sigmoid
+# torch's kernels conjugate the derivative for complex tensors (go * conj(1 - o^2)): the rows
+# are written in torch's convention, as derivatives.yaml's formulas (complex=AS_WRITTEN)
+TANH_BACKWARD = defop(
+    "tanh_backward", node="TanhBackwardBackward0", inputs=("grad_output", "output"),
+    saved=("grad_output", "output"), complex=AS_WRITTEN, batch=ELEMENTWISE,
+    fwd=lambda xp, go, o, p: go * _conj(xp, 1 - o * o),
+    # torch: tanh_backward(grad, output.conj()), grad.conj() * (-2 * output.conj() * grad_output)
+    vjp=(lambda xp, g, go, o, out, p: xp.call(TANH_BACKWARD, g, _conj(xp, o)),
+         lambda xp, g, go, o, out, p: _conj(xp, g) * (xp.mul_scalar(_conj(xp, o), -2) * go)),
+    jvp=lambda xp, t, x, out, p: (t[0] * _conj(xp, 1 - x[1] * x[1])
+                                  + _conj(xp, t[1]) * (-2 * _conj(xp, x[1]) * x[0])),
+    sample=_cases("tanh_backward", 2, theirs=lambda tt, go, o: tt.ops.aten.tanh_backward(go, o)),
+)
+SIGMOID_BACKWARD = defop(
+    "sigmoid_backward", node="SigmoidBackwardBackward0", inputs=("grad_output", "output"),
+    saved=("grad_output", "output"), complex=AS_WRITTEN, batch=ELEMENTWISE,
+    fwd=lambda xp, go, o, p: go * _conj(xp, o * (1 - o)),
+    # torch: sigmoid_backward(grad, output.conj()), grad.conj() * grad_output *
+    # (-2 * output.conj() + 1)
+    vjp=(lambda xp, g, go, o, out, p: xp.call(SIGMOID_BACKWARD, g, _conj(xp, o)),
+         lambda xp, g, go, o, out, p: _conj(xp, g) * go * xp.add_scalar(
+             xp.mul_scalar(_conj(xp, o), -2), 1)),
+    jvp=lambda xp, t, x, out, p: (t[0] * _conj(xp, x[1] * (1 - x[1]))
+                                  + _conj(xp, t[1]) * x[0] * (1 - 2 * _conj(xp, x[1]))),
+    sample=_cases("sigmoid_backward", 2,
+                  theirs=lambda tt, go, o: tt.ops.aten.sigmoid_backward(go, o)),
+)
+
+
+# ---------------------------------------------------------------- piecewise-linear activations
+def _threshold_backward(xp, go, x, p):
+    """The gradient where ``self > threshold``, 0 elsewhere (NaN in self passes it, as torch's
+    ``self <= threshold ? 0 : grad``); cut by a mask, so an inf/nan gradient gives 0 there."""
+    return xp.zero_where(x <= p["threshold"], go)
+
+
+THRESHOLD_BACKWARD = defop(
+    "threshold_backward", node="ThresholdBackwardBackward0", inputs=("grad_output", "self"),
+    saved=("self", "threshold"), complex=kernel_refuses("threshold_cpu"), batch=ELEMENTWISE,
+    fwd=_threshold_backward,
+    vjp=(lambda xp, g, go, x, out, p: xp.call(THRESHOLD_BACKWARD, g, x, p=p), _zero),
+    jvp=lambda xp, t, x, out, p: _threshold_backward(xp, t[0], x[1], p), smooth=False,
+    sample=_cases("threshold_backward", 2, {"threshold": 0.0},
+                  lambda tt, go, x: tt.ops.aten.threshold_backward(go, x, 0.0)),
+)
+
+
+def _leaky_backward(xp, go, x, p):
+    return go * xp.where(x > 0, 1.0, p["negative_slope"])
+
+
+LEAKY_RELU_BACKWARD = defop(
+    "leaky_relu_backward", node="LeakyReluBackwardBackward0", inputs=("grad_output", "self"),
+    saved=("negative_slope", "self"), complex=kernel_refuses("leaky_relu_backward_cpu"),
+    batch=ELEMENTWISE, fwd=_leaky_backward,
+    vjp=(lambda xp, g, go, x, out, p: xp.call(LEAKY_RELU_BACKWARD, g, x, p=p), _zero),
+    jvp=lambda xp, t, x, out, p: _leaky_backward(xp, t[0], x[1], p), smooth=False,
+    sample=_cases("leaky_relu_backward", 2, {"negative_slope": 0.1},
+                  lambda tt, go, x: tt.ops.aten.leaky_relu_backward(go, x, 0.1, False)),
+)
+
+
+# ---------------------------------------------------------------- softplus, log_sigmoid
+def softplus_grad(xp, x, p):
+    """d/dx softplus: exp(beta x) / (exp(beta x) + 1), 1 where beta x > threshold."""
+    xb = x * p["beta"]
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = xp.exp(xb)
+        return xp.where(xb > p["threshold"], 1.0, z / (z + 1))
+
+
+def _softplus_double(xp, g, go, x, out, p):
+    # torch's softplus_double_backward(grad * grad_output, self, beta, threshold):
+    # sigmoid_backward(gg, sigmoid(x beta)) * (x beta < threshold) * beta
+    xb = xp.mul_scalar(x, p["beta"])
+    sb = xp.call(SIGMOID_BACKWARD, g * go, xp.sigmoid(xb))
+    return xp.mul_scalar(sb * (xb < p["threshold"]), p["beta"])
+
+
+SOFTPLUS_BACKWARD = defop(
+    "softplus_backward", node="SoftplusBackwardBackward0", inputs=("grad_output", "self"),
+    saved=("beta", "grad_output", "self", "threshold"), complex=kernel_refuses("softplus_backward_cpu"),
+    batch=ELEMENTWISE,
+    fwd=lambda xp, go, x, p: go * softplus_grad(xp, x, p),
+    vjp=(lambda xp, g, go, x, out, p: xp.call(SOFTPLUS_BACKWARD, g, x, p=p), _softplus_double),
+    jvp=lambda xp, t, x, out, p: (t[0] * softplus_grad(xp, x[1], p)
+                                  + _softplus_double(xp, t[1], x[0], x[1], out, p)),
+    smooth=False,
+    sample=_cases("softplus_backward", 2, {"beta": 2.0, "threshold": 4.0},
+                  lambda tt, go, x: tt.ops.aten.softplus_backward(go, x, 2.0, 4.0)),
+)
+
+
+def log_sigmoid_grad(xp, x):
+    """d/dx log sigmoid(x) = 1 - sigmoid(x) = z / (1 + z) for x >= 0, 1 - z / (1 + z) below
+    (z = exp(-|x|)), as torch's kernel."""
+    z = xp.exp(-xp.abs(x))
+    q = z / (1 + z)
+    return xp.where(x < 0, 1 - q, q)
+
+
+def _log_sigmoid_double(xp, g, go, x, out, p):
+    # torch's log_sigmoid_double_backward(grad * grad_output, self): gg * (z - 1) * z, z = sigmoid
+    z = xp.sigmoid(x)
+    return (g * go) * xp.sub_scalar(z, 1) * z
+
+
+def _log_sigmoid_case(rng):
+    from ..tensor import Tensor
+
+    x = rng.uniform(-3, 3, (3, 4))
+    go = rng.uniform(-2, 2, (3, 4))
+
+    def ours(g, t):
+        buf = Tensor._wrap(np.exp(-np.abs(t._data)))
+        return _dispatch().apply(LOG_SIGMOID_BACKWARD, (g, t), {"buffer": buf._data})
+
+    return [(ours, [go, x], lambda tt, g, t: tt.ops.aten.log_sigmoid_backward(
+        g, t, tt.exp(-t.detach().abs()).to(t.dtype)))]
+
+
+LOG_SIGMOID_BACKWARD = defop(
+    "log_sigmoid_backward", node="LogSigmoidBackwardBackward0", inputs=("grad_output", "self"),
+    saved=("buffer", "grad_output", "self"), complex=kernel_refuses("log_sigmoid_backward_cpu"),
+    batch=ELEMENTWISE,
+    fwd=lambda xp, go, x, p: go * log_sigmoid_grad(xp, x),
+    vjp=(lambda xp, g, go, x, out, p: xp.call(LOG_SIGMOID_BACKWARD, g, x, p=p), _log_sigmoid_double),
+    jvp=lambda xp, t, x, out, p: (t[0] * log_sigmoid_grad(xp, x[1])
+                                  + _log_sigmoid_double(xp, t[1], x[0], x[1], out, p)),
+    sample={"cases": _log_sigmoid_case},
+)
+
+
+# ---------------------------------------------------------------- softmax, log_softmax
+def keep_reduce(xp, x, d, how):
+    """``x.sum/max(axis=d, keepdims=True)``. NumPy reduces a short innermost axis one row at a
+    time (300x3 floats: 12 us for max, 6 us for sum; 3000x3: 100 us), so such an axis (a
+    classifier's logits) is summed as a BLAS product with ones, and its max taken over a
+    transposed copy (1-2 us)."""
+    if x.__class__ is np.ndarray:
+        shape = x.shape
+        n = len(shape)
+        if n >= 2 and d == n - 1 and 1 < shape[-1] <= 16 and x.size >= 64 and x.dtype.kind == "f":
+            c = shape[-1]
+            x2 = x if n == 2 else x.reshape(-1, c)
+            if how == "sum":
+                r = x2 @ _ones(c, x.dtype)
+            else:
+                r = _max_reduce(x2.T.copy(), 0)
+            return r.reshape(shape[:-1] + (1,))
+        if x.dtype.kind == "f":  # the ufuncs' C reduce: ndarray.sum/max add a Python wrapper
+            return (_max_reduce if how == "max" else _add_reduce)(x, d, keepdims=True)
+    elif xp.is_txp:
+        return xp.amax(x, axis=d, keepdims=True) if how == "max" else xp.sum(x, axis=d, keepdims=True)
+    return x.max(axis=d, keepdims=True) if how == "max" else x.sum(axis=d, keepdims=True)
+
+
+_max_reduce, _add_reduce = np.maximum.reduce, np.add.reduce
+
+
+def softmax_kernel(name):
+    """torch's kernel error for a complex softmax: the last-dim kernel names itself apart."""
+    def message(p, x):
+        last = x.ndim <= 1 or p["dim"] % x.ndim == x.ndim - 1
+        kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
+        return f'"{kernel}" not implemented for \'{{dtype}}\''
+
+    return message
+
+
+def _softmax_double(xp, g, go, o, out, p):
+    # torch's softmax_double_backward(grad, grad_output, dim, output)
+    d = p["dim"]
+    return go * g - keep_reduce(xp, o * go, d, "sum") * g - go * keep_reduce(xp, o * g, d, "sum")
+
+
+def _softmax_cases(row, aten):
+    def build(rng):
+        go, o = rng.uniform(-2, 2, (3, 4)), rng.uniform(0.1, 1, (3, 4))
+        return [(lambda g, y: _dispatch().apply(row(), (g, y), {"dim": 1}), [go, o],
+                 lambda tt, g, y: getattr(tt.ops.aten, aten)(g, y, 1, y.dtype))]
+
+    return {"cases": build}
+
+
+SOFTMAX_BACKWARD_DATA = defop(
+    "_softmax_backward_data", node="SoftmaxBackwardDataBackward0",
+    inputs=("grad_output", "output"), saved=("dim", "grad_output", "output"),
+    complex=Refuse(NotImplementedError, softmax_kernel("softmax_backward")), batch=ShiftDims("dim"),
+    fwd=lambda xp, go, o, p: o * (go - keep_reduce(xp, go * o, p["dim"], "sum")),
+    vjp=(lambda xp, g, go, o, out, p: xp.call(SOFTMAX_BACKWARD_DATA, g, o, p=p), _softmax_double),
+    # d(o (go - sum(go o))) = o (t_go - sum(t_go o)) + t_o (go - sum(go o)) - o sum(go t_o)
+    jvp=lambda xp, t, x, out, p: (
+        SOFTMAX_BACKWARD_DATA.fwd(xp, t[0], x[1], p)
+        + t[1] * (x[0] - keep_reduce(xp, x[0] * x[1], p["dim"], "sum"))
+        - x[1] * keep_reduce(xp, x[0] * t[1], p["dim"], "sum")),
+    sample=_softmax_cases(lambda: SOFTMAX_BACKWARD_DATA, "_softmax_backward_data"),
+)
+LOG_SOFTMAX_BACKWARD_DATA = defop(
+    "_log_softmax_backward_data", node="LogSoftmaxBackwardDataBackward0",
+    inputs=("grad_output", "output"), saved=("dim", "grad_output", "output"),
+    complex=Refuse(NotImplementedError, softmax_kernel("log_softmax_backward")),
+    batch=ShiftDims("dim"),
+    fwd=lambda xp, go, o, p: go - xp.exp(o) * keep_reduce(xp, go, p["dim"], "sum"),
+    # torch: grad - (grad * output.exp()).sum(dim, true), -grad_output.sum(dim, true) *
+    # output.exp() * grad
+    vjp=(lambda xp, g, go, o, out, p: g - keep_reduce(xp, g * xp.exp(o), p["dim"], "sum"),
+         lambda xp, g, go, o, out, p: -keep_reduce(xp, go, p["dim"], "sum") * xp.exp(o) * g),
+    jvp=lambda xp, t, x, out, p: (
+        t[0] - xp.exp(x[1]) * keep_reduce(xp, t[0], p["dim"], "sum")
+        - keep_reduce(xp, x[0], p["dim"], "sum") * xp.exp(x[1]) * t[1]),
+    sample=_softmax_cases(lambda: LOG_SOFTMAX_BACKWARD_DATA, "_log_softmax_backward_data"),
+)
+
+
+# ---------------------------------------------------------------- mse_loss
+def _unreduce(xp, g, r, shape):
+    """Gradient of the reduction: the per-element factor, broadcast to ``shape``."""
+    if r == 1:
+        n = 1
+        for s in shape:
+            n *= s
+        return xp.broadcast_to(g / n, shape)
+    if r == 2:
+        return xp.broadcast_to(g, shape)
+    return g
+
+
+def _mse_double(sign):
+    # torch's mse_loss_double_backward(grad * grad_output, self, reduction): 2 * gg, divided
+    # by numel for the mean (negated for the target)
+    def rule(xp, g, go, x, y, out, p):
+        r = xp.mul_scalar(g * go, 2)
+        if p["reduction"] == 1:
+            n = 1
+            for s in p["shape"]:
+                n *= s
+            r = xp.div_scalar(r, n)
+        return -r if sign < 0 else r
+
+    return rule
+
+
+MSE_LOSS_BACKWARD = defop(
+    "mse_loss_backward", node="MseLossBackwardBackward0", inputs=("grad_output", "self", "target"),
+    saved=("grad_output", "reduction", "self", "target"), complex=kernel_refuses("mse_backward_cpu_out"),
+    fwd=lambda xp, go, x, y, p: _unreduce(xp, go, p["reduction"], p["shape"]) * (2 * (x - y)),
+    vjp=(lambda xp, g, go, x, y, out, p: xp.call(MSE_LOSS_BACKWARD, g, x, y, p=p),
+         _mse_double(1), _mse_double(-1)),
+    jvp=lambda xp, t, x, out, p: (MSE_LOSS_BACKWARD.fwd(xp, t[0], x[1], x[2], p)
+                                  + _mse_double(1)(xp, t[1], x[0], x[1], x[2], out, p)
+                                  + _mse_double(-1)(xp, t[2], x[0], x[1], x[2], out, p)),
+    sample=_cases("mse_loss_backward", 3, {"reduction": 1, "shape": (3, 4)},
+                  lambda tt, go, x, y: tt.ops.aten.mse_loss_backward(go, x, y, 1), first_shape=()),
+)
