@@ -12,10 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype
+from ._size import _wrap_dim
 from .ops import api as _A
 from .ops import fft as _F
 from .ops.dispatch import apply1 as _apply1
-from .tensor import Tensor, _wrap_dim
+from .tensor import Tensor
 
 __all__ = [
     "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2",

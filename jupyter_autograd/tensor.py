@@ -17,6 +17,7 @@ from ._errors import (
     WARN_NONLEAF_GRAD,
     list_str,
 )
+from ._size import Size, _wrap_dim, torch_strides
 from ._tensor_convert import _real_item, _to_device, _warn_scalar_once  # noqa: F401
 from ._zerotensor import ERR_NUMPY as ERR_ZERO_NUMPY
 from ._zerotensor import ERR_TOLIST as ERR_ZERO_TOLIST
@@ -27,37 +28,6 @@ from .autograd.engine import _new_vc
 from .autograd.node import SEQ, AccumulateGrad, _HookDict, add_hook
 from .backend import _BACKENDS, CPU, device
 from .grad_mode import STATE
-
-
-class Size(tuple):
-    """``torch.Size``: a tuple that prints as ``torch.Size([5, 3])``.
-
-    Example:
-        >>> import jupyter_autograd as torch
-        >>> torch.zeros(5, 3).shape
-        torch.Size([5, 3])
-    """
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "torch.Size([" + ", ".join(str(s) for s in self) + "])"
-
-    __str__ = __repr__
-
-    def numel(self) -> int:
-        n = 1
-        for s in self:
-            n *= s
-        return n
-
-    def __getitem__(self, item):
-        r = tuple.__getitem__(self, item)
-        return Size(r) if isinstance(item, slice) else r
-
-    def __add__(self, other):
-        return Size(tuple.__add__(self, tuple(other)))
-
 
 _ndarray = np.ndarray
 
@@ -596,30 +566,7 @@ _engine.Tensor = Tensor
 _accumulate.Tensor = Tensor
 
 
-def torch_strides(d) -> tuple:
-    """``d``'s strides in elements, as torch gives them. NumPy makes every stride of a fresh
-    empty array 0; torch's empty tensors keep contiguous strides unless expanded (an expanded
-    one is a read-only broadcast here, and keeps NumPy's 0 strides)."""
-    st = d.strides
-    if d.size == 0 and d.flags.writeable and not any(st):
-        out, acc = [], 1
-        for n in reversed(d.shape):
-            out.append(acc)
-            acc *= max(n, 1)
-        return tuple(reversed(out))
-    return tuple(s // d.itemsize for s in st)
-
-
 def _rebuild(data, requires_grad):
     t = Tensor._wrap(np.array(data))
     t._requires_grad = requires_grad
     return t
-
-
-def _wrap_dim(dim: int, ndim: int) -> int:
-    n = max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
-        )
-    return dim % n

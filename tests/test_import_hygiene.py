@@ -70,3 +70,17 @@ def test_core_modules_never_import_an_upper_layer():
             if top and (rel, top) not in _ALLOWED:
                 bad.append(f"{rel}: {name}")
     assert bad == []
+
+
+def test_every_source_file_reads_in_one_sitting():
+    """No Python or TypeScript source file over 600 lines (the house limit): a file that grows
+    past it is split along its seams, not exempted."""
+    repo = Path(ja.__file__).parent.parent
+    files = [*repo.joinpath("jupyter_autograd").rglob("*.py"), *repo.joinpath("tests").rglob("*.py"),
+             *repo.joinpath("benchmarks").rglob("*.py")]
+    src = repo / "labextension" / "src"
+    if src.is_dir():  # absent from an installed wheel
+        files += [p for p in src.rglob("*.ts") if "node_modules" not in p.parts]
+    long = {str(p.relative_to(repo)): n for p in files
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600}
+    assert long == {}

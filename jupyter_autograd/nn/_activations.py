@@ -10,10 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from .._size import _wrap_dim
 from ..ops import activation as AC
 from ..ops import api as A
 from ..ops.dispatch import apply, apply1
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor
 
 __all__ = [
     "bilinear", "celu", "celu_", "channel_shuffle", "elu", "elu_", "glu", "hardshrink",

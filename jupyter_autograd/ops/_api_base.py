@@ -3,8 +3,9 @@ torch's Tensor-only argument checks."""
 from __future__ import annotations
 
 from .. import _dtype
+from .._size import _wrap_dim
 from ..grad_mode import STATE
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor
 from .dispatch import as_operand
 
 

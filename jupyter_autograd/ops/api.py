@@ -8,7 +8,7 @@ One name space over the modules that define them, by family: arithmetic and elem
 from __future__ import annotations
 
 from .. import _dtype  # noqa: F401 - read as api._dtype by other modules
-from ..tensor import _wrap_dim  # noqa: F401
+from .._size import _wrap_dim  # noqa: F401
 from ._api_base import *
 from ._api_base import _dims, _float, _t  # noqa: F401 - used by the other api_* modules
 from .api_arith import *

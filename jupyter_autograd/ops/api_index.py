@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from .._size import _wrap_dim
 from ..backend import move_array
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor
 from . import api as A
 from . import indexing as IX
 from .api_math import promote

@@ -7,7 +7,8 @@ import builtins
 import numpy as np
 
 from .. import _dtype
-from ..tensor import Tensor, _wrap_dim
+from .._size import _wrap_dim
+from ..tensor import Tensor
 from . import reduction as RD
 from . import shape as SH
 from ._api_base import _cat_out_rule, _dims, _float, _promote_all, _t

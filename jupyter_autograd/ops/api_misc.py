@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from .._size import _wrap_dim
 from ..backend import move_array
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor
 from . import api as A
 
 __all__ = ["empty_permuted", "empty_strided", "hash_tensor", "repeat_interleave", "resize_as_",

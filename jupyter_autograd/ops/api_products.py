@@ -8,7 +8,8 @@ import itertools
 
 import numpy as np
 
-from ..tensor import Tensor, _wrap_dim
+from .._size import _wrap_dim
+from ..tensor import Tensor
 from . import api as A
 from . import products as PR
 from .api_layout import _expanded_shape

@@ -9,8 +9,9 @@ import builtins
 import numpy as np
 
 from .. import _dtype
+from .._size import _wrap_dim
 from ..backend import move_array
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor
 from . import api as A
 from . import sorting as SO
 from .api_shape import movedim

@@ -8,7 +8,8 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _dtype
-from ..tensor import Tensor, _wrap_dim
+from .._size import _wrap_dim
+from ..tensor import Tensor
 from . import reduction as RD
 from . import shape as SH
 from ._api_base import _dims, _float, _out_dtype, _xp

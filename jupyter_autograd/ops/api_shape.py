@@ -9,7 +9,8 @@ import itertools
 
 import numpy as np
 
-from ..tensor import Tensor, _wrap_dim
+from .._size import _wrap_dim
+from ..tensor import Tensor
 from . import api as A
 from . import api_layout as AL
 from . import layout as LY

@@ -12,7 +12,8 @@ import numpy as np
 
 from .. import _dtype
 from .._errors import warn_zero_dim
-from ..tensor import Tensor, torch_strides
+from .._size import torch_strides
+from ..tensor import Tensor
 from .dispatch import apply, apply1
 from .registry import AS_WRITTEN, defop
 from .xp import isnan

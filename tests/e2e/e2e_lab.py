@@ -249,3 +249,20 @@ def copy_log(server: LabServer, name: str) -> None:
         shutil.copy(server.log_path, artifacts_dir() / name)
     except OSError:
         pass
+
+
+_AT_STEP = ("([el, k]) => el.querySelector('.jp-AutogradGraph-stepLabel')"
+            ".textContent.startsWith(k + '/')")
+
+
+def replay_steps(page: Any, out: Any) -> Iterator[tuple[int, int]]:
+    """Rewind a graph output's backward replay, then yield ``(step, total)`` at every step from 0
+    to the last, each once the view shows it; the caller inspects the view between steps."""
+    out.locator("button[data-action=step-first]").click()
+    total = int(out.locator(".jp-AutogradGraph-stepLabel").inner_text().split("/")[1])
+    assert total > 0, "the replay has no steps"
+    for step in range(total + 1):
+        if step:
+            out.locator("button[data-action=step-next]").click()
+        page.wait_for_function(_AT_STEP, arg=[out.element_handle(), step])
+        yield step, total

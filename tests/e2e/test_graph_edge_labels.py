@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from e2e_lab import LabServer, artifacts_dir
+from e2e_lab import LabServer, artifacts_dir, replay_steps
 from test_graph_models import LOOP, MLP, NODE, SETUP, TUTORIAL, TUTORIAL_INPUTS, run
 
 pytestmark = pytest.mark.e2e
@@ -68,17 +68,8 @@ def shot(target: Any, name: str) -> None:
 
 def check_replay(page: Any, out: Any, name: str) -> None:
     """Every step of the replay from the start, then the final state."""
-    out.locator("button[data-action=step-first]").click()
-    step_label = out.locator(".jp-AutogradGraph-stepLabel")
-    total = int(step_label.inner_text().split("/")[1])
-    assert total > 0
     drawn_max = 0
-    for step in range(total + 1):
-        if step:
-            out.locator("button[data-action=step-next]").click()
-        page.wait_for_function(
-            "([el, k]) => el.querySelector('.jp-AutogradGraph-stepLabel').textContent.startsWith(k + '/')",
-            arg=[out.element_handle(), step])
+    for step, total in replay_steps(page, out):
         drawn, bad = collisions(out)
         drawn_max = max(drawn_max, drawn)
         shot(out, f"{name}-step{step}")

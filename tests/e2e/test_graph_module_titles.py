@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from e2e_lab import LabServer, artifacts_dir
+from e2e_lab import LabServer, artifacts_dir, replay_steps
 from test_graph_edge_labels import FOUR, MLP_BACKWARD, SIBLINGS, overlaps
 from test_graph_models import MLP, SETUP, TUTORIAL, TUTORIAL_INPUTS, run
 from test_graph_text_size import flip
@@ -67,15 +67,7 @@ def check(page: Any, out: Any, name: str, titles: int) -> list[str]:
     drawn, bad = covered(out, f"{name} as painted")
     assert drawn == titles, (name, drawn)
     shot(out, f"{name}-painted")
-    out.locator("button[data-action=step-first]").click()
-    total = int(out.locator(".jp-AutogradGraph-stepLabel").inner_text().split("/")[1])
-    assert total > 0
-    for step in range(total + 1):
-        if step:
-            out.locator("button[data-action=step-next]").click()
-        page.wait_for_function(
-            "([el, k]) => el.querySelector('.jp-AutogradGraph-stepLabel').textContent.startsWith(k + '/')",
-            arg=[out.element_handle(), step])
+    for step, total in replay_steps(page, out):
         drawn, more = covered(out, f"{name} step {step}/{total}")
         assert drawn == titles, (name, step, drawn)
         bad += more

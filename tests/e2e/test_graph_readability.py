@@ -19,7 +19,7 @@ import struct
 from typing import Any
 
 import pytest
-from e2e_lab import LabServer, artifacts_dir
+from e2e_lab import LabServer, artifacts_dir, replay_steps
 from test_graph_models import LOOP, NODE, SETUP, TUTORIAL, TUTORIAL_INPUTS, run
 
 pytestmark = pytest.mark.e2e
@@ -77,14 +77,7 @@ def test_readability_defects_stay_fixed(page: Any, lab: LabServer) -> None:
     tut, wide, loop = outs.nth(0), outs.nth(1), outs.nth(2)
 
     # Gradient labels never cover node labels, at any step of the replay.
-    tut.locator("button[data-action=step-first]").click()
-    total = int(tut.locator(".jp-AutogradGraph-stepLabel").inner_text().split("/")[1])
-    for step in range(total + 1):
-        if step:
-            tut.locator("button[data-action=step-next]").click()
-        page.wait_for_function(
-            "([el, k]) => el.querySelector('.jp-AutogradGraph-stepLabel').textContent.startsWith(k + '/')",
-            arg=[tut.element_handle(), step])
+    for step, total in replay_steps(page, tut):
         labels = rects(tut, ".jp-AutogradGraph-edgeLabel")
         texts = rects(tut, f"{NODE} .jp-AutogradGraph-label")
         hit = [(a, b) for a in labels for b in texts if overlaps(a, b)]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from e2e_lab import LabServer, artifacts_dir
+from e2e_lab import LabServer, artifacts_dir, replay_steps
 from test_graph_edge_labels import FOUR, MLP_BACKWARD, SIBLINGS
 from test_graph_models import LOOP, MLP, SETUP, TUTORIAL, TUTORIAL_INPUTS, run
 
@@ -89,15 +89,8 @@ def check_zooms(page: Any, out: Any, name: str) -> list[str]:
 
 def check_replay(page: Any, out: Any, name: str) -> list[str]:
     """Every step of the backward replay (badges, gradient labels) at the smallest readable zoom."""
-    out.locator("button[data-action=step-first]").click()
-    total = int(out.locator(".jp-AutogradGraph-stepLabel").inner_text().split("/")[1])
     bad: list[str] = []
-    for step in range(total + 1):
-        if step:
-            out.locator("button[data-action=step-next]").click()
-        page.wait_for_function(
-            "([el, k]) => el.querySelector('.jp-AutogradGraph-stepLabel').textContent.startsWith(k + '/')",
-            arg=[out.element_handle(), step])
+    for step, total in replay_steps(page, out):
         if step == 0:
             page.evaluate(WHEEL_TO, [out.element_handle(), MIN_READABLE])
         bad += too_small(out, f"{name} replay step {step}/{total} zoom {out.evaluate(ZOOM)}")
