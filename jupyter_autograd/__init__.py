@@ -66,6 +66,8 @@ from .tensor import Size, Tensor  # noqa: F401
 
 from . import ops  # noqa: F401 - registers every op
 from . import _tensor_methods  # noqa: F401 - wires Tensor methods to the ops
+from . import _tensor_conversions  # noqa: F401 - to/float/.../new_* methods
+from . import _tensor_setitem  # noqa: F401 - x[key] = value, index_put_ (built on _tensor_methods)
 from . import _methods_ext  # noqa: F401 - and to the ops beyond ops/api.py
 from .factories import (  # noqa: F401
     arange,

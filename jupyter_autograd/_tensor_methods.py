@@ -585,9 +585,3 @@ def _copy_(self, src, non_blocking=False):
 Tensor.zero_ = _zero_
 Tensor.fill_ = _fill_
 Tensor.copy_ = _copy_
-
-
-from . import (
-    _tensor_conversions,  # noqa: F401 - to/float/.../new_* methods
-    _tensor_setitem,  # noqa: F401 - x[key] = value and index_put_ (registered there)
-)

@@ -84,3 +84,70 @@ def test_every_source_file_reads_in_one_sitting():
     long = {str(p.relative_to(repo)): n for p in files
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600}
     assert long == {}
+
+
+def _module_graph(root: Path) -> dict:
+    """Module -> the package's modules it imports at module level (a package's ``__init__``
+    running first is Python's import order, not an edge)."""
+    mods = {}
+    for p in root.rglob("*.py"):
+        parts = list(p.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        mods[".".join(parts)] = p
+    graph = {}
+    for m, p in mods.items():
+        package = m if p.name == "__init__.py" else m.rpartition(".")[0]
+        deps = set()
+        for node in ast.parse(p.read_text(encoding="utf-8")).body:
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            names = list(_imports_of(node, package))
+            deps.update(n if n in mods else n.rpartition(".")[0] for n in names)
+        graph[m] = {d for d in deps if d in mods and d != m}
+    return graph
+
+
+def _imports_of(node, package):
+    if isinstance(node, ast.Import):
+        yield from (a.name for a in node.names)
+        return
+    base = node.module or ""
+    if node.level:
+        parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+        base = ".".join(parts + ([base] if base else []))
+    yield from (f"{base}.{a.name}" for a in node.names)
+
+
+def test_no_import_cycles_at_module_level():
+    """No cycle among the package's module-level imports (Tarjan's strongly connected
+    components): the import order is a layering, and a module can be read after the ones it
+    imports."""
+    graph = _module_graph(Path(ja.__file__).parent)
+    index, low, stack, on, cycles = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                cycles.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    assert cycles == []
