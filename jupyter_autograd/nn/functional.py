@@ -8,7 +8,9 @@ import warnings
 import numpy as np
 
 from ..ops import api as _api
-from ..ops.dispatch import addmm_linear, apply
+from ..ops.dispatch import apply, apply1
+from ..ops.linalg import ADDMM as _ADDMM
+from ..ops.shape import T as _T
 from ..tensor import Tensor
 from ._losses import (  # noqa: F401 - the losses are part of this namespace
     _reduction,
@@ -100,6 +102,12 @@ def _float_kernel(input, name):
         raise NotImplementedError(f'"{name}_{dev}" not implemented for \'{_api.scalar_type(input)}\'')
 
 
+def _addmm_t(bias, x, weight):
+    """torch's F.linear of a 2-D input with a bias: ``addmm(bias, x, weight.t())``
+    (AddmmBackward0 over TBackward0), the caller having checked dtypes and shapes."""
+    return apply(_ADDMM, (bias, x, apply1(_T, weight)), None)
+
+
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``: AddmmBackward0 for 2-D input with bias, as torch.
 
@@ -111,7 +119,7 @@ def linear(input, weight, bias=None):
         b = bias._data
         if (x.dtype == w.dtype == b.dtype and w.ndim == 2 and x.shape[1] == w.shape[1]
                 and b.shape == w.shape[:1]):
-            return addmm_linear(bias, input, weight)
+            return _addmm_t(bias, input, weight)
     if x.shape[-1] != w.shape[-1] if w.ndim else False:
         rows = int(np.prod(x.shape[:-1])) if x.ndim > 1 else 1
         raise RuntimeError(
@@ -143,8 +151,8 @@ def linear(input, weight, bias=None):
             )
         _api._expanded_shape(bias, (rows, w.shape[0]))
     if x.ndim == 2:
-        return addmm_linear(bias, input, weight)
-    out = addmm_linear(bias, _api.view(input, (rows, x.shape[-1])), weight)
+        return _addmm_t(bias, input, weight)
+    out = _addmm_t(bias, _api.view(input, (rows, x.shape[-1])), weight)
     return _api.view(out, x.shape[:-1] + w.shape[:1])
 
 

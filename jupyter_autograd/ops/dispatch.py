@@ -104,50 +104,18 @@ def apply(op, inputs: tuple, p=None, record_inputs=None):
     return res
 
 
-def addmm_linear(bias: Tensor, x: Tensor, weight: Tensor) -> Tensor:
-    """``F.linear`` on a 2-D input with a bias, as torch records it: ``addmm(bias, x, weight.t())``
-    (AddmmBackward0 over TBackward0), the caller having checked dtypes and shapes.
-
-    Every layer of every training step runs this, so for plain NumPy arrays with nothing
-    observing the recording it runs ADDMM's forward directly and hands the node to
-    :func:`record`, skipping :func:`apply`'s dispatch (the node is built in one place)."""
-    xd, w0, bd = x._data, weight._data, bias._data
-    if (xd.__class__ is not _ndarray or w0.__class__ is not _ndarray or bd.__class__ is not _ndarray
-            or xd.dtype.kind == "c" or FLAGS.forward_ad_levels or FLAGS.anomaly or FLAGS.record_tracers
-            or FLAGS.inference_tensors or x._base is not None or bias._base is not None
-            or weight._base is not None):
-        return apply(_ADDMM, (bias, x, apply1(_T, weight)), None)
-    grad = STATE.grad_enabled
-    # weight.t(): T's row, the result a view of the weight (apply1's steps for this case)
-    wt = _new(Tensor)
-    wt._data = wd = _T.fwd(NPX, w0, None)
-    if grad and weight._requires_grad:
-        wt._requires_grad = True
-        record1(_T, weight, wd, None, wt)
-    else:
-        wt._requires_grad = False
-    _views.make_view(wt, weight)
-    out = _addmm_fwd(NPX, bd, xd, wd, None)
-    res = _new(Tensor)
-    res._data = out
-    if not (grad and (x._requires_grad or wt._requires_grad or bias._requires_grad)):
-        res._requires_grad = False
-        return res
-    res._requires_grad = True
-    record(_ADDMM, (bias, x, wt), out, None, (res,))
-    return res
-
-
-def apply1(op, x: Tensor, p=None) -> Tensor:
-    """Fast path of :func:`apply` for one tensor input."""
+def apply1(op, x: Tensor, p=None, tail=()) -> Tensor:
+    """:func:`apply` for one tensor input ``x``, followed by the Python scalars ``tail`` (the
+    scalar of ``y + 0.5``, an input slot without an edge): the one fast entry of every row on the
+    hot path of small-tensor code (``Tensor.tanh``, ``tensor <op> float`` come here)."""
     d = x._data
     cls = d.__class__
     xp = NPX if cls is _ndarray else xp_of(d)
     q = quiet_enter(QUIET)
-    try:
-        out = op.fwd(xp, d, p)
+    try:  # op.fwd read per call: the profiler swaps it while it records
+        out = op.fwd(xp, d, *tail, p) if tail else op.fwd(xp, d, p)
     except TypeError:
-        _refuse_complex_inputs(op, (d,), p)
+        _refuse_complex_inputs(op, (d, *tail), p)
         raise
     finally:
         quiet_exit(q)
@@ -156,7 +124,7 @@ def apply1(op, x: Tensor, p=None) -> Tensor:
     k = out.dtype.kind
     if k == "c" and op.cx is not op:
         if op.cfwd is not None:
-            out = op.cfwd(xp, d, p)
+            out = op.cfwd(xp, d, *tail, p)
             if out.__class__ is not cls:
                 out = _fix_out(out, cls, xp)
         op = complex_row(op, out, p, x._requires_grad and STATE.grad_enabled)
@@ -164,7 +132,7 @@ def apply1(op, x: Tensor, p=None) -> Tensor:
     res._data = out
     if x._requires_grad and STATE.grad_enabled and op.differentiable[0] and k in "fc":
         res._requires_grad = True
-        record1(op, x, out, p, res)
+        record1(op, x, out, p, res, tail)
     else:
         res._requires_grad = False
     if STATE.inference:
@@ -172,7 +140,7 @@ def apply1(op, x: Tensor, p=None) -> Tensor:
     if op.name in VIEW_OPS and (out.base is not None or out is d):
         _views.make_view(res, x)
     if FLAGS.forward_ad_levels:
-        _forward_ad(op, (x,), (d,), out, p, (res,))
+        _forward_ad(op, (x, *tail), (d, *tail), out, p, (res,))
     return res
 
 
@@ -244,71 +212,30 @@ def _cast(t: Tensor, dt) -> Tensor:
 
 
 def binary_method(op):
-    """``Tensor.__add__`` and friends for a binary row: ``tensor <op> float`` runs inline (the
-    hot path of small-tensor code: no promotion, the scalar is an input slot), anything else
-    goes through :func:`apply2`."""
+    """``Tensor.__add__`` and friends for a binary row: ``tensor <op> float`` takes
+    :func:`apply1` with the scalar as an input slot (no promotion: the hot path of small-tensor
+    code), anything else :func:`apply2`'s promotion."""
     def method(a, b):
-        if b.__class__ is float:
-            ad = a._data
-            cls = ad.__class__
-            if ad.dtype.kind == "f":
-                q = quiet_enter(QUIET)
-                try:  # op.fwd read per call: the profiler swaps it while it records
-                    out = op.fwd(NPX if cls is _ndarray else xp_of(ad), ad, b, None)
-                finally:
-                    quiet_exit(q)
-                if out.__class__ is not cls:
-                    out = _fix_out(out, cls, NPX)
-                res = _new(Tensor)
-                res._data = out
-                if a._requires_grad and STATE.grad_enabled:
-                    res._requires_grad = True
-                    record1(op, a, out, None, res, (b,))
-                else:
-                    res._requires_grad = False
-                if STATE.inference:
-                    res._inf = True
-                if FLAGS.forward_ad_levels:
-                    _forward_ad(op, (a, b), (ad, b), out, None, (res,))
-                return res
+        if b.__class__ is float and a._data.dtype.kind == "f":
+            return apply1(op, a, None, (b,))
         return _apply2(op, a, b, None)
 
     method.__name__ = method.__qualname__ = f"__{op.name}__"
+    method._row = op  # tests/test_fast_entries.py runs it against apply()
     return method
 
 
 def unary_method(op, fallback):
-    """``Tensor.tanh`` and friends for an elementwise row: floating inputs run :func:`apply1`'s
-    steps inline (the hot path); others (integer promotion) go through ``fallback``."""
-    differentiable = op.differentiable[0]
-
+    """``Tensor.tanh`` and friends for an elementwise row: floating inputs take :func:`apply1`;
+    others (integer promotion) go through ``fallback``."""
     def method(x):
-        d = x._data
-        if d.dtype.kind != "f":
+        if x._data.dtype.kind != "f":
             return fallback(x)
-        cls = d.__class__
-        q = quiet_enter(QUIET)
-        try:
-            out = op.fwd(NPX if cls is _ndarray else xp_of(d), d, None)
-        finally:
-            quiet_exit(q)
-        if out.__class__ is not cls:
-            out = _fix_out(out, cls, NPX)
-        res = _new(Tensor)
-        res._data = out
-        if x._requires_grad and differentiable and STATE.grad_enabled:
-            res._requires_grad = True
-            record1(op, x, out, None, res)
-        else:
-            res._requires_grad = False
-        if STATE.inference:
-            res._inf = True
-        if FLAGS.forward_ad_levels:
-            _forward_ad(op, (x,), (d,), out, None, (res,))
-        return res
+        return apply1(op, x)
 
     method.__name__ = method.__qualname__ = op.name
     method.__doc__ = fallback.__doc__
+    method._row = op  # tests/test_fast_entries.py runs it against apply()
     return method
 
 
@@ -452,7 +379,4 @@ def _raise_broadcast(s1, s2):
     _broadcast_error(s1, s2)
 
 
-from .linalg import ADDMM as _ADDMM
-from .linalg import _addmm_fwd
-from .shape import T as _T
 
