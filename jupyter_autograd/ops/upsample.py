@@ -164,7 +164,9 @@ def _rows(mode, d):
             return apply1(rows["fwd"], h, p)
         return _fwd(xp, h, p)
 
-    shape = (2, 3, 5, 4, 3)[: 2 + d]
+    # small enough for gradcheck's dense Jacobians (one backward per output element), which the
+    # complex and higher-order sweeps build for every case: batch and channels kept above 1
+    shape = {1: (2, 2, 5), 2: (2, 2, 3, 4), 3: (1, 2, 3, 2, 2)}[d]
     kws = [{"scale_factor": 2}, {"size": (7, 3, 2)[:d]}, {"scale_factor": 1.5}]
     if smooth:
         kws.append({"size": (3, 5, 4)[:d], "align_corners": True})
@@ -180,7 +182,7 @@ def _rows(mode, d):
 
         from .conv import _through_grad
 
-        x0 = rng.uniform(-1, 1, shape)
+        x0 = rng.uniform(-1, 1, {1: (2, 2, 3), 2: (1, 2, 3, 2), 3: (1, 2, 2, 2, 1)}[d])
         y_shape = ja.nn.functional.interpolate(ja.tensor(x0), mode=mode, scale_factor=2).shape
 
         def run(lib, v):
