@@ -2,7 +2,8 @@
 
 Each case here is large or shaped enough to take a shortcut that the registry sweep's small
 samples never reach: the transposed reduction of a short class axis, the nll_loss target check
-that leaves the upper bound to the forward's indexing, and F.linear's inline AddmmBackward0.
+that leaves the upper bound to the forward's indexing, and F.linear's AddmmBackward0 over
+TBackward0 (recorded through apply, compared with torch.addmm's node).
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def test_cross_entropy_targets_checked_on_every_path():
     assert logits.grad is not None  # the failed calls recorded nothing that ran backward
 
 
-def test_inline_linear_node_matches_the_general_record():
+def test_linear_node_matches_the_general_record():
     lin = ja.nn.Linear(4, 3)
     x = ja.randn(5, 4, requires_grad=True)
     fast = lin(x)
