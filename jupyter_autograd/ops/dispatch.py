@@ -218,7 +218,7 @@ def binary_method(op):
     def method(a, b):
         if b.__class__ is float and a._data.dtype.kind == "f":
             return apply1(op, a, None, (b,))
-        return _apply2(op, a, b, None)
+        return _apply_promoted(op, a, b, None)
 
     method.__name__ = method.__qualname__ = f"__{op.name}__"
     method._row = op  # tests/test_fast_entries.py runs it against apply()
@@ -240,19 +240,15 @@ def unary_method(op, fallback):
 
 
 def apply2(op, a, b, p=None) -> Tensor:
-    """Binary op with torch's promotion; ``a`` is a Tensor, ``b`` a Tensor or Python scalar."""
-    if p is None:
-        m = _METHODS.get(op)
-        if m is None:
-            m = _METHODS[op] = binary_method(op)
-        return m(a, b)
-    return _apply2(op, a, b, p)
+    """Binary op with torch's promotion; ``a`` is a Tensor, ``b`` a Tensor or Python scalar.
+    ``tensor <op> float`` takes :func:`apply1` (the scalar an input slot, nothing to promote)."""
+    if p is None and b.__class__ is float and a._data.dtype.kind == "f":
+        return apply1(op, a, None, (b,))
+    return _apply_promoted(op, a, b, p)
 
 
-_METHODS: dict = {}
-
-
-def _apply2(op, a, b, p):
+def _apply_promoted(op, a, b, p):
+    """:func:`apply2` past its float-scalar entry: promotion to torch's result type, devices."""
     if b.__class__ is float and a._data.dtype.kind == "f":
         return apply(op, (a, b), p)
     if b.__class__ is not Tensor and not isinstance(b, Tensor):
