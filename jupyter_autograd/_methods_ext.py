@@ -147,6 +147,9 @@ for _name, _fn in _FUNCS.items():
     setattr(Tensor, _name, unary_method(_FAST[_name], _fn) if _name in _FAST else _method(_fn, _name))
 for _name in _INPLACE:
     setattr(Tensor, _name + "_", _inplace(getattr(F, _name, None) or _FUNCS[_name]))
+# lerp parses its overloads itself: the method forms name themselves and leave self out
+Tensor.lerp = M.lerp_method
+Tensor.lerp_ = _inplace(M._lerp_inplace)
 
 
 def _rdiv(self, other):

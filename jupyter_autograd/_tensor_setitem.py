@@ -56,13 +56,14 @@ def _setitem(self, key, value):
     # advanced indices; also forward-mode tangents, which views do not share with their base.
     # torch's set_item views the value without its leading 1s first (ViewBackward0)
     ss = value._data.shape
-    if value._data.dtype != self._data.dtype and not (
-            all(_is_basic(k) for k in key)  # a forward-mode basic key: copy_ casts
-            or (not ss and mask_fill)):  # a 0-d value by a mask is masked_fill_ (it casts)
-        _check_index_put_dtype(self, value)
     k = 0
     while k < len(ss) and ss[k] == 1:
         k += 1
+    _check_index_put_shape(self, key, ss[k:])
+    if value._data.dtype != self._data.dtype and not (
+            all(_is_basic(k) for k in key)  # a forward-mode basic key: copy_ casts
+            or (k == len(ss) and mask_fill)):  # a 0-d value (past its leading 1s) by a mask is masked_fill_ (it casts)
+        _check_index_put_dtype(self, value)
     _index_put_(self, key, F.view(value, ss[k:]) if k else value)
 
 
@@ -130,6 +131,26 @@ def _index_put_(self, key, value, accumulate=False):
     self._bump_version()
 
 
+def _check_index_put_shape(self, key, vshape) -> None:
+    """torch's index_put_ expands the value to the indexing result's shape before it checks the
+    dtypes: its shape mismatch first (an index out of range is found later, by the kernel)."""
+    shape = self._data.shape
+    try:  # the result's shape, from a 0-stride stand-in of self (no copy of self's data)
+        probe = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape, (0,) * len(shape))
+        # integer index arrays replaced by zeros of their shapes: out of range is found later
+        rshape = probe[tuple(np.zeros(k.shape, np.intp) if isinstance(k, np.ndarray) and k.dtype.kind in "iu"
+                             else k for k in key)].shape
+    except (IndexError, TypeError, ValueError):
+        return
+    try:
+        fits = np.broadcast_shapes(vshape, rshape) == rshape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be "
+                           f"broadcast to indexing result of shape {list(rshape)}")
+
+
 def _check_index_put_dtype(self, value) -> None:
     """torch's index_put_ takes the values in the destination's dtype only (no cast)."""
     if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
@@ -144,7 +165,10 @@ def _index_put_method(self, indices, values, accumulate=False):
     """``self[indices] = values`` (``accumulate``: ``+=``, repeated indices adding up), in
     place: torch's Tensor.index_put_ (IndexPutBackward0)."""
     key = _index_key(self, indices, values)
-    _check_index_put_dtype(self, values)
+    _check_index_put_shape(self, key, values._data.shape)
+    if not (len(indices) == 1 and isinstance(indices[0], Tensor) and indices[0]._data.dtype.kind == "b"
+            and values._data.size == 1):  # one mask and one value: torch's masked_fill_ (it casts)
+        _check_index_put_dtype(self, values)
     if accumulate:
         _index_put_(self, key, values, accumulate=True)
     else:

@@ -264,11 +264,14 @@ class Tensor:
     def grad(self):
         """The accumulated gradient of a leaf (``None`` before backward).
 
-        Reading it on a non-leaf that does not retain grad warns, as PyTorch does.
+        Reading it (None) on a non-leaf that does not retain grad warns, as PyTorch does.
         """
-        if self.grad_fn is not None and not self._retains_grad:
+        g = self._grad
+        # torch's is_leaf() here reads the tensor's node as recorded (a view's is not
+        # regenerated, nor checked)
+        if g is None and self._grad_fn is not None and not self._retains_grad:
             warnings.warn(WARN_NONLEAF_GRAD, UserWarning, stacklevel=2)
-        return self._grad
+        return g
 
     @grad.setter
     def grad(self, value) -> None:

@@ -224,6 +224,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     with _sge(create_graph):
         res = execute(roots, seeds, retain_graph, create_graph, inputs=edges, accumulate=False)
     final = []
+    owners: dict = {}  # id(array) -> the Tensor that holds it: grad_outputs, results
+    for go in gos:
+        if isinstance(go, Tensor):
+            owners.setdefault(id(go._data), go)
     for i, (t, g) in enumerate(zip(ins, res)):
         if g is None:
             if materialize_grads:
@@ -242,8 +246,50 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         else:
             if isinstance(g, np.generic):
                 g = np.asarray(g)
-            final.append(Tensor._wrap(g.copy() if any(g is r for r in seeds) else g))
+            r = owners.get(id(g))
+            if r is None:
+                r = owners[id(g)] = Tensor._wrap(g)
+            final.append(r)
+    _share_views(final, res, owners)
     return tuple(final)
+
+
+def _share_views(final, arrays, owners) -> None:
+    """torch returns gradients as the engine made them: the grad_outputs tensor itself where it
+    flowed through unchanged, and views (of a grad_output, of another result, or of a buffer
+    they share: ``torch.complex``'s are the real and imaginary parts of one gradient) that
+    share their base's version counter. A result whose array views one of those becomes a
+    view of its tensor; results that view one hidden buffer become views of one tensor for it."""
+    from .views import make_view
+
+    Tensor = _engine.Tensor
+    pending = []  # (result, root array): views of a buffer no tensor holds
+    with no_grad():
+        for t, g in zip(final, arrays):
+            if t is None or isinstance(g, Tensor) or g is None or t._base is not None:
+                continue
+            a = getattr(g, "base", None)
+            root = None
+            while a is not None and a.__class__ is np.ndarray:
+                owner = owners.get(id(a))
+                if owner is not None:
+                    if owner is not t:
+                        make_view(t, owner)
+                    break
+                root, a = a, a.base
+            else:
+                if a is None and root is not None:
+                    pending.append((t, root))
+        counts: dict = {}
+        for _, root in pending:
+            counts[id(root)] = counts.get(id(root), 0) + 1
+        hidden: dict = {}
+        for t, root in pending:
+            if counts[id(root)] > 1:  # shared by several results: one tensor for the buffer
+                owner = hidden.get(id(root))
+                if owner is None:
+                    owner = hidden[id(root)] = Tensor._wrap(root)
+                make_view(t, owner)
 
 
 # Higher-order tools (issue 3): custom Functions, checkers, anomaly mode, functional, forward AD

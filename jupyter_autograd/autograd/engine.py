@@ -348,8 +348,8 @@ def _to_dtype(g, dt):
     part: torch's handle_r_to_c, done here once for every row (real inputs of an op with a
     complex result: ``real * complex``, ``tensor.to(complex)``)."""
     if g.dtype.kind == "c" and dt.kind != "c":
-        g = g.real
-    return g.astype(dt)
+        g = g.real  # a view, as torch's at::real
+    return g.astype(dt, copy=False)
 
 
 def _not_implemented(node: Node, i: int):

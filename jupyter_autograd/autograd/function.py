@@ -368,6 +368,9 @@ def _apply_function(cls, args, kwargs):
     ctx.needs_input_grad = needs
     ctx._arg_tensor = arg_tensor
     is_diff = STATE.grad_enabled and any(needs)
+    if is_diff:
+        # the inputs' edges as they are before forward (which may modify them in place)
+        nf = [_views.edge(a) if a._requires_grad else NONE_EDGE for a in args if isinstance(a, Tensor)]
 
     if _uses_setup_context(cls):
         with no_grad():
@@ -415,13 +418,10 @@ def _apply_function(cls, args, kwargs):
         _forward_mode(cls, ctx, args, res)
         return res[0] if single else res
 
-    nf = []
     shapes = []
     for a in args:
-        if not isinstance(a, Tensor):
-            continue
-        nf.append(_views.edge(a) if a._requires_grad else NONE_EDGE)
-        shapes.append((a._data.shape, a._data.dtype, a._data.__class__))
+        if isinstance(a, Tensor):
+            shapes.append((a._data.shape, a._data.dtype, a._data.__class__))
     ctx.next_functions = tuple(nf)
     ctx._shapes = tuple(shapes)
     ctx._n_out = len(new_outs)
@@ -433,18 +433,24 @@ def _apply_function(cls, args, kwargs):
             continue
         metas.append((o._data.shape, o._data.dtype))
         is_dirty = id(o) in dirty
-        if is_dirty:
-            if o.grad_fn is None and o._requires_grad:
-                raise RuntimeError(
-                    "a leaf Variable that requires grad has been used in an in-place operation."
-                )
-            if o._base is not None and o._base._requires_grad and o._base._grad_fn is None:
-                raise RuntimeError(E.ERR_VIEW_LEAF_INPLACE)
-            if o._base is not None and len(new_outs) > 1:
-                raise RuntimeError(E.ERR_DIRTY_VIEW_MULTI_OUTPUT)
         if id(o) in nondiff or o._data.dtype.kind not in "fc":
             o._requires_grad = False
             continue
+        if is_dirty:
+            # torch's _wrap_outputs for a tensor modified in place, in its order: its checks,
+            # then it drops the tensor's .grad (its value belongs to the history the tensor no
+            # longer has; a built-in in-place op keeps it), then rebase_history's checks
+            if o._grad_fn is None and o._requires_grad:
+                raise RuntimeError(
+                    "a leaf Variable that requires grad has been used in an in-place operation."
+                )
+            if o._base is not None and len(new_outs) > 1:
+                raise RuntimeError(E.ERR_DIRTY_VIEW_MULTI_OUTPUT)
+            o._grad = None
+            if o._base is not None:
+                _views.handle_view_on_rebase(o, False)
+                if o._base._requires_grad and o._base._grad_fn is None:
+                    raise RuntimeError(E.ERR_VIEW_LEAF_INPLACE)
         if is_dirty and o._base is not None:
             _views.rebase(o, ctx)  # the input's base now goes through this node (CopySlices)
             continue

@@ -268,11 +268,16 @@ def is_saved_array(v) -> bool:
     return hasattr(v, "shape") and not isinstance(v, np.generic)
 
 
+_CPP_NODES = frozenset({"CopyBackwards"})
+
+
 def make_node_class(name: str, op, saved_names: tuple) -> type:
     """A Node subclass with torch's name; its module is ``builtins`` as in torch."""
     base = _NotImplementedNode if name == "NotImplemented" else Node
-    cls = type(name, (base,), {"_op": op, "_saved_names": saved_names,
-                               "_plain": op.simple and base is Node})
+    ns = {"_op": op, "_saved_names": saved_names, "_plain": op.simple and base is Node}
+    if name in _CPP_NODES:  # hand-written C++ nodes: name() is namespaced
+        ns["name"] = lambda self, _n="torch::autograd::" + name: _n
+    cls = type(name, (base,), ns)
     cls.__module__ = "builtins"
     cls.__qualname__ = name
     return cls

@@ -57,7 +57,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     """
     r = _reduction(reduction, size_average, reduce)
     _check_same_size(input, target)
-    input, target = promote2(input, target)
+    # the row takes the dtypes as they are (its result has the target's)
     p = {"reduction": r, "weight": _opt(weight), "pos_weight": _opt(pos_weight)}
     return apply(LS.BCE_LOGITS, (input, target), p)
 

@@ -366,7 +366,8 @@ def native_dropout(input, p: float, train):
         return input, mask
     if train is False:  # a clone recorded as the row with a mask of ones and scale 1
         mask = np.ones(x.shape, bool)
-        params = {"result1": _on_device_of(mask.astype(x.dtype), x), "scale": x.dtype.type(1), "p": p}
+        params = {"result1": _on_device_of(mask.astype(x.dtype), x), "scale": x.dtype.type(1), "p": p,
+                  "train": False}
         return apply(NN.DROPOUT, (input,), params), Tensor._wrap(_on_device_of(mask, x))
     keep = 1.0 - p
     # the mask is drawn in the input's memory order (empty_like keeps a transposed layout)

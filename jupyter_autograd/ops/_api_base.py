@@ -55,6 +55,36 @@ def tensor_args(*names):
     return deco
 
 
+def invalid_combination(name, args, kwargs, overloads, method=False) -> TypeError:
+    """torch's arg-parser error for a call that matches none of ``overloads`` (each a tuple of
+    ``(type, name)`` positional parameters, type ``"Tensor"`` or ``"Number"``; the function
+    forms add ``*, Tensor out = None``). A method call with as many arguments as an overload
+    also says which of them did not match it, as torch's.
+
+    Example:
+        >>> str(invalid_combination("lerp", (1.0,), {}, ((("Tensor", "end"),),), method=True))
+        "lerp() received an invalid combination of arguments - got (float), but expected one of:\\n * (Tensor end)\\n      didn't match because some of the arguments have invalid types: (!float!)\\n"
+    """
+    def tname(v):
+        return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+    def fits(v, kind):
+        # (torch's invalid_arguments marks any Python number against a Number parameter too)
+        return kind == "Tensor" and isinstance(v, Tensor)
+
+    got = ", ".join([tname(a) for a in args] + [f"{k}={tname(v)}" for k, v in kwargs.items()])
+    lines = []
+    for params in overloads:
+        sig = ", ".join(f"{kind} {n}" for kind, n in params)
+        lines.append(f" * ({sig})" if method else f" * ({sig}, *, Tensor out = None)")
+        if method and not kwargs and len(args) == len(params):
+            marked = ", ".join(tname(a) if fits(a, kind) else f"!{tname(a)}!"
+                               for a, (kind, _) in zip(args, params))
+            lines.append(f"      didn't match because some of the arguments have invalid types: ({marked})")
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but "
+                     "expected one of:\n" + "".join(line + "\n" for line in lines))
+
+
 def check_tensor_args(name, names, args, first=1) -> None:
     for i, (n, v) in enumerate(zip(names, args)):
         if not isinstance(v, Tensor):

@@ -448,10 +448,19 @@ def where(condition, input=None, other=None) -> Tensor:
         input, other = _promote_scalar(input, other)
     elif isinstance(other, Tensor) and not isinstance(input, Tensor):
         other, input = _promote_scalar(other, input)
-    if condition._data.dtype.kind != "b":
-        raise RuntimeError(
-            f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype.name.capitalize()}"
-        )
+    cd = condition._data.dtype
+    if cd.kind != "b":
+        if cd != np.uint8:
+            from .registry import _CPP_NAMES
+
+            raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                               f"with dtype {_CPP_NAMES.get(cd.name, cd.name)}")
+        import warnings
+
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
+                      "will be removed in a future version of PyTorch. Use a boolean condition "
+                      "instead.", UserWarning, stacklevel=2)
+        condition = Tensor._wrap(condition._data != 0)
     return apply(EW.WHERE, (condition, input, other), None, orig)
 
 

@@ -52,11 +52,25 @@ def _is_complex(v) -> bool:
 _SCALARS_T = (int, float, bool)
 
 
+def _result_type(a, b) -> np.dtype:
+    """torch's promotion of two comparison operands (a Python complex with an integral tensor
+    is the default complex dtype, not NumPy's complex128)."""
+    from .._dtype import result_type
+
+    arrays = [(np.ndim(v), v.dtype) for v in (a, b) if hasattr(v, "dtype")]
+    return result_type(arrays, [v for v in (a, b) if not hasattr(v, "dtype")])
+
+
 def _cmp(f, name, tensors_only=False):
     @tensor_args(*(("input", "other") if tensors_only else ()))
     def fn(input, other, *, out=None) -> Tensor:
         if tensors_only:
             check_tensor_args(name, ("input", "other"), (input, other))
+        elif not isinstance(input, Tensor):  # torch's overloads take a Tensor first
+            from ._api_base import invalid_combination
+
+            raise invalid_combination(name, (input, other), {}, (
+                (("Tensor", "input"), ("Tensor", "other")), (("Tensor", "input"), ("Number", "other"))))
         if out is not None:
             return out_call(name, fn, (input, other), {}, out, differentiable=False, dtype_rule="any")
         a, b = _operands(input, other)
@@ -67,7 +81,7 @@ def _cmp(f, name, tensors_only=False):
                 _broadcast_error(np.shape(a), np.shape(b))
             from .registry import kernel_refuses
 
-            raise kernel_refuses(f"{name}_cpu").error(None, np.empty(0, np.result_type(a, b)))
+            raise kernel_refuses(f"{name}_cpu").error(None, np.empty(0, _result_type(a, b)))
         try:
             r = f(a, b)
         except ValueError:

@@ -10,7 +10,7 @@ from .. import _dtype
 from ..tensor import Tensor
 from . import binary as BI
 from . import trig as TR
-from ._api_base import _casts_inside, check_tensor_args
+from ._api_base import _casts_inside, check_tensor_args, invalid_combination
 from .api import _t, _unary_fn, scalar_type
 from .dispatch import apply, apply1
 
@@ -151,26 +151,71 @@ def _binary_fn(op, name, floating=True, doc="", tensors_only=True):
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc or f"Elementwise ``{name}`` with broadcasting ({op.node_name}), as ``torch.{name}``."
+    if tensors_only:  # the method form counts its argument positions after self (_method)
+        fn._tensor_args = ("input", "other")
     return fn
 
 
 atan2 = _binary_fn(BI.ATAN2, "atan2")
 arctan2 = _binary_fn(BI.ATAN2, "arctan2")
-hypot = _binary_fn(BI.HYPOT, "hypot")
+hypot = _binary_fn(BI.HYPOT, "hypot", floating=False)  # no integral loop: the row refuses
 copysign = _binary_fn(BI.COPYSIGN, "copysign", tensors_only=False)
 fmax = _binary_fn(BI.FMAX, "fmax", floating=False)
 fmin = _binary_fn(BI.FMIN, "fmin", floating=False)
-logaddexp = _binary_fn(BI.LOGADDEXP, "logaddexp")
-logaddexp2 = _binary_fn(BI.LOGADDEXP2, "logaddexp2")
+logaddexp = _binary_fn(BI.LOGADDEXP, "logaddexp", floating=False)
+logaddexp2 = _binary_fn(BI.LOGADDEXP2, "logaddexp2", floating=False)
 xlogy = _binary_fn(BI.XLOGY, "xlogy", tensors_only=False)
 xlog1py = _binary_fn(BI.XLOG1PY, "xlog1py", tensors_only=False)
 nextafter = _binary_fn(BI.NEXTAFTER, "nextafter", floating=False)
 
 
-def lerp(input, end, weight, *, out=None) -> Tensor:
+_LERP = ((("Tensor", "input"), ("Tensor", "end"), ("Tensor", "weight")),
+         (("Tensor", "input"), ("Tensor", "end"), ("Number", "weight")))
+
+
+def _lerp_args(args, kwargs, method):
+    """(input, end, weight) as torch's parser binds them, or its error for a call that fits
+    neither overload (``method``: the method's name, whose form leaves ``self`` out)."""
+    names = ("input", "end", "weight")
+    given = args[1:] if method else args
+    pnames = names[1:] if method else names
+    bound = dict(zip(pnames, given))
+    ok = len(given) <= len(pnames) and all(k in pnames and k not in bound for k in kwargs)
+    bound.update(kwargs)
+    if method:
+        bound["input"] = args[0]
+    ok = (ok and len(bound) == 3 and isinstance(bound["input"], Tensor) and isinstance(bound["end"], Tensor)
+          and isinstance(bound["weight"], (Tensor, int, float, bool, complex)))
+    if not ok:
+        overloads = tuple(o[1:] for o in _LERP) if method else _LERP
+        raise invalid_combination(method or "lerp", given, kwargs, overloads, method=bool(method))
+    return bound["input"], bound["end"], bound["weight"]
+
+
+def lerp(*args, out=None, _method=None, **kwargs) -> Tensor:
     """``input + weight * (end - input)`` (LerpBackward0 for a number, LerpBackward1 for a
     tensor weight). As torch, no type promotion: ``end`` (and a weight tensor of 1 or more
-    dimensions) must have ``input``'s dtype, which must be floating or complex."""
+    dimensions) must have ``input``'s dtype, which must be floating or complex.
+
+    Example:
+        >>> import jupyter_autograd as torch
+        >>> torch.lerp(torch.zeros(2), torch.ones(2), 0.25)
+        tensor([0.2500, 0.2500])
+    """
+    input, end, weight = _lerp_args(args, kwargs, _method)
+    shapes = [t._data.shape for t in (input, end, weight) if isinstance(t, Tensor)]
+    acc = shapes[0]
+    for sh in shapes[1:]:  # torch's TensorIterator broadcasts the operands in order, first
+        if sh != acc:
+            try:
+                acc = np.broadcast_shapes(acc, sh)
+            except ValueError:
+                from .api_compare import _broadcast_error
+
+                _broadcast_error(acc, sh)
+    if weight.__class__ is complex and input._data.dtype.kind != "c":
+        raise RuntimeError(f"value cannot be converted to type {_dtype.cpp_name(input._data.dtype)} "
+                           "without overflow")
     _CPP = _dtype._CPP_NAMES
     dt = input._data.dtype
     for name, t in (("end", end), ("weight", weight)):
@@ -185,6 +230,18 @@ def lerp(input, end, weight, *, out=None) -> Tensor:
         return apply(BI.LERP_TENSOR, (a, b, w))
     a, b = promote(input, end)
     return apply(BI.LERP, (a, b), {"weight": weight})
+
+
+def lerp_method(self, *args, **kwargs) -> Tensor:
+    """``Tensor.lerp`` (torch's method form: its argument errors leave ``self`` out)."""
+    return lerp(self, *args, _method="lerp", **kwargs)
+
+
+def _lerp_inplace(self, *args, **kwargs) -> Tensor:
+    return lerp(self, *args, _method="lerp_", **kwargs)
+
+
+_lerp_inplace.__name__ = "lerp"
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:

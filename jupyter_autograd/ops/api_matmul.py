@@ -94,6 +94,13 @@ def dot(input, tensor, *, out=None) -> Tensor:
 def bmm(input, mat2, *, out=None) -> Tensor:
     if out is not None:
         return out_call("bmm", bmm, (input, mat2), {}, out, dtype_rule="expected")
+    if (isinstance(input, Tensor) and isinstance(mat2, Tensor) and input._data.dtype != mat2._data.dtype
+            and input._data.ndim == 3 and mat2._data.ndim == 3):
+        (b1, n, k1), (b2, k2, m) = input._data.shape, mat2._data.shape
+        if b1 == b2 and k1 == k2 and not (b1 * n * m and k1):
+            # torch's bmm returns before its dtype check when there is nothing to multiply: an
+            # empty result, or zeros, of batch2's dtype
+            return apply(LA.BMM, (input.to(mat2.dtype), mat2), None, (input, mat2))
     _mm_args(input, mat2, "bmm", bmm)
     if input._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -135,6 +142,17 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor:
         if m._data.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m._data.ndim}-D tensor")
     _expanded_shape(input, (mat1._data.shape[0], mat2._data.shape[1]))
+    k, dt = mat1._data.shape[1], input._data.dtype
+    if (not k and dt.kind in "biu" and beta is not False and beta != 0
+            and mat1._data.shape[0] and mat2._data.shape[1]):
+        # nothing to multiply: torch scales self in place by beta, a number of its own type
+        rt = (_dtype.get_default_dtype().np if isinstance(beta, float)
+              else np.dtype(np.int64) if dt.kind == "b" and type(beta) is int else None)
+        if rt is not None:
+            from .registry import _CPP_NAMES
+
+            raise RuntimeError(f"result type {_CPP_NAMES[rt.name]} can't be cast to the desired "
+                               f"output type {_CPP_NAMES[dt.name]}")
     p = None if alpha == 1 and beta == 1 else {"alpha": alpha, "beta": beta}
     return apply(LA.ADDMM, (input, mat1, mat2), p)
 
@@ -166,12 +184,11 @@ def matmul(input, other, *, out=None) -> Tensor:
     check_tensor_args("matmul", ("input", "other"), (input, other))
     if out is not None:
         return out_call("matmul", matmul, (input, other), {}, out, dtype_rule="expected")
-    if not isinstance(input, Tensor) or not isinstance(other, Tensor) or input._data.dtype != other._data.dtype:
-        kind = _matmul_kind(input, other)
-        _mm_args(input, other, kind, None if kind == "dot" else matmul)  # (dot: dtypes first)
     da, db = input._data.ndim, other._data.ndim
-    if da == 2 and db == 2:  # the common case first: one MmBackward0 node
-        return apply2(LA.MM, input, other)
+    if da == 2 and db == 2 and input._data.dtype == other._data.dtype:
+        return apply2(LA.MM, input, other)  # the common case first: one MmBackward0 node
+    # otherwise each product reached (dot, mv, mm on folded or transposed operands, bmm)
+    # checks its own operands, as torch's, and names a dtype mismatch its own way
     if da == 0 or db == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"

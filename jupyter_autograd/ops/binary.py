@@ -19,7 +19,7 @@ def _ja():
 
 def _b(name, node, fwd, da, db, saved=("other", "self"), domain=(-3, 3), avoid=(), smooth=True,
        torch=None, inputs=("self", "other"), sample=None, complex=HOLOMORPHIC, vjp=None,
-       reads=None):
+       reads=None, integral=None):
     """A two-input row with partial derivatives ``da``/``db(xp, a, b, out, p)`` (or NO_GRAD);
     ``vjp``: the rules composed otherwise than ``g * da`` (as torch's formula, whose double
     backward records its own graph)."""
@@ -37,7 +37,7 @@ def _b(name, node, fwd, da, db, saved=("other", "self"), domain=(-3, 3), avoid=(
         return r
 
     return defop(name, node=node, inputs=inputs, saved=saved, fwd=fwd, vjp=(vjp_a, vjp_b), jvp=jvp,
-                 reads=reads,
+                 reads=reads, integral=integral,
                  complex=complex, batch=ELEMENTWISE,
                  smooth=smooth, sample=sample or {"domain": domain, "avoid": {1: avoid}},
                  torch=torch or (lambda t, a, b, _n=name: getattr(t, _n)(a, b)))
@@ -61,7 +61,8 @@ HYPOT = _b("hypot", "HypotBackward0", lambda xp, a, b, p: xp.hypot(a, b),
            lambda xp, a, b, out, p: a / out, lambda xp, a, b, out, p: b / out,
            vjp=(lambda xp, g, a, b, out, p: g * a / out,  # torch: grad * self / result
                 lambda xp, g, a, b, out, p: g * b / out),
-           saved=("other", "result", "self"), avoid=(0.0,), complex=kernel_refuses("hypot_cpu"))
+           saved=("other", "result", "self"), avoid=(0.0,), complex=kernel_refuses("hypot_cpu"),
+           integral=kernel_refuses("hypot_cpu"))
 
 
 # copysign: |a| with b's sign; d/da = result / a (0 where a == 0: torch's ratio.masked_fill_),
@@ -98,7 +99,7 @@ FMIN = _b("fmin", "FminBackward0", lambda xp, a, b, p: xp.fmin(a, b), _fmin_a,
 NEXTAFTER = _b("nextafter", "NextafterBackward0", lambda xp, a, b, p: xp.nextafter(a, b),
                lambda xp, a, b, out, p: a != b, lambda xp, a, b, out, p: 0.0, smooth=False,
                reads=((0, 1), ()),
-               complex=kernel_refuses("nextafter_cpu"))
+               complex=kernel_refuses("nextafter_cpu"), integral=kernel_refuses("nextafter_cpu"))
 # logaddexp(a, b) = log(e^a + e^b): d/da = 1 / (1 + e^(b - a))
 def _logaddexp(xp, a, b, p):
     if a.dtype.kind != "c":
@@ -114,13 +115,14 @@ LOGADDEXP = _b("logaddexp", "LogaddexpBackward0", _logaddexp,
                lambda xp, a, b, out, p: 1 / (1 + xp.exp(b - a)),
                lambda xp, a, b, out, p: 1 / (1 + xp.exp(a - b)),
                vjp=(lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.exp(b - a), 1),
-                    lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.exp(a - b), 1)))
+                    lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.exp(a - b), 1)),
+               integral=kernel_refuses("logaddexp_cpu"))
 LOGADDEXP2 = _b("logaddexp2", "Logaddexp2Backward0", lambda xp, a, b, p: xp.logaddexp2(a, b),
                 lambda xp, a, b, out, p: 1 / (1 + xp.exp2(b - a)),
                 lambda xp, a, b, out, p: 1 / (1 + xp.exp2(a - b)),
                 vjp=(lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.scalar_pow(2.0, b - a), 1),
                      lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.scalar_pow(2.0, a - b), 1)),
-                complex=kernel_refuses("logaddexp2_cpu"))
+                complex=kernel_refuses("logaddexp2_cpu"), integral=kernel_refuses("logaddexp2_cpu"))
 
 
 # xlogy(a, b) = a log(b), 0 where a == 0 (unless b is NaN). torch's d/da is xlogy(grad, b), set to

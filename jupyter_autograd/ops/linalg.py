@@ -43,6 +43,25 @@ def _t(xp, a):
     return a.t() if xp.is_txp and a.ndim == 2 else a.swapaxes(-1, -2)
 
 
+def _product_runs(args, p):
+    """Whether torch's product kernel runs (and so dispatches on the dtype) for these operands:
+    shapes that fit (their error comes first) and a non-empty result with a non-empty
+    contraction (mm of (2, 0) @ (0, 2) is zeros without it)."""
+    a, b = args[-2], args[-1]
+    if a.ndim < 1 or b.ndim < 1:
+        return True
+    k = a.shape[-1]
+    kb = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if k != kb or a.shape[:-2] != b.shape[:-2]:
+        return False
+    n = a.shape[-2] if a.ndim > 1 else 1
+    m = b.shape[-1] if b.ndim > 1 else 1
+    batch = 1
+    for s in a.shape[:-2]:
+        batch *= s
+    return bool(k and n and m and batch)
+
+
 def _mm_fwd(xp, a, b, p):
     _check_mm(a, b, "mm")
     return xp.matmul(a, b)
@@ -51,7 +70,7 @@ def _mm_fwd(xp, a, b, p):
 MM = defop(
     "mm", node="MmBackward0", inputs=("self", "mat2"),
     batch=ELEMENTWISE,
-    complex=HOLOMORPHIC, bools=kernel_refuses("addmm_impl_cpu_"),
+    complex=HOLOMORPHIC, bools=kernel_refuses("addmm_impl_cpu_", when=_product_runs),
     saved=("mat2", "mat2_sym_sizes", "self", "self_sym_sizes"),
     fwd=_mm_fwd,
     vjp=(lambda xp, g, a, b, out, p: _mm_grad_mat1(xp, g, b, a),
@@ -74,7 +93,7 @@ MV = defop(
     "mv", node="MvBackward0", inputs=("self", "vec"), saved=("self", "vec"),
     batch=lambda xp, t, x, out, p: (xp.matmul(t[0], x[1])
                                      + xp.matmul(x[0], t[1][..., None])[..., 0]),
-    complex=HOLOMORPHIC, bools=kernel_refuses("addmv_impl_cpu"),
+    complex=HOLOMORPHIC, bools=kernel_refuses("addmv_impl_cpu", when=_product_runs),
     fwd=_mv_fwd,
     # torch: grad.ger(vec) (outer: grad.reshape(-1, 1) * vec), self.t().mv(grad)
     vjp=(lambda xp, g, a, v, out, p: xp.reshape(g, (-1, 1)) * v,
@@ -98,7 +117,7 @@ DOT = defop(
     "dot", node="DotBackward0", inputs=("self", "tensor"), saved=("self", "tensor"),
     batch=lambda xp, t, x, out, p: (xp.sum(t[0] * x[1], axis=-1)
                                      + xp.sum(x[0] * t[1], axis=-1)),
-    complex=HOLOMORPHIC, bools=kernel_refuses("dot"),
+    complex=HOLOMORPHIC, bools=kernel_refuses("dot", when=lambda args, p: args[0].shape == args[1].shape),
     fwd=_dot_fwd,
     vjp=(lambda xp, g, a, b, out, p: g * b, lambda xp, g, a, b, out, p: g * a),
     jvp=lambda xp, t, x, out, p: xp.sum(t[0] * x[1]) + xp.sum(x[0] * t[1]),
@@ -118,7 +137,7 @@ def _bmm_fwd(xp, a, b, p):
 BMM = defop(
     "bmm", node="BmmBackward0", inputs=("self", "mat2"), saved=("mat2", "self"),
     batch=ELEMENTWISE,
-    complex=HOLOMORPHIC, bools=kernel_refuses("bmm"),
+    complex=HOLOMORPHIC, bools=kernel_refuses("bmm", when=_product_runs),
     fwd=_bmm_fwd,
     # torch: grad.bmm(mat2.transpose(1, 2)), self.transpose(1, 2).bmm(grad)
     vjp=(lambda xp, g, a, b, out, p: xp.call(BMM, g, xp.swapaxes(b, 1, 2)),
@@ -145,7 +164,7 @@ def _addmm_fwd(xp, bias, a, b, p):
 ADDMM = defop(
     "addmm", node="AddmmBackward0", inputs=("self", "mat1", "mat2"),
     batch=ELEMENTWISE,
-    complex=HOLOMORPHIC,
+    complex=HOLOMORPHIC, bools=kernel_refuses("addmm_impl_cpu_", when=_product_runs),
     saved=("alpha=1", "beta=1", "mat1", "mat1_sym_sizes", "mat2", "mat2_sym_sizes"),
     fwd=_addmm_fwd,
     vjp=(lambda xp, g, bias, a, b, out, p: g if p is None else g * p["beta"],

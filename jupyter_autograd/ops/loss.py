@@ -9,7 +9,7 @@ import numpy as np
 
 from .backward_rows import MSE_LOSS_BACKWARD
 from .elementwise import _log_sigmoid
-from .registry import NO_GRAD, defop, kernel_refuses
+from .registry import _CPP_NAMES, NO_GRAD, defop, kernel_refuses
 from .xp import _arange
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -45,6 +45,23 @@ def _bce_logits_elem(xp, x, y, p):
     v = (1 - y) * x - (ls if pw is None else (1 + (pw - 1) * y) * ls)
     w = p.get("weight")
     return v * w if w is not None else v
+
+
+def _bce_logits_fwd(xp, x, y, p):
+    """torch computes the loss in place in the target's dtype (``(1 - target).mul_(input)``):
+    a float result takes the target's dtype, an integral target cannot hold it, a bool one
+    cannot be subtracted from."""
+    if y.dtype != x.dtype and x.dtype.kind == "f":
+        if y.dtype.kind in "iu":
+            raise RuntimeError(f"result type {_CPP_NAMES[x.dtype.name]} can't be cast to the "
+                               f"desired output type {_CPP_NAMES[y.dtype.name]}")
+        if y.dtype.kind == "b":
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                               "Use the `^` or `logical_xor()` operator instead.")
+    v = _reduce(xp, _bce_logits_elem(xp, x, y, p), p["reduction"])
+    if y.dtype.kind == "f" and v.dtype != y.dtype:
+        v = v.astype(y.dtype)
+    return v
 
 
 # torch's binary_cross_entropy_with_logits_backward: (sigmoid(x) - y) g, or with pos_weight
@@ -86,9 +103,10 @@ def _bce_logits_vjp_y(xp, g, x, y, out, p):
 BCE_LOGITS = defop(
     "binary_cross_entropy_with_logits", node="BinaryCrossEntropyWithLogitsBackward0",
     complex=kernel_refuses("log_sigmoid_cpu"),
+    integral=kernel_refuses("log_sigmoid_cpu", on=(0,)),  # judged on the input, as log_sigmoid
     inputs=("self", "target"),
     saved=("pos_weight", "reduction", "self", "target", "weight"),
-    fwd=lambda xp, x, y, p: _reduce(xp, _bce_logits_elem(xp, x, y, p), p["reduction"]),
+    fwd=_bce_logits_fwd,
     vjp=(_bce_logits_vjp_x, _bce_logits_vjp_y),
     reads=((0, 1), (0, 1)),  # torch's target formula takes the target too: both are saved
     jvp=lambda xp, t, x, out, p: (

@@ -19,7 +19,15 @@ from .backward_rows import (
     softplus_grad,
 )
 from .elementwise import _log_sigmoid
-from .registry import ELEMENTWISE, NO_GRAD, defop, kernel_refuses, no_complex_autograd
+from .registry import (
+    _CPP_NAMES,
+    ELEMENTWISE,
+    NO_GRAD,
+    Refuse,
+    defop,
+    kernel_refuses,
+    no_complex_autograd,
+)
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -227,7 +235,30 @@ def _ln_stats(xp, x, p):
     return axes, mu, 1 / xp.sqrt(var + p["eps"])
 
 
+def _ln_params_same_dtype(args, p):
+    x, w, b = args
+    first = w if w is not None else b
+    return first is None or first.dtype == x.dtype
+
+
+def _ln_check_mixed(x, w, b):
+    """torch's layer_norm_cpu: parameters of another dtype than the input are allowed only as
+    float32 parameters of a float16 input (a mixed type); otherwise each must be the input's."""
+    if _ln_params_same_dtype((x, w, b), None):
+        for t in (w, b):
+            if t is not None and t.dtype != x.dtype:
+                raise RuntimeError(f"expected scalar type {_CPP_NAMES.get(x.dtype.name)} but found "
+                                   f"{_CPP_NAMES.get(t.dtype.name)}")
+        return
+    if any(t is not None and t.dtype != np.float32 for t in (w, b)):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if x.dtype != np.float16:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
 def _ln_fwd(xp, x, w, b, p):
+    if not xp.is_txp:
+        _ln_check_mixed(x, w, b)
     axes = tuple(range(x.ndim - len(p["normalized_shape"]), x.ndim))
     mu = _mean(xp, x, axes)
     d = x - mu
@@ -271,6 +302,8 @@ def _ln_jvp(xp, t, x, out, p):
 NATIVE_LAYER_NORM = defop(
     "native_layer_norm", node="NativeLayerNormBackward0", inputs=("input", "weight", "bias"),
     complex=kernel_refuses("LayerNormKernelImpl"),
+    # the kernel's dtype dispatch is on the input, after the mixed-dtype check (_ln_fwd)
+    integral=kernel_refuses("LayerNormKernelImpl", on=(0,), when=_ln_params_same_dtype),
     saved=("bias", "input", "normalized_shape", "result1", "result2", "weight"),
     fwd=_ln_fwd,
     vjp=(_ln_vjp_x, _ln_vjp_w, lambda xp, g, x, w, b, out, p: g),
@@ -288,11 +321,12 @@ NATIVE_LAYER_NORM = defop(
 def _embedding_vjp(xp, g, w, idx, out, p):
     idx = idx._data if hasattr(idx, "_data") else idx  # indices stay raw under create_graph
     pad = p["padding_idx"]
+    gdt = getattr(g, "_data", g).dtype  # (a Tensor's under create_graph: its array's dtype)
     if pad is not None and pad >= 0:
-        g = g * np.expand_dims(idx != pad, -1).astype(g.dtype)
+        g = g * np.expand_dims(idx != pad, -1).astype(gdt)
     if p["scale_grad_by_freq"]:  # each row's gradient divided by how often it was looked up
         counts = np.bincount(idx.reshape(-1), minlength=p["weight_shape"][0])
-        g = g * np.expand_dims(1.0 / counts[idx], -1).astype(g.dtype)
+        g = g * np.expand_dims(1.0 / counts[idx], -1).astype(gdt)
     flat = (idx.reshape(-1),)
     return xp.scatter_add_zeros(xp.reshape(g, (-1, g.shape[-1])), flat, p["weight_shape"])
 
@@ -312,10 +346,20 @@ EMBEDDING = defop(
 
 
 # ---------------------------------------------------------------- dropout
+def _default_cpp():
+    from .._dtype import get_default_dtype
+
+    return _CPP_NAMES[np.dtype(get_default_dtype().np).name]
+
+
 # out = x * mask * scale, scale = 1 / (1 - p); the mask (drawn by the caller) is result1
 DROPOUT = defop(
     "native_dropout", node="NativeDropoutBackward0", inputs=("input",),
     complex=no_complex_autograd("native_dropout"),  # F.dropout refuses earlier, in bernoulli_
+    # in training torch's kernel multiplies by the float scale in place (an empty input returns
+    # before, in native_dropout)
+    integral=Refuse(RuntimeError, lambda p, out: f"result type {_default_cpp()} can't be cast to "
+                    "the desired output type {dtype}", when=lambda args, p: p.get("train", True)),
     saved=("result1", "scale"),
     fwd=lambda xp, x, p: x * (p["result1"] * p["scale"]),
     vjp=lambda xp, g, x, out, p: g * (p["result1"] * p["scale"]),

@@ -31,12 +31,13 @@ def _expand_back(xp, g, p, shape):
 
 
 def _mean_back(xp, g, p, n):
-    """torch's mean backward: the gradient expanded, then divided (a fresh tensor; only an
-    empty one's strides can tell, so only that one is made fresh here)."""
-    r = _expand_back(xp, g / max(n, 1), p, p["shape"]) if "dim" in p else xp.broadcast_to(g / max(n, 1), p["shape"])
+    """torch's mean backward, ``grad.expand(sizes) / numel``: a fresh array (a 0-stride
+    broadcast would carry its strides into a later expansion of it into an empty tensor, whose
+    stride checks see them: view_as_real's backward)."""
+    r = _expand_back(xp, g, p, p["shape"]) if "dim" in p else xp.broadcast_to(g, p["shape"])
     if not n:
         return r * float("nan")  # (0 / 0; a new array)
-    return r.copy() if r.size == 0 else r
+    return r / n
 
 
 def _kept_shape(shape, dims):
@@ -219,7 +220,8 @@ MIN = defop(
 )
 AMAX = defop(
     "amax", node="AmaxBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
-    complex=kernel_refuses("max_values_cpu"),
+    # torch's kernel returns an empty result before its dtype dispatch: only autograd refuses
+    complex=kernel_refuses("max_values_cpu", empty=no_complex_autograd("amax")),
     fwd=lambda xp, x, p: xp.amax(x, axis=p["dim"], keepdims=p["keepdim"]),
     vjp=_even_vjp,
     jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),
@@ -228,7 +230,8 @@ AMAX = defop(
 )
 AMIN = defop(
     "amin", node="AminBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
-    complex=kernel_refuses("min_values_cpu"),
+    # torch's kernel returns an empty result before its dtype dispatch: only autograd refuses
+    complex=kernel_refuses("min_values_cpu", empty=no_complex_autograd("amin")),
     fwd=lambda xp, x, p: xp.amin(x, axis=p["dim"], keepdims=p["keepdim"]),
     vjp=_even_vjp,
     jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),

@@ -87,7 +87,8 @@ AS_WRITTEN = _Marker("AS_WRITTEN")
 
 # torch's C++ names of the complex dtypes, as its kernel errors print them
 _CPP_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble", "bool": "Bool",
-              "int8": "Char", "uint8": "Byte", "int16": "Short", "int32": "Int", "int64": "Long"}
+              "int8": "Char", "uint8": "Byte", "int16": "Short", "int32": "Int", "int64": "Long",
+              "float16": "Half", "float32": "Float", "float64": "Double"}
 
 
 class Refuse:
@@ -96,17 +97,24 @@ class Refuse:
     ``autograd_only``: torch computes the forward and refuses only a result that requires grad
     (ops outside its complex-autograd allow list); ``empty``: the refusal of an empty result,
     where torch's kernel returns before its dtype dispatch (softmax's autograd refusal);
-    ``first``: torch refuses before it broadcasts the inputs (a check ahead of its kernel)."""
+    ``first``: torch refuses before it broadcasts the inputs (a check ahead of its kernel).
 
-    __slots__ = ("autograd_only", "empty", "exc", "first", "message")
+    As ``integral=``/``bools=`` (a kernel without an integral or bool loop) the dtype judged is
+    the common dtype of the tensor inputs numbered ``on`` (None: all of them), and
+    ``when(args, p)``, if given, says whether the refusal applies to these arguments at all
+    (clamp's kernel only runs with both bounds, dropout's only in training)."""
+
+    __slots__ = ("autograd_only", "empty", "exc", "first", "message", "on", "when")
 
     def __init__(self, exc, message, autograd_only: bool = False, empty: Refuse | None = None,
-                 first: bool = False) -> None:
+                 first: bool = False, on: tuple | None = None, when=None) -> None:
         self.exc = exc
         self.message = message
         self.autograd_only = autograd_only
         self.empty = empty
         self.first = first
+        self.on = on
+        self.when = when
 
     def error(self, p, out) -> Exception:
         m = self.message
@@ -118,9 +126,10 @@ class Refuse:
         return f"Refuse({self.exc.__name__}, {self.message!r})"
 
 
-def kernel_refuses(kernel: str) -> Refuse:
-    """torch's dispatch error for a kernel without complex support."""
-    return Refuse(NotImplementedError, f'"{kernel}" not implemented for \'{{dtype}}\'')
+def kernel_refuses(kernel: str, **kw) -> Refuse:
+    """torch's dispatch error for a kernel without a loop for the dtype (complex, integral or
+    bool); ``kw`` as :class:`Refuse`'s."""
+    return Refuse(NotImplementedError, f'"{kernel}" not implemented for \'{{dtype}}\'', **kw)
 
 
 def no_complex_autograd(name: str) -> Refuse:
@@ -339,29 +348,41 @@ def defop(
 
 def _dtype_checked(fwd, integral, bools):
     """``fwd`` refusing the integral/bool dtypes torch's kernel does not cover, judged on the
-    inputs' common dtype (a floating input makes it floating); the check runs with the row's
-    forward wherever it is called from, and only rows that declare one pay it."""
+    common dtype of the inputs each :class:`Refuse` names (a floating input makes it floating);
+    the check runs with the row's forward wherever it is called from, and only rows that
+    declare one pay it."""
+    facts = tuple((r, kinds) for r, kinds in ((bools or integral, "b"), (integral, "iu"))
+                  if r is not None)
+
     def checked(xp, *args):
-        arrays = []
-        for a in args[:-1]:
-            dt = getattr(a, "dtype", None)
-            if dt is None:
-                if a.__class__ is float or a.__class__ is complex:
-                    return fwd(xp, *args)
-            elif dt.kind not in "biu":
-                return fwd(xp, *args)
-            else:
-                arrays.append(a)
-        if arrays:
-            like = np.empty(0, np.result_type(*arrays))
-            if like.dtype.kind == "b" and (bools or integral) is not None:
-                raise (bools or integral).error(args[-1], like)
-            if like.dtype.kind in "iu" and integral is not None:
-                raise integral.error(args[-1], like)
+        for refuse, kinds in facts:
+            like = _integral_like(args, refuse.on)
+            if like is not None and like.dtype.kind in kinds and (
+                    refuse.when is None or refuse.when(args[:-1], args[-1])):
+                raise refuse.error(args[-1], like)
         return fwd(xp, *args)
 
+    # the row's forward as far as anything reading it can tell (its module: the fuzzer's strata)
     checked.__name__ = getattr(fwd, "__name__", "fwd")
+    checked.__module__ = getattr(fwd, "__module__", __name__)
+    checked.__wrapped__ = fwd
     return checked
+
+
+def _integral_like(args, on):
+    """An empty array of the judged inputs' common dtype if that is integral or bool, else None
+    (a floating or complex input, or a Python float, makes the common dtype floating)."""
+    arrays = []
+    for a in (args[:-1] if on is None else [args[i] for i in on]):
+        dt = getattr(a, "dtype", None)
+        if dt is None:
+            if a.__class__ is float or a.__class__ is complex:
+                return None
+        elif dt.kind not in "biu":
+            return None
+        else:
+            arrays.append(a)
+    return np.empty(0, np.result_type(*arrays)) if arrays else None
 
 
 def _conj_rule(rule):

@@ -275,6 +275,8 @@ def _clamp_cases(rng):
 CLAMP_T = defop(
     "clamp.Tensor", node="ClampBackward0", inputs=("self", "min", "max"), saved=("max", "min", "self"),
     complex=_CLAMP_REFUSED,
+    # torch's clamp kernel (both bounds) has no bool loop; one bound is maximum/minimum's
+    bools=kernel_refuses("clamp_cpu", when=lambda args, p: args[1] is not None and args[2] is not None),
     fwd=_clamp_t_fwd, vjp=(_clamp_t_self, _clamp_t_min, _clamp_t_max), jvp=_clamp_t_jvp,
     smooth=False, sample={"kind": "clamp_tensor", "cases": _clamp_cases},
     torch=lambda torch, x, lo, hi: torch.clamp(x, lo, hi),
@@ -342,6 +344,14 @@ def _promoted(a, b):
 
     if not isinstance(b, Tensor) and not isinstance(b, (int, float, bool)):
         b = as_operand(b, a)
+    if isinstance(b, Tensor) and a._data.shape != b._data.shape:
+        # torch's kernels broadcast before they dispatch on the dtype: its shape error first
+        try:
+            np.broadcast_shapes(a._data.shape, b._data.shape)
+        except ValueError:
+            from .api_compare import _broadcast_error
+
+            _broadcast_error(a._data.shape, b._data.shape)
     return promote_data(a, b)
 
 
@@ -483,7 +493,7 @@ def round_decimals(input, decimals):
 
 
 # ---------------------------------------------------------------- bitwise (integers and bools)
-def _bitwise(fn, name):
+def _bitwise(fn, name, kinds="iub"):
     def op(input, other, *, out=None):
         from ..tensor import Tensor
 
@@ -497,7 +507,7 @@ def _bitwise(fn, name):
         else:
             b, a = _promoted(other, input)
         t = a if isinstance(a, Tensor) else b
-        if t._data.dtype.kind not in "iub":
+        if t._data.dtype.kind not in kinds:
             raise _kernel_error(name, t)
         from .api import _operands
 
@@ -524,8 +534,8 @@ def _warn_resize_twice(out, input):
 bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
 bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
 bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
-bitwise_left_shift = _bitwise(np.left_shift, "lshift")
-bitwise_right_shift = _bitwise(np.right_shift, "rshift")
+bitwise_left_shift = _bitwise(np.left_shift, "lshift", "iu")  # the shifts have no bool loop
+bitwise_right_shift = _bitwise(np.right_shift, "rshift", "iu")
 
 
 def bitwise_not(input, *, out=None):

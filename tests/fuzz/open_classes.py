@@ -65,59 +65,14 @@ OPEN: dict[str, Open] = {
         ("x = torch.tensor([1 + 1j])", "c = x.conj()", "x.add_(1.0)"),
         M(field="value", prog=r"conj\("),
     ),
-    "grad-views-share-version": Open(
-        "views",
-        "gradients torch returns as views of another gradient (autograd.grad of torch.complex's "
-        "inputs and output: the real input's gradient is the real part of the output's) are "
-        "separate tensors here: an in-place change of one does not move the other's version",
-        ("x1 = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)",
-         "x2 = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)",
-         "t3 = torch.complex(x1, x2)", "t6 = +t3",
-         "t11 = torch.autograd.grad(t6, [x1, t3], grad_outputs=torch.tensor([1j]))",
-         "t12 = t11[0]", "t12[...] = -1.5"),
-        M(field="_version", prog=r"autograd\.grad"),
-    ),
-    "custom-mark-dirty": Open(
-        "views",
-        "custom Function with ctx.mark_dirty (narrowed): a non-leaf that retains grad and is "
-        "modified by it loses its .grad in torch (ours keeps it); on a size-0 view of a non-leaf "
-        "torch rebases the base with CopySlices, ours does not",
-        ("x = torch.tensor([[1.0, 1.0]], requires_grad=True)", "t = torch.sigmoid(x)",
-         "t.retain_grad()", "t.sum().backward()", "u = AddOneInplace.apply(t)"),
-        M(kind="custom:AddOneInplace", field=r"grad|grad_fn"),
-    ),
-    "dtype-support": Open(
-        "fuzz",
-        "(narrowed) kernels torch has no integral/bool loop for, which run here: "
-        "binary_cross_entropy_with_logits of integers (log_sigmoid_cpu), native_layer_norm of "
-        "integers/bool (LayerNormKernelImpl), addmm and logaddexp2 of bool, native_dropout of "
-        "bool (result type Float can't be cast to Bool); amin of complex refuses (torch: only "
-        "its autograd does)",
-        ("x = torch.ones(3, dtype=torch.bool)", "y = torch.logaddexp2(x, x)"),
-        M(field=r"raised\(only (torch|ours)\)",
-          torch="not implemented for|None|can't be cast to the desired output type",
-          ours="None|not implemented for"),
-    ),
-    "strided-checks": Open(
-        "fuzz",
-        "(narrowed) torch checks that depend on the strides of an empty gradient: a non-empty "
-        "mean's gradient is a 0-stride broadcast here (torch divides the expanded gradient: a "
-        "fresh contiguous tensor), so a sum's expansion of it into an empty tensor keeps 0 "
-        "strides and view_as_real's backward refuses where torch does not",
-        ("x = torch.zeros(3, 0, dtype=torch.complex64, requires_grad=True)",
-         "torch.view_as_real(x).sum(1).mean().backward()"),
-        M(field=r"raised\(only (torch|ours)\)", torch="with stride 1|None", ours="with stride 1|None"),
-    ),
     "error-messages": Open(
         "fuzz",
-        "(narrowed) error messages still worded otherwise or checked in another order than "
-        "torch's: index_put checks the dtypes before the shapes, and names NumPy's shapes; "
-        "comparisons of complex64 with a Python complex name ComplexDouble; bitwise/floor-div "
-        "refuse the dtype before they broadcast; binary_cross_entropy_with_logits of bool; a "
-        "backward into a leaf moved into the graph interior; amax of complex refuses in the "
-        "kernel (torch: no complex autograd); matmul's folded dtype message; lerp's argument "
-        "parsing; the method form's argument positions",
-        ("x = torch.ones(3)", "x[torch.tensor([0])] = torch.ones(2, dtype=torch.float64)"),
+        "(narrowed) error messages still worded otherwise than torch's: the Tensor-only "
+        "arguments of functions outside the elementwise binary family (mm/mv/bmm, inner, kron, "
+        "vdot, take, masked_select, heaviside, isclose, ldexp...; torch: \"argument 'mat2' "
+        "(position 1) must be Tensor\"), arity errors worded as Python's rather than torch's "
+        "invalid combination of arguments; a backward into a leaf moved into the graph interior",
+        ("x = torch.ones(2, 2)", "y = x.mm(1.5)"),
         M(field=r"raised\((message|type)\)"),
     ),
     "higher-order-graph-shape": Open(

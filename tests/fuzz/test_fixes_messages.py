@@ -102,3 +102,119 @@ def test_seed_and_index_checks_come_first_as_torch():
         "s.index_select(0, torch.tensor([1]))", "s.index_select(0, torch.tensor([0, 0]))",
         "s.index_select(0, torch.tensor([0]))",
     ], {"s": lambda t: t.tensor(1.0), "v": lambda t: t.ones(3), "r": lambda t: t.ones(3, requires_grad=True)})
+
+
+def _product_sources():
+    shapes = [(2,), (3,), (2, 2), (2, 3), (3, 2), (2, 2, 2), (1, 2, 2), (2, 3, 2), (0, 2), (2, 0),
+              (2, 0, 2), (2, 2, 0), (3, 1, 2, 2)]
+    out = []
+    for a in shapes:
+        for b in shapes:
+            for da, db in (("float32", "float64"), ("int64", "float32"), ("bool", "bool"),
+                           ("float32", "complex64")):
+                out.append(f"torch.matmul(torch.ones{a}.to(torch.{da}), torch.ones{b}.to(torch.{db}))")
+            out.append(f"torch.matmul(torch.ones{a}.requires_grad_(), torch.ones{b}.double())")
+            out.append(f"torch.matmul(torch.ones{a}.double(), torch.ones{b}.requires_grad_())")
+    for op in ("mm", "bmm", "mv", "dot"):
+        for a, b in (((2, 0), (0, 2)), ((0, 2), (2, 2)), ((2, 2), (2, 0)), ((2, 3), (2, 2)),
+                     ((1, 2, 0), (1, 0, 2)), ((0, 2, 2), (0, 2, 2)), ((2, 0, 2), (2, 2, 2)),
+                     ((2,), (2,)), ((0,), (0,)), ((2, 2), (2,)), ((2, 0), (0,))):
+            for da, db in (("bool", "bool"), ("float64", "float32")):
+                out.append(f"torch.{op}(torch.ones{a}.to(torch.{da}), torch.ones{b}.to(torch.{db}))")
+    return out
+
+
+def test_products_name_the_product_they_reach_as_torch():
+    """Fuzz class error-messages (matmul): each product matmul reaches (dot, mv, mm on folded or
+    transposed operands, bmm) checks its own operands, so a dtype mismatch is worded as that
+    product's and shapes fail first; bool products refuse only where torch's kernel runs
+    (fitting shapes, something to multiply); bmm with nothing to multiply returns batch2's
+    dtype without its dtype check."""
+    _check(_product_sources(), {})
+
+
+def test_index_put_checks_the_shape_first_as_torch():
+    """Fuzz class error-messages (index_put): the value must broadcast to the indexing result
+    (torch's words and shapes, not NumPy's) before the dtypes are compared; an index out of
+    range is found after both."""
+    vals = ["torch.ones(2)", "torch.ones(1, 2)", "torch.ones(2, 1)", "torch.ones(3, dtype=torch.float64)",
+            "torch.ones(1, dtype=torch.int64)", "torch.ones(2, 2, 2)"]
+    keys = ["torch.tensor([0])", "torch.tensor([0, 1])", "torch.tensor([5])", "x > 0", "x > 5",
+            "(torch.tensor([0, 1]), torch.tensor([0]))", "(slice(None), torch.tensor([0, 1]))",
+            "torch.tensor([True, False, True])"]
+    srcs = []
+    for k in keys:
+        for v in vals:
+            srcs.append(f"(c := x.clone()).__setitem__({k}, {v}) or c")
+            if not k.startswith("x") and not k.startswith("(slice"):
+                kk = k if k.startswith("(") else f"({k},)"
+                srcs.append(f"x.clone().index_put_({kk}, {v})")
+    _check(srcs, {"x": lambda t: t.ones(3, 3)})
+
+
+def test_kernels_broadcast_before_they_refuse_the_dtype_as_torch():
+    """Fuzz class error-messages: comparisons of an integral tensor with a Python complex name
+    the default complex dtype; bitwise ops, floor_divide, div with a rounding mode, remainder
+    and fmod broadcast before they refuse a dtype (torch's TensorIterator)."""
+    srcs = []
+    for dt in ("bool", "int64", "uint8", "float32", "float64", "complex64", "complex128"):
+        x = f"torch.ones(2, 2, dtype=torch.{dt})"
+        y = f"torch.ones(3, dtype=torch.{dt})"
+        for op in ("<", ">=", "&", "|", "^", "<<", ">>", "//", "%"):
+            srcs += [f"{x} {op} 1j", f"{x} {op} {y}", f"{y} {op} {x}", f"{x} {op} {x}"]
+        for fn in ("floor_divide", "remainder", "fmod", "bitwise_and", "bitwise_xor"):
+            srcs += [f"torch.{fn}({x}, {y})", f"torch.{fn}({x}, 2)"]
+        for mode in ("floor", "trunc"):
+            srcs.append(f"torch.div({x}, {y}, rounding_mode={mode!r})")
+    _check(srcs, {})
+
+
+def _full_outcomes(lib, sources, env):
+    """Like _check's, with the whole message (torch's argument errors span several lines)."""
+    import warnings
+
+    out = []
+    for src in sources:
+        ns = {"torch": lib, **{k: f(lib) for k, f in env.items()}}
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r = eval(src, ns)
+        except Exception as e:  # noqa: BLE001 - the type and message are compared with torch's
+            out.append((src, type(e).__name__, str(e)))
+            continue
+        out.append((src, str(r.dtype), tuple(r.shape)))
+    return out
+
+
+def test_argument_parsing_as_torch():
+    """Fuzz class error-messages (argument parsing): lerp's overloads (a number end, a missing
+    or None weight, extra arguments, keywords; the method forms leave self out and say which
+    argument did not match), comparisons with a number first, lerp's broadcast error over its
+    three operands, a complex weight for a real tensor; the Tensor-only argument of
+    atan2/hypot/fmax/fmin/logaddexp/logaddexp2/nextafter counted after self in the method and
+    in-place forms."""
+    import jupyter_autograd as ja
+
+    from .._torch import require as require_torch
+
+    torch = require_torch()
+    srcs = [
+        "torch.lerp(f, 0.5, 0.5)", "torch.lerp(f, f)", "torch.lerp(f, f, None)", "torch.lerp(f, f, 'a')",
+        "torch.lerp(f, f, 0.5, 3)", "torch.lerp(f, f, weight=0.5)", "torch.lerp(f, end=f, weight=0.5)",
+        "torch.lerp(f, f, w=0.5)", "torch.lerp(input=f, end=f, weight=0.5)", "f.lerp(0.5, 0.5)", "f.lerp(f)",
+        "f.lerp(f, None)", "f.lerp(f, 0.5)", "f.lerp(f, weight=0.5)", "f.lerp(f, torch.tensor(0.5))",
+        "f.clone().lerp_(f, 0.5, 1)", "f.clone().lerp_(f, 0.5)", "f.clone().lerp_(0.5, f)", "f.lerp(f, 0.5, 1)",
+        "torch.lerp(0.5, f, 0.5)", "torch.lerp(f, f, True)", "torch.lerp(f, f, 2)", "f.lerp(end=f, weight=1)",
+        "torch.lerp(f, f, torch.tensor(0.5))", "torch.lerp(f, f, 1j)", "torch.lerp()", "torch.lerp(f, 2, 0.25)",
+        "torch.lerp(c, c, 1j)", "torch.lerp(f, f.expand(3, 2, 2), torch.ones(3))", "torch.lerp(f, f, torch.ones(3))",
+        "torch.eq(2, f)", "torch.lt(2.5, f)", "torch.ne(True, f)", "torch.eq(2, 3)", "torch.ge(f, 2)",
+    ]
+    for name in ("atan2", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2", "nextafter"):
+        srcs += [f"f.{name}(1.5)", f"torch.{name}(f, 1.5)", f"f.{name}(f)"]
+        if name not in ("fmax", "fmin", "logaddexp", "logaddexp2"):
+            srcs.append(f"f.clone().{name}_(2)")
+    env = {"f": lambda t: t.ones(2, 2), "c": lambda t: t.ones(2, dtype=t.complex64)}
+    theirs, mine = _full_outcomes(torch, srcs, env), _full_outcomes(ja, srcs, env)
+    bad = [(t, m) for t, m in zip(theirs, mine) if t != m]
+    assert not bad, "\n".join(map(repr, bad))
