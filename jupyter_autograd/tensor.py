@@ -77,6 +77,10 @@ class Tensor:
     _fw = None  # forward-mode tangents: {level: Tensor}
     _inf = False
     _is_conj = False  # torch's conjugate bit: set on what conj() returns (ops/cplx.py)
+    # conj() views: NumPy cannot alias a conjugate, so a conjugate view holds the conjugated
+    # values; its root base lists them with their source arrays (_conj_views), and an in-place
+    # change anywhere under that base syncs them (autograd/views.py sync_conj)
+    _conj_views = None
     _is_param = False
     # views (autograd/views.py): the version their history was made at, how they were made,
     # whether they require grad only through their base (no edge of their own); a base that
@@ -207,6 +211,9 @@ class Tensor:
             self._vc = _new_vc(1)
         else:
             vc[0] += 1
+            b = self._base
+            if (self if b is None else b)._conj_views is not None:
+                _views.sync_conj(self)
 
     @property
     def is_leaf(self) -> bool:

@@ -196,6 +196,72 @@ def writable(t):
     return np.asarray(_Alias(interface, d))
 
 
+# ---------------------------------------------------------------- conjugate views
+def add_conj_view(res, src, fn=np.conjugate) -> None:
+    """Register ``res`` (``fn`` of the array ``src``, which views its root base's memory: the
+    conjugate, or the negation of imag() of a conjugate) as such a view of its base; ``fn`` is
+    its own inverse. The registry holds the view's array (weakly: it lives as long as a tensor
+    views it, ``c.imag`` of a dropped ``c`` included)."""
+    root = res._base
+    if root._conj_views is None:
+        root._conj_views = []
+    root._conj_views.append((weakref.ref(res._data), src, fn))
+
+
+def like_layout(src, values):
+    """A new array with ``src``'s strides (its memory laid out as ``src``'s span) holding
+    ``values``: a view of it maps onto ``src`` at the same byte offsets (:func:`conj_source`)."""
+    n = src.itemsize
+    lo = sum((k - 1) * st for k, st in zip(src.shape, src.strides) if st < 0)
+    hi = sum((k - 1) * st for k, st in zip(src.shape, src.strides) if st > 0) + n
+    buf = np.empty((hi - lo) // n, src.dtype)
+    start = -lo // n
+    out = np.lib.stride_tricks.as_strided(buf[start:], src.shape, src.strides)
+    out[...] = values
+    return out
+
+
+def conj_source(t):
+    """The memory ``t`` stands for when it is (a view of) a conjugate view: its source array,
+    or the part of it ``t`` views; None when there is none."""
+    root = t._base
+    if root is None or root._conj_views is None:
+        return None
+    d0 = t._data
+    for r, src, fn in root._conj_views:
+        d = r()
+        if d is not None and fn is np.conjugate and np.may_share_memory(d0, d):
+            if d0 is d:
+                return src
+            interface = dict(d0.__array_interface__)
+            off = interface["data"][0] - d.__array_interface__["data"][0]
+            interface["data"] = (src.__array_interface__["data"][0] + off, not src.flags.writeable)
+            return np.asarray(_Alias(interface, src))
+    return None
+
+
+def sync_conj(writer) -> None:
+    """After an in-place change through ``writer``: a conjugate view written to (or through a
+    view of it) writes its values back, conjugated, into its source; the others re-read
+    theirs. torch's conj() is a lazy view: both directions show at once."""
+    root = writer._base if writer._base is not None else writer
+    live = [(d, src, fn) for d, src, fn in ((r(), src, fn) for r, src, fn in root._conj_views)
+            if d is not None]
+    if not live:
+        root._conj_views = None
+        return
+    if len(live) < len(root._conj_views):
+        root._conj_views = [(weakref.ref(d), src, fn) for d, src, fn in live]
+    wd = writer._data
+    through = [np.may_share_memory(wd, d) for d, _, _ in live]
+    for (d, src, fn), w in zip(live, through):
+        if w and src.flags.writeable:
+            fn(d, out=src)
+    for (d, src, fn), w in zip(live, through):
+        if not w:
+            fn(src, out=d)
+
+
 # ---------------------------------------------------------------- the checks torch makes
 def handle_view_on_rebase(v, indirect: bool) -> None:
     """torch's error for a view whose in-place change (or its base's) cannot be tracked."""

@@ -172,8 +172,9 @@ POLAR = defop(
 # ---------------------------------------------------------------- public functions
 def conj(input) -> Tensor:
     """The complex conjugate (ConjBackward0), as ``torch.conj``: a real tensor is returned
-    itself; a complex result reports ``is_conj()`` (torch's lazy conjugate bit; here the
-    values are conjugated at once).
+    itself; a complex result reports ``is_conj()`` and is a view of its input, as torch's lazy
+    conjugate: it holds the conjugated values, kept in step with the input's memory both ways
+    on every in-place change (autograd/views.py sync_conj).
 
     Example:
         >>> import jupyter_autograd as torch
@@ -190,8 +191,16 @@ def conj(input) -> Tensor:
     res = apply1(CONJ, input)
     # torch's conjugate is a view of its input (it shares the counter), replayed as itself
     views.make_view(res, input, row=CONJ)
+    d, src = res._data, input._data
     if not input._is_conj:
         res._is_conj = True
+        if d.__class__ is np.ndarray and src.__class__ is np.ndarray and src.size:
+            res._data = views.like_layout(src, d)
+            views.add_conj_view(res, src)  # its values follow the input's, and back
+    else:
+        phys = views.conj_source(input)
+        if phys is not None:
+            res._data = phys  # the conjugate of a conjugate view: the memory itself
     return res
 
 
@@ -363,14 +372,26 @@ def imag(input) -> Tensor:
 
 
 def _part(input, i) -> Tensor:
+    from ..autograd import views
     from .api import select
 
     if not input._is_conj:
         return select(_view(VIEW_AS_REAL, input), -1, i)
     # a conjugate is viewed through its physical values, as torch's real()/imag(): _conj
     # (ConjBackward0, clearing the bit), view_as_real, and for imag a negated view
-    pairs = _view(VIEW_AS_REAL, _view(CONJ, input))
-    return select(_view(NEG_VIEW, pairs) if i else pairs, -1, i)
+    phys = _view(CONJ, input)
+    src = views.conj_source(input)
+    if src is not None:
+        phys._data = src  # the physical values are the source's memory: writes reach the base
+    pairs = _view(VIEW_AS_REAL, phys)
+    if i:
+        neg = _view(NEG_VIEW, pairs)
+        d = neg._data
+        if (d.__class__ is np.ndarray and d.flags.writeable and neg._base is not None
+                and pairs._data.__class__ is np.ndarray):
+            views.add_conj_view(neg, pairs._data, np.negative)  # torch's negative bit, synced
+        pairs = neg
+    return select(pairs, -1, i)
 
 
 def adjoint(input) -> Tensor:

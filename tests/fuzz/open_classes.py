@@ -57,14 +57,6 @@ class Open:
 
 OPEN: dict[str, Open] = {
     # ---------------------------------------------------------------- complex (stream complex)
-    "conj-view-values": Open(
-        "views",
-        "conj() of a complex tensor is a view that shares its base's version counter, but its "
-        "values are a copy (NumPy cannot alias a conjugate): an in-place change of the base "
-        "does not show through it (torch's conj is a lazy view)",
-        ("x = torch.tensor([1 + 1j])", "c = x.conj()", "x.add_(1.0)"),
-        M(field="value", prog=r"conj\("),
-    ),
     "error-messages": Open(
         "fuzz",
         "(narrowed) error messages still worded otherwise than torch's: the Tensor-only "
