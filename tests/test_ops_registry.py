@@ -31,7 +31,7 @@ def _node_names(t):
         if n is None or id(n) in seen:
             continue
         seen.add(id(n))
-        names.add(n.name())
+        names.add(n.name().removeprefix("torch::autograd::"))
         stack.extend(f for f, _ in n.next_functions)
     return names
 

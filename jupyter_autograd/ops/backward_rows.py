@@ -66,6 +66,7 @@ TANH_BACKWARD = defop(
     # torch: tanh_backward(grad, output.conj()), grad.conj() * (-2 * output.conj() * grad_output)
     vjp=(lambda xp, g, go, o, out, p: xp.call(TANH_BACKWARD, g, _conj(xp, o)),
          lambda xp, g, go, o, out, p: _conj(xp, g) * (xp.mul_scalar(_conj(xp, o), -2) * go)),
+    reads=({0, 1}, {0, 1}),  # torch keeps both inputs whenever the node exists
     jvp=lambda xp, t, x, out, p: (t[0] * _conj(xp, 1 - x[1] * x[1])
                                   + _conj(xp, t[1]) * (-2 * _conj(xp, x[1]) * x[0])),
     sample=_cases("tanh_backward", 2, theirs=lambda tt, go, o: tt.ops.aten.tanh_backward(go, o)),
@@ -79,6 +80,7 @@ SIGMOID_BACKWARD = defop(
     vjp=(lambda xp, g, go, o, out, p: xp.call(SIGMOID_BACKWARD, g, _conj(xp, o)),
          lambda xp, g, go, o, out, p: _conj(xp, g) * go * xp.add_scalar(
              xp.mul_scalar(_conj(xp, o), -2), 1)),
+    reads=({0, 1}, {0, 1}),  # torch keeps both inputs whenever the node exists
     jvp=lambda xp, t, x, out, p: (t[0] * _conj(xp, x[1] * (1 - x[1]))
                                   + _conj(xp, t[1]) * x[0] * (1 - 2 * _conj(xp, x[1]))),
     sample=_cases("sigmoid_backward", 2,
@@ -142,6 +144,7 @@ SOFTPLUS_BACKWARD = defop(
     batch=ELEMENTWISE,
     fwd=lambda xp, go, x, p: go * softplus_grad(xp, x, p),
     vjp=(lambda xp, g, go, x, out, p: xp.call(SOFTPLUS_BACKWARD, g, x, p=p), _softplus_double),
+    reads=({0, 1}, {0, 1}),  # torch keeps both inputs whenever the node exists
     jvp=lambda xp, t, x, out, p: (t[0] * softplus_grad(xp, x[1], p)
                                   + _softplus_double(xp, t[1], x[0], x[1], out, p)),
     smooth=False,
@@ -248,6 +251,7 @@ SOFTMAX_BACKWARD_DATA = defop(
     complex=Refuse(NotImplementedError, softmax_kernel("softmax_backward")), batch=ShiftDims("dim"),
     fwd=lambda xp, go, o, p: o * (go - keep_reduce(xp, go * o, p["dim"], "sum")),
     vjp=(lambda xp, g, go, o, out, p: xp.call(SOFTMAX_BACKWARD_DATA, g, o, p=p), _softmax_double),
+    reads=({0, 1}, {0, 1}),  # torch keeps both whenever the node exists (as log_softmax's)
     # d(o (go - sum(go o))) = o (t_go - sum(t_go o)) + t_o (go - sum(go o)) - o sum(go t_o)
     jvp=lambda xp, t, x, out, p: (
         SOFTMAX_BACKWARD_DATA.fwd(xp, t[0], x[1], p)
@@ -265,6 +269,9 @@ LOG_SOFTMAX_BACKWARD_DATA = defop(
     # output.exp() * grad
     vjp=(lambda xp, g, go, o, out, p: g - keep_reduce(xp, g * xp.exp(o), p["dim"], "sum"),
          lambda xp, g, go, o, out, p: -keep_reduce(xp, go, p["dim"], "sum") * xp.exp(o) * g),
+    # torch keeps grad_output whenever the node exists (its saved-tensor hooks see both packs
+    # with grad_output alone requiring grad), as if both formulas read it
+    reads=({0, 1}, {0, 1}),
     jvp=lambda xp, t, x, out, p: (
         t[0] - xp.exp(x[1]) * keep_reduce(xp, t[0], p["dim"], "sum")
         - keep_reduce(xp, x[0], p["dim"], "sum") * xp.exp(x[1]) * t[1]),

@@ -123,6 +123,7 @@ GELU_BACKWARD = defop(
     complex=kernel_refuses("GeluBackwardKernelImpl"),
     fwd=lambda xp, go, x, p: go * _gelu_grad(xp, x, p),
     vjp=(lambda xp, g, go, x, out, p: xp.call(GELU_BACKWARD, g, x, p=p), _gelu_double),
+    reads=({0, 1}, {0, 1}),  # torch keeps both inputs whenever the node exists
     jvp=lambda xp, t, x, out, p: (t[0] * _gelu_grad(xp, x[1], p)
                                   + _gelu_double(xp, t[1], x[0], x[1], out, p)),
     sample={"cases": _gelu_backward_case},
