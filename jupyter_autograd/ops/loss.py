@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .backward_rows import MSE_LOSS_BACKWARD
+from .backward_rows import MSE_LOSS_BACKWARD, _unreduce
 from .elementwise import _log_sigmoid
 from .registry import _CPP_NAMES, NO_GRAD, defop, kernel_refuses
 from .xp import _arange
@@ -24,18 +24,6 @@ def _reduce(xp, v, r):
     if r == 2:
         return xp.sum(v)
     return v
-
-
-def _unreduce(xp, g, r, shape):
-    """Gradient of the reduction: the per-element factor, broadcast to ``shape``."""
-    if r == 1:
-        n = 1
-        for s in shape:
-            n *= s
-        return xp.broadcast_to(g / n, shape)
-    if r == 2:
-        return xp.broadcast_to(g, shape)
-    return g
 
 
 # loss = (1 - y) x - lw log sigmoid(x), lw = 1 + (pos_weight - 1) y
