@@ -32,6 +32,7 @@ from .loss import (  # noqa: F401
 from .loss_extra import *
 from .loss_margin import *
 from .module import Module  # noqa: F401
+from .multihead_attention import *
 from .normalization import *
 from .pixelshuffle import *
 from .pooling import *
