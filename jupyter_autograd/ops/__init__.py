@@ -11,6 +11,7 @@ from . import (  # noqa: F401 - registration  # noqa: F401,E402 - the layers' ro
     indexing,
     layout,
     linalg,
+    linalg_decomp,
     linalg_lu,
     linalg_rows,
     loss,

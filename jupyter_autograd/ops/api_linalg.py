@@ -1,6 +1,7 @@
 """The decompositions and solvers of ``torch.linalg`` (and their ``torch.*`` forms: inverse,
 det, logdet, slogdet, cholesky, svd, qr, lu...), with torch's argument checks and errors;
-each applies a row of ``ops/linalg_rows.py`` / ``ops/linalg_lu.py`` or composes them."""
+each applies a row of ``ops/linalg_rows.py`` / ``ops/linalg_decomp.py`` / ``ops/linalg_lu.py`` or
+composes them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from .. import factories as FA
 from ..backend import move_array
 from ..tensor import Tensor
 from . import api as AP
+from . import linalg_decomp as LD
 from . import linalg_lu as LL
 from . import linalg_rows as LR
 from .api_math import promote
@@ -186,14 +188,14 @@ def cholesky_inverse(L, upper=False) -> Tensor:
     """``(L L^H)^-1`` from its Cholesky factor (CholeskyInverseBackward0)."""
     if L.ndim < 2:
         raise RuntimeError("cholesky_inverse: The input tensor input must have at least 2 dimensions.")
-    return apply1(LR.CHOLESKY_INVERSE, L, {"upper": upper})
+    return apply1(LD.CHOLESKY_INVERSE, L, {"upper": upper})
 
 
 # ---------------------------------------------------------------- eigen and singular values
 def eigh(A, UPLO="L", *, out=None):
     """Eigenvalues (ascending) and orthonormal eigenvectors of a symmetric matrix."""
     _matrix(A, "linalg.eigh")
-    w, v = apply(LR.EIGH, (A,), {"UPLO": UPLO})
+    w, v = apply(LD.EIGH, (A,), {"UPLO": UPLO})
     return return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))(w, v)
 
 
@@ -204,7 +206,7 @@ def eigvalsh(A, UPLO="L", *, out=None) -> Tensor:
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """``A = U diag(S) Vh`` (LinalgSvdBackward0)."""
     _matrix(A, "linalg.svd", square=False)
-    u, s, vh = apply(LR.SVD, (A,), {"full_matrices": full_matrices})
+    u, s, vh = apply(LD.SVD, (A,), {"full_matrices": full_matrices})
     return return_type("linalg_svd", ("U", "S", "Vh"))(u, s, vh)
 
 
@@ -227,7 +229,7 @@ def qr(A, mode="reduced", *, out=None):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' "
                            "(default), 'r', or 'complete'")
-    q, r = apply(LR.QR, (A,), {"mode": mode})
+    q, r = apply(LD.QR, (A,), {"mode": mode})
     return return_type("linalg_qr", ("Q", "R"))(q, r)
 
 
@@ -346,7 +348,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None) -> Tensor:
             "dimensions of float, double, cfloat or cdouble types")
     _check_float(A, "linalg.pinv")
     arr = lambda t: t._data[..., None] if isinstance(t, Tensor) else t
-    return apply1(LR.PINV, A, {"atol": arr(atol), "rtol": arr(rtol), "hermitian": hermitian})
+    return apply1(LD.PINV, A, {"atol": arr(atol), "rtol": arr(rtol), "hermitian": hermitian})
 
 
 def pinverse(input, rcond=1e-15) -> Tensor:
