@@ -245,3 +245,4 @@ def unload_ipython_extension(ipython) -> None:
 from ._inplace_functions import install as _install_inplace
 
 _install_inplace(globals())  # torch.sin_(x), torch.dropout_(x, p, train), F.relu_ ... (last: every method exists)
+_aliases.check_tensor_params(__import__("sys").modules[__name__])  # torch's Tensor-only parameters (last: every function exists)

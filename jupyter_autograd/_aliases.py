@@ -10,6 +10,8 @@ import functools
 import inspect
 import types
 
+import numpy as np
+
 from .tensor import Tensor
 
 _ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"),
@@ -88,3 +90,87 @@ def install(namespace, names=None) -> None:
                 setattr(namespace, name, wrapped)
         elif is_class and isinstance(obj, staticmethod):
             continue
+
+
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made in Python, whose tp_name is its bare name
+
+
+def tp_name(v) -> str:
+    """The type name torch's arg parser prints (CPython's tp_name: ``float``, ``NoneType``,
+    ``numpy.ndarray``)."""
+    t = type(v)
+    if t.__flags__ & _HEAPTYPE or t.__module__ == "builtins":
+        return t.__name__
+    return f"{t.__module__}.{t.__qualname__}"
+
+
+_NUMBERS = (int, float, complex, np.number, np.bool_)  # bool is an int
+
+
+def refuse_non_tensors(name, params, args, kwargs, keyword_positions=False) -> None:
+    """torch's arg-parser TypeError for the first non-Tensor given to a Tensor-only parameter
+    (``params``: names by position, "" where a non-Tensor is fine, ``p#`` where a Python number
+    is too; positions count from 1, a method's after ``self``; a keyword argument is named
+    without its position unless ``keyword_positions``)."""
+    n = len(args)
+    for i, p in enumerate(params):
+        if not p:
+            continue
+        numbers = p[-1] == "#"
+        p = p.rstrip("#")
+        if i < n:
+            v, where = args[i], f" (position {i + 1})"
+        elif p in kwargs:
+            v, where = kwargs[p], f" (position {i + 1})" if keyword_positions else ""
+        else:
+            continue
+        if not isinstance(v, Tensor) and not (numbers and isinstance(v, _NUMBERS)):
+            raise TypeError(f"{name}(): argument '{p}'{where} must be Tensor, not {tp_name(v)}")
+
+
+def _bind_tensor_params(fn, name, params, method, keyword_positions):
+    """``fn`` behind a check of its Tensor-only parameters: one isinstance per such argument
+    while they are Tensors (the usual call), torch's refusal otherwise."""
+    k = len(params)
+    if all(params) and k <= 2:
+        def check(args, kwargs):
+            if len(args) < k or not isinstance(args[0], Tensor) or not isinstance(args[k - 1], Tensor):
+                refuse_non_tensors(name, params, args, kwargs, keyword_positions)
+    else:
+        def check(args, kwargs):
+            refuse_non_tensors(name, params, args, kwargs, keyword_positions)
+
+    if method:
+        @functools.wraps(fn)
+        def bound(self, *args, **kwargs):
+            check(args, kwargs)
+            return fn(self, *args, **kwargs)
+    else:
+        @functools.wraps(fn)
+        def bound(*args, **kwargs):
+            check(args, kwargs)
+            return fn(*args, **kwargs)
+
+    return bound
+
+
+def _table(text):
+    for entry in text.split():
+        name, _, params = entry.partition(":")
+        yield name.lstrip("="), tuple(params.split(",")), name[0] == "="
+
+
+def check_tensor_params(module) -> None:
+    """Bind torch's Tensor-only parameters (jupyter_autograd/_tensor_params.py, generated from
+    torch's schemas) to the package's public functions and Tensor methods; the generated test
+    tests/fuzz/test_fixes_tensor_params.py compares every refusal with torch's."""
+    from . import _tensor_params as P
+
+    for namespace, text, method in ((module, P.FUNCTIONS, False), (Tensor, P.METHODS, True)):
+        ns = vars(namespace)
+        for name, params, keyword_positions in _table(text):
+            fn = ns.get(name)
+            if isinstance(fn, types.FunctionType) and not getattr(fn, "_tensor_params", None):
+                bound = _bind_tensor_params(fn, name, params, method, keyword_positions)
+                bound._tensor_params = params
+                setattr(namespace, name, bound)

@@ -1,0 +1,170 @@
+"""torch's Tensor-only parameters, read from its schemas and confirmed by its argument parser.
+
+A parameter is Tensor-only where every Python-visible overload of the ATen operator (not the
+``out`` variants) types that position ``Tensor``; torch's arg parser then refuses a Python
+number, list or None there with ``f(): argument 'p' (position k) must be Tensor, not float``.
+Each candidate is confirmed by calling torch with a non-Tensor in that position (the others
+type-correct), so the name and numbering are torch's own (functions count ``input``, methods
+count after ``self``). ``python -m tests.fuzz.tensor_params --write`` regenerates
+jupyter_autograd/_tensor_params.py, the table the API binding checks (jupyter_autograd/_aliases.py);
+tests/fuzz/test_fixes_tensor_params.py compares every such call with torch.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+# a type-correct value per schema type ("T": a tensor, "dtype": float32); None: skip the name
+_VALUES = {"Tensor": "T", "Tensor?": None, "int": 0, "SymInt": 0, "float": 1.0, "Scalar": 1, "bool": False,
+           "int[]": [0], "SymInt[]": [0], "int[1]": [0], "int[2]": [0, 0], "SymInt[1]": [0],
+           "ScalarType": "dtype", "Tensor[]": ["T"], "Tensor?[]": ["T"], "str": "x"}
+_OPTIONAL = re.compile(r".*\?$")
+
+
+def _overloads(torch, name):
+    try:
+        schemas = torch._C._jit_get_schemas_for_operator("aten::" + name)
+    except RuntimeError:
+        return []
+    return [[a for a in s.arguments if not a.kwarg_only] for s in schemas
+            if not s.overload_name.endswith("out") and not any(a.name == "out" for a in s.arguments)
+            and "Dimname" not in str(s) and any("Tensor" in str(a.type) for a in s.arguments)]
+
+
+def candidates(torch, name):
+    """(position, overload arguments) for each position typed Tensor in every overload that has it
+    (TorchScript's scalar overloads, exp.int(int a), are not Python's: left out)."""
+    ovs = _overloads(torch, name) or (_overloads(torch, name[:-1]) if name.endswith("_") else [])
+    out = []
+    for i in range(max((len(o) for o in ovs), default=0)):
+        have = [o for o in ovs if len(o) > i]
+        if all(str(o[i].type) == "Tensor" for o in have):
+            out.append((i, have[0]))
+    return out
+
+
+def arguments(lib, schema_args, i, bad):
+    """Positional arguments up to the required ones, type-correct except ``bad`` at ``i``;
+    None where a type has no stock value."""
+    args = []
+    for j, a in enumerate(schema_args):
+        if j == i:
+            args.append(bad)
+            continue
+        t = str(a.type)
+        if j > i and (a.default_value is not None or _OPTIONAL.match(t)):
+            break
+        if t not in _VALUES or _VALUES[t] is None:
+            return None
+        v = _VALUES[t]
+
+        def conv(v):
+            return lib.ones(2, 2) if v == "T" else (lib.float32 if v == "dtype" else v)
+
+        args.append([conv(x) for x in v] if isinstance(v, list) else conv(v))
+    return args
+
+
+def _message(fn, args, kwargs):
+    try:
+        fn(*args, **kwargs)
+    except TypeError as e:
+        return str(e)
+    except Exception:  # noqa: BLE001 - another check first: not the arg parser's refusal
+        return None
+    return None
+
+
+def public_names(torch, ours):
+    """(form, name) for torch's public functions and Tensor methods that ours has too."""
+    fns = sorted(n for n in dir(torch._C._VariableFunctions) if not n.startswith("_") and hasattr(ours, n))
+    methods = sorted(n for n in dir(torch._C.TensorBase) if not n.startswith("_") and hasattr(ours.Tensor, n))
+    return [("function", n) for n in fns] + [("method", n) for n in methods]
+
+
+def call_target(lib, form, name, args):
+    """The callable and its arguments: ``torch.name(*args)`` or ``args[0].name(*args[1:])``."""
+    if form == "function":
+        return getattr(lib, name), args
+    return getattr(args[0], name), args[1:]
+
+
+def derive(torch, ours):
+    """{(form, name): {position: parameter}}: the positions torch refuses None at with its
+    'must be Tensor' message (method positions count after self). A parameter that takes a
+    Python number all the same (add's input: allow_numbers_as_tensors) ends in ``#``; a
+    function torch forwards positionally from Python (cdist) numbers keyword arguments too:
+    its name starts with ``=``."""
+    table = {}
+    for form, name in public_names(torch, ours):
+        for i, schema_args in candidates(torch, name):
+            if form == "method" and (i == 0 or str(schema_args[0].type) != "Tensor"):
+                continue
+            pos = i + 1 if form == "function" else i
+            args = arguments(torch, schema_args, i, None)
+            if args is None:
+                continue
+            fn, a = call_target(torch, form, name, args)
+            m = re.fullmatch(rf"{re.escape(name)}\(\): argument '(\w+)' \(position {pos}\) must be Tensor, not NoneType",
+                             _message(fn, a, {}) or "")
+            if not m:
+                continue
+            p = m.group(1)
+            fn, a = call_target(torch, form, name, arguments(torch, schema_args, i, 1.5))
+            if _message(fn, a, {}) is None:
+                p += "#"
+            elif f"(position {pos})" in (_message(fn, a[:pos - 1], {m.group(1): 1.5}) or ""):
+                table.setdefault(("positional-keywords", form), set()).add(name)
+            table.setdefault((form, name), {})[pos - 1] = p
+    return table
+
+
+def render(table) -> str:
+    def entries(form):
+        rows = []
+        marked = table.get(("positional-keywords", form), set())
+        for (f, name), params in sorted((k, v) for k, v in table.items() if k[0] != "positional-keywords"):
+            if f != form:
+                continue
+            name = "=" + name if name in marked else name
+            k = max(params) + 1
+            rows.append(name + ":" + ",".join(params.get(i, "") for i in range(k)))
+        lines, line = [], ""
+        for r in rows:
+            if len(line) + len(r) + 1 > 96:
+                lines.append(line)
+                line = ""
+            line = f"{line} {r}" if line else r
+        return "\n".join(lines + [line])
+
+    return (
+        '"""torch\'s Tensor-only parameters per public function and Tensor method (GENERATED by\n'
+        '``python -m tests.fuzz.tensor_params --write`` from torch\'s schemas, each confirmed by its\n'
+        "argument parser; do not edit by hand). ``name:p0,p1,...``: the parameter names in positional\n"
+        "order, empty where the position also takes a non-Tensor, ``#`` where it takes a Python number\n"
+        "too; methods count after ``self``; ``=name``: keyword arguments are numbered as positional ones\n"
+        "(torch's Python wrapper forwards them by position).\n"
+        'The API binding (_aliases.check_tensor_params) refuses anything but a Tensor there."""\n\n'
+        f'FUNCTIONS = """\n{entries("function")}\n"""\n\nMETHODS = """\n{entries("method")}\n"""\n'
+    )
+
+
+def main(argv) -> int:
+    import torch
+
+    import jupyter_autograd as ours
+
+    text = render(derive(torch, ours))
+    path = Path(ours.__file__).with_name("_tensor_params.py")
+    if "--write" in argv:
+        path.write_text(text)
+        print(f"wrote {path}")
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
