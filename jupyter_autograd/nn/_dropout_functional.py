@@ -26,7 +26,7 @@ def _check_p(p):
 def _bernoulli(shape, q, like):
     """A noise tensor of 0/1 with P(1) = q, drawn as torch draws it: ``empty(shape)
     .bernoulli_(q)`` from the package's generator."""
-    from .._sampling import bernoulli_
+    from .._sampling_inplace import bernoulli_
 
     return bernoulli_(factories.empty(shape, dtype=like.dtype, device=like.device), q)
 

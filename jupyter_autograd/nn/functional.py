@@ -297,7 +297,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
         >>> torch.nn.functional.dropout(torch.ones(6), 0.5)
         tensor([0., 0., 2., 0., 0., 0.])
     """
-    from .._sampling import bernoulli_
+    from .._sampling_inplace import bernoulli_
 
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -345,7 +345,7 @@ def native_dropout(input, p: float, train):
         >>> torch.native_dropout(torch.ones(4), 0.5, True)
         (tensor([0., 0., 2., 0.]), tensor([False, False,  True, False]))
     """
-    from .._sampling import bernoulli_
+    from .._sampling_inplace import bernoulli_
     from ..autograd.engine import record
     from ..grad_mode import STATE
     from ..ops import nn_ops as NN
