@@ -507,7 +507,7 @@ def _abs_(self):
 
 Tensor.abs_ = _abs_
 Tensor.clip_ = _inplace(F.clamp_call("clip_", True), cpp_names=True)
-Tensor.floor_divide_ = _inplace(F.RO.floor_divide_inplace)
+Tensor.floor_divide_ = _inplace(F.AR.floor_divide_inplace)
 
 Tensor.__iadd__ = Tensor.add_
 Tensor.__isub__ = Tensor.sub_

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import Tensor
+from . import api_rounding as AR
 from . import elementwise as EW
 from . import rounding as RO
 from ._api_base import (
@@ -101,7 +102,7 @@ def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
     if out is not None:
         return out_call("div", div, (input, other), {"rounding_mode": rounding_mode}, out)
     if rounding_mode is not None:
-        return RO.div_rounded(input, other, rounding_mode)
+        return AR.div_rounded(input, other, rounding_mode)
     if not isinstance(input, Tensor):
         input = _t(input, other)
     if input._data.dtype.kind in "iub" and (not isinstance(other, Tensor) or other._data.dtype.kind in "iub") and not isinstance(other, float):
@@ -230,13 +231,13 @@ def relu(input, inplace: bool = False) -> Tensor:
 def floor(input, *, out=None) -> Tensor:
     if out is not None:
         return out_call("floor", floor, (input,), {}, out, dtype_rule="found")
-    return RO._unary_rounding(EW.FLOOR, "floor_vml", input)
+    return AR._unary_rounding(EW.FLOOR, "floor_vml", input)
 
 
 def ceil(input, *, out=None) -> Tensor:
     if out is not None:
         return out_call("ceil", ceil, (input,), {}, out, dtype_rule="found")
-    return RO._unary_rounding(EW.CEIL, "ceil_vml", input)
+    return AR._unary_rounding(EW.CEIL, "ceil_vml", input)
 
 
 _NO_DECIMALS = object()
@@ -248,14 +249,14 @@ def round(input, *, decimals=_NO_DECIMALS, out=None) -> Tensor:
     if out is not None:
         return out_call("round", round, (input,), {"decimals": decimals}, out, dtype_rule="found")
     if decimals is not _NO_DECIMALS:
-        return RO.round_decimals(input, decimals)
-    return RO._unary_rounding(EW.ROUND, "round_vml", input)
+        return AR.round_decimals(input, decimals)
+    return AR._unary_rounding(EW.ROUND, "round_vml", input)
 
 
-trunc, fix, frac = RO.trunc, RO.fix, RO.frac
-remainder, fmod, floor_divide = RO.remainder, RO.fmod, RO.floor_divide
-bitwise_and, bitwise_or, bitwise_xor, bitwise_not = RO.bitwise_and, RO.bitwise_or, RO.bitwise_xor, RO.bitwise_not
-bitwise_left_shift, bitwise_right_shift = RO.bitwise_left_shift, RO.bitwise_right_shift
+trunc, fix, frac = AR.trunc, AR.fix, AR.frac
+remainder, fmod, floor_divide = AR.remainder, AR.fmod, AR.floor_divide
+bitwise_and, bitwise_or, bitwise_xor, bitwise_not = AR.bitwise_and, AR.bitwise_or, AR.bitwise_xor, AR.bitwise_not
+bitwise_left_shift, bitwise_right_shift = AR.bitwise_left_shift, AR.bitwise_right_shift
 
 
 def clamp(input, min=None, max=None, *, out=None) -> Tensor:
