@@ -10,7 +10,8 @@ a graph up to 100 000 nodes stays under 1 MB. Every string in the graph is untru
 
 Modules: ``walk`` (grad_fn -> raw graph), ``names`` (variables, parameter and buffer paths),
 ``fold`` (repeated structure), ``payload`` and ``serialize`` (the JSON), ``view`` (what the
-static exports draw), ``layout``, ``svg``, ``dot``, ``text``.
+static exports draw), ``layout``, ``svg``, ``dot``, ``text``; ``trace`` records source lines
+for the labels while a ``viz.trace()`` is active.
 
 This package imports only the standard library, NumPy and the core; no Jupyter imports.
 """
