@@ -9,7 +9,8 @@ Both libraries compute from the same weights; the results are checked to agree. 
 alternate between the two so that load on the machine hits both alike; the figures are the
 medians and their ratio (issue 14's targets: per-sample gradients within 2x torch, jacfwd no
 slower than torch). jacfwd and the forward-mode jacobian run one batched forward pass
-(jupyter_autograd/_batching.py); vmap still runs the function once per batch element.
+(jupyter_autograd/_batching.py); vmap(grad(...)) runs one batched forward and backward
+(jupyter_autograd/_vmap_batch.py).
 
     python benchmarks/bench_func.py            # full measurement
     python benchmarks/bench_func.py --smoke    # a few seconds, for CI

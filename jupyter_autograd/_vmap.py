@@ -1,22 +1,31 @@
 """``torch.vmap`` / ``torch.func.vmap``: map a function over a dimension of its inputs.
 
 Inputs and outputs are pytrees (tuples, lists, dicts of tensors) as in torch: ``in_dims`` and
-``out_dims`` are an int/None for all, or a matching (possibly partial) structure. The function
-runs once per batch element (``chunk_size`` elements are taken together by torch; here each
-chunk is still run element by element) and the results are stacked at ``out_dims``. Outputs
-with ``out_dims=None`` must not depend on the mapped inputs and are returned as computed.
+``out_dims`` are an int/None for all, or a matching (possibly partial) structure.
+The call first runs *once* over the whole batch (``_vmap_batch``: batched tensors with a
+hidden leading batch axis, each op through its batch rule; ``_vmap_rules``), in chunks of
+``chunk_size`` elements when given. Where that cannot be done (an op without a batch rule, a
+custom ``autograd.Function``, a read of a batched value such as ``.item()`` or ``bool()``, an
+in-place or random op, or any error) the whole call runs once per batch element instead and the
+results are stacked at ``out_dims``, so the values and errors are those of the per-element run.
+Outputs with ``out_dims=None`` must not depend on the mapped inputs and are returned as
+computed.
 
 ``randomness``: ``"different"`` draws new numbers for each element; ``"same"`` gives every
 element the numbers of the first one (the generator is rewound for each); ``"error"``
-(default) refuses random ops inside the mapped function, with torch's error.
-
-Not done: torch's batching rules (a vectorized run of each op over the batch); the values are
-the same, the speed is that of a Python loop.
+(default) refuses random ops inside the mapped function, with torch's error. (Random ops always
+take the per-element run.)
 """
 
 from __future__ import annotations
 
 import functools
+
+from . import _vmap_batch as vb
+from . import _vmap_rules  # noqa: F401 - installs the batch rules of products and reductions
+from . import random as _random
+from .ops.api import cat
+from .tensor import Tensor
 
 __all__ = ["vmap"]
 
@@ -194,6 +203,100 @@ def _run(func, batch: int, flat_dims, flat_args, spec, kwargs, randomness):
     return per_elem, out_spec
 
 
+# ------------------------------------------------------------------ the batched run
+def _run_batched(func, batch, flat_dims, flat_args, spec, kwargs, chunk_size):
+    """``func`` run once over the batch: the flat outputs, each as (physical tensor with the batch
+    axis first, or an unbatched value), and the output spec. Raises :class:`vb.Fallback`."""
+    vb.install_rows()
+    if chunk_size is not None and chunk_size < batch:
+        parts, out_spec = [], None
+        for s in range(0, batch, chunk_size):
+            m = min(chunk_size, batch - s)
+            args = [a.narrow(d, s, m) if d is not None else a for a, d in zip(flat_args, flat_dims)]
+            outs, out_spec = _run_batched(func, m, flat_dims, args, spec, kwargs, None)
+            parts.append(outs)
+        res = []
+        for k in range(len(parts[0])):
+            vals = [p[k] for p in parts]
+            if any(v[0] for v in vals):
+                res.append((True, cat([v[1] if v[0] else _expand(v[1], len_) for v, len_ in
+                                            zip(vals, _chunk_sizes(batch, chunk_size))], 0)))
+            else:
+                res.append(vals[0])
+        return res, out_spec
+    lv = len(vb.LEVELS) + 1
+    vb.LEVELS.append(batch)
+    # a random op raises (torch's "error" mode) before drawing: the per-element run draws
+    _random._VMAP_MODES.append("error")
+    try:
+        leaves = []
+        for a, d in zip(flat_args, flat_dims):
+            if d is None:
+                leaves.append(a)
+                continue
+            d = d % a.dim()
+            leaves.append(vb._wrap_b(a.movedim(d, 0) if d else a, lv))
+        out = func(*_unflatten(leaves, spec), **kwargs)
+        flat, out_spec = _flatten(out)
+        res = []
+        for o in flat:
+            if o.__class__ is vb.BatchedTensor and o._lvl == lv:
+                res.append((True, o._phys))
+            elif isinstance(o, Tensor) and vb._level(o) < lv:
+                res.append((False, o))
+            else:
+                raise vb.Fallback  # a non-tensor output: the loop gives torch's error
+    finally:
+        _random._VMAP_MODES.pop()
+        vb.LEVELS.pop()
+    return res, out_spec
+
+
+def _chunk_sizes(batch, chunk):
+    return [min(chunk, batch - s) for s in range(0, batch, chunk)]
+
+
+def _expand(t, n):
+    return t.unsqueeze(0).expand(n, *t.shape)
+
+
+_LOOP = object()
+
+
+def _batched(func, batch, flat_dims, flat_args, spec, kwargs, out_dims, chunk_size):
+    """The call run once over the batch (``_vmap_batch``), or ``_LOOP`` where it cannot be."""
+    from .ops.api import stack
+
+    T = _T()
+    try:
+        outs, out_spec = _run_batched(func, batch, flat_dims, flat_args, spec, kwargs, chunk_size)
+        flat_out_dims = _broadcast(out_dims, out_spec) if out_spec is not None else (
+            [out_dims] if isinstance(out_dims, int) or out_dims is None else None)
+        if flat_out_dims is None or len(flat_out_dims) != len(outs):
+            raise vb.Fallback
+        results = []
+        for (is_b, o), d in zip(outs, flat_out_dims):
+            if d is None or not isinstance(d, int):
+                raise vb.Fallback  # the loop's checks and messages
+            ndim = o.dim() + (0 if is_b else 1)
+            if not -ndim <= d < ndim:
+                raise vb.Fallback
+            if not is_b:
+                results.append(stack([o] * batch, d))
+                continue
+            if o._base is not None or any(o is a for a in flat_args):
+                o = o.clone()  # a fresh tensor, as the loop's stack gives
+            results.append(o.movedim(0, d) if d % ndim else o)
+    except (vb.Fallback, Exception) as e:  # noqa: BLE001 - the per-element run raises torch's errors
+        vb.STATS["fallback"] += 1
+        vb.STATS["last"] = vb.reason(e)
+        return _LOOP
+    vb.STATS["batched"] += 1
+    if any(not isinstance(r, T) for r in results):
+        return _LOOP
+    return _unflatten(results, out_spec)
+
+
 def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None):
     """``func`` mapped over dimension ``in_dims`` of its inputs; the results are stacked at
     ``out_dims``.
@@ -219,6 +322,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
         T = _T()
         _check_out_dims(func, out_dims)
         batch, flat_dims, flat_args, spec = _process_inputs(func, in_dims, args)
+        done = _batched(func, batch, flat_dims, flat_args, spec, kwargs, out_dims, chunk_size)
+        if done is not _LOOP:
+            return done
         per_elem, out_spec = _run(func, batch, flat_dims, flat_args, spec, kwargs, randomness)
         name = _name(func)
         flat_out_dims = None

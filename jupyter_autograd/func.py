@@ -6,8 +6,9 @@ torch.func does.
 Reverse-mode transforms build on ``autograd.grad``; nested inside another transform they keep
 the graph (``create_graph=True``) so that ``grad(grad(f))`` works. ``jvp`` and ``jacfwd`` use
 forward-mode AD (``autograd.forward_ad``); ``jacfwd`` runs one forward pass per argument with
-the basis as a batch of tangents (``_batching``: each registry row's batch rule). ``vmap`` runs the function once per batch element and
-stacks the results (torch vectorizes instead; the values are the same).
+the basis as a batch of tangents (``_batching``: each registry row's batch rule). ``vmap`` runs the
+function once over the batch where every op has a batch rule (``_vmap_batch``; ``grad`` inside
+it then runs one forward and one backward for the whole batch), else once per batch element.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import functools
 
 import numpy as np
 
+from . import _vmap_batch as _vb
 from ._batching import Unbatchable, jacobian_block
 from ._functional_call import functional_call, stack_module_state
 from ._vmap import _flatten, _spec_str, _unflatten, vmap
@@ -104,6 +106,13 @@ def grad_and_value(func, argnums=0, has_aux=False):
         from .grad_mode import enable_grad
 
         nums = _argnums_tuple(argnums, len(args), "grad_and_value")
+        if _vb.LEVELS and not _DEPTH[0]:  # inside a batched vmap, under no other transform:
+            # one forward and one backward over the batch
+            with _Transform():
+                per_arg, value, aux = _vb.grad_and_value(func, nums, has_aux, args, kwargs,
+                                                         _flatten, _unflatten, _split_aux)
+            g = per_arg[0] if isinstance(argnums, int) else tuple(per_arg)
+            return (g, (value, aux)) if has_aux else (g, value)
         with _Transform(), enable_grad():
             # each differentiated argument may be a pytree (a dict of parameters...)
             trees = [_flatten(args[i]) for i in nums]

@@ -364,6 +364,9 @@ def _apply_function(cls, args, kwargs):
     node_cls = cls._backward_cls
     ctx = node_cls.__new__(node_cls)
     arg_tensor = tuple(isinstance(a, Tensor) for a in args)
+    for a in args:  # a custom Function has no batch rule: vmap runs it per element
+        if a.__class__ is not Tensor and getattr(a, "_bt", False):
+            a._vmap_refuse()
     needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
     ctx.needs_input_grad = needs
     ctx._arg_tensor = arg_tensor

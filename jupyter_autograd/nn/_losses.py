@@ -235,6 +235,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         >>> torch.nn.functional.cross_entropy(logits, torch.tensor([0])).grad_fn
         <NllLossBackward0 object at 0x...>
     """
+    if getattr(input, "_bt", False) or getattr(target, "_bt", False):  # inside vmap
+        return (input if getattr(input, "_bt", False) else target)._vmap_fn(
+            "cross_entropy", input, target, weight, size_average, ignore_index, reduce, reduction,
+            label_smoothing)
     r = _reduction(reduction, size_average, reduce)
     d = input._data
     cdim = 1 if d.ndim > 1 else 0

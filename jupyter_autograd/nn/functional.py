@@ -114,6 +114,8 @@ def linear(input, weight, bias=None):
     Raises:
         RuntimeError: when the input's last dimension differs from ``weight.shape[1]``.
     """
+    if input.__class__ is not Tensor and getattr(input, "_bt", False) or getattr(weight, "_bt", False):
+        return (input if getattr(input, "_bt", False) else weight)._vmap_fn("linear", input, weight, bias)
     x, w = input._data, weight._data
     if bias is not None and x.ndim == 2:  # the common case (a batch through a layer), first
         b = bias._data

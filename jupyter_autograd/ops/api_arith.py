@@ -184,6 +184,8 @@ def _unary_fn(op, name):
     def fn(input, *, out=None) -> Tensor:
         if out is not None:
             return out_call(name, fn, (input,), {}, out)
+        if input.__class__ is not Tensor and getattr(input, "_bt", False):  # inside vmap
+            return input._vmap_fn(name, input)
         if input._data.dtype.kind in "iub":
             input = input.to(_dtype.get_default_dtype())
         return apply1(op, input)

@@ -184,6 +184,8 @@ def matmul(input, other, *, out=None) -> Tensor:
     check_tensor_args("matmul", ("input", "other"), (input, other))
     if out is not None:
         return out_call("matmul", matmul, (input, other), {}, out, dtype_rule="expected")
+    if getattr(input, "_bt", False) or getattr(other, "_bt", False):  # inside vmap
+        return (input if getattr(input, "_bt", False) else other)._vmap_fn("matmul", input, other)
     da, db = input._data.ndim, other._data.ndim
     if da == 2 and db == 2 and input._data.dtype == other._data.dtype:
         return apply2(LA.MM, input, other)  # the common case first: one MmBackward0 node
