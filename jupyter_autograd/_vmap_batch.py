@@ -32,6 +32,7 @@ import operator
 
 import numpy as np
 
+from . import _dtype
 from ._size import Size
 from .autograd import grad as _grad
 from .factories import ones, zeros
@@ -207,6 +208,9 @@ class BatchedTensor(Tensor):
 
     def transpose(self, dim0, dim1):
         n = self.dim()
+        if n == 0:
+            _wrap_dim(dim0, 0), _wrap_dim(dim1, 0)
+            return _wrap_b(self._phys.view_as(self._phys), self._lvl)
         return _wrap_b(self._phys.transpose(_wrap_dim(dim0, n) + 1, _wrap_dim(dim1, n) + 1),
                        self._lvl)
 
@@ -300,11 +304,19 @@ def _elementwise(fn, *args, **kwargs):
     tens = [v for v in vals if isinstance(v, Tensor)]
     rank = max(t.dim() for t in tens)
     dts = {t.dtype for t in tens}
+    cast = None
     if len(dts) > 1 and any(t.__class__ is BatchedTensor and t._lvl == lv and not t._lshape
                             for t in tens):
-        raise Fallback  # a 0-d batched operand would promote as a 1-d one
-    out = fn(*(_unwrap(a, lv, rank) for a in args),
-             **{k: _unwrap(v, lv, rank) for k, v in kwargs.items()})
+        # a 0-d batched operand is 1-d physically: promote as torch does on the logical ranks
+        cast = _dtype.from_numpy_dtype(_dtype.result_type([(t.dim(), t.dtype.np) for t in tens]))
+
+    def phys(a):
+        p = _unwrap(a, lv, rank)
+        if cast is not None and isinstance(p, Tensor) and p.dtype != cast:
+            p = p.to(cast)
+        return p
+
+    out = fn(*(phys(a) for a in args), **{k: phys(v) for k, v in kwargs.items()})
     if not isinstance(out, Tensor) or out.dim() != rank + 1:
         raise Fallback
     return _wrap_b(out, lv)

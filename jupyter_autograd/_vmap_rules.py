@@ -55,15 +55,13 @@ def _reduce(x, how, dim, keepdim, dtype):
     n = x.dim()
     lv = x._lvl
     p = x._phys
-    if dim is None or n == 0:
-        if dim is not None:
-            _wrap_dim(dim if not isinstance(dim, (tuple, list)) or not dim else dim[0], 0)
-        if dim is None and not keepdim:
-            p = p.reshape(_size(lv), -1)
-            out = getattr(p, how)(1, dtype=dtype)
-            return _wrap_b(out, lv)
-        if n == 0:
-            raise Fallback
+    if n == 0:  # a 0-d element: the result is 0-d whatever dim and keepdim say
+        for d in dim if isinstance(dim, (tuple, list)) else () if dim is None else (dim,):
+            _wrap_dim(d, 0)
+        return _wrap_b(getattr(p.reshape(_size(lv), 1), how)(1, dtype=dtype), lv)
+    if dim is None:
+        if not keepdim:
+            return _wrap_b(getattr(p.reshape(_size(lv), -1), how)(1, dtype=dtype), lv)
         dims = tuple(range(1, n + 1))
     else:
         ds = dim if isinstance(dim, (tuple, list)) else (dim,)
@@ -75,8 +73,9 @@ def _reduce(x, how, dim, keepdim, dtype):
 
 def _softmax(x, how, dim, dtype):
     n = x.dim()
-    if n == 0:
-        raise Fallback
+    if n == 0:  # of one number: over a dim of size one
+        _wrap_dim(dim, 0)
+        return _wrap_b(getattr(x._phys.unsqueeze(1), how)(1, dtype=dtype).squeeze(1), x._lvl)
     return _wrap_b(getattr(x._phys, how)(_wrap_dim(dim, n) + 1, dtype=dtype), x._lvl)
 
 

@@ -81,6 +81,8 @@ CASES = [
     ("cross-entropy-none", lambda m, x, y: m.nn.functional.cross_entropy(
         x, y, reduction="none", ignore_index=1), (A, Y), (0, 0), 0),
     ("cross-entropy-1d", lambda m, v, y: m.nn.functional.cross_entropy(v, y[0]), (V, Y), (0, 0), 0),
+    ("promote-0d", lambda m, s, v: (s * v.float(), s > v.float(), v.float() + s.sum()), (A[:, 0, 0], V),
+     (0, None), 0),
     ("pytree-out", lambda m, x: {"a": x.sum(0), "b": (x * 2, x.t())}, (A,), 0, {"a": 1, "b": (0, -1)}),
     ("unbatched-out", lambda m, x, w: (x.sum(), w.sum(0)), (A, W), (0, None), 0),
 ]
@@ -209,11 +211,6 @@ def test_unbatchable_falls_back_to_the_loop():
     # data-dependent Python control flow reads a value: the per-element run
     _close(_falls_back(lambda: ja.vmap(lambda t: t * 2 if t.sum() > 0 else t)(x)),
            ja.stack([t * 2 if t.sum() > 0 else t for t in x]))
-    # a 0-d batched operand of another dtype promotes as a 0-d tensor
-    s = RNG.standard_normal(5)
-    _close(_falls_back(lambda: ja.vmap(lambda a, b: a * b, in_dims=(0, None))(
-        ja.tensor(s), ja.tensor(V[0], dtype=ja.float32))),
-        torch.vmap(lambda a, b: a * b, in_dims=(0, None))(torch.tensor(s), torch.tensor(V[0], dtype=torch.float32)))
 
 
 def test_random_and_inplace_fall_back_before_acting():
@@ -255,3 +252,93 @@ def test_transforms_around_a_batched_grad_keep_the_graph():
         return m.func.jacrev(inner)(m.tensor(W))
 
     _close(run(ja), run(torch), 1e-8)
+
+
+# ------------------------------------------------------------------ generated programs
+def _op_pool(g):
+    """Ops (name, f(m, t, c)) a generated program draws from; c: unbatched constants."""
+    d = int(g.integers(-2, 2))
+    k = bool(g.integers(0, 2))
+    return [
+        ("tanh", lambda m, t, c: t.tanh()), ("sin", lambda m, t, c: m.sin(t)),
+        ("sigmoid", lambda m, t, c: t.sigmoid()), ("relu", lambda m, t, c: t.relu()),
+        ("exp", lambda m, t, c: (t * 0.3).exp()), ("abs-neg", lambda m, t, c: -t.abs()),
+        ("square", lambda m, t, c: t.square() - 1), ("pow", lambda m, t, c: t ** 2),
+        ("div", lambda m, t, c: 2.0 / (t.abs() + 1)), ("rsub", lambda m, t, c: 1.5 - t),
+        ("add-const", lambda m, t, c: t + c["v"][: t.shape[-1]] if t.dim() else t + 1),
+        ("mul-const", lambda m, t, c: c["u"][..., : t.shape[-1]] * t if t.dim() else t * 3),
+        ("compare", lambda m, t, c: (t > 0).float() * t + (t <= 0).double() * 0.5),
+        ("sum-dim", lambda m, t, c: t.sum(d, keepdim=k)), ("sum", lambda m, t, c: t.sum()),
+        ("mean-dim", lambda m, t, c: t.mean(d, keepdim=k)),
+        ("softmax", lambda m, t, c: t.softmax(d)), ("log_softmax", lambda m, t, c: t.log_softmax(d)),
+        ("unsqueeze", lambda m, t, c: t.unsqueeze(d)), ("squeeze", lambda m, t, c: t.squeeze()),
+        ("transpose", lambda m, t, c: t.transpose(0, -1)), ("t", lambda m, t, c: t.t()),
+        ("permute", lambda m, t, c: t.permute(*reversed(range(t.dim())))),
+        ("flatten", lambda m, t, c: t.flatten()), ("reshape", lambda m, t, c: t.reshape(-1, 1)),
+        ("matmul", lambda m, t, c: t @ c["w"][: t.shape[-1]]),
+        ("rmatmul", lambda m, t, c: c["w"][: t.shape[0], :2].t() @ t),
+        ("linear", lambda m, t, c: m.nn.functional.linear(t, c["w"][:, : t.shape[-1]].t())),
+        ("index", lambda m, t, c: t[..., :1] + t[-1:]), ("select", lambda m, t, c: t[0]),
+        ("expand", lambda m, t, c: t.unsqueeze(0).expand(2, *t.shape) * 0.5),
+    ]
+
+
+def _program(seed):
+    """A random program valid on one element (checked with torch), its input shape, in_dim."""
+    torch = require_torch()
+    g = np.random.default_rng(seed)
+    shape = tuple(int(s) for s in g.integers(1, 4, int(g.integers(1, 4))))
+    consts = {"v": g.standard_normal(4), "u": g.standard_normal((2, 1, 4)),
+              "w": g.standard_normal((4, 4))}
+    tc = {k: torch.tensor(v) for k, v in consts.items()}
+    cur = torch.tensor(g.standard_normal(shape))
+    prog = []
+    for _ in range(int(g.integers(2, 7))):
+        pool = _op_pool(g)
+        name, f = pool[int(g.integers(len(pool)))]
+        try:
+            nxt = f(torch, cur, tc)
+        except (RuntimeError, IndexError, ValueError, TypeError):
+            continue
+        if nxt.dim() > 4 or nxt.numel() > 200:
+            continue
+        prog.append((name, f))
+        cur = nxt
+    in_dim = int(g.integers(-len(shape) - 1, len(shape) + 1))
+    return prog, shape, in_dim, consts
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_generated_programs_as_torch_vmap(seed):
+    torch = require_torch()
+    prog, shape, in_dim, consts = _program(seed)
+    B = 3
+    full = list(shape)
+    full.insert(in_dim % (len(shape) + 1), B)
+    x = np.random.default_rng(seed + 1000).standard_normal(full)
+
+    def run(m, grad):
+        c = {k: m.tensor(v) for k, v in consts.items()}
+
+        def f(t):
+            for _, op in prog:
+                t = op(m, t, c)
+            return (t.double() ** 2).sum() if grad else t
+
+        return m.vmap(m.func.grad(f) if grad else f, in_dims=in_dim)(m.tensor(x))
+
+    for grad in (False, True):
+        _close(_batched(lambda grad=grad: run(ja, grad)), run(torch, grad), 1e-9)
+
+    def nested(m):  # the program under two vmap levels (an outer batch of 2 in front)
+        c = {k: m.tensor(v) for k, v in consts.items()}
+
+        def f(t):
+            for _, op in prog:
+                t = op(m, t, c)
+            return t
+
+        x2 = m.tensor(np.stack([x, -x]))
+        return m.vmap(m.vmap(f, in_dims=in_dim))(x2)
+
+    _close(nested(ja), nested(torch), 1e-9)
