@@ -344,7 +344,8 @@ for _n in ("lt", "le", "gt", "ge", "eq", "ne"):
     setattr(BatchedTensor, f"__{_n}__", _binary(getattr(operator, _n)))
 BatchedTensor.__hash__ = Tensor.__hash__
 BatchedTensor.__neg__ = lambda self: _elementwise(operator.neg, self)
-for _n in ("abs", "neg", "square", "clone", "float", "double"):
+for _n in ("abs", "neg", "square", "clone", "float", "double", "add", "sub", "mul", "div",
+           "true_divide", "pow", "clamp", "clamp_min", "clamp_max", "maximum", "minimum"):
     setattr(BatchedTensor, _n, _method(_n))
 
 
