@@ -98,81 +98,142 @@ def _meta1(d, n_tail):
     return s
 
 
-def record(op, inputs, outs, p, results) -> Node:
-    """Create the node for one op application and attach it to the result tensors."""
+class _SavePlan:
+    """What a node of one row keeps when a given set of its inputs has edges (torch's generated
+    code saves a tensor only for the gradients that are computed): derived once per (row, set)
+    from the row's ``save_needs`` / ``save_layout`` by :func:`save_plan`."""
+
+    __slots__ = ("active", "inputs", "layout", "nones", "result")
+
+    def __init__(self, op, mask: int) -> None:
+        def wanted(users) -> bool:
+            return any(mask >> j & 1 for j in users)
+
+        needs = op.save_needs
+        self.active = bool(op.save_inputs or op.save_result)  # a node with a _saved tuple
+        self.inputs = tuple(i for i in op.save_inputs if wanted(needs[i]))  # saved, version-checked
+        lay = op.save_layout
+        # read by a computed gradient for their memory layout only: arrays kept, not saved
+        self.layout = tuple(i for i in op.save_inputs
+                            if i not in self.inputs and lay and wanted(lay.get(i, ())))
+        self.result = op.save_result and wanted(needs[-1])
+        # nothing saved for this set: a node's empty slots (a tuple of its own: the executor
+        # tells a node with arrays among its parameters by op.none_inputs' identity)
+        self.nones = tuple([None] * len(op.inputs))
+
+
+def save_plan(op, mask: int) -> _SavePlan:
+    """``op``'s :class:`_SavePlan` for the inputs in bit set ``mask``, cached on the row."""
+    plan = op.save_plans.get(mask)
+    if plan is None:
+        if len(op.save_plans) > 64:  # variadic rows: one set per arity and edge pattern
+            op.save_plans.clear()
+        plan = op.save_plans[mask] = _SavePlan(op, mask)
+    return plan
+
+
+def record(op, inputs, outs, p, results, lead: bool = False) -> Node:
+    """Create the node for one op application and attach it to the result tensors: the one
+    node builder (every recorded row comes here).
+
+    ``lead``: the caller's word (dispatch.apply1, the hot path of small-tensor code) that
+    ``inputs[0]`` is the only Tensor, requires grad and is differentiable, and the rest are
+    Python scalars: its edge is then taken without the loop over the inputs. Everything else
+    (what the node saves, its version checks, the results' history) is the same code."""
     cls = op.node_cls
     node = cls.__new__(cls)
     n = len(inputs)
-    fns = [None] * n
-    nrs = [0] * n
-    metas = [None] * n
-    i = -1
-    for t, diff in zip(inputs, op.differentiable):
-        i += 1
-        if not diff or t.__class__ in _NUMBER_SET or not t._requires_grad:
-            continue
+    if lead and inputs[0]._base is None and not inputs[0]._inf:
+        t = inputs[0]
         fn = t._grad_fn
-        if t._base is not None:
-            vc = t._vc
-            if vc is not None and vc[0] != t._view_version:
-                fn = t.grad_fn  # a view whose base changed in place: its node is regenerated
-            if fn is None and t._rg_via_base:
-                continue  # requires grad through its base only (made in no_grad): no edge, as torch
         if fn is not None:
-            fns[i] = fn
-            nrs[i] = t._output_nr
+            nr = t._output_nr
         else:
-            fns[i] = t._grad_accumulator()
-        metas[i] = _meta(t._data)
-    node._fns = tuple(fns)
-    node._nrs = tuple(nrs)
-    node._shapes = tuple(metas)
+            fn = t._grad_accumulator()
+            nr = 0
+        if n == 1:
+            node._fns = (fn,)
+            node._nrs = _NRS1[nr] if nr < 2 else (nr,)
+        elif n == 2:
+            node._fns = (fn, None)
+            node._nrs = _NRS2[nr] if nr < 2 else (nr, 0)
+        else:
+            node._fns = (fn,) + (None,) * (n - 1)
+            node._nrs = (nr,) + (0,) * (n - 1)
+        d = t._data
+        shapes = _META1.get((d.shape, d.dtype, n - 1))
+        node._shapes = shapes if shapes is not None else _meta1(d, n - 1)
+        mask = 1
+    else:
+        fns = [None] * n
+        nrs = [0] * n
+        metas = [None] * n
+        mask = 0
+        i = -1
+        for t, diff in zip(inputs, op.differentiable):
+            i += 1
+            if not diff or t.__class__ in _NUMBER_SET or not t._requires_grad:
+                continue
+            fn = t._grad_fn
+            if t._base is not None:
+                vc = t._vc
+                if vc is not None and vc[0] != t._view_version:
+                    fn = t.grad_fn  # a view whose base changed in place: its node is regenerated
+                if fn is None and t._rg_via_base:
+                    continue  # requires grad through its base only (made in no_grad): no edge, as torch
+            if fn is not None:
+                fns[i] = fn
+                nrs[i] = t._output_nr
+            else:
+                fns[i] = t._grad_accumulator()
+            metas[i] = _meta(t._data)
+            mask |= 1 << i
+        node._fns = tuple(fns)
+        node._nrs = tuple(nrs)
+        node._shapes = tuple(metas)
     if p is not None:
         node._p = p
-    save_inputs = op.save_inputs
-    if save_inputs or op.save_result:
-        n_in = len(inputs)
-        ins = [None] * n_in
-        raw = [None] * n_in  # the arrays too: the first-order backward reads them directly
-        vers = []
-        needs = op.save_needs
-        for i in save_inputs:
-            for j in needs[i]:  # kept only when a gradient that is computed reads it
-                if fns[j] is not None:
-                    break
-            else:
-                lay = op.save_layout.get(i) if op.save_layout else None
-                if lay and any(fns[j] is not None for j in lay):
-                    raw[i] = inputs[i]._data  # its strides only: not saved, not checked
-                continue
-            t = inputs[i]
-            ins[i] = t
-            if t is None or t.__class__ in _NUMBER_TYPES:
-                raw[i] = t
-                continue
-            raw[i] = t._data
-            if t._inf:
-                raise RuntimeError(E.ERR_INFERENCE_SAVE)
-            # an input's counter is read from the saved tensor itself at check time, so a
-            # fresh tensor needs no counter object now (None stands for "the tensor's")
-            vc = t._vc
-            vers += (None, vc[0] if vc is not None else 0, i)
-        out = None
-        if op.save_result:
-            for j in needs[-1]:
-                if fns[j] is not None:
-                    out = outs
-                    vc = results[0]._vc = [0]
-                    vers += (vc, 0, -1)
-                    break
-        node._saved = (tuple(ins), out, tuple(raw))
-        node._vers = tuple(vers)
+    plan = op.save_plans.get(mask)
+    if plan is None:
+        plan = save_plan(op, mask)
+    if plan.active:
+        keep = plan.inputs
+        if not keep and not plan.layout and n == len(plan.nones):
+            ins = raw = plan.nones
+            vers = ()
+        else:
+            ins = [None] * n
+            raw = [None] * n  # the arrays too: the first-order backward reads them directly
+            vers = ()
+            for i in keep:
+                t = inputs[i]
+                ins[i] = t
+                if t is None or t.__class__ in _NUMBER_SET:
+                    raw[i] = t
+                    continue
+                raw[i] = t._data
+                if t._inf:
+                    raise RuntimeError(E.ERR_INFERENCE_SAVE)
+                # an input's counter is read from the saved tensor itself at check time, so a
+                # fresh tensor needs no counter object now (None stands for "the tensor's")
+                vc = t._vc
+                vers += (None, vc[0] if vc is not None else 0, i)
+            for i in plan.layout:
+                raw[i] = inputs[i]._data  # its strides only: not saved, not checked
+            ins = tuple(ins)
+            raw = tuple(raw)
+        if plan.result:
+            vc = results[0]._vc = [0]
+            node._saved = (ins, outs, raw)
+            node._vers = vers + (vc, 0, -1)
+        else:
+            node._saved = (ins, None, raw)
+            node._vers = vers
     elif p is not None and op.saved_params and _saves_arrays(op, p):
         node._saved = (op.none_inputs, None, op.none_inputs)
     node._seq = next(SEQ)
     if len(results) == 1:
-        r = results[0]
-        r._grad_fn = node
+        results[0]._grad_fn = node
     else:
         for i, r in enumerate(results):
             r._grad_fn = node
@@ -184,67 +245,6 @@ def record(op, inputs, outs, p, results) -> Node:
     if FLAGS.record_tracers:  # graph tracing (jupyter_autograd.viz.trace); empty otherwise
         for cb in FLAGS.record_tracers:
             cb(node, inputs)
-    return node
-
-
-def record1(op, t, out, p, res, tail=()) -> Node:
-    """Fast :func:`record` for one tensor input ``t`` followed by Python scalars (``y + 0.5``,
-    ``y.tanh()``): the hot path of small-tensor code."""
-    if FLAGS.anomaly or FLAGS.record_tracers or t._inf or t._base is not None:
-        return record(op, (t,) + tail, out, p, (res,))
-    cls = op.node_cls
-    node = cls.__new__(cls)
-    fn = t._grad_fn
-    if fn is not None:
-        nr = t._output_nr
-    else:
-        fn = t._grad_accumulator()
-        nr = 0
-    n = len(tail)
-    if n == 1:
-        node._fns = (fn, None)
-        node._nrs = _NRS2[nr] if nr < 2 else (nr, 0)
-    elif n:
-        node._fns = (fn,) + (None,) * n
-        node._nrs = (nr,) + (0,) * n
-    else:
-        node._fns = (fn,)
-        node._nrs = _NRS1[nr] if nr < 2 else (nr,)
-    d = t._data
-    key = (d.shape, d.dtype, n)
-    shapes = _META1.get(key)
-    node._shapes = shapes if shapes is not None else _meta1(d, n)
-    if p is not None:
-        node._p = p
-    si = op.save1  # what input 0's gradient reads (the scalars in tail have no edge)
-    if si:
-        if len(si) == n + 1:  # every input saved (pow, div's divisor...): no per-item filtering
-            ins = (t,) + tail if n else (t,)
-            raw = (t._data,) + tail if n else (t._data,)
-        else:
-            ins = tuple(x if i in si else None for i, x in enumerate((t,) + tail))
-            raw = tuple(x if x is None or x.__class__ in _NUMBER_TYPES else x._data for x in ins)
-        if 0 in si:
-            vc = t._vc
-            vers = (None, vc[0] if vc is not None else 0, 0)
-        else:
-            vers = ()
-        if op.save1_result:
-            vc = res._vc = [0]
-            node._saved = (ins, out, raw)
-            node._vers = vers + (vc, 0, -1)
-        else:
-            node._saved = (ins, None, raw)
-            node._vers = vers
-    elif op.save1_result:
-        vc = res._vc = [0]
-        ins = op.none_inputs
-        node._saved = (ins, out, ins)
-        node._vers = (vc, 0, -1)
-    elif p is not None and op.saved_params and _saves_arrays(op, p):
-        node._saved = (op.none_inputs, None, op.none_inputs)
-    node._seq = next(SEQ)
-    res._grad_fn = node
     return node
 
 

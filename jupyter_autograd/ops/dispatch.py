@@ -7,7 +7,7 @@ import numpy as np
 from .. import _dtype
 from .._zerotensor import ZeroArray
 from ..autograd import views as _views
-from ..autograd.engine import FLAGS, device_mismatch, record, record1, xp_of
+from ..autograd.engine import FLAGS, device_mismatch, record, xp_of
 from ..grad_mode import STATE
 from ..tensor import Tensor
 from .registry import Refuse
@@ -111,14 +111,17 @@ def apply1(op, x: Tensor, p=None, tail=()) -> Tensor:
     d = x._data
     cls = d.__class__
     xp = NPX if cls is _ndarray else xp_of(d)
-    q = quiet_enter(QUIET)
+    view = op.name in VIEW_OPS
+    # a view row computes no values: nothing for NumPy to warn about, no error state to set
+    q = None if view else quiet_enter(QUIET)
     try:  # op.fwd read per call: the profiler swaps it while it records
         out = op.fwd(xp, d, *tail, p) if tail else op.fwd(xp, d, p)
     except TypeError:
         _refuse_complex_inputs(op, (d, *tail), p)
         raise
     finally:
-        quiet_exit(q)
+        if q is not None:
+            quiet_exit(q)
     if out.__class__ is not cls:
         out = _fix_out(out, cls, xp)
     k = out.dtype.kind
@@ -132,12 +135,12 @@ def apply1(op, x: Tensor, p=None, tail=()) -> Tensor:
     res._data = out
     if x._requires_grad and STATE.grad_enabled and op.differentiable[0] and k in "fc":
         res._requires_grad = True
-        record1(op, x, out, p, res, tail)
+        record(op, (x, *tail) if tail else (x,), out, p, (res,), True)
     else:
         res._requires_grad = False
     if STATE.inference:
         res._inf = True
-    if op.name in VIEW_OPS and (out.base is not None or out is d):
+    if view and (out.base is not None or out is d):
         _views.make_view(res, x)
     if FLAGS.forward_ad_levels:
         _forward_ad(op, (x, *tail), (d, *tail), out, p, (res,))
@@ -248,7 +251,9 @@ def apply2(op, a, b, p=None) -> Tensor:
 
 
 def _apply_promoted(op, a, b, p):
-    """:func:`apply2` past its float-scalar entry: promotion to torch's result type, devices."""
+    """:func:`apply2` past its float-scalar entry: torch's promotion to the result type and its
+    0-d cpu tensor rule across devices, then :func:`apply` (its steps, not a copy of them) on
+    the promoted operands, recording the originals (torch promotes inside the kernel)."""
     if b.__class__ is float and a._data.dtype.kind == "f":
         return apply(op, (a, b), p)
     if b.__class__ is not Tensor and not isinstance(b, Tensor):
@@ -257,53 +262,18 @@ def _apply_promoted(op, a, b, p):
         if not isinstance(b, Tensor):
             a2, b = promote_data(a, b)
             return apply(op, (a2, b), p, None if a2 is a else (a, b))
-    a0 = b0 = None
+    a0, b0 = a, b
     if a._data.dtype is not b._data.dtype:
-        a0, b0 = a, b
         a, b = promote_data(a, b)
     ad, bd = a._data, b._data
-    cls = ad.__class__
-    if bd.__class__ is not cls:
-        if _host_pair(cls, bd.__class__):
-            cls = _ndarray
+    if bd.__class__ is not ad.__class__ and not _host_pair(ad.__class__, bd.__class__):
         # a 0-d cpu tensor meets a device tensor as a scalar would (torch allows it)
-        elif not bd.ndim and bd.__class__ is _ndarray:
+        if not bd.ndim and bd.__class__ is _ndarray:
             return apply2(op, a, b.to(a.device), p)
-        elif not ad.ndim and cls is _ndarray:
+        if not ad.ndim and ad.__class__ is _ndarray:
             return apply2(op, a.to(b.device), b, p)
-        else:
-            raise device_mismatch([a, b])
-    xp = NPX if cls is _ndarray else xp_of(ad)
-    q = quiet_enter(QUIET)
-    try:
-        out = op.fwd(xp, ad, bd, p)
-    except ValueError:
-        _refuse_complex_first(op, (ad, bd), p)
-        _raise_broadcast(ad.shape, bd.shape)
-    except TypeError:
-        _refuse_complex_inputs(op, (ad, bd), p)
-        raise
-    finally:
-        quiet_exit(q)
-    if out.__class__ is not cls:
-        out = _fix_out(out, cls, xp)
-    k = out.dtype.kind
-    if a0 is not None:  # recorded on the original inputs
-        a, b = a0, b0
-    if k == "c" and op.cx is not op:
-        if op.cfwd is not None:
-            out = op.cfwd(xp, ad, bd, p)
-            if out.__class__ is not cls:
-                out = _fix_out(out, cls, xp)
-        op = complex_row(op, out, p, (a._requires_grad or b._requires_grad) and STATE.grad_enabled)
-    if (a._requires_grad or b._requires_grad) and STATE.grad_enabled and k in "fc":
-        res = Tensor._wrap(out, True)
-        record(op, (a, b), out, p, (res,))
-    else:
-        res = Tensor._wrap(out, False)
-    if FLAGS.forward_ad_levels:
-        _forward_ad(op, (a, b), (ad, bd), out, p, (res,))
-    return res
+        raise device_mismatch([a, b])
+    return apply(op, (a, b), p, None if a is a0 and b is b0 else (a0, b0))
 
 
 def complex_row(op, out, p, recording: bool):

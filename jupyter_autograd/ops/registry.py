@@ -170,11 +170,10 @@ class OpDef:
         "node_name",
         "none_inputs",
         "sample",
-        "save1",
-        "save1_result",
         "save_inputs",
         "save_layout",
         "save_needs",
+        "save_plans",
         "save_result",
         "saved",
         "saved_params",
@@ -258,7 +257,8 @@ def defop(
     op = OpDef()
     op.name = name
     op.node_name = node
-    op.fwd = fwd if integral is None and bools is None else _dtype_checked(fwd, integral, bools)
+    op.fwd = (fwd if integral is None and bools is None
+              else _dtype_checked(fwd, integral, bools, None if variadic else len(inputs) + 1))
     op.vjp = tuple(vjp) if isinstance(vjp, (tuple, list)) else (vjp,)
     op.variadic = variadic
     if not variadic and len(op.vjp) != len(inputs):
@@ -315,9 +315,9 @@ def defop(
             users = frozenset(j for j, rd in enumerate(reads) if -1 in rd)
             op.save_needs[-1] = every if users else users
     op.save_layout = {i: frozenset(j for j, k in layout if k == i) for _, i in layout}
-    # what a node records when only input 0 has an edge (the engine's one-tensor fast path)
-    op.save1 = tuple(i for i in op.save_inputs if 0 in op.save_needs[i])
-    op.save1_result = op.save_result and 0 in op.save_needs[-1]
+    # what a node keeps for each set of inputs with an edge, derived from save_needs once per
+    # set by the engine's node builder (autograd.engine.save_plan)
+    op.save_plans = {}
     op.smooth = smooth
     op.sample = sample
     op.torch = torch
@@ -346,21 +346,59 @@ def defop(
     return op
 
 
-def _dtype_checked(fwd, integral, bools):
+def _dtype_checked(fwd, integral, bools, n_args=None):
     """``fwd`` refusing the integral/bool dtypes torch's kernel does not cover, judged on the
     common dtype of the inputs each :class:`Refuse` names (a floating input makes it floating);
     the check runs with the row's forward wherever it is called from, and only rows that
-    declare one pay it."""
+    declare one pay it.
+
+    Built once per row from its declared facts: the input that every refusal judges (``lead``)
+    decides the common case in one test (a floating NumPy array there makes every judged dtype
+    floating, so nothing is refused), and a row of ``n_args`` fixed arguments (its inputs and
+    ``p``) gets a wrapper of that arity (no ``*args`` tuple on the per-op hot path)."""
     facts = tuple((r, kinds) for r, kinds in ((bools or integral, "b"), (integral, "iu"))
                   if r is not None)
 
-    def checked(xp, *args):
-        for refuse, kinds in facts:
-            like = _integral_like(args, refuse.on)
+    def refuse(args):
+        for r, kinds in facts:
+            like = _integral_like(args, r.on)
             if like is not None and like.dtype.kind in kinds and (
-                    refuse.when is None or refuse.when(args[:-1], args[-1])):
-                raise refuse.error(args[-1], like)
-        return fwd(xp, *args)
+                    r.when is None or r.when(args[:-1], args[-1])):
+                raise r.error(args[-1], like)
+
+    judged = None  # the input indices every refusal judges (None: all of them)
+    for r, _ in facts:
+        if r.on is not None:
+            judged = set(r.on) if judged is None else judged & set(r.on)
+    lead = 0 if judged is None else min(judged, default=None)
+    nd = np.ndarray
+    if lead is None:  # no input judged by all: the full check every call
+        def checked(xp, *args):
+            refuse(args)
+            return fwd(xp, *args)
+    elif n_args == 2:
+        def checked(xp, a, p):
+            if a.__class__ is not nd or a.dtype.kind not in "fc":
+                refuse((a, p))
+            return fwd(xp, a, p)
+    elif n_args == 3:
+        def checked(xp, a, b, p):
+            x = a if lead == 0 else b
+            if x.__class__ is not nd or x.dtype.kind not in "fc":
+                refuse((a, b, p))
+            return fwd(xp, a, b, p)
+    elif n_args == 4:
+        def checked(xp, a, b, c, p):
+            x = (a, b, c)[lead] if lead else a
+            if x.__class__ is not nd or x.dtype.kind not in "fc":
+                refuse((a, b, c, p))
+            return fwd(xp, a, b, c, p)
+    else:
+        def checked(xp, *args):
+            x = args[lead]
+            if x.__class__ is not nd or x.dtype.kind not in "fc":
+                refuse(args)
+            return fwd(xp, *args)
 
     # the row's forward as far as anything reading it can tell (its module: the fuzzer's strata)
     checked.__name__ = getattr(fwd, "__name__", "fwd")

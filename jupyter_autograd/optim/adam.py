@@ -4,7 +4,7 @@ By default (``foreach=None``) the moments of a parameter group live in one flat 
 moment, and each optimizer state tensor is a view into it: one NumPy call then updates every
 parameter of the group, as torch's multi-tensor ("foreach") path does. The arithmetic per element
 is the single-tensor one, operation for operation, so the two paths give identical numbers;
-``foreach=False`` keeps the loop over parameters.
+``foreach=False`` keeps the loop over parameters. Both run :func:`adam_update`.
 """
 
 from __future__ import annotations
@@ -13,6 +13,40 @@ import numpy as np
 
 from ..tensor import Tensor
 from .optimizer import Optimizer, _check_lr, _real_views, _step_tensor, _use_grad, _zeros_state
+
+
+def adam_update(g, m, v, vmax, beta1, beta2, step_size, bc2_sqrt, eps, t=None, u=None):
+    """torch's single-tensor Adam arithmetic on arrays, operation for operation (so the numbers
+    are torch's bit for bit), shared by the per-parameter loop and the flat arrays of a group:
+    updates the moments ``m``, ``v`` (and the running maximum ``vmax`` for amsgrad) in place and
+    returns the parameter's increment ``-step_size * m / (sqrt(v) / bc2_sqrt + eps)``.
+
+    ``step_size`` (``lr / (1 - beta1**step)``) and ``bc2_sqrt`` (``sqrt(1 - beta2**step)``) are
+    numbers, or per-element arrays when a flat group's parameters are at different steps;
+    ``t`` and ``u`` are scratch arrays of ``g``'s shape (new ones when None).
+
+    Example:
+        >>> import numpy as np
+        >>> m, v = np.zeros(1), np.zeros(1)
+        >>> adam_update(np.array([2.0]), m, v, None, 0.9, 0.999, 0.1 / 0.1, 0.001**0.5, 1e-8)
+        array([-0.1])
+    """
+    t = np.subtract(g, m, out=t)  # m.lerp_(g, 1 - beta1)
+    t *= 1 - beta1
+    m += t
+    v *= beta2  # v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+    t = np.multiply(g, 1 - beta2, out=t)
+    t *= g
+    v += t
+    if vmax is not None:
+        np.maximum(vmax, v, out=vmax)
+        v = vmax
+    t = np.sqrt(v, out=t)  # denom = (v.sqrt() / bc2_sqrt).add_(eps)
+    t /= bc2_sqrt
+    t += eps
+    u = np.multiply(m, -step_size, out=u)  # param.addcdiv_(m, denom, value=-step_size)
+    u /= t
+    return u
 
 
 class Adam(Optimizer):
@@ -81,20 +115,10 @@ class Adam(Optimizer):
                 v = state["exp_avg_sq"]._data
                 vm = state["max_exp_avg_sq"]._data if amsgrad else None
                 x, g, m, v, vm = _real_views(x, g, m, v, vm)
-                m += (1 - beta1) * (g - m)  # lerp_(grad, 1 - beta1)
-                v *= beta2
-                v += (1 - beta2) * g * g
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
-                step_size = lr / bias_correction1
-                bc2_sqrt = bias_correction2**0.5
-                if amsgrad:
-                    np.maximum(vm, v, out=vm)
-                    denom = np.sqrt(vm) / bc2_sqrt
-                else:
-                    denom = np.sqrt(v) / bc2_sqrt
-                denom += eps
-                x += (-step_size) * m / denom
+                x += adam_update(g, m, v, vm, beta1, beta2, lr / bias_correction1,
+                                 bias_correction2**0.5, eps)
                 p._bump_version()
         return loss
 
@@ -160,25 +184,9 @@ class _FlatAdam:
             x *= wd
             g += x
         flat.steps += 1
-        m, v, t, u = flat.m, flat.v, flat.tmp, flat.upd
-        # the single-tensor formulas, one array per moment (see Adam.step)
-        np.subtract(g, m, out=t)
-        t *= 1 - beta1
-        m += t
-        v *= beta2
-        np.multiply(g, 1 - beta2, out=t)
-        t *= g
-        v += t
         step_size, bc2_sqrt = flat.bias_corrections(lr, beta1, beta2)
-        if amsgrad:
-            np.maximum(flat.vmax, v, out=flat.vmax)
-            np.sqrt(flat.vmax, out=t)
-        else:
-            np.sqrt(v, out=t)
-        t /= bc2_sqrt
-        t += eps
-        np.multiply(m, -step_size, out=u)
-        u /= t
+        adam_update(g, flat.m, flat.v, flat.vmax, beta1, beta2, step_size, bc2_sqrt, eps,
+                    flat.tmp, flat.upd)
         shrink = 1 - lr * wd if wd != 0 and decoupled else None
         for p, du in zip(params, flat.upd_views):
             x = p._data
