@@ -129,10 +129,14 @@ def refuse_non_tensors(name, params, args, kwargs, keyword_positions=False) -> N
 
 
 def _bind_tensor_params(fn, name, params, method, keyword_positions):
-    """``fn`` behind a check of its Tensor-only parameters: one isinstance per such argument
-    while they are Tensors (the usual call), torch's refusal otherwise."""
+    """``fn`` behind a check of its Tensor-only parameters (one isinstance per such argument
+    while they are Tensors, the usual call; torch's refusal otherwise) and torch's wording for
+    a call with too few or too many arguments (on the error path only)."""
     k = len(params)
-    if all(params) and k <= 2:
+    if not params:
+        def check(args, kwargs):
+            pass
+    elif all(params) and k <= 2:
         def check(args, kwargs):
             if len(args) < k or not isinstance(args[0], Tensor) or not isinstance(args[k - 1], Tensor):
                 refuse_non_tensors(name, params, args, kwargs, keyword_positions)
@@ -144,14 +148,79 @@ def _bind_tensor_params(fn, name, params, method, keyword_positions):
         @functools.wraps(fn)
         def bound(self, *args, **kwargs):
             check(args, kwargs)
-            return fn(self, *args, **kwargs)
-    else:
+            try:
+                return fn(self, *args, **kwargs)
+            except Exception as e:
+                err = arity_error(name, True, args, kwargs, e)
+                if err is e:
+                    raise
+                raise err from None
+    elif params:
         @functools.wraps(fn)
         def bound(*args, **kwargs):
             check(args, kwargs)
-            return fn(*args, **kwargs)
+            try:
+                return fn(*args, **kwargs)
+            except Exception as e:
+                err = arity_error(name, False, args, kwargs, e)
+                if err is e:
+                    raise
+                raise err from None
+    else:
+        @functools.wraps(fn)
+        def bound(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Exception as e:
+                err = arity_error(name, False, args, kwargs, e)
+                if err is e:
+                    raise
+                raise err from None
 
     return bound
+
+
+_ARITY = {}
+
+
+def _arity():
+    if not _ARITY:
+        from . import _tensor_params as P
+
+        for key, text in ((False, P.ARITY_FUNCTIONS), (True, P.ARITY_METHODS)):
+            for entry in text.split():
+                n, most, req = entry.split(":")
+                _ARITY[key, n.lstrip("~")] = (int(most), tuple(req.split(",")) if req else (), n[0] == "~")
+    return _ARITY
+
+
+def arity_error(name, method, args, kwargs, error):
+    """torch's arg-parser TypeError for a call with too few or too many arguments, where torch's
+    form has one signature (jupyter_autograd/_tensor_params.py ARITY_*) and ours raised
+    ``error`` (torch checks the arguments before anything else); ``error`` itself where the
+    call's arity is torch's. Read on the error path only."""
+    entry = _arity().get((method, name))
+    if entry is None:
+        return error
+    most, req, python = entry
+    n = len(args)
+    if n > most:
+        if len(req) != most:
+            return TypeError(f"{name}() takes from {len(req)} to {most} positional arguments but {n} were given")
+        return TypeError(f"{name}() takes {most} positional argument{'' if most == 1 else 's'} but {n} "
+                         f"{'was' if n == 1 else 'were'} given")
+    for i in range(n, len(req)):
+        if req[i] not in kwargs:
+            missing = [m for m in req[i:] if m not in kwargs] if python else req[i:]
+            k = len(missing)
+            if python:  # Python's own words
+                names = [f"'{m}'" for m in missing]
+                listed = names[0] if k == 1 else (" and ".join(names) if k == 2 else ", ".join(names[:-1]) + ", and " + names[-1])
+                return TypeError(f"{name}() missing {k} required positional argument{'' if k == 1 else 's'}: {listed}")
+            # (torch's plural is inverted: 'missing 1 required positional arguments')
+            return TypeError(f"{name}() missing {k} required positional argument{'s' if k == 1 else ''}: "
+                             + ", ".join(f'"{m}"' for m in missing))
+    return error
 
 
 def _table(text):
@@ -166,9 +235,10 @@ def check_tensor_params(module) -> None:
     tests/fuzz/test_fixes_tensor_params.py compares every refusal with torch's."""
     from . import _tensor_params as P
 
+    arity_only = [(name, (), False) for (method, name) in _arity() if not method]
     for namespace, text, method in ((module, P.FUNCTIONS, False), (Tensor, P.METHODS, True)):
         ns = vars(namespace)
-        for name, params, keyword_positions in _table(text):
+        for name, params, keyword_positions in [*_table(text), *(arity_only if not method else ())]:
             fn = ns.get(name)
             if isinstance(fn, types.FunctionType) and not getattr(fn, "_tensor_params", None):
                 bound = _bind_tensor_params(fn, name, params, method, keyword_positions)

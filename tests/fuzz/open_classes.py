@@ -59,13 +59,13 @@ OPEN: dict[str, Open] = {
     # ---------------------------------------------------------------- complex (stream complex)
     "error-messages": Open(
         "defects",
-        "(narrowed) error messages still worded otherwise than torch's: arity errors worded as "
-        "Python's (\"missing 1 required positional argument: 'mat2'\", \"takes 2 positional "
-        "arguments\") rather than torch's arg parser's (method form: 'missing 1 required "
-        "positional arguments: \"mat2\"'; function form with several overloads: \"mm() received "
-        "an invalid combination of arguments - got (Tensor), but expected one of: ...\"); a "
-        "backward into a leaf moved into the graph interior",
-        ("x = torch.ones(2, 2)", "y = x.mm()"),
+        "(narrowed) arity errors where torch's arg parser has several signatures for the form "
+        "(torch: \"mm() received an invalid combination of arguments - got (Tensor), but "
+        "expected one of: ...\"; ours: Python's 'missing 1 required positional argument'), and "
+        "Tensor methods without a Tensor parameter beyond self given arguments (torch's C "
+        "wording \"Tensor.abs() takes no arguments (9 given)\"); one-signature forms are "
+        "worded as torch (jupyter_autograd/_tensor_params.py ARITY_*)",
+        ("x = torch.ones(2, 2)", "y = torch.mm(x)"),
         M(field=r"raised\((message|type)\)"),
     ),
     "higher-order-graph-shape": Open(

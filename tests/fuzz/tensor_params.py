@@ -121,6 +121,31 @@ def derive(torch, ours):
     return table
 
 
+def _arity_message(torch, form, name, n):
+    x = torch.ones(2, 2)
+    fn = getattr(torch, name) if form == "function" else getattr(x, name)
+    return _message(fn, (x,) * n, {}) if n else (_message(fn, (), {}) or "")
+
+
+def derive_arity(torch, names):
+    """{(form, name): (max positional, required names)} where torch's arg parser refuses a call
+    with too few or too many arguments by one signature's words ('missing 1 required
+    positional arguments: "mat2"', 'takes from 1 to 4 positional arguments...'), not as an
+    invalid combination of several signatures."""
+    out = {}
+    for form, name in names:
+        none, many = _arity_message(torch, form, name, 0), _arity_message(torch, form, name, 20)
+        m = re.fullmatch(rf'{re.escape(name)}\(\) missing \d+ required positional arguments?: (.*)', none)
+        t = re.fullmatch(rf"{re.escape(name)}\(\) takes (?:from \d+ to )?(\d+) positional arguments? but 20 were given",
+                         many or "")
+        if t and (m or none == ""):
+            # torch's functions written in Python (torch.functional: cdist, split...) refuse in
+            # Python's words: their name is marked ``~``
+            key = (form, "~" + name if m and "'" in m.group(1) else name)
+            out[key] = (int(t.group(1)), re.findall(r'["\'](\w+)["\']', m.group(1)) if m else [])
+    return out
+
+
 def render(table) -> str:
     def entries(form):
         rows = []
@@ -151,12 +176,27 @@ def render(table) -> str:
     )
 
 
+def render_arity(arity) -> str:
+    def entries(form):
+        rows = [f"{name}:{mx}:{','.join(req)}" for (f, name), (mx, req) in sorted(arity.items()) if f == form]
+        return "\n".join(" ".join(rows[i:i + 6]) for i in range(0, len(rows), 6))
+
+    return (
+        "\n# ``name:most:required,...``: the most positional arguments torch's one signature takes\n"
+        "# and its required ones (read on a refused call only: _aliases.arity_error); ``~name``: worded\n"
+        "# as Python's (torch's function is written in Python)\n"
+        f'ARITY_FUNCTIONS = """\n{entries("function")}\n"""\n\nARITY_METHODS = """\n{entries("method")}\n"""\n'
+    )
+
+
 def main(argv) -> int:
     import torch
 
     import jupyter_autograd as ours
 
-    text = render(derive(torch, ours))
+    table = derive(torch, ours)
+    forms = {k for k in table if k[0] == "method"} | {k for k in public_names(torch, ours) if k[0] == "function"}
+    text = render(table) + render_arity(derive_arity(torch, sorted(forms)))
     path = Path(ours.__file__).with_name("_tensor_params.py")
     if "--write" in argv:
         path.write_text(text)

@@ -3,7 +3,8 @@
 Generated over every public function and Tensor method that torch exposes and jupyter_autograd
 has: each position that every overload of the ATen operator types ``Tensor`` (read from torch's
 schemas, tests/fuzz/tensor_params.py) gets each non-Tensor, in function and method form,
-positionally and by keyword; the exception type and message must be torch's.
+positionally and by keyword; the exception type and message must be torch's. Likewise calls
+with no arguments and with too many, where torch's parser words the refusal by one signature.
 """
 
 from __future__ import annotations
@@ -63,4 +64,30 @@ def test_non_tensor_in_a_tensor_only_position_is_refused_as_torch():
         if o != t:
             bad.append((label, t, o))
     assert n > 2500 and len(names) > 350, (n, len(names))
+    assert not bad, f"{len(bad)} of {n} calls differ:\n" + "\n".join(map(str, bad[:40]))
+
+
+def test_too_few_or_too_many_arguments_are_refused_as_torch():
+    """torch's one-signature arity wording ('mm() missing 1 required positional arguments:
+    "mat2"', 'isclose() takes from 1 to 4 positional arguments but 5 were given'), for every
+    public function and every method with a Tensor-only parameter beyond self. Not covered
+    (open class error-messages): forms with several signatures (torch: "received an invalid
+    combination of arguments") and methods without arguments (torch: "Tensor.abs() takes no
+    arguments (9 given)")."""
+    torch = require_torch()
+    bad, n = [], 0
+    forms = [f for f in TP.public_names(torch, ja)
+             if f[0] == "function" or getattr(getattr(ja.Tensor, f[1]), "_tensor_params", None)]
+    for form, name in forms:
+        for k in (0, 1, 20):
+            t_fn = getattr(torch, name) if form == "function" else getattr(torch.ones(2, 2), name)
+            o_fn = getattr(ja, name) if form == "function" else getattr(ja.ones(2, 2), name)
+            t = _outcome(t_fn, (torch.ones(2, 2),) * k, {})
+            if not t[1].startswith(f"{name}() missing ") and not t[1].startswith(f"{name}() takes "):
+                continue
+            n += 1
+            o = _outcome(o_fn, (ja.ones(2, 2),) * k, {})
+            if o != t:
+                bad.append((form, name, k, t, o))
+    assert n > 600, n
     assert not bad, f"{len(bad)} of {n} calls differ:\n" + "\n".join(map(str, bad[:40]))
