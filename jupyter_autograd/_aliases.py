@@ -190,7 +190,8 @@ def _arity():
         for key, text in ((False, P.ARITY_FUNCTIONS), (True, P.ARITY_METHODS)):
             for entry in text.split():
                 n, most, req = entry.split(":")
-                _ARITY[key, n.lstrip("~")] = (int(most), tuple(req.split(",")) if req else (), n[0] == "~")
+                _ARITY[key, n.lstrip("~")] = (int(most.lstrip("*")), tuple(req.split(",")) if req else (),
+                                              n[0] == "~", most[0] == "*")
     return _ARITY
 
 
@@ -202,9 +203,9 @@ def arity_error(name, method, args, kwargs, error):
     entry = _arity().get((method, name))
     if entry is None:
         return error
-    most, req, python = entry
+    most, req, python, int_varargs = entry
     n = len(args)
-    if n > most:
+    if n > most and not (int_varargs and all(isinstance(a, int) for a in args)):
         if len(req) != most:
             return TypeError(f"{name}() takes from {len(req)} to {most} positional arguments but {n} were given")
         return TypeError(f"{name}() takes {most} positional argument{'' if most == 1 else 's'} but {n} "

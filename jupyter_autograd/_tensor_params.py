@@ -101,7 +101,7 @@ cos:1:input cos_:1:input cosh:1:input cosh_:1:input cov:1:input cross:3:input,ot
 cummax:2:input,dim cummin:2:input,dim cumprod:2:input,dim cumsum:2:input,dim deg2rad:1:input deg2rad_:1:input
 det:1:input detach_:1:input diag:2:input diag_embed:4:input diagflat:2:input diagonal:4:input
 diagonal_copy:4:input diagonal_scatter:5:input,src diff:5:input digamma:1:input dist:3:input,other dot:2:input,tensor
-dropout:3:input,p,train dropout_:3:input,p,train dstack:1:tensors empty:1:size empty_like:1:input empty_permuted:2:size,physical_layout
+dropout:3:input,p,train dropout_:3:input,p,train dstack:1:tensors empty:*1:size empty_like:1:input empty_permuted:2:size,physical_layout
 empty_strided:2:size,stride equal:2:input,other erf:1:input erf_:1:input erfc:1:input erfc_:1:input
 erfinv:1:input exp:1:input exp2:1:input exp2_:1:input exp_:1:input expand_copy:2:input,size
 expm1:1:input expm1_:1:input feature_alpha_dropout:3:input,p,train feature_alpha_dropout_:3:input,p,train feature_dropout:3:input,p,train feature_dropout_:3:input,p,train
@@ -123,7 +123,7 @@ matrix_power:2:input,n max_pool1d:6:input,kernel_size max_pool1d_with_indices:6:
 mode:3:input msort:1:input mul:2:input,other multinomial:3:input,num_samples mv:2:input,vec mvlgamma:2:input,p
 nan_to_num:4:input nan_to_num_:4:input nanmean:3:input nansum:3:input narrow_copy:4:input,dim,start,length native_batch_norm:8:input,weight,bias,running_mean,running_var,training,momentum,eps
 native_dropout:3:input,p,train native_layer_norm:5:input,normalized_shape,weight,bias,eps neg:1:input neg_:1:input negative:1:input negative_:1:input
-nextafter:2:input,other nonzero:1:input nonzero_static:1:input,size numel:1:input ones:1:size ones_like:1:input
+nextafter:2:input,other nonzero:1:input nonzero_static:1:input,size numel:1:input ones:*1:size ones_like:1:input
 orgqr:2:input,input2 ormqr:5:input,input2,input3 outer:2:input,vec2 pairwise_distance:5:x1,x2 permute:2:input,dims permute_copy:2:input,dims
 pinverse:2:input polar:2:abs,angle polygamma:2:n,input positive:1:input promote_types:2:type1,type2 put:4:input,index,source
 qr:2:input rad2deg:1:input rad2deg_:1:input range:3:start,end ravel:1:input real:1:input
@@ -140,7 +140,7 @@ topk:5:input,k trace:1:input transpose:3:input,dim0,dim1 transpose_copy:3:input,
 tril_indices:3:row,col triu:2:input triu_indices:3:row,col trunc:1:input trunc_:1:input unbind:2:input
 unbind_copy:2:input unflatten:3:input,dim,sizes unfold_copy:4:input,dimension,size,step unsafe_chunk:3:input,chunks unsafe_split:3:input,split_size unsqueeze:2:input,dim
 unsqueeze_copy:2:input,dim vdot:2:input,other view_as_complex:1:input view_as_real:1:input vstack:1:tensors zero_:1:input
-zeros:1:size zeros_like:1:input ~cdist:4:x1,x2 ~norm:6:input ~split:3:tensor,split_size_or_sections ~tensordot:4:a,b
+zeros:*1:size zeros_like:1:input ~cdist:4:x1,x2 ~norm:6:input ~split:3:tensor,split_size_or_sections ~tensordot:4:a,b
 """
 
 ARITY_METHODS = """

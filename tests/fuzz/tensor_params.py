@@ -142,7 +142,10 @@ def derive_arity(torch, names):
             # torch's functions written in Python (torch.functional: cdist, split...) refuse in
             # Python's words: their name is marked ``~``
             key = (form, "~" + name if m and "'" in m.group(1) else name)
-            out[key] = (int(t.group(1)), re.findall(r'["\'](\w+)["\']', m.group(1)) if m else [])
+            # an int list as the first parameter takes its ints unpacked (torch.ones(2, 3)): no most
+            fn = getattr(torch, name) if form == "function" else getattr(torch.ones(2, 2), name)
+            varargs = "takes" not in (_message(fn, (1,) * 20, {}) or "")
+            out[key] = (("*" if varargs else "") + t.group(1), re.findall(r'["\'](\w+)["\']', m.group(1)) if m else [])
     return out
 
 
