@@ -392,13 +392,7 @@ class Tensor:
         if self.grad_fn is None or self._retains_grad:
             return
         self._retains_grad = True
-        fn = self.grad_fn
-        retain = fn._retain
-        if retain is None:
-            retain = fn._retain = {}
-            fn._pre = True
-            fn._plain = False
-        retain[self._output_nr] = weakref.ref(self)
+        self.grad_fn._retained()[self._output_nr] = weakref.ref(self)
 
     def detach(self) -> Tensor:
         """A new leaf sharing data with this tensor, cut from the graph.

@@ -241,6 +241,25 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
             h(var)
 
 
+def accumulate_leaves(leaves, buffers, create_graph: bool, shared) -> None:
+    """Run the AccumulateGrad nodes ``leaves`` (without hooks: a plain backward defers them,
+    nothing can tell when they run) with their gradients in ``buffers``."""
+    with _ACC_LOCK:  # once for all the leaves (re-entrant for _accumulate)
+        for acc in leaves:
+            g = buffers.pop(acc)[0]
+            if g is None:
+                continue
+            var = acc.variable
+            if var._grad is None and not create_graph and g.__class__ is _ndarray:
+                # a leaf's first gradient (the common case): _accumulate's first branch
+                if var._grad_fn is None and var._requires_grad:
+                    _steal(var, g, shared)
+                else:
+                    _leaf_gone(var)  # raises for a leaf moved into the graph since
+            else:
+                _accumulate(acc, g, create_graph, shared)
+
+
 def accumulate_complete(leaves, buffers, pending, create_graph: bool, shared) -> None:
     """After a backward failed: accumulate the deferred leaves whose gradient was complete (no
     node in ``pending``, the ones left to run, leads to them), as torch's engine has by then."""

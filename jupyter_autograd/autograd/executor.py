@@ -1,6 +1,7 @@
-"""The backward engine: runs the recorded graph from its roots (without recursion), orders the
-nodes as torch does when something can observe the order, and nests reentrant backward calls on
-fresh threads. Recording and running one node are in :mod:`.engine`."""
+"""The backward engine: runs the recorded graph from its roots in one loop (without recursion),
+in torch's order where something can observe it, and nests reentrant backward calls on fresh
+threads. Recording and running one node are in :mod:`.engine`, a leaf's accumulation in
+:mod:`.accumulate`."""
 
 from __future__ import annotations
 
@@ -8,46 +9,32 @@ import gc
 import heapq
 import threading
 
-import numpy as np
-
 from .. import _errors as E
 from ..grad_mode import STATE
-from ..ops.xp import NPX
+from ..ops.xp import NPX, QUIET, quiet_enter, quiet_exit
 from . import engine
 from .accumulate import (
-    _ACC_LOCK,
     _accumulate,
     _as_tensor,
     _call_prehooks,
     _hook_value,
     _hook_values,
-    _leaf_gone,
     _mark,
-    _steal,
     _sum,
     _unwrap,
     accumulate_complete,
+    accumulate_leaves,
 )
-from .engine import (
-    FLAGS,
-    check_versions,
-    run_node,
-    xp_of,
-)
+from .engine import FLAGS, check_versions, run_node, xp_of
 from .node import ACCUMULATE_PRIORITY, ERROR_PRIORITY, AccumulateGrad, Node
-
-_ndarray = np.ndarray
 
 
 def execute(roots, grads, keep_graph: bool, create_graph: bool, inputs=None, accumulate=True):
     """Run backward from ``roots`` (a list of ``(node, output_nr)``) seeded with ``grads``.
 
-    Without recursion. When a tracer, anomaly mode or captured ``inputs`` can observe the order,
-    nodes run exactly as torch orders them (dependency counts; the ready node with the highest
-    sequence number first; AccumulateGrad as soon as it is ready); otherwise the cheaper
-    :func:`_execute_by_sequence` gives the same gradients and the same order for every other
-    node. With ``inputs`` (a list of ``(node, output_nr)`` edges), the gradients flowing into
-    those edges are returned, and nodes that lead to none of them are skipped.
+    Without recursion, in torch's order wherever something can observe it (:func:`_run`).
+    With ``inputs`` (a list of ``(node, output_nr)`` edges), the gradients flowing into those
+    edges are returned, and nodes that lead to none of them are skipped.
     """
     depth = _REENTRANT.depth
     if depth:  # a backward called from inside a backward (a custom Function's, a hook)
@@ -58,23 +45,7 @@ def execute(roots, grads, keep_graph: bool, create_graph: bool, inputs=None, acc
             )
         if depth % _LEVELS_PER_THREAD == 0:
             return _on_new_thread(depth, roots, grads, keep_graph, create_graph, inputs, accumulate)
-    _REENTRANT.depth = depth + 1
-    # The engine allocates only short-lived objects; pausing the cyclic GC while it runs avoids
-    # repeated full collections over a large live graph (torch's graph is invisible to it).
-    gc_was_on = gc.isenabled()
-    if gc_was_on:
-        gc.disable()
-    try:
-        # torch's kernels never warn about inf/nan arithmetic: gradients at degenerate points
-        # (0/0 masked by a where, inf * 0) are computed silently, as there
-        with np.errstate(all="ignore"):
-            if inputs is None and not FLAGS.anomaly and not FLAGS.backward_tracers:
-                return _execute_by_sequence(roots, grads, keep_graph, create_graph)
-            return _execute(roots, grads, keep_graph, create_graph, inputs, accumulate)
-    finally:
-        _REENTRANT.depth = depth
-        if gc_was_on:
-            gc.enable()
+    return _execute_here(roots, grads, keep_graph, create_graph, inputs, accumulate)
 
 
 class _Depth(threading.local):
@@ -87,6 +58,9 @@ _REENTRANT = _Depth()
 # nesting neither hits RecursionError nor overflows the C stack. The caller waits for it.
 _LEVELS_PER_THREAD = 16
 MAX_REENTRANT_DEPTH = 10_000
+# The plain backward's order by sequence numbers (no dependency pass); tests set it False to
+# run every backward through the dependency counts and compare (tests/fuzz/test_engine_modes.py).
+BY_SEQUENCE = True
 
 
 def _on_new_thread(depth, *args):
@@ -117,12 +91,28 @@ def _on_new_thread(depth, *args):
 
 def _execute_here(roots, grads, keep_graph, create_graph, inputs, accumulate):
     _REENTRANT.depth += 1
+    # The engine allocates only short-lived objects; pausing the cyclic GC while it runs avoids
+    # repeated full collections over a large live graph (torch's graph is invisible to it).
+    gc_was_on = gc.isenabled()
+    if gc_was_on:
+        gc.disable()
+    # torch's kernels never warn about inf/nan arithmetic: gradients at degenerate points
+    # (0/0 masked by a where, inf * 0) are computed silently, as there (ops.xp.QUIET)
+    q = quiet_enter(QUIET)
     try:
-        if inputs is None and not FLAGS.anomaly and not FLAGS.backward_tracers:
-            return _execute_by_sequence(roots, grads, keep_graph, create_graph)
-        return _execute(roots, grads, keep_graph, create_graph, inputs, accumulate)
+        buffers, shared = _seed(roots, grads)
+        if inputs is None and BY_SEQUENCE and not FLAGS.anomaly and not FLAGS.backward_tracers:
+            heap = [(-fn._seq, fn) for fn in buffers]
+            heapq.heapify(heap)
+            _run(heap, buffers, None, keep_graph, create_graph, shared, roots)
+            return None
+        ex = _Exact(roots, inputs, accumulate)
+        return _run(ex.start(roots), buffers, ex, keep_graph, create_graph, shared, roots)
     finally:
+        quiet_exit(q)
         _REENTRANT.depth -= 1
+        if gc_was_on:
+            gc.enable()
 
 
 def _seed(roots, grads):
@@ -156,156 +146,54 @@ def _frees(fn) -> bool:
         return True
     if saved[2] is fn._op.none_inputs:  # arrays among its saved parameters (gather's index)
         return True
-    return any(r is not None for r in saved[2])
+    for r in saved[2]:
+        if r is not None:
+            return True
+    return False
 
 
-def _execute_by_sequence(roots, grads, keep_graph, create_graph):
-    """backward without a dependency pass: every consumer of a node was created after it (has
-    a higher sequence number), so running the discovered nodes strictly from the highest
-    sequence number down completes each node's gradient before it runs, in torch's order.
-    AccumulateGrad then runs once per leaf, with the full gradient, after every other node
-    (nothing can tell). Used when nothing observes the visiting order (no tracer, no anomaly
-    mode, no captured inputs); where something can (a leaf with hooks, a leaf moved into the
-    graph, an Error node that fails), the rest runs as torch's engine (:func:`_continue_exact`)."""
-    buffers, shared = _seed(roots, grads)
-    heap = [(-fn._seq, fn) for fn in buffers]
-    heapq.heapify(heap)
-    pop, push = heapq.heappop, heapq.heappush
-    leaves = []  # hook-free AccumulateGrad nodes, run once every other node has run
-    fn = new = parent = None
-    switched = False
-    try:
-        while True:
-            if fn is None:
-                if not heap:
-                    break
-                fn = pop(heap)[1]
-            gs = buffers.pop(fn)
-            if fn._plain and gs[0] is not None:
-                outs = run_node(fn, gs, create_graph, fn._op)
-            else:
-                if fn._error or fn.__class__ is AccumulateGrad:
-                    # an Error node, or a leaf whose AccumulateGrad something can observe (a
-                    # hook; an error), jumps the queue as soon as it is found: torch runs it
-                    # as soon as it is ready. From here on, run exactly as torch does.
-                    switched = True
-                    _continue_exact(fn, gs, parent, roots, buffers, leaves, keep_graph,
-                                    create_graph, shared)
-                    return
-                outs = _run_general(fn, gs, create_graph, (), None, None, None, True, False, shared)
-                if outs is None:  # AccumulateGrad
-                    fn = None
-                    continue
-            if not keep_graph and fn._saved and (fn._vers or _frees(fn)):
-                fn._saved = None
-            new = None
-            for nxt, nr, g in zip(fn._fns, fn._nrs, outs):
-                if nxt is None:
-                    continue
-                buf = buffers.get(nxt)
-                if buf is None:  # first seen: it joins the queue
-                    if nr == 0 and nxt._n_out == 1:
-                        buffers[nxt] = [g]
+def _unwatched(var) -> bool:
+    """Whether nothing can watch a leaf's AccumulateGrad run (no hook on it, the leaf still a
+    leaf): when it runs cannot be told, so a plain backward runs it last."""
+    return not var._hooks and not var._post_acc_hooks and var._grad_fn is None
+
+
+class _Exact:
+    """What torch's order needs beyond sequence numbers: dependency counts (a node is queued
+    once all its consumers have run), and with ``inputs`` which nodes run and what is captured."""
+
+    __slots__ = ("accumulate", "capture", "deps", "execs", "needed", "results")
+
+    def __init__(self, roots, inputs=None, accumulate=True, pending=None):
+        # 1. dependency counts over the reachable graph (from the roots, or from the nodes
+        # still to run when a backward by sequence numbers switches over)
+        deps: dict = {}
+        if pending is None:
+            root_set = {fn for fn, _ in roots}
+            stack = list(root_set)
+        else:
+            root_set = set(pending)
+            stack = list(pending)
+        get = deps.get
+        while stack:
+            fn = stack.pop()
+            for nxt in fn._fns:
+                if nxt is not None:
+                    d = get(nxt)
+                    if d is None:
+                        deps[nxt] = 1
+                        if nxt not in root_set:
+                            stack.append(nxt)
                     else:
-                        buf = buffers[nxt] = [None] * nxt._n_out
-                        buf[nr] = g
-                    if (nxt.__class__ is AccumulateGrad and not nxt._pre and not nxt._hooks
-                            and not nxt.variable._hooks and not nxt.variable._post_acc_hooks
-                            and nxt.variable._grad_fn is None):
-                        leaves.append(nxt)  # no hook can tell when: after every other node
-                    elif new is None:
-                        new = nxt
-                    else:
-                        push(heap, (-nxt._seq, nxt))
-                elif g is not None:
-                    old = buf[nr]
-                    buf[nr] = g if old is None else _sum(old, g)
-            if new is not None and heap:
-                k = -new._seq
-                if heap[0][0] < k:
-                    push(heap, (k, new))  # a queued node comes first
-                    new = None
-            parent = fn
-            fn = new
-    except BaseException:
-        if switched:
-            raise
-        # torch has run each leaf's AccumulateGrad as soon as its gradient was complete: the
-        # leaves that no node left to run (the failing one included) leads to get theirs
-        accumulate_complete(leaves, buffers, [f for _, f in heap] + [fn, new], create_graph,
-                            shared)
-        raise
-    if leaves:
-        with _ACC_LOCK:  # once for all the leaves (re-entrant for _accumulate)
-            for acc in leaves:
-                g = buffers.pop(acc)[0]
-                if g is None:
-                    continue
-                var = acc.variable
-                if var._grad is None and not create_graph and g.__class__ is _ndarray:
-                    if _leaf_gone(var):
-                        continue
-                    _steal(var, g, shared)
-                else:
-                    _accumulate(acc, g, create_graph, shared)
-
-
-def _continue_exact(err, gs, parent, roots, buffers, leaves, keep_graph, create_graph, shared):
-    """Carry on a backward by sequence number as torch's engine would, from the round of
-    ``parent`` (the node that found the Error node ``err``; None: the roots): the dependency
-    counts of what is left to run, the leaves torch has accumulated by then, and its queue."""
-    buffers[err] = gs
-    deps: dict = {}
-    stack = list(buffers)
-    seen = set(stack)
-    while stack:
-        for n in stack.pop()._fns:
-            if n is not None:
-                deps[n] = deps.get(n, 0) + 1
-                if n not in seen:
-                    seen.add(n)
-                    stack.append(n)
-    edges = parent._fns if parent is not None else [fn for fn, _ in roots]
-    # what the round made ready, pushed where each was last reached
-    made = [n for n in reversed(dict.fromkeys(n for n in reversed(edges) if n is not None))
-            if n not in deps]
-    made_set = set(made)
-    for acc in leaves:  # ready before this round: torch ran them at once
-        if acc not in deps and acc not in made_set and acc in buffers:
-            g = buffers.pop(acc)[0]
-            if g is not None:
-                _accumulate(acc, g, create_graph, shared)
-    heap = [_entry(f) for f in buffers if f not in deps and f not in made_set]
-    heapq.heapify(heap)
-    for f in made:
-        heapq.heappush(heap, _entry(f))
-    _run_exact(heap, buffers, deps, keep_graph, create_graph, None, None, None, True, shared, None)
-
-
-def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
-    # 1. dependency counts over the reachable graph
-    deps: dict = {}
-    root_set = {fn for fn, _ in roots}
-    stack = list(root_set)
-    get = deps.get
-    while stack:
-        fn = stack.pop()
-        for nxt in fn._fns:
-            if nxt is not None:
-                d = get(nxt)
-                if d is None:
-                    deps[nxt] = 1
-                    if nxt not in root_set:
-                        stack.append(nxt)
-                else:
-                    deps[nxt] = d + 1
-    seen = root_set.union(deps) if inputs is not None else None
-
-    # 2. with inputs: which nodes lead to a captured edge (the others are skipped)
-    capture = None
-    needed = None
-    if inputs is not None:
-        capture = {}
+                        deps[nxt] = d + 1
+        self.deps = deps
+        self.accumulate = accumulate
+        self.capture = self.needed = self.results = self.execs = None
+        if inputs is None:
+            return
+        # 2. with inputs: which nodes lead to a captured edge (the others are skipped)
+        seen = root_set.union(deps)
+        capture: dict = {}
         targets = set()
         for k, (fn, nr) in enumerate(inputs):
             capture.setdefault((fn, nr), []).append(k)
@@ -324,24 +212,38 @@ def _execute(roots, grads, keep_graph, create_graph, inputs, accumulate):
                     break
         if len(roots) == 1:  # torch's graph root is then the root node itself: its hooks run
             capture[None] = roots[0][0]
-        results = [None] * len(inputs)
-
-    # 3. seed the roots (torch's GraphRoot pushes them in order, each once, when it is ready)
-    buffers, shared = _seed(roots, grads)
-    heap = []
-    for fn in dict.fromkeys(fn for fn, _ in reversed(roots)).__reversed__():
-        if fn not in deps:
-            heapq.heappush(heap, _entry(fn))
-    execs = None
-    if capture is not None:
+        self.capture, self.needed, self.results = capture, needed, [None] * len(inputs)
         # torch queues only the nodes it executes (needed, or captured): the others are never
         # pushed, which matters for the queue's order
-        execs = needed.union(k[0] for k in capture if k is not None)
-    else:
-        results = None
-    results = _run_exact(heap, buffers, deps, keep_graph, create_graph, capture, needed, results,
-                         accumulate, shared, execs)
-    return results if capture is not None else None
+        self.execs = needed.union(k[0] for k in capture if k is not None)
+
+    def start(self, roots) -> list:
+        """The queue of a fresh backward: torch's GraphRoot pushes the roots in order, each
+        once, when it is ready."""
+        heap: list = []
+        deps = self.deps
+        for fn in dict.fromkeys(fn for fn, _ in reversed(roots)).__reversed__():
+            if fn not in deps:
+                heapq.heappush(heap, _entry(fn))
+        return heap
+
+    def resume(self, parent, roots, buffers, leaves, create_graph, shared) -> list:
+        """The queue torch's engine has when a backward by sequence numbers meets a node whose
+        running can be observed, at the round of ``parent`` (None: the roots): the nodes that
+        round made ready pushed in the order it reached them, the others ready before it;
+        the deferred leaves ready before it are accumulated now, as torch has by then."""
+        deps = self.deps
+        edges = parent._fns if parent is not None else [fn for fn, _ in roots]
+        made = [n for n in reversed(dict.fromkeys(n for n in reversed(edges) if n is not None))
+                if n not in deps]
+        made_set = set(made)
+        accumulate_leaves([acc for acc in leaves if acc not in deps and acc not in made_set],
+                          buffers, create_graph, shared)
+        heap = [_entry(f) for f in buffers if f not in deps and f not in made_set]
+        heapq.heapify(heap)
+        for f in made:
+            heapq.heappush(heap, _entry(f))
+        return heap
 
 
 # Heap entries: (-sequence number, node) for ordinary nodes, whose numbers are unique; torch's
@@ -361,69 +263,130 @@ def _entry(fn):
     return (_TOP, -_nan, fn)  # -_nan: a new NaN object each time
 
 
-def _run_exact(heap, buffers, deps, keep_graph, create_graph, capture, needed, results,
-               accumulate, shared, execs):
-    """torch's engine loop: pop the ready node with the highest sequence number, run it, push
-    the nodes it makes ready in the order of its edges (only those it executes: ``execs``, None
-    for all). A round that makes one node ready, which would come out on top anyway, runs it
+def _run(heap, buffers, ex, keep_graph, create_graph, shared, roots):
+    """The backward loop: pop the queued node with the highest sequence number, run it, hand
+    its gradients to the nodes it leads to. Returns the captured gradients (``inputs``).
+
+    With ``ex`` (:class:`_Exact`), this is torch's engine: a node is queued once its
+    dependency count drops to 0, the nodes a round makes ready are pushed in the order of its
+    edges (only those it executes), AccumulateGrad and Error nodes tie at the top.
+
+    Without (a plain backward that nothing observes), no dependency pass: every consumer of a
+    node was created after it (has a higher sequence number), so running the nodes found
+    strictly from the highest sequence number down completes each node's gradient before it
+    runs, in torch's order. A leaf's AccumulateGrad then runs once, with the full gradient,
+    after every other node (nothing can tell). Where something can (a leaf with hooks, a leaf
+    moved into the graph, an Error node that fails), the dependency counts of what is left are
+    taken there and the rest runs as torch's engine (:meth:`_Exact.resume`).
+
+    Either way a round that makes one node ready, which would come out on top anyway, runs it
     without pushing it (a push and pop of a new top leaves a heap as it was)."""
-    anomaly = FLAGS.anomaly
-    tracers = FLAGS.backward_tracers
-    plain = not (anomaly or tracers or capture is not None)
     pop, push = heapq.heappop, heapq.heappush
-    fn = None
-    while True:
-        if fn is None:
-            if not heap:
-                break
-            fn = pop(heap)[-1]
-        gs = buffers.pop(fn)
-        op = fn._op
-        if plain and op is not None and not fn._pre and not fn._hooks and gs[0] is not None and op.n_out == 1:
-            # the common node: a registry op, one output, no hooks, nothing to capture
-            outs = run_node(fn, gs, create_graph)
-        else:
-            outs = _run_general(fn, gs, create_graph, tracers, capture, needed, results,
-                                accumulate, anomaly, shared)
-            if outs is None:  # AccumulateGrad, or skipped
-                fn = None
-                continue
-        if not keep_graph and fn._saved and (fn._vers or _frees(fn)):
-            fn._saved = None
-        single = None
-        several = False
-        for nxt, nr, g in zip(fn._fns, fn._nrs, outs):
-            if nxt is None:
-                continue
-            d = deps[nxt] - 1
-            deps[nxt] = d
-            if execs is not None and nxt not in execs:
-                continue
-            buf = buffers.get(nxt)
-            if buf is None:
-                buf = buffers[nxt] = [None] * nxt._n_out
-            if g is not None:
-                old = buf[nr]
-                buf[nr] = g if old is None else _sum(old, g)
-            if d == 0:
-                if single is None:
-                    single = nxt
-                else:
-                    if not several:
-                        several = True
-                        push(heap, _entry(single))
-                    push(heap, _entry(nxt))
-        if several:
-            fn = None
-        elif single is not None and heap:
-            e = _entry(single)
-            if e < heap[0]:
-                fn = single
-            else:  # a waiting node comes first (or ties with it: the heap decides)
-                push(heap, e)
-                fn = None
-        else:
-            fn = single
+    leaves: list = []  # deferred AccumulateGrad nodes (no dependency counts only)
+    general = False  # every node through _run_general: something observes each one
+    anomaly = tracers = capture = needed = results = execs = deps = None
+    accumulate = True
+    if ex is not None:
+        deps, execs, capture, needed, results, accumulate = (
+            ex.deps, ex.execs, ex.capture, ex.needed, ex.results, ex.accumulate)
+        anomaly, tracers = FLAGS.anomaly, FLAGS.backward_tracers
+        general = anomaly or tracers or capture is not None
+    fn = parent = nxt = None
+    try:
+        while True:
+            if fn is None:
+                if not heap:
+                    break
+                fn = pop(heap)[-1]
+            gs = buffers.pop(fn)
+            if fn._plain and not general and gs[0] is not None:
+                # the common node: a registry op, one output, no hooks, nothing observing
+                outs = run_node(fn, gs, create_graph, fn._op)
+            else:
+                if deps is None and (fn._error or fn.__class__ is AccumulateGrad):
+                    # an Error node, or a leaf whose AccumulateGrad something can observe (a
+                    # hook; an error), is found: torch runs it as soon as it is ready. From
+                    # here on, run exactly as torch does.
+                    buffers[fn] = gs
+                    ex = _Exact(roots, pending=buffers)
+                    deps = ex.deps
+                    heap = ex.resume(parent, roots, buffers, leaves, create_graph, shared)
+                    leaves = []
+                    fn = None
+                    continue
+                outs = _run_general(fn, gs, create_graph, tracers, capture, needed, results,
+                                    accumulate, anomaly, shared)
+                if outs is None:  # AccumulateGrad, or skipped
+                    fn = None
+                    continue
+            if not keep_graph and fn._saved and (fn._vers or _frees(fn)):
+                fn._saved = None
+            nxt = None  # the node to run next without the heap, if any
+            if deps is None:  # by sequence number: a node is queued when first reached
+                for n, nr, g in zip(fn._fns, fn._nrs, outs):
+                    if n is None:
+                        continue
+                    buf = buffers.get(n)
+                    if buf is None:
+                        if nr == 0 and n._n_out == 1:
+                            buffers[n] = [g]
+                        else:
+                            buf = buffers[n] = [None] * n._n_out
+                            buf[nr] = g
+                        if (n.__class__ is AccumulateGrad and not n._pre and not n._hooks
+                                and _unwatched(n.variable)):
+                            leaves.append(n)  # no hook can tell when: after every other node
+                        elif nxt is None:
+                            nxt = n
+                        else:
+                            push(heap, (-n._seq, n))
+                    elif g is not None:
+                        old = buf[nr]
+                        buf[nr] = g if old is None else _sum(old, g)
+                if nxt is not None and heap and heap[0][0] < -nxt._seq:
+                    push(heap, (-nxt._seq, nxt))  # a queued node comes first
+                    nxt = None
+                parent = fn
+            else:  # dependency counts: a node is queued when its last consumer has run
+                several = False
+                for n, nr, g in zip(fn._fns, fn._nrs, outs):
+                    if n is None:
+                        continue
+                    d = deps[n] - 1
+                    deps[n] = d
+                    if execs is not None and n not in execs:
+                        continue
+                    buf = buffers.get(n)
+                    if buf is None:
+                        buf = buffers[n] = [None] * n._n_out
+                    if g is not None:
+                        old = buf[nr]
+                        buf[nr] = g if old is None else _sum(old, g)
+                    if d == 0:
+                        if nxt is None:
+                            nxt = n
+                        else:
+                            if not several:
+                                several = True
+                                push(heap, _entry(nxt))
+                            push(heap, _entry(n))
+                if several:
+                    nxt = None
+                elif nxt is not None and heap:
+                    e = _entry(nxt)
+                    if not e < heap[0]:  # a waiting node comes first (or ties with it: the
+                        push(heap, e)  # heap decides)
+                        nxt = None
+            fn = nxt
+    except BaseException:
+        if leaves:
+            # torch has run each leaf's AccumulateGrad as soon as its gradient was complete: the
+            # leaves that no node left to run (the failing one included) leads to get theirs
+            accumulate_complete(leaves, buffers, [e[-1] for e in heap] + [fn, nxt],
+                                create_graph, shared)
+        raise
+    if leaves:
+        accumulate_leaves(leaves, buffers, create_graph, shared)
     return results
 
 

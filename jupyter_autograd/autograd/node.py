@@ -140,12 +140,20 @@ class Node:
     def _input_metadata(self):
         return self._shapes
 
+    def _watched(self, before: bool) -> None:
+        """The one writer of the engine's flags ``_plain`` and ``_pre`` once a node exists: a
+        hook was added (``before``: one that runs before the node: a prehook, a tensor hook,
+        retain_grad), so the engine's fast path no longer applies."""
+        self._plain = False
+        if before:
+            self._pre = True
+
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; it may return new grad_inputs."""
         d = self._hooks
         if d is None:
             d = self._hooks = _HookDict()
-            self._plain = False
+            self._watched(False)
         return add_hook(d, fn)
 
     def register_prehook(self, fn):
@@ -153,9 +161,16 @@ class Node:
         d = self._prehooks
         if d is None:
             d = self._prehooks = _HookDict()
-            self._pre = True
-            self._plain = False
+            self._watched(True)
         return add_hook(d, fn)
+
+    def _retained(self) -> dict:
+        """The retain_grad table (output number -> weakref to the tensor), made on first use."""
+        d = self._retain
+        if d is None:
+            d = self._retain = {}
+            self._watched(True)
+        return d
 
     @property
     def _register_hook_dict(self):
@@ -165,8 +180,7 @@ class Node:
         hooks = self._tensor_prehooks
         if hooks is None:
             hooks = self._tensor_prehooks = {}
-            self._pre = True
-            self._plain = False
+            self._watched(True)
         d = hooks.get(nr)
         if d is None:
             d = hooks[nr] = _HookDict()

@@ -407,12 +407,7 @@ def move_retain(t, old, new) -> None:
     """torch's update_tensor_hooks_on_new_gradfn: retain_grad follows the tensor's new node."""
     if old is not None and old._retain:
         old._retain.pop(t._output_nr if old is not new else 0, None)
-    retain = new._retain
-    if retain is None:
-        retain = new._retain = {}
-        new._pre = True
-        new._plain = False
-    retain[t._output_nr] = weakref.ref(t)
+    new._retained()[t._output_nr] = weakref.ref(t)
 
 
 # ---------------------------------------------------------------- in-place on a view
