@@ -80,9 +80,15 @@ def apply(op, inputs: tuple, p=None, record_inputs=None):
                 if out.__class__ is not cls:
                     out = _fix_out(out, cls or _ndarray, xp)
             op = complex_row(op, out, p, rg)
-        res = Tensor._wrap(out, rg and k in "fc")
-        if res._requires_grad:
+        res = _new(Tensor)  # Tensor._wrap's steps: out is an array of the inputs' kind
+        res._data = out
+        if STATE.inference:
+            res._inf = True
+        if rg and k in "fc":
+            res._requires_grad = True
             record(op, inputs, out, p, (res,))
+        else:
+            res._requires_grad = False
         if FLAGS.forward_ad_levels:
             _forward_ad(op, inputs, arrays, out, p, (res,))
         return res
