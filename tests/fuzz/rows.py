@@ -313,6 +313,8 @@ def fuzzable_rows() -> list:
 # The engine's own row modules: drawn module by module most of the time, so that a core row
 # (mm has 4 siblings in linalg) keeps its share however many rows the op families add.
 CORE_MODULES = ("elementwise", "reduction", "shape", "linalg", "nn_ops", "loss", "cplx", "rounding")
+# modules split off a core module (for length) draw with it, its stratum unchanged
+_PART_OF = {"arithmetic": "elementwise", "reduction_basic": "reduction"}
 
 
 @functools.cache
@@ -321,6 +323,7 @@ def _strata() -> tuple:
     rest = []
     for op in fuzzable_rows():
         mod = getattr(op.fwd, "__module__", "").rpartition(".")[2]
+        mod = _PART_OF.get(mod, mod)
         if mod in CORE_MODULES:
             core.setdefault(mod, []).append(op)
         else:
