@@ -50,7 +50,7 @@ def install(namespace: dict) -> None:
 def install_functional(F) -> None:
     """``F.relu_``, ``F.leaky_relu_`` and, where their base function takes ``inplace``, the other
     in-place activations torch has in ``nn.functional``."""
-    from ._tensor_methods import _inplace
+    from ._tensor_inplace import _inplace
 
     if not hasattr(F, "relu_"):
         F.relu_ = _method_form("relu_")

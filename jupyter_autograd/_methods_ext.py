@@ -5,7 +5,8 @@ one-line alias, as in ``_tensor_methods``), plus method aliases torch has (``abs
 from __future__ import annotations
 
 from . import _dtype as _dtypes
-from ._tensor_methods import _inplace, _method
+from ._tensor_inplace import _inplace
+from ._tensor_methods import _method
 from .ops import api as F
 from .ops import api_index as IX
 from .ops import api_linalg as LA

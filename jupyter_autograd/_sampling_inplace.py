@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _distributions as D
 from . import _dtype
-from ._tensor_methods import _commit_inplace, _snapshot
+from ._tensor_inplace import _commit_inplace, _snapshot
 from .backend import move_array
 from .grad_mode import STATE
 from .ops import random_ops as RO

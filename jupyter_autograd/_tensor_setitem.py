@@ -5,29 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._tensor_methods import (
-    FLAGS,
-    SEQ,
-    SH,
-    STATE,
-    F,
-    Tensor,
-    _basic_index,
-    _c_type,
-    _commit_inplace,
-    _copy_,
-    _fill_tensor_,
-    _index_devices,
-    _is_basic,
-    _norm_key,
-    _snapshot,
-    _to_device,
-    _views,
-    apply,
-    index_error,
-)
+from ._tensor_inplace import _c_type, _commit_inplace, _copy_, _fill_tensor_, _snapshot
+from ._tensor_methods import _basic_index, _index_devices, _is_basic, _norm_key, index_error
 from ._zerotensor import ERR_COPY as ERR_ZERO_COPY
 from ._zerotensor import ZeroArray
+from .autograd import views as _views
+from .autograd.engine import FLAGS
+from .autograd.node import SEQ
+from .grad_mode import STATE
+from .ops import api as F
+from .ops import shape as SH
+from .ops.dispatch import apply
+from .tensor import Tensor, _to_device
 
 
 def _setitem(self, key, value):

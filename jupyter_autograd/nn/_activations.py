@@ -36,7 +36,7 @@ def _maybe_inplace(fn):
     ``input`` (recorded as torch records the in-place op) and ``input`` is returned."""
     def wrapped(input, *args, inplace=False, **kwargs):
         if inplace:
-            from .._tensor_methods import _inplace
+            from .._tensor_inplace import _inplace
 
             return _inplace(fn)(input, *args, **kwargs)
         return fn(input, *args, **kwargs)
@@ -260,7 +260,7 @@ def _load_leaky_relu():
         """``max(0, x) + negative_slope * min(0, x)`` (LeakyReluBackward0); ``inplace=True``
         writes into ``input`` and returns it."""
         if inplace:
-            from .._tensor_methods import _inplace
+            from .._tensor_inplace import _inplace
 
             return _inplace(base)(input, negative_slope)
         return base(input, negative_slope)

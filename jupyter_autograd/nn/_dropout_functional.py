@@ -88,7 +88,7 @@ def _unbatched_or_not(input, p, training, inplace, batched):
     if inplace and not hasattr(input, "unsqueeze_"):
         # torch runs unsqueeze_(0), the in-place dropout and squeeze_(0); without the in-place
         # view ops the result is written into the input through the in-place machinery
-        from .._tensor_methods import _inplace
+        from .._tensor_inplace import _inplace
 
         def run(t):
             return _api.squeeze(_dropout_impl(_api.unsqueeze(t, 0), p, training, True, False, False), 0)
