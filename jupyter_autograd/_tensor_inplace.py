@@ -1,5 +1,5 @@
-"""The in-place machinery of Tensor methods: :func:`_inplace` makes ``x.op_(...)`` from ``op(x, ...)``
-(torch's checks: leaf, overlap, result-type cast, shape; the result written into self, which takes
+"""The in-place machinery of Tensor methods: :func:`_inplace` makes ``x.op_(...)`` from
+``op(x, ...)`` (torch's checks: leaf, overlap, result-type cast, shape; the result written into self, which takes
 the op's node, CopySlices for a view), :func:`_snapshot` / :func:`_commit_inplace` for in-place
 writers elsewhere (samplers, ``x[key] = v``), and the write ops ``zero_``, ``fill_``, ``copy_``.
 
@@ -21,8 +21,6 @@ from .ops import elementwise as EW
 from .ops import strided as ST
 from .ops.dispatch import apply, apply1
 from .tensor import Tensor, _to_device
-
-ADD, SUB, MUL, DIV = EW.ADD, EW.SUB, EW.MUL, EW.DIV
 
 
 # ---------------------------------------------------------------- in-place ops
