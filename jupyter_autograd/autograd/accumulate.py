@@ -40,10 +40,10 @@ def _hook_name(hook) -> str:
 
 
 def _type_str(t) -> str:
-    """``Tensor::toString()``: the legacy type name; complex types have none, and torch falls
-    back to the backend's type name there (``CPUComplexFloatType``)."""
+    """``Tensor::toString()``: the legacy type name; bool and complex types have none, and
+    torch falls back to the backend's type name there (``CPUBoolType``, ``CPUComplexFloatType``)."""
     dev = t.device
-    if t._data.dtype.kind == "c":
+    if t._data.dtype.kind in "bc":
         return ("CPU" if dev.type == "cpu" else dev.type.upper()) + t.dtype._legacy[:-6] + "Type"
     return ("torch." if dev.type == "cpu" else f"torch.{dev.type}.") + t.dtype._legacy
 

@@ -268,7 +268,8 @@ def _modified_error(t, fn, nr: int, version: int, expected: int) -> RuntimeError
     where = ""
     if fn is not None and not isinstance(fn, AccumulateGrad):
         opname = fn.name()
-        base = opname.split("Backward")[0] if "Backward" in opname else opname
+        # (torch drops "Backward" and a 0 overload: ExpBackward0 -> Exp, ProdBackward1 -> Prod1)
+        base = opname.replace("Backward0", "").replace("Backward", "")
         where = f", which is output {nr} of {base},"
     hint = E.HINT_ANOMALY_ON if FLAGS.anomaly else E.HINT_ANOMALY
     return RuntimeError(

@@ -59,14 +59,23 @@ OPEN: dict[str, Open] = {
     # ---------------------------------------------------------------- complex (stream complex)
     "error-messages": Open(
         "defects",
-        "(narrowed) arity errors where torch's arg parser has several signatures for the form "
-        "(torch: \"mm() received an invalid combination of arguments - got (Tensor), but "
-        "expected one of: ...\"; ours: Python's 'missing 1 required positional argument'), and "
-        "Tensor methods without a Tensor parameter beyond self given arguments (torch's C "
-        "wording \"Tensor.abs() takes no arguments (9 given)\"); one-signature forms are "
-        "worded as torch (jupyter_autograd/_tensor_params.py ARITY_*)",
-        ("x = torch.ones(2, 2)", "y = torch.mm(x)"),
-        M(field=r"raised\((message|type)\)"),
+        "(narrowed) error messages still worded otherwise than torch's: a backward into a leaf "
+        "moved into the graph interior by native_dropout of an empty input (torch returns the "
+        "input itself, its backward fails on the undefined mask: \"Expected a proper Tensor but "
+        "got None ... 'mask'\"; ours: 'leaf variable has been moved into the graph interior'); "
+        "check order: a no_grad view's in-place base before split's 0-d check, copy_'s overlap "
+        "and leaf checks before the broadcast shape, view_as_complex of 0-d, an in-place cast "
+        "refusal before the inference-tensor check; arity errors of forms with several "
+        "signatures (torch: \"mm() received an invalid combination of arguments - got "
+        "(Tensor)...\") and of methods without a Tensor parameter beyond self (torch's C words "
+        "\"Tensor.abs() takes no arguments (9 given)\")",
+        ("x = torch.zeros((2, 0), dtype=torch.complex64, requires_grad=True)",
+         "y = torch.native_dropout(x, 0.5, True)[0]",
+         "x.backward(torch.zeros((2, 0), dtype=torch.complex64))"),
+        M(field=r"raised\((message|type)\)",
+          torch="invalid combination|takes no arguments|Expected a proper Tensor|A view was created in no_grad"
+                "|single memory location|leaf Variable that requires grad|one or more dimensions"
+                "|can't be cast to the desired"),
     ),
     "higher-order-graph-shape": Open(
         "lead",
