@@ -14,6 +14,8 @@ Example:
 
 from __future__ import annotations
 
+import sys as _sys
+
 from . import _dtype
 from ._dtype import (  # noqa: F401
     bool,
@@ -65,6 +67,7 @@ from .grad_mode import (  # noqa: F401
 from .tensor import Size, Tensor  # noqa: F401
 
 from . import ops  # noqa: F401 - registers every op
+from .ops import txp  # noqa: F401 - the recorded namespace the engine runs rules on (create_graph)
 from . import _tensor_methods  # noqa: F401 - wires Tensor methods to the ops
 from . import _tensor_conversions  # noqa: F401 - to/float/.../new_* methods
 from . import _tensor_setitem  # noqa: F401 - x[key] = value, index_put_ (built on _tensor_methods)
@@ -163,6 +166,10 @@ from . import profiler  # noqa: F401 - torch.profiler
 from . import cuda  # noqa: F401 - torch.cuda (CuPy is imported lazily, on first use)
 from .factories import get_default_device, set_default_device  # noqa: F401
 from . import datasets, optim, utils  # noqa: F401
+
+# what `torch` names in a timed statement: this package (utils.benchmark, below it, cannot import it)
+utils.benchmark.PACKAGE = _sys.modules[__name__]
+del _sys
 
 from . import _aliases
 

@@ -104,3 +104,17 @@ WARN_T_NOT_2D = (
     "it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
     "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor."
 )
+
+
+def broadcast_error(s1, s2):
+    """Raise torch's error for shapes ``s1`` and ``s2`` that do not broadcast."""
+    n = max(len(s1), len(s2))
+    a = (1,) * (n - len(s1)) + tuple(s1)
+    b = (1,) * (n - len(s2)) + tuple(s2)
+    for i in range(n - 1, -1, -1):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
+                f"non-singleton dimension {i}"
+            )
+    raise RuntimeError(f"shapes {list(s1)} and {list(s2)} are not broadcastable")

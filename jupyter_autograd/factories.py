@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _slots
 from ._tensor_data import array_from_data
 from .backend import _BACKENDS, canonical_device
 from .tensor import Tensor
@@ -381,3 +381,5 @@ def _legacy_tensor_init(self, *args, **kwargs):
         arr = np.zeros(_size(args), dtype=_dtype.get_default_dtype().np)
     self._data = arr
     self._requires_grad = False
+
+_slots.as_tensor, _slots.legacy_tensor_init = as_tensor, _legacy_tensor_init

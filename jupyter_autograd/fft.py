@@ -15,7 +15,9 @@ from . import _dtype
 from ._size import _wrap_dim
 from .ops import api as _A
 from .ops import fft as _F
-from .ops.dispatch import apply1 as _apply1
+from .ops.fft import tensor_c2c as _c2c
+from .ops.fft import tensor_c2r as _c2r
+from .ops.fft import tensor_r2c as _r2c
 from .tensor import Tensor
 
 __all__ = [
@@ -77,20 +79,6 @@ def _dims_sizes(x, s, dim, default_all=True):
     if len(sizes) != len(dims):
         raise RuntimeError("When given, dim and shape arguments must have the same length")
     return dims, sizes
-
-
-def _c2c(x, dims, norm, forward):
-    return _apply1(_F.FFT_C2C, x, {"dim": tuple(dims), "normalization": norm, "forward": forward})
-
-
-def _r2c(x, dims, norm):
-    # n_last (the input's length along the last dim) sizes the gradient's zero padding
-    return _apply1(_F.FFT_R2C, x, {"dim": tuple(dims), "normalization": norm, "onesided": True,
-                                   "n_last": x.shape[dims[-1]]})
-
-
-def _c2r(x, dims, norm, n_last):
-    return _apply1(_F.FFT_C2R, x, {"dim": tuple(dims), "normalization": norm, "n_last": n_last})
 
 
 def fftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor:

@@ -57,6 +57,7 @@ from .ops.api_linalg import (  # noqa: F401
     lu_factor_ex,
     lu_solve,
     matrix_exp,
+    matrix_norm,
     matrix_power,
     matrix_rank,
     pinv,
@@ -68,34 +69,6 @@ from .ops.api_linalg import (  # noqa: F401
     svd,
     svdvals,
 )
-
-
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    """'fro', 'nuc', inf/-inf (largest/smallest row sum), 1/-1 (column sums), 2/-2 (largest/
-    smallest singular value) of the matrices over ``dim``."""
-    from .ops import api as _A
-    from .ops.api_shape import movedim
-
-    if dtype is not None:
-        A = A.to(dtype)
-    if A.ndim < 2:
-        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
-    d0, d1 = (d % A.ndim for d in dim)
-    if ord == "fro":
-        return vector_norm(A, 2, (d0, d1), keepdim)
-    if ord == "nuc" or ord in (2, -2):
-        m = movedim(A, (d0, d1), (-2, -1))
-        s = svdvals(m)
-        r = _A.sum(s, -1) if ord == "nuc" else (_A.amax(s, -1) if ord == 2 else _A.amin(s, -1))
-        if keepdim:
-            r = _A.unsqueeze(_A.unsqueeze(r, min(d0, d1)), max(d0, d1))
-        return r
-    if ord in (float("inf"), float("-inf"), 1, -1):
-        red, other = (d1, d0) if ord in (float("inf"), float("-inf")) else (d0, d1)
-        sums = _A.sum(_A.abs(A), red, keepdim=True)
-        r = _A.amax(sums, other, keepdim=True) if ord > 0 else _A.amin(sums, other, keepdim=True)
-        return r if keepdim else _A.squeeze(r, (d0, d1))
-    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):

@@ -11,6 +11,9 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import types
+
 import numpy as np
 
 from . import _dtype
@@ -21,10 +24,18 @@ __all__ = ["amax", "amin", "argmax", "argmin", "cumprod", "cumsum", "log_softmax
            "sum", "var"]
 
 
+@functools.cache
 def _ja():
-    import jupyter_autograd
+    """The torch.* functions called here, from the modules defining them (the package root only
+    re-exports them, and it sits above this module)."""
+    from . import factories, linalg, nn
+    from .ops import api, api_math, api_reduce
 
-    return jupyter_autograd
+    names = ("amax", "amin", "argmax", "argmin", "broadcast_to", "cumsum", "div", "isnan",
+             "log_softmax", "logsumexp", "maximum", "softmax", "sqrt", "sub", "sum", "where")
+    return types.SimpleNamespace(**{n: getattr(api, n) for n in names}, cumprod=api_reduce.cumprod,
+                                 logaddexp=api_math.logaddexp, nanmedian=api_reduce.nanmedian,
+                                 ones=factories.ones, linalg=linalg, nn=nn)
 
 
 def _canonical_dim(dim, ndim):

@@ -317,10 +317,12 @@ class _Unpickler(pickle.Unpickler):
             for ns, prefix in ((nn, "torch.nn."), (optim, "torch.optim."), (None, "torch.")):
                 if ns is not None and module.startswith(prefix) and hasattr(ns, name):
                     return getattr(ns, name)
-            import jupyter_autograd
-
-            if module == "torch" and hasattr(jupyter_autograd, name):
-                return getattr(jupyter_autograd, name)
+            if module == "torch":
+                # torch.X is the package's X, resolved by name as pickle resolves every global
+                try:
+                    return super().find_class("jupyter_autograd", name)
+                except AttributeError:
+                    pass
             raise pickle.UnpicklingError(f"torch.load: {full} has no counterpart in jupyter_autograd")
         return super().find_class(module, name)
 

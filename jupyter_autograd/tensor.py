@@ -7,7 +7,7 @@ import weakref
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _slots
 from ._errors import (
     ERR_HOOK_NO_GRAD,
     ERR_INFERENCE_REQUIRES_GRAD,
@@ -22,7 +22,6 @@ from ._tensor_convert import _real_item, _to_device, _warn_scalar_once  # noqa: 
 from ._zerotensor import ERR_NUMPY as ERR_ZERO_NUMPY
 from ._zerotensor import ERR_TOLIST as ERR_ZERO_TOLIST
 from ._zerotensor import ZeroArray
-from .autograd import backward as _autograd_backward
 from .autograd import views as _views
 from .autograd.engine import _new_vc
 from .autograd.node import SEQ, AccumulateGrad, _HookDict, add_hook
@@ -96,9 +95,7 @@ class Tensor:
 
     def __init__(self, *args, **kwargs) -> None:
         # torch.Tensor(data) / torch.Tensor(2, 3): legacy constructor, default dtype
-        from .factories import _legacy_tensor_init
-
-        _legacy_tensor_init(self, *args, **kwargs)
+        _slots.legacy_tensor_init(self, *args, **kwargs)
 
     @classmethod
     def _wrap(cls, data, requires_grad: bool = False) -> Tensor:
@@ -353,7 +350,7 @@ class Tensor:
             >>> x.grad
             tensor([2., 4.])
         """
-        _autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _slots.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def register_hook(self, hook):
         """Register ``hook(grad) -> grad or None`` run when this tensor's gradient is computed.

@@ -3,6 +3,8 @@ from the row's ``sample`` metadata. A row this module cannot sample fails the me
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 import jupyter_autograd as ja
@@ -44,6 +46,14 @@ def _draw(rng, shape, meta, i=0):
     return x
 
 
+def _build(builder, rng):
+    """A row's case builder: ``builder(rng)``, or ``builder(rng, lib)`` where it needs the package
+    itself to size its inputs (a gradient's shape is the forward's output shape)."""
+    if len(inspect.signature(builder).parameters) == 2:
+        return builder(rng, ja)
+    return builder(rng)
+
+
 def cases(op, rng, shapes=None):
     """Return a list of Cases for registry row ``op``; ``shapes`` (for elementwise ops) are the
     (mutually broadcastable) input shapes."""
@@ -51,7 +61,10 @@ def cases(op, rng, shapes=None):
     if op.node_name == "NotImplemented":
         raise NotDifferentiable(op.name)
     if "cases" in meta:  # a row may carry its own case builder: rng -> [(ours, arrays, theirs)]
-        return [Case(*c) for c in meta["cases"](rng)]
+        # ours None: the row's samples call torch's API, ``theirs(torch, *tensors)``; ours is
+        # the same call with this package in torch's place (the rows cannot import the package)
+        return [Case(*(c if c[0] is not None else (lambda *ts, f=c[2]: f(ja, *ts), *c[1:])))
+                for c in _build(meta["cases"], rng)]
     kind = meta.get("kind")
     params = dict(meta.get("params", {}))
     n = len(op.inputs)

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from .. import _errors as E
+from .. import _slots
 from ..grad_mode import STATE as _GRAD_STATE
 from ..grad_mode import (  # noqa: F401 - re-exported as in torch.autograd
     enable_grad,
@@ -178,6 +179,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         execute(roots, seeds, retain_graph, create_graph)
     finally:
         _GRAD_STATE.grad_enabled = prev
+
+
+_slots.backward = backward
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,

@@ -194,7 +194,9 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
                 # torch stores a copy of the first gradient (clone_obey_contract: a copy_, so
                 # at version 1), differentiable when it has a graph (CopyBackwards)
                 from ..ops.dispatch import apply1
-                from ..ops.shape import COPY_BACKWARDS
+                from ..ops.registry import OPS
+
+                COPY_BACKWARDS = OPS["_copy_backwards"]
 
                 if g._requires_grad:
                     new = apply1(COPY_BACKWARDS, g)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _errors as E
+from .. import _slots
 from ..ops.registry import NOT_IMPLEMENTED, _Marker
 from ..ops.xp import NPX, _ones, namespace_for
 from .accumulate import (
@@ -446,9 +447,7 @@ def run_node(node: Node, grads, create_graph: bool, op=None):
     else:
         g = tuple(grads)
     if create_graph:
-        from ..ops.txp import TXP, as_graph_tensor
-
-        xp = TXP
+        xp, as_graph_tensor = _slots.TXP, _slots.as_graph_tensor
         if saved:
             ins, out = saved[0], saved[1]
             if out is not None:

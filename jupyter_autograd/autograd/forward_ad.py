@@ -7,7 +7,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import _batching
+from .. import _batching, _slots
 from .._batching import BATCHED
 from ..grad_mode import STATE
 from .engine import FLAGS, _new_vc
@@ -296,3 +296,5 @@ class dual_level:
 
     def __exit__(self, *exc) -> None:
         exit_dual_level()
+
+_slots.forward_ad_propagate = propagate

@@ -38,6 +38,7 @@ import contextlib
 import threading
 import weakref
 
+from .. import _slots
 from .engine import FLAGS, _new_vc
 from .node import Node
 
@@ -478,3 +479,5 @@ def unpack_function_saved(ctx, slot: _Slot, nr: int):
         t.grad_fn = ctx
         t._output_nr = nr
     return t
+
+_slots.raw_saved = raw_saved

@@ -7,6 +7,7 @@ import weakref
 
 import numpy as np
 
+from .. import _slots
 from .._errors import ERR_BACKWARD_TWICE
 
 # Creation order of nodes; the engine runs ready nodes highest-first, as torch does.
@@ -189,9 +190,7 @@ class Node:
     # saved values, read the torch way: node._saved_self, node._saved_result, node._saved_dim ...
     def __getattr__(self, name: str):
         if name.startswith("_raw_saved_"):
-            from .graph import raw_saved
-
-            return raw_saved(self, name[11:])
+            return _slots.raw_saved(self, name[11:])
         if name.startswith("_saved_"):
             key = name[7:]
             names = type(self)._saved_names

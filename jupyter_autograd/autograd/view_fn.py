@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _slots
 from ..grad_mode import STATE
 from . import engine
 
@@ -127,8 +128,7 @@ def copy_slices(node, g, create_graph: bool, run):
         return [first] + list(outs[1:])
     # with a graph: result = g + V^T (fn(V g) - V g), V the chain (a selection, so V^T V g is
     # the view's part of g)
-    from ..ops.txp import TXP
-
+    TXP = _slots.TXP
     gt = g if isinstance(g, engine.Tensor) else engine.Tensor._wrap(g)
     gt = gt.contiguous()  # view_as_complex needs a last dimension of stride 1
     part = replay(gt, steps)

@@ -451,8 +451,8 @@ class CopySlices(Node):
             return view_fn.copy_slices(self, g, create_graph, _run)
         geo = self._geometry
         if create_graph:
-            from ..ops import shape as SH
             from ..ops.dispatch import apply
+            from ..ops.registry import OPS
             from ..ops.strided import _flat
 
             gt = g if isinstance(g, engine.Tensor) else engine.Tensor._wrap(g)
@@ -461,7 +461,7 @@ class CopySlices(Node):
             outs = _run(self._fn, [flat_g[idx]], True)
             first = outs[0]
             if first is not None:
-                first = apply(SH.INDEX_PUT, (flat_g, first),
+                first = apply(OPS["index_put"], (flat_g, first),
                               {"key": (idx,), "shape": (geo.base_numel,)}).reshape(geo.base_shape)
         else:
             from ..ops.strided import _flat

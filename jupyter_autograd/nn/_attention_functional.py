@@ -4,7 +4,9 @@ its fused kernel and the composite "math" path, with the same checks and graphs)
 
 from __future__ import annotations
 
+import functools
 import math
+import types
 import warnings
 
 import numpy as np
@@ -19,10 +21,17 @@ __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
 _FLASH_DTYPES = ("float32", "float64", "float16")
 
 
+@functools.cache
 def _ja():
-    import jupyter_autograd
+    """The torch.* functions called here, from the modules defining them (the package root only
+    re-exports them, and it sits above this module)."""
+    from .. import factories
+    from ..ops import api, api_misc, api_products
 
-    return jupyter_autograd
+    return types.SimpleNamespace(matmul=api.matmul, cat=api.cat, bmm=api.bmm,
+                                 baddbmm=api_products.baddbmm,
+                                 repeat_interleave=api_misc.repeat_interleave,
+                                 tensor=factories.tensor, zeros=factories.zeros)
 
 
 def _cpp_dtype(t):
@@ -154,13 +163,8 @@ def _expand_groups(query, key, value, enable_gqa):
         return key, value
     if hq % hk or hq % hv:
         raise RuntimeError("Number of heads in key and value must divide the number of heads in query")
-    ja = _ja()
-    rep = getattr(ja, "repeat_interleave", None)
-    if rep is not None:
-        return rep(key, hq // hk, -3), rep(value, hq // hv, -3)
-    idx_k = ja.tensor(np.repeat(np.arange(hk), hq // hk))
-    idx_v = ja.tensor(np.repeat(np.arange(hv), hq // hv))
-    return key.index_select(-3, idx_k), value.index_select(-3, idx_v)
+    rep = _ja().repeat_interleave
+    return rep(key, hq // hk, -3), rep(value, hq // hv, -3)
 
 
 # ---------------------------------------------------------------- multi-head attention
@@ -360,13 +364,10 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         q_scaled = q * math.sqrt(1.0 / float(E))
         if is_causal and attn_mask is None:
             raise AssertionError("FIXME: is_causal not implemented for need_weights")
-        baddbmm = getattr(ja, "baddbmm", None)
         if attn_mask is None:
             weights = ja.bmm(q_scaled, k.transpose(-2, -1))
-        elif baddbmm is not None:
-            weights = baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
         else:
-            weights = attn_mask + ja.bmm(q_scaled, k.transpose(-2, -1))
+            weights = ja.baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
         weights = softmax(weights, dim=-1)
         if dropout_p > 0.0:
             weights = dropout(weights, p=dropout_p)

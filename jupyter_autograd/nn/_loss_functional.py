@@ -90,13 +90,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 
 def _xlogy(a, b):
-    """``a * log(b)``, zero where ``a`` is zero (torch.xlogy when the package has it)."""
-    import jupyter_autograd as ja
+    """``a * log(b)``, zero where ``a`` is zero (torch.xlogy)."""
+    from ..ops.api_math import xlogy
 
-    f = getattr(ja, "xlogy", None)
-    if f is not None:
-        return f(a, b)
-    return _api.where(a == 0, 0.0, a * _api.log(b))
+    return xlogy(a, b)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

@@ -2,10 +2,9 @@
 promotion and messages."""
 from __future__ import annotations
 
-import builtins
-
 import numpy as np
 
+from .._errors import broadcast_error as _broadcast_error
 from ..tensor import Tensor
 from ._api_base import _SCALARS, _dims, _t, _xp, check_tensor_args, tensor_args
 from .dispatch import as_operand
@@ -150,18 +149,5 @@ def _logical_reduction(input, r) -> Tensor:
     """all/any's result: bool, but uint8 for a uint8 input (torch keeps that legacy)."""
     r = _xp(input).asarray(r)
     return Tensor._wrap(r.astype(np.uint8) if input._data.dtype == np.uint8 else r)
-
-
-def _broadcast_error(s1, s2):
-    n = builtins.max(len(s1), len(s2))
-    a = (1,) * (n - len(s1)) + tuple(s1)
-    b = (1,) * (n - len(s2)) + tuple(s2)
-    for i in range(n - 1, -1, -1):
-        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
-            raise RuntimeError(
-                f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
-                f"non-singleton dimension {i}"
-            )
-    raise RuntimeError(f"shapes {list(s1)} and {list(s2)} are not broadcastable")
 
 

@@ -405,12 +405,39 @@ def ormqr(input, tau, other, left=True, transpose=False) -> Tensor:
     return AP.matmul(q, other) if left else AP.matmul(other, q)
 
 
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """'fro', 'nuc', inf/-inf (largest/smallest row sum), 1/-1 (column sums), 2/-2 (largest/
+    smallest singular value) of the matrices over ``dim``."""
+    from .api_shape import movedim
+
+    _A = AP
+
+    if dtype is not None:
+        A = A.to(dtype)
+    if A.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    d0, d1 = (d % A.ndim for d in dim)
+    if ord == "fro":
+        return AP._vector_norm(A, 2, (d0, d1), keepdim)
+    if ord == "nuc" or ord in (2, -2):
+        m = movedim(A, (d0, d1), (-2, -1))
+        s = svdvals(m)
+        r = _A.sum(s, -1) if ord == "nuc" else (_A.amax(s, -1) if ord == 2 else _A.amin(s, -1))
+        if keepdim:
+            r = _A.unsqueeze(_A.unsqueeze(r, min(d0, d1)), max(d0, d1))
+        return r
+    if ord in (float("inf"), float("-inf"), 1, -1):
+        red, other = (d1, d0) if ord in (float("inf"), float("-inf")) else (d0, d1)
+        sums = _A.sum(_A.abs(A), red, keepdim=True)
+        r = _A.amax(sums, other, keepdim=True) if ord > 0 else _A.amin(sums, other, keepdim=True)
+        return r if keepdim else _A.squeeze(r, (d0, d1))
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None) -> Tensor:
     """``torch.norm``: the vector p-norm, or a matrix norm for 'nuc' (and 'fro' over two dims)."""
-    from .. import linalg
-
     if isinstance(p, str) and (p == "nuc" or (dim is not None and not isinstance(dim, int) and len(dim) == 2)):
-        return linalg.matrix_norm(input if dtype is None else input.to(dtype), p, (-2, -1) if dim is None else dim, keepdim)
+        return matrix_norm(input if dtype is None else input.to(dtype), p, (-2, -1) if dim is None else dim, keepdim)
     return AP.norm(input, p, dim, keepdim, dtype)
 
 

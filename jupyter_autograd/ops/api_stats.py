@@ -146,19 +146,19 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor:
 
 def dist(input, other, p=2) -> Tensor:
     """The ``p``-norm of ``input - other``."""
-    from .. import linalg
+    from .api import _vector_norm
 
     a, b = promote(input, other)
-    return linalg.vector_norm(A.sub(a, b), p)
+    return _vector_norm(A.sub(a, b), p, None, False)
 
 
 def renorm(input, p, dim, maxnorm) -> Tensor:
     """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm``."""
-    from .. import linalg
+    from .api import _vector_norm
 
     d = _wrap_dim(dim, input.ndim)
     others = [i for i in range(input.ndim) if i != d]
-    norm = linalg.vector_norm(input, p, others, keepdim=True)
+    norm = _vector_norm(input, p, others, keepdim=True)
     factor = A.where(A.gt(norm, maxnorm), A.div(maxnorm, A.add(norm, 1e-7)), A.mul(norm, 0) + 1.0)
     return A.mul(input, factor)
 
@@ -221,7 +221,7 @@ def _diag(c):
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """The ``p``-norm distance between each pair of rows of ``x1`` and ``x2`` (batched)."""
-    from .. import linalg
+    from .api import _vector_norm
 
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
@@ -230,4 +230,4 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") -> 
             f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
     a, b = promote(x1, x2)
     diffs = A.sub(A.unsqueeze(a, -2), A.unsqueeze(b, -3))
-    return linalg.vector_norm(diffs, p, -1)
+    return _vector_norm(diffs, p, -1, False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _slots
 from .._zerotensor import ZeroArray
 from ..autograd import views as _views
 from ..autograd.engine import FLAGS, device_mismatch, record, xp_of
@@ -333,22 +333,18 @@ def as_operand(b, like: Tensor):
             raise device_mismatch([like, Tensor._wrap(b)])
     elif hasattr(b, "shape") and hasattr(b, "dtype"):
         return Tensor._wrap(b)  # a device (CuPy) array: its own device, checked by the op
-    from ..factories import as_tensor
-
-    return as_tensor(b, device=like.device)
+    return _slots.as_tensor(b, device=like.device)
 
 
 def _forward_ad(op, inputs, arrays, out, p, results) -> None:
     """Propagate forward-mode tangents through one op (see autograd.forward_ad)."""
-    from ..autograd import forward_ad
-
-    forward_ad.propagate(op, inputs, arrays, out, p, results)
+    _slots.forward_ad_propagate(op, inputs, arrays, out, p, results)
 
 
 def _raise_broadcast(s1, s2):
-    from .api import _broadcast_error
+    from .._errors import broadcast_error
 
-    _broadcast_error(s1, s2)
+    broadcast_error(s1, s2)
 
 
 

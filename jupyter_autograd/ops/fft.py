@@ -14,32 +14,26 @@ from .registry import AS_WRITTEN, defop
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 
-def _ja():
-    import jupyter_autograd
-
-    return jupyter_autograd
-
-
 def _cdtype(dt):
     return np.complex64 if dt in (np.float32, np.complex64) else np.complex128
 
 
 def _c2c(xp, x, dims, norm, forward):
     if xp.is_txp:
-        return _ja().fft._c2c(x, dims, norm, forward)
+        return tensor_c2c(x, dims, norm, forward)
     f = np.fft.fftn if forward else np.fft.ifftn
     return f(x, axes=dims, norm=norm).astype(_cdtype(x.dtype)) if dims else x.astype(_cdtype(x.dtype))
 
 
 def _r2c(xp, x, dims, norm):
     if xp.is_txp:
-        return _ja().fft._r2c(x, dims, norm)
+        return tensor_r2c(x, dims, norm)
     return np.fft.rfftn(x, axes=dims, norm=norm).astype(_cdtype(x.dtype))
 
 
 def _c2r(xp, x, dims, norm, n_last):
     if xp.is_txp:
-        return _ja().fft._c2r(x, dims, norm, n_last)
+        return tensor_c2r(x, dims, norm, n_last)
     s = [x.shape[d] for d in dims[:-1]] + [n_last]
     out = np.fft.irfftn(x, s=s, axes=dims, norm=norm)
     return out.astype(np.float32 if x.dtype == np.complex64 else np.float64)
@@ -53,7 +47,7 @@ def _r2c_vjp(xp, g, x, out, p):
     if pad > 0:
         shape = list(g.shape)
         shape[d] = pad
-        zeros = xp.zeros(tuple(shape), dtype=g.dtype) if not xp.is_txp else _ja().zeros(tuple(shape), dtype=g.dtype)
+        zeros = xp.zeros(tuple(shape), dtype=g.dtype) if not xp.is_txp else _tensor_zeros(tuple(shape), g)
         g = xp.concatenate([g, zeros], axis=d)
     full = _c2c(xp, g, dims, _SWAP[p["normalization"]], False)
     return full.real
@@ -80,7 +74,7 @@ def _c2r_vjp(xp, g, x, out, p):
 def _case(call, shape, cplx=False):
     def make(rng):
         a = rng.uniform(-1, 1, shape)
-        return [(lambda t: call(_ja(), t), [a], lambda tt, t: call(tt, t))]
+        return [(None, [a], lambda tt, t: call(tt, t))]
 
     return make
 
@@ -109,3 +103,31 @@ FFT_C2R = defop(
     linear=True, complex=AS_WRITTEN,
     sample={"cases": _case(lambda m, t: m.fft.irfft(m.fft.rfft(t), 5), (3, 5))},
 )
+
+
+# the transforms on tensors (recorded): torch.fft composes them, and the rules call them when the
+# backward pass is itself recorded
+def tensor_c2c(x, dims, norm, forward):
+    from .dispatch import apply1
+
+    return apply1(FFT_C2C, x, {"dim": tuple(dims), "normalization": norm, "forward": forward})
+
+
+def tensor_r2c(x, dims, norm):
+    from .dispatch import apply1
+
+    # n_last (the input's length along the last dim) sizes the gradient's zero padding
+    return apply1(FFT_R2C, x, {"dim": tuple(dims), "normalization": norm, "onesided": True,
+                               "n_last": x.shape[dims[-1]]})
+
+
+def tensor_c2r(x, dims, norm, n_last):
+    from .dispatch import apply1
+
+    return apply1(FFT_C2R, x, {"dim": tuple(dims), "normalization": norm, "n_last": n_last})
+
+
+def _tensor_zeros(shape, like):
+    from ..factories import zeros
+
+    return zeros(shape, dtype=like.dtype, device=like.device)

@@ -10,12 +10,6 @@ import numpy as np
 from .registry import AS_WRITTEN, Refuse, defop, no_complex_autograd
 
 
-def _ja():
-    import jupyter_autograd
-
-    return jupyter_autograd
-
-
 def _copy(xp, x):
     return x + 0 if xp.is_txp else x.copy()
 
@@ -40,7 +34,7 @@ def _put(xp, x, v, key, accumulate=False):
 
 
 def _case(call, *arrays):
-    return lambda rng: [(lambda *ts: call(_ja(), *ts), [np.asarray(a, float) for a in arrays],
+    return lambda rng: [(None, [np.asarray(a, float) for a in arrays],
                          lambda tt, *ts: call(tt, *ts))]
 
 

@@ -52,17 +52,15 @@ def _bwd_vjp(xp, h, g, out, p):
 
 
 def _cases(rng):
-    import jupyter_autograd as ja
-
     from .conv import _through_grad
 
     x = rng.standard_normal((2, 2, 5, 4, 3))
-    out = [(lambda t, s=s: ja.nn.functional.adaptive_avg_pool3d(t, s), [x],
+    out = [(None, [x],
             lambda tt, t, s=s: tt.nn.functional.adaptive_avg_pool3d(t, s)) for s in ((2, 3, 2), (3, 1, 4))]
     def run(lib, v):
         return _through_grad(lib, x, lambda t: lib.nn.functional.adaptive_avg_pool3d(t, (2, 3, 2)), v)
 
-    return out + [(lambda v: run(ja, v), [rng.standard_normal((2, 2, 2, 3, 2))], run)]
+    return out + [(None, [rng.standard_normal((2, 2, 2, 3, 2))], run)]
 
 
 ADAPTIVE_AVG_POOL3D = defop(
@@ -160,9 +158,7 @@ def _avg3_bwd_vjp(xp, h, g, out, p):
     return _avg3_fwd(xp, h, p)
 
 
-def _avg3_cases(rng):
-    import jupyter_autograd as ja
-
+def _avg3_cases(rng, lib):
     from .conv import _through_grad
 
     x = rng.standard_normal((2, 2, 5, 4, 6))
@@ -172,10 +168,10 @@ def _avg3_cases(rng):
     def run(lib, v):
         return _through_grad(lib, x, lambda t: lib.nn.functional.avg_pool3d(t, **kw), v)
 
-    y = ja.nn.functional.avg_pool3d(ja.tensor(x), **kw)
-    return [(lambda t: ja.nn.functional.avg_pool3d(t, **kw), [x],
+    y = lib.nn.functional.avg_pool3d(lib.tensor(x), **kw)
+    return [(None, [x],
              lambda tt, t: tt.nn.functional.avg_pool3d(t, **kw)),
-            (lambda v: run(ja, v), [rng.standard_normal(tuple(y.shape))], run)]
+            (None, [rng.standard_normal(tuple(y.shape))], run)]
 
 
 _AVG3_SAVED = ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "stride")
@@ -183,11 +179,11 @@ AVG_POOL3D = defop(
     "avg_pool3d", node="AvgPool3DBackward0", inputs=("self",), saved=_AVG3_SAVED[:5] + ("self", "stride"),
     fwd=_avg3_fwd, vjp=_avg3_vjp, jvp=lambda xp, t, x, out, p: _avg3_fwd(xp, t[0], p), linear=True,
     complex=kernel_refuses("avg_pool3d_out_frame"),
-    sample={"kind": "cases", "cases": lambda rng: _avg3_cases(rng)[:1]},
+    sample={"kind": "cases", "cases": lambda rng, lib: _avg3_cases(rng, lib)[:1]},
 )
 AVG_POOL3D_BACKWARD = defop(
     "avg_pool3d_backward", node="AvgPool3DBackwardBackward0", inputs=("grad_output",), saved=_AVG3_SAVED,
     fwd=_avg3_bwd, vjp=_avg3_bwd_vjp, jvp=lambda xp, t, x, out, p: _avg3_bwd(xp, t[0], p), linear=True,
     complex=kernel_refuses("avg_pool3d_backward_out_frame"),
-    sample={"kind": "cases", "cases": lambda rng: _avg3_cases(rng)[1:]},
+    sample={"kind": "cases", "cases": lambda rng, lib: _avg3_cases(rng, lib)[1:]},
 )

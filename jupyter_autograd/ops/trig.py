@@ -187,12 +187,8 @@ FREXP = defop(
     fwd=lambda xp, x, p: xp.ldexp(x, -p["exponent"]).astype(x.dtype),
     vjp=lambda xp, g, x, out, p: g * xp.exp2(-p["exponent"].astype(g.dtype)),
     jvp=lambda xp, t, x, out, p: t[0] * xp.exp2(-p["exponent"].astype(t[0].dtype)), smooth=False,
-    sample={"cases": lambda rng: [(lambda t: _ja().frexp(t)[0], [rng.uniform(-3, 3, (3, 4))],
+    sample={"cases": lambda rng: [(None, [rng.uniform(-3, 3, (3, 4))],
                                    lambda tt, t: tt.frexp(t)[0])]},
 )
 
 
-def _ja():
-    import jupyter_autograd
-
-    return jupyter_autograd

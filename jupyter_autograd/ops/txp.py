@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _slots
 from ..tensor import Tensor
 from . import api
 from . import elementwise as EW
@@ -55,9 +56,14 @@ class _TXP:
         # any other name is missing, so a rule needing it falls back to arrays where it can
         if name not in _SAME_AS_NUMPY:
             raise AttributeError(f"txp has no {name!r}")
-        import jupyter_autograd
+        # the functions over tensors, imported here: they are built over the rows importing this
+        from .. import factories
+        from . import api, api_math, api_products, api_reduce, api_shape, cplx
 
-        return getattr(jupyter_autograd, name)
+        for m in (api, api_math, api_shape, api_reduce, api_products, cplx, factories):
+            if name in vars(m):
+                return vars(m)[name]
+        raise AttributeError(f"txp has no {name!r}")
 
     # Scalar overloads, as torch's formulas call them (see ops.xp.ArrayNamespace.add_scalar)
     @staticmethod
@@ -306,3 +312,5 @@ class _TXP:
 
 
 TXP = _TXP()
+
+_slots.TXP, _slots.as_graph_tensor = TXP, as_graph_tensor

@@ -200,6 +200,11 @@ Measurement.__module__ = "torch.utils.benchmark.utils.common"
 Measurement.__qualname__ = "Measurement"
 
 
+#: what ``torch`` names in a timed statement: the package, set by the package itself as it loads
+#: (it sits above this module)
+PACKAGE = None
+
+
 class Timer:
     """Time a PyTorch statement (see the module docstring).
 
@@ -222,9 +227,7 @@ class Timer:
             raise ValueError("Currently only a `str` stmt is supported.")  # noqa: TRY004 - torch's
         self._globals = dict(globals or {})
         if language in (Language.PYTHON, "py", "python"):
-            import jupyter_autograd
-
-            self._globals.setdefault("torch", jupyter_autograd)
+            self._globals.setdefault("torch", PACKAGE)
             self._language = Language.PYTHON
             if global_setup:
                 raise ValueError(f"global_setup is C++ only, got `{global_setup}`. Most likely "
