@@ -104,7 +104,7 @@ class _SavePlan:
     code saves a tensor only for the gradients that are computed): derived once per (row, set)
     from the row's ``save_needs`` / ``save_layout`` by :func:`save_plan`."""
 
-    __slots__ = ("active", "inputs", "layout", "nones", "result")
+    __slots__ = ("active", "empty", "inputs", "layout", "nones", "result")
 
     def __init__(self, op, mask: int) -> None:
         def wanted(users) -> bool:
@@ -121,6 +121,8 @@ class _SavePlan:
         # nothing saved for this set: a node's empty slots (a tuple of its own: the executor
         # tells a node with arrays among its parameters by op.none_inputs' identity)
         self.nones = tuple([None] * len(op.inputs))
+        # no array kept: nodes of this set with the row's arity share the empty slots
+        self.empty = not self.inputs and not self.layout
 
 
 def save_plan(op, mask: int) -> _SavePlan:
@@ -199,7 +201,7 @@ def record(op, inputs, outs, p, results, lead: bool = False) -> Node:
         plan = save_plan(op, mask)
     if plan.active:
         keep = plan.inputs
-        if not keep and not plan.layout and n == len(plan.nones):
+        if plan.empty and n == len(plan.nones):
             ins = raw = plan.nones
             vers = ()
         else:
