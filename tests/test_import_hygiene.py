@@ -169,7 +169,8 @@ LAYERS = (
     ("op families", tuple(_P + m for m in (
         "ops", "autograd", "_batching", "factories", "_printing", "_tensor_convert",
         "_tensor_data", "_tensor_setitem", "_tensor_methods", "_tensor_conversions",
-        "_methods_ext", "_fma", "_formats", "_legacy_types", "_tensor_params"))),
+        "_methods_ext", "_fma", "_formats", "_legacy_types", "_tensor_params",
+        "_tensor_inplace"))),
     ("public API", tuple(_P + m for m in (
         "nn", "optim", "func", "_functional_call", "_vmap", "_vmap_batch", "_vmap_rules",
         "_storage", "_sampling", "_sampling_inplace",
