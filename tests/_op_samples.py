@@ -270,9 +270,9 @@ def _div_scalar(t):
 
 def _copy_backwards(t):
     from jupyter_autograd.ops import shape as SH
-    from jupyter_autograd.ops.dispatch import apply1
+    from jupyter_autograd.ops.dispatch import apply
 
-    return apply1(SH.COPY_BACKWARDS, t)
+    return apply(SH.COPY_BACKWARDS, (None, t))
 
 
 def _index_put_ours(a, b):

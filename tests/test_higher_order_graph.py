@@ -142,3 +142,20 @@ def test_complex_tanh_sigmoid_backward_ops_conjugate_as_torch():
         assert out[1][0] == out[0][0] == f"{name.capitalize()}BackwardBackward0"
         np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-12)
         np.testing.assert_allclose(out[1][2], out[0][2], rtol=1e-10)
+
+
+def test_first_grad_of_a_leaf_under_create_graph_is_torchs_copy():
+    """backward(create_graph=True) stores a leaf's first gradient as torch's clone_obey_contract
+    does (``new_empty_strided(...).copy_(grad)``): CopyBackwards with two edges, None for the
+    fresh destination and the gradient's graph (fuzz seeds 1154, 1642); a second backward adds."""
+    torch = require_torch()
+    out = []
+    for lib in (torch, ja):
+        x = lib.tensor([1.0, -2.0], dtype=lib.float64, requires_grad=True)
+        (x * x).sum().backward(create_graph=True)
+        first = _tree(x.grad.grad_fn)
+        (x * x * x).sum().backward(create_graph=True)
+        (h,) = lib.autograd.grad(x.grad.sum(), [x])
+        out.append((first, _tree(x.grad.grad_fn), x.grad.tolist(), h.tolist()))
+    assert out[1] == out[0]
+    assert out[1][0][0] == "CopyBackwards" and len(out[1][0][1]) == 2

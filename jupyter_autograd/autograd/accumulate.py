@@ -193,13 +193,13 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
             if cur is None:
                 # torch stores a copy of the first gradient (clone_obey_contract: a copy_, so
                 # at version 1), differentiable when it has a graph (CopyBackwards)
-                from ..ops.dispatch import apply1
+                from ..ops.dispatch import apply
                 from ..ops.registry import OPS
 
                 COPY_BACKWARDS = OPS["_copy_backwards"]
 
                 if g._requires_grad:
-                    new = apply1(COPY_BACKWARDS, g)
+                    new = apply(COPY_BACKWARDS, (None, g))
                 else:
                     new = Tensor._wrap(_like_leaf(var._data, g._data) if g._data.__class__ is _ndarray
                                        else g._data.copy())

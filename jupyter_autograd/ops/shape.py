@@ -160,11 +160,14 @@ CLONE = _shape_op(
     batch=ELEMENTWISE,
 )
 # the first .grad of a leaf under backward(create_graph=True) is a recorded copy, as in torch
-COPY_BACKWARDS = _shape_op(
-    "_copy_backwards", "CopyBackwards",
-    lambda xp, x, p: x.copy(),
-    lambda xp, g, x, out, p: g,
-    batch=ELEMENTWISE,
+# (clone_obey_contract: new_empty_strided(...).copy_(grad)): CopyBackwards has two edges, the
+# destination's (None: a fresh tensor, passed as None here) and the source's
+COPY_BACKWARDS = defop(
+    "_copy_backwards", node="CopyBackwards", inputs=("self", "src"),
+    fwd=lambda xp, dst, x, p: x.copy(),
+    vjp=(lambda xp, g, dst, x, out, p: xp.zeros_like(g), lambda xp, g, dst, x, out, p: g),
+    jvp=lambda xp, t, x, out, p: t[1].copy(), linear=True, complex=AS_WRITTEN,
+    batch=ELEMENTWISE, sample={"domain": (-3, 3), "kind": "_copy_backwards"},
 )
 ALIAS = _shape_op(
     "alias", "AliasBackward0",
