@@ -433,6 +433,8 @@ def _conj_rule(rule):
         return rule
 
     def cx_rule(xp, g, *args):
+        if xp.is_txp:  # create_graph: the same values, with torch's conj over the derivative
+            return xp.twin_rule(rule, g, args)
         *ins, out, p = args
         ins = [_conj_operand(xp, x) for x in ins]
         if p is not None:

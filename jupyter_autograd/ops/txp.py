@@ -11,6 +11,7 @@ from . import api
 from . import elementwise as EW
 from . import shape as SH
 from .dispatch import apply, apply1
+from .txp_reflect import ReflectedXP, run_reflected
 
 
 def as_graph_tensor(g):
@@ -310,7 +311,19 @@ class _TXP:
     def isfinite(x):
         return api.isfinite(x)
 
+    @staticmethod
+    def const(a, like):
+        """An array without history (a saved statistic) as a graph tensor on ``like``'s device."""
+        return _const(a, like)
+
+    @staticmethod
+    def twin_rule(rule, g, args):
+        """A HOLOMORPHIC row's complex twin under create_graph: ``rule`` recorded as torch's
+        ``grad * f'(z).conj()`` (ops/txp_reflect.py)."""
+        return run_reflected(_RXP, rule, g, args)
+
 
 TXP = _TXP()
+_RXP = ReflectedXP(TXP)
 
 _slots.TXP, _slots.as_graph_tensor = TXP, as_graph_tensor
