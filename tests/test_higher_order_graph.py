@@ -17,13 +17,8 @@ import jupyter_autograd as ja
 from ._torch import require as require_torch
 from .fuzz import rows
 
-# rows whose double-backward graph is not torch's yet, by cause:
-STILL_DIFFERENT = frozenset({
-    # torch's native_layer_norm_backward is an op with its own double backward
-    # (NativeLayerNormBackwardBackward0, layer_norm_double_backward); here the rule's formula
-    # is recorded op by op
-    "native_layer_norm",
-})
+# rows whose double-backward graph is not torch's yet, by cause (none left)
+STILL_DIFFERENT: frozenset = frozenset()
 
 
 def _tree(fn, depth: int = 0):
@@ -159,3 +154,35 @@ def test_first_grad_of_a_leaf_under_create_graph_is_torchs_copy():
         out.append((first, _tree(x.grad.grad_fn), x.grad.tolist(), h.tolist()))
     assert out[1] == out[0]
     assert out[1][0][0] == "CopyBackwards" and len(out[1][0][1]) == 2
+
+
+def _layer_norm_case(lib, shape, k, affine):
+    rs = np.random.RandomState(3)
+    x = lib.tensor(rs.uniform(-2, 2, shape), dtype=lib.float64, requires_grad=True)
+    ns = shape[-k:]
+    ps = [lib.tensor(rs.uniform(0.5, 2, ns), dtype=lib.float64, requires_grad=True),
+          lib.tensor(rs.uniform(-1, 1, ns), dtype=lib.float64, requires_grad=True)] if affine else []
+    w, b = ps if affine else (None, None)
+    y = lib.nn.functional.layer_norm(x, ns, w, b)
+    c = lib.tensor(rs.uniform(-1, 1, shape), dtype=lib.float64)
+    gs = lib.autograd.grad((y.pow(3) * c).sum(), [x, *ps], create_graph=True)
+    loss = sum(((g * g).sum() if i else (g * c).pow(2).sum()) for i, g in enumerate(gs))
+    hs = lib.autograd.grad(loss, [x, *ps])
+    return [_tree(g.grad_fn) for g in gs], [g.tolist() for g in gs], [h.tolist() for h in hs]
+
+
+def test_layer_norm_double_backward_is_one_node_with_torchs_values():
+    """native_layer_norm's create_graph gradients are the outputs of one
+    native_layer_norm_backward node (NativeLayerNormBackwardBackward0, edges grad_out, input,
+    mean, rstd, weight, bias as torch's), and the second order through its VJPs (torch's
+    layer_norm_double_backward) has torch's values: with and without weight and bias, over one
+    and two normalized dims."""
+    torch = require_torch()
+    for shape, k, affine in (((2, 3), 1, True), ((2, 3), 1, False), ((2, 3, 4), 2, True),
+                             ((3, 2, 4), 1, True)):
+        theirs = _layer_norm_case(torch, shape, k, affine)
+        ours = _layer_norm_case(ja, shape, k, affine)
+        assert ours[0] == theirs[0], (shape, k, affine)
+        assert ours[0][0][0] == "NativeLayerNormBackwardBackward0"
+        for a, b in zip(ours[1] + ours[2], theirs[1] + theirs[2]):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11, err_msg=str((shape, k, affine)))

@@ -1,7 +1,7 @@
 """torch's backward kernels as rows of their own: ``tanh_backward``, ``sigmoid_backward``,
 ``threshold_backward`` (relu), ``leaky_relu_backward``, ``softplus_backward``,
-``log_sigmoid_backward``, ``_softmax_backward_data``, ``_log_softmax_backward_data`` and
-``mse_loss_backward``.
+``log_sigmoid_backward``, ``_softmax_backward_data``, ``_log_softmax_backward_data``,
+``mse_loss_backward`` and ``native_layer_norm_backward``.
 
 derivatives.yaml writes the gradient of tanh as ``tanh_backward(grad, result)``, an op with a
 formula of its own, so a gradient taken with ``create_graph=True`` records
@@ -18,7 +18,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import AS_WRITTEN, ELEMENTWISE, OPS, Refuse, ShiftDims, defop, kernel_refuses
+from .registry import (
+    AS_WRITTEN,
+    ELEMENTWISE,
+    OPS,
+    UNDEFINED_GRAD,
+    Refuse,
+    ShiftDims,
+    defop,
+    kernel_refuses,
+)
 from .xp import _ones
 
 
@@ -318,4 +327,105 @@ MSE_LOSS_BACKWARD = defop(
                                   + _mse_double(-1)(xp, t[2], x[0], x[1], x[2], out, p)),
     sample=_cases("mse_loss_backward", 3, {"reduction": 1, "shape": (3, 4)},
                   lambda tt, go, x, y: tt.ops.aten.mse_loss_backward(go, x, y, 1), first_shape=()),
+)
+
+
+# ---------------------------------------------------------------- native_layer_norm
+def norm_mean(xp, x, axes, empty=0.0):
+    """``mean(x, axes)`` kept for broadcasting; over no elements it is ``empty`` (torch's layer
+    norm of an empty normalized shape: mean 0, variance nan), without NumPy's warning."""
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    s = xp.sum(x, axis=axes, keepdims=True)
+    return s / n if n else s + empty
+
+
+def _ln_parts(xp, x, mean, rstd, p):
+    """(normalized axes, leading axes, xhat) of a layer norm's input."""
+    k = len(p["normalized_shape"])
+    axes = tuple(range(x.ndim - k, x.ndim))
+    return axes, tuple(range(x.ndim - k)), (x - mean) * rstd
+
+
+def _ln_proj(xp, v, xhat, r, axes):
+    """rstd (v - mean(v) - xhat mean(xhat v)): the input gradient's linear map (self-adjoint)."""
+    return r * (v - norm_mean(xp, v, axes) - xhat * norm_mean(xp, xhat * v, axes))
+
+
+def _lead_sum(xp, v, lead):
+    return xp.sum(v, axis=lead) if lead else v
+
+
+def _ln_backward(xp, go, x, mean, rstd, w, b, p):
+    # torch's native_layer_norm_backward: (grad_input, grad_weight, grad_bias)
+    axes, lead, xhat = _ln_parts(xp, x, mean, rstd, p)
+    gx = _ln_proj(xp, go * w if w is not None else go, xhat, rstd, axes)
+    if w is None:  # no weight or bias gradient is asked for (torch's output_mask)
+        return gx, xp.zeros_like(gx), xp.zeros_like(gx)
+    return gx, _lead_sum(xp, go * xhat, lead), _lead_sum(xp, go, lead)
+
+
+# torch's layer_norm_double_backward: g = (ggI, ggW, ggB), the gradients of the three outputs
+def _ln_double_go(xp, g, go, x, mean, rstd, w, b, out, p):
+    ggi, ggw, ggb = g
+    axes, _lead, xhat = _ln_parts(xp, x, mean, rstd, p)
+    r = _ln_proj(xp, ggi, xhat, rstd, axes)
+    return r * w + (xhat * ggw + ggb) if w is not None else r
+
+
+def _ln_double_x(xp, g, go, x, mean, rstd, w, b, out, p):
+    # gx = r (A - xhat m), A = gh - mean(gh), m = mean(gh xhat), gh = go w; d xhat = L(dx),
+    # d rstd = -rstd^2 mean(xhat dx); gw = sum(go xhat) adds L(go ggW)
+    ggi, ggw, _ggb = g
+    axes, _lead, xhat = _ln_parts(xp, x, mean, rstd, p)
+    gh = go * w if w is not None else go
+    m = norm_mean(xp, gh * xhat, axes)
+    s1 = norm_mean(xp, ggi * xhat, axes)
+    a = gh - norm_mean(xp, gh, axes)
+    v = rstd * (m * ggi + s1 * gh)
+    if w is not None:
+        v = go * ggw - v
+    else:
+        v = -v
+    coef = rstd * rstd * (norm_mean(xp, ggi * a, axes) - m * s1)
+    return _ln_proj(xp, v, xhat, rstd, axes) - coef * xhat
+
+
+def _ln_double_w(xp, g, go, x, mean, rstd, w, b, out, p):
+    axes, _lead, xhat = _ln_parts(xp, x, mean, rstd, p)
+    return go * _ln_proj(xp, g[0], xhat, rstd, axes)  # the engine sums over the leading dims
+
+
+def _ln_backward_case(rng):
+    x, go = rng.uniform(-2, 2, (3, 4)), rng.uniform(-2, 2, (3, 4))
+    w, b = rng.uniform(0.5, 2, (4,)), rng.uniform(-1, 1, (4,))
+
+    def ours(g, t, wt, bt):
+        c = t.detach()
+        mu = c.mean(1, keepdim=True)
+        r = 1 / (((c - mu) * (c - mu)).mean(1, keepdim=True) + 1e-5).sqrt()
+        gi, gw, gb = _dispatch().apply(NATIVE_LAYER_NORM_BACKWARD, (g, t, mu, r, wt, bt),
+                                       {"normalized_shape": (4,)})
+        return gi + gw + gb
+
+    def theirs(tt, g, t, wt, bt):
+        _, mu, r = tt.ops.aten.native_layer_norm(t.detach(), (4,), None, None, 1e-5)
+        gi, gw, gb = tt.ops.aten.native_layer_norm_backward(g, t, (4,), mu, r, wt, bt,
+                                                            [True, True, True])
+        return gi + gw + gb
+
+    return [(ours, [go, x, w, b], theirs)]
+
+
+NATIVE_LAYER_NORM_BACKWARD = defop(
+    "native_layer_norm_backward", node="NativeLayerNormBackwardBackward0",
+    inputs=("grad_out", "input", "mean", "rstd", "weight", "bias"), n_out=3,
+    saved=("grad_out", "input", "mean", "normalized_shape", "rstd", "weight"),
+    complex=kernel_refuses("LayerNormBackwardKernelImpl"), fwd=_ln_backward,
+    # mean and rstd are not differentiable (torch lists their edges, empty); the bias's
+    # gradient is undefined (its edge is kept)
+    vjp=(_ln_double_go, _ln_double_x, UNDEFINED_GRAD, UNDEFINED_GRAD, _ln_double_w, UNDEFINED_GRAD),
+    reads=((0, 1, 2, 3, 4),) * 6,
+    sample={"cases": _ln_backward_case},
 )

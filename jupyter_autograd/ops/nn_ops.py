@@ -14,8 +14,10 @@ import numpy as np
 from .backward_rows import (
     LEAKY_RELU_BACKWARD,
     LOG_SIGMOID_BACKWARD,
+    NATIVE_LAYER_NORM_BACKWARD,
     SOFTPLUS_BACKWARD,
     log_sigmoid_grad,
+    norm_mean,
     softplus_grad,
 )
 from .elementwise import _log_sigmoid
@@ -209,14 +211,7 @@ LOG_SIGMOID = defop(
 
 
 # ---------------------------------------------------------------- layer norm
-def _mean(xp, x, axes, empty=0.0):
-    """``mean(x, axes)`` kept for broadcasting; over no elements it is ``empty`` (torch's layer
-    norm of an empty normalized shape: mean 0, variance nan), without NumPy's warning."""
-    n = 1
-    for a in axes:
-        n *= x.shape[a]
-    s = xp.sum(x, axis=axes, keepdims=True)
-    return s / n if n else s + empty
+_mean = norm_mean
 
 
 def _ln_stats(xp, x, p):
@@ -267,8 +262,25 @@ def _ln_fwd(xp, x, w, b, p):
     return y
 
 
+def _ln_twice(xp, g, x, w, b, p, i):
+    """Under create_graph: output ``i`` of torch's native_layer_norm_backward, one node
+    (NativeLayerNormBackwardBackward0) for the three gradients: the rules of one backward call
+    share it (kept in ``p`` until the last gradient asked for takes it)."""
+    memo = p.get("_backward")
+    if memo is None or memo[0] is not g:
+        mean, rstd = xp.const(p["result1"], x), xp.const(p["result2"], x)
+        grads = xp.call(NATIVE_LAYER_NORM_BACKWARD, g, x, mean, rstd, w, b,
+                        p={"normalized_shape": p["normalized_shape"]})
+        memo = p["_backward"] = (g, grads)
+    if not any(t is not None and t.requires_grad for t in (x, w, b)[i + 1:]):
+        p.pop("_backward", None)
+    return memo[1][i]
+
+
 # xhat = (x - mean) r; dL/dx = r (gh - mean(gh) - xhat mean(gh xhat)) with gh = g w
 def _ln_vjp_x(xp, g, x, w, b, out, p):
+    if xp.is_txp:
+        return _ln_twice(xp, g, x, w, b, p, 0)
     axes, mu, r = _ln_stats(xp, x, p)
     xhat = (x - mu) * r
     gh = g * w if w is not None else g
@@ -276,6 +288,8 @@ def _ln_vjp_x(xp, g, x, w, b, out, p):
 
 
 def _ln_vjp_w(xp, g, x, w, b, out, p):
+    if xp.is_txp:
+        return _ln_twice(xp, g, x, w, b, p, 1)
     _axes, mu, r = _ln_stats(xp, x, p)
     return g * ((x - mu) * r)  # the engine sums over the leading (batch) dims
 
@@ -301,7 +315,8 @@ NATIVE_LAYER_NORM = defop(
     integral=kernel_refuses("LayerNormKernelImpl", on=(0,), when=_ln_params_same_dtype),
     saved=("bias", "input", "normalized_shape", "result1", "result2", "weight"),
     fwd=_ln_fwd,
-    vjp=(_ln_vjp_x, _ln_vjp_w, lambda xp, g, x, w, b, out, p: g),
+    vjp=(_ln_vjp_x, _ln_vjp_w,
+         lambda xp, g, x, w, b, out, p: _ln_twice(xp, g, x, w, b, p, 2) if xp.is_txp else g),
     jvp=_ln_jvp,
     # torch's one backward formula takes input, weight and bias for any of the three gradients,
     # so all are saved (and version-checked), though the bias's value is never read here
