@@ -188,14 +188,9 @@ def test_layer_norm_double_backward_is_one_node_with_torchs_values():
             np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11, err_msg=str((shape, k, affine)))
 
 
-# rows with complex support whose complex create_graph gradient is not torch's graph yet: torch's
-# formula conjugates inside the derivative (expm1: grad * (result.conj() + 1); sqrt:
-# grad / (2 * result.conj()); log2/log10: grad / (self.conj() * ln b); cos: -self.sin().conj();
-# acos: -(...).rsqrt().conj(); mv: self.conj().t(); pow's exponent: where(..., (...).conj())),
-# or is another formula (sgn: masked_fill; angle)
-COMPLEX_STILL_DIFFERENT = frozenset({
-    "expm1", "sqrt", "log2", "log10", "cos", "acos", "mv", "pow.Tensor_Tensor", "sgn", "angle",
-})
+# rows with complex support whose complex create_graph gradient is not torch's graph yet (none
+# left: formulas conjugating inside the derivative mark the place with xp.cj)
+COMPLEX_STILL_DIFFERENT: frozenset = frozenset()
 
 
 def _complex_graphs(lib, src: str, shapes, cx):

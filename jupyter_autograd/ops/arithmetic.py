@@ -228,7 +228,7 @@ POW = defop(
 def _pow_exponent_vjp(xp, g, a, b, out, p):
     nonneg = (xp.imag(b) == 0) & (xp.real(b) >= 0) if xp.iscomplexobj(b) else b >= 0
     # a == 0 with b < 0: result * log(0) = inf * -inf = -inf, as torch (not masked to nan)
-    return g * xp.where((a == 0) & nonneg, 0.0, out * xp.log(a))
+    return g * xp.where((a == 0) & nonneg, 0.0, xp.cj(out * xp.log(a)))
 
 
 def _pow_base_grad(xp, a, b):

@@ -84,6 +84,8 @@ def _sgn_backward(xp, g, x, out):
     if not xp.iscomplexobj(x):
         return xp.zero_tensor_like(g)
     a = xp.abs(x)
+    if xp.is_txp:  # create_graph: torch's graph, masked_fill_ over the division (nan at 0)
+        return xp.masked_fill((g - out * out * xp.conj(g)) / xp.mul_scalar(a, 2.0), a == 0, 0.0)
     zero = a == 0
     return xp.where(zero, 0.0, (g - out * out * xp.conj(g)) / (2 * xp.where(zero, 1.0, a)))
 
@@ -103,6 +105,8 @@ SGN = defop(
 def _angle_vjp(xp, g, x, out, p):
     if not xp.iscomplexobj(x):  # zeros, as torch's angle_backward (g * 0 would carry nan)
         return xp.zeros_like(g)
+    if xp.is_txp:  # create_graph: torch's graph, grad * self / self.abs().pow(2) * 1j
+        return xp.where(x == 0, 0.0, xp.mul_scalar(g * x / xp.pow_scalar(xp.abs(x), 2), 1j))
     a2 = xp.real(x * xp.conj(x))
     zero = a2 == 0
     return xp.where(zero, 0.0, g * x / xp.where(zero, 1.0, a2) * 1j)

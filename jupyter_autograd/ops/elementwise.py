@@ -64,11 +64,12 @@ LOG1P = _unary("log1p", "Log1PBackward0", lambda xp, x, p: xp.log1p(x),
                lambda xp, t, x, out, p: t[0] / (x[0] + 1),
                ("self",), domain=(-0.9, 5))
 EXPM1 = _unary("expm1", "Expm1Backward0", lambda xp, x, p: xp.expm1(x),
-               lambda xp, g, x, out, p: g * xp.add_scalar(out, 1),
+               # torch: grad * (result.conj() + 1)
+               lambda xp, g, x, out, p: g * xp.add_scalar(xp.cj(out), 1),
                lambda xp, t, x, out, p: t[0] * (out + 1),
                ("result",))
 SQRT = _unary("sqrt", "SqrtBackward0", lambda xp, x, p: xp.sqrt(x),
-              lambda xp, g, x, out, p: g / xp.mul_scalar(out, 2),
+              lambda xp, g, x, out, p: g / xp.mul_scalar(xp.cj(out), 2),  # grad / (2 * result.conj())
               lambda xp, t, x, out, p: t[0] / (2 * out),
               ("result",), domain=(0.1, 5))
 # d/dx x^(-1/2) = -1/2 x^(-3/2) = -1/2 out^3
@@ -105,8 +106,9 @@ SIN = _unary("sin", "SinBackward0", lambda xp, x, p: xp.sin(x),
              lambda xp, g, x, out, p: g * xp.cos(x), lambda xp, t, x, out, p: t[0] * xp.cos(x[0]),
              ("self",))
 COS = _unary("cos", "CosBackward0", lambda xp, x, p: xp.cos(x),
-             # grad * -sin(x), composed as torch's formula (its double backward records Neg)
-             lambda xp, g, x, out, p: g * -xp.sin(x), lambda xp, t, x, out, p: -t[0] * xp.sin(x[0]),
+             # grad * -self.sin().conj(), composed as torch's formula (its double backward
+             # records Neg)
+             lambda xp, g, x, out, p: g * -xp.cj(xp.sin(x)), lambda xp, t, x, out, p: -t[0] * xp.sin(x[0]),
              ("self",))
 # d/dx tan x = 1 + tan^2 x
 TAN = _unary("tan", "TanBackward0", lambda xp, x, p: xp.tan(x),

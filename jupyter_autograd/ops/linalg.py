@@ -95,9 +95,9 @@ MV = defop(
                                      + xp.matmul(x[0], t[1][..., None])[..., 0]),
     complex=HOLOMORPHIC, bools=kernel_refuses("addmv_impl_cpu", when=_product_runs),
     fwd=_mv_fwd,
-    # torch: grad.ger(vec) (outer: grad.reshape(-1, 1) * vec), self.t().mv(grad)
+    # torch: grad.ger(vec.conj()) (outer: grad.reshape(-1, 1) * vec), self.conj().t().mv(grad)
     vjp=(lambda xp, g, a, v, out, p: xp.reshape(g, (-1, 1)) * v,
-         lambda xp, g, a, v, out, p: xp.call(MV, xp.t(a), g)),
+         lambda xp, g, a, v, out, p: xp.call(MV, xp.t(xp.cj(a)), g)),
     jvp=lambda xp, t, x, out, p: xp.matmul(t[0], x[1]) + xp.matmul(x[0], t[1]),
     sample={"domain": (-2, 2), "kind": "mv"}, torch=lambda torch, a, v: torch.mv(a, v),
 )

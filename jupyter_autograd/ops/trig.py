@@ -72,7 +72,9 @@ def ew(name, node, fwd, d, saved=("self",), domain=(-3, 3), avoid=(), smooth=Tru
 # d/dx acos x = -1/sqrt(1 - x^2); asin: +1/sqrt(1 - x^2); torch: (-self * self + 1).rsqrt()
 ACOS = ew("acos", "AcosBackward0", lambda xp, x, p: xp.arccos(x),
           lambda xp, x, out, p: -xp.rsqrt(xp.add_scalar(-x * x, 1)), domain=(-0.95, 0.95),
-          cut=True)
+          cut=True, complex=AS_WRITTEN,
+          # torch: grad * -((-self * self + 1).rsqrt()).conj(): the conjugate under the negation
+          vjp=lambda xp, g, x, out, p: g * -_conj(xp, xp.rsqrt(xp.add_scalar(-x * x, 1))))
 ASIN = ew("asin", "AsinBackward0", lambda xp, x, p: xp.arcsin(x),
           lambda xp, x, out, p: xp.rsqrt(xp.add_scalar(-x * x, 1)), domain=(-0.95, 0.95), cut=True)
 # torch: grad / (self * self + 1)
@@ -96,9 +98,9 @@ COSH = ew("cosh", "CoshBackward0", lambda xp, x, p: xp.cosh(x),
           lambda xp, x, out, p: xp.sinh(x))
 # torch: grad / (self * ln 2), grad * result * ln 2
 LOG2 = ew("log2", "Log2Backward0", lambda xp, x, p: xp.log2(x),
-          lambda xp, x, out, p: xp.mul_scalar(x, _LN2), domain=(0.1, 5), den=True)
+          lambda xp, x, out, p: xp.mul_scalar(xp.cj(x), _LN2), domain=(0.1, 5), den=True)
 LOG10 = ew("log10", "Log10Backward0", lambda xp, x, p: xp.log10(x),
-           lambda xp, x, out, p: xp.mul_scalar(x, _LN10), domain=(0.1, 5), den=True)
+           lambda xp, x, out, p: xp.mul_scalar(xp.cj(x), _LN10), domain=(0.1, 5), den=True)
 EXP2 = ew("exp2", "Exp2Backward0", lambda xp, x, p: xp.exp2(x),
           lambda xp, x, out, p: out * _LN2, saved=("result",),
           vjp=lambda xp, g, x, out, p: xp.mul_scalar(g * out, _LN2))

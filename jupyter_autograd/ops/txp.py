@@ -312,6 +312,10 @@ class _TXP:
         return api.isfinite(x)
 
     @staticmethod
+    def cj(x):
+        return x  # see ops.xp.ArrayNamespace.cj; a complex twin's is txp_reflect.ReflectedXP.cj
+
+    @staticmethod
     def const(a, like):
         """An array without history (a saved statistic) as a graph tensor on ``like``'s device."""
         return _const(a, like)

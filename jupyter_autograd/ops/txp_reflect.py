@@ -10,7 +10,8 @@ computes at that point; a value computed without it is the conjugate of that (Sc
 reflection: the rules are real-coefficient functions, ``h(conj z) = conj(h(z))``). So where an
 operator, Tensor method or ``xp`` function meets a reflected value, its other tensor (and
 complex scalar) arguments are conjugated: that is the one place a ``ConjBackward0`` is
-recorded, over the whole factor, as torch's ``.conj()``.
+recorded, over the whole factor, as torch's ``.conj()``. A rule whose torch formula conjugates
+inside the derivative marks the place with ``xp.cj`` (nothing on arrays).
 """
 
 from __future__ import annotations
@@ -119,6 +120,15 @@ class ReflectedXP:
 
     def __init__(self, xp) -> None:
         self._xp = xp
+
+    @staticmethod
+    def cj(x):
+        """Where torch's formula conjugates inside the derivative (``result.conj() + 1``,
+        ``self.sin().conj()`` under a negation): the conjugate recorded there, its value the
+        conjugated-operand rule's from then on."""
+        if x.__class__ is Reflected or not isinstance(x, Tensor) or x._data.dtype.kind != "c":
+            return x
+        return Reflected(cplx.conj(x))
 
     def __getattr__(self, name):
         v = getattr(self._xp, name)

@@ -23,6 +23,13 @@ class ArrayNamespace:
         setattr(self, name, v)  # cache: later lookups are plain attribute reads
         return v
 
+    @staticmethod
+    def cj(x):
+        """Where torch's complex formula conjugates (``result.conj() + 1``): nothing on arrays
+        (a complex twin's rule already runs on conjugated operands); the complex twin's graph
+        records the ConjBackward0 there (ops/txp_reflect.py)."""
+        return x
+
     # torch's formulas (derivatives.yaml) call Scalar overloads: ``result.pow(2)``, ``1 + t``,
     # ``2 * t``, ``t / 2``. On arrays they are the operators; under create_graph (txp) they
     # record torch's nodes (PowBackward0, AddBackward1, MulBackward1, DivBackward1...).

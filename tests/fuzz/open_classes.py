@@ -77,20 +77,6 @@ OPEN: dict[str, Open] = {
                 "|single memory location|leaf Variable that requires grad|one or more dimensions"
                 "|can't be cast to the desired"),
     ),
-    "higher-order-graph-shape": Open(
-        "complex",
-        "(narrowed) complex create_graph gradients of the rows whose torch formula conjugates "
-        "inside the derivative rather than over it (expm1: grad * (result.conj() + 1); sqrt: "
-        "grad / (2 * result.conj()); log2/log10: grad / (self.conj() * ln b); cos: "
-        "-self.sin().conj(); acos; mv: self.conj().t(); pow's exponent: the conj inside a where) "
-        "or whose complex formula is another (sgn: masked_fill; angle): "
-        "tests/test_higher_order_graph.py COMPLEX_STILL_DIFFERENT",
-        ("x = torch.tensor([0.5 + 0.25j, 1.5 - 0.5j], requires_grad=True)",
-         "(g,) = torch.autograd.grad(x.sqrt(), [x], torch.ones(2, dtype=torch.complex64), "
-         "create_graph=True)"),
-        M(kind="autograd.grad|unpack|read_grad|backward", field=r"(hook-log\.)?grad_fn",
-          prog=r"(?s)^(?=.*complex)(?=.*\b(sqrt|expm1|log2|log10|cos|acos|mv|pow|sgn|angle)\b)"),
-    ),
 }
 
 # Public names torch has and jupyter_autograd lacks (owner: lead). The generator does not draw
