@@ -47,10 +47,9 @@ class Reflected(Tensor):
 
 
 def _method(name):
-    fn = getattr(Tensor, name)
-
+    # Tensor's operators are attached after this module is imported: looked up when called
     def method(self, *args):
-        return _reflect(fn(object.__getattribute__(self, "_t"), *_conj(args)))
+        return _reflect(getattr(Tensor, name)(object.__getattribute__(self, "_t"), *_conj(args)))
 
     method.__name__ = name
     return method
