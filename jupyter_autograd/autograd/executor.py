@@ -152,12 +152,6 @@ def _frees(fn) -> bool:
     return False
 
 
-def _unwatched(var) -> bool:
-    """Whether nothing can watch a leaf's AccumulateGrad run (no hook on it, the leaf still a
-    leaf): when it runs cannot be told, so a plain backward runs it last."""
-    return not var._hooks and not var._post_acc_hooks and var._grad_fn is None
-
-
 class _Exact:
     """What torch's order needs beyond sequence numbers: dependency counts (a node is queued
     once all its consumers have run), and with ``inputs`` which nodes run and what is captured."""
@@ -333,9 +327,12 @@ def _run(heap, buffers, ex, keep_graph, create_graph, shared, roots):
                         else:
                             buf = buffers[n] = [None] * n._n_out
                             buf[nr] = g
-                        if (n.__class__ is AccumulateGrad and not n._pre and not n._hooks
-                                and _unwatched(n.variable)):
-                            leaves.append(n)  # no hook can tell when: after every other node
+                        if n.__class__ is AccumulateGrad and not n._pre and not n._hooks and (
+                                not (v := n.variable)._hooks and not v._post_acc_hooks
+                                and v._grad_fn is None):
+                            # nothing can watch it run (no hook on it or its leaf, the leaf
+                            # still a leaf): it runs after every other node, once
+                            leaves.append(n)
                         elif nxt is None:
                             nxt = n
                         else:

@@ -113,12 +113,12 @@ class ArrayNamespace:
         """``where(cut, 0, x)`` for a float ``x``, by keep_where's bit trick with the mask
         inverted: torch's threshold_backward (``self <= threshold ? 0 : grad``: a NaN self
         passes the gradient, an inf/nan gradient where cut gives +0)."""
-        m = self._mod
-        u = _UINT.get(x.dtype.itemsize) if x.dtype.kind == "f" else None
+        u = _UINT_OF.get(x.dtype)
         if u is None or not x.ndim or cut.shape != x.shape:
-            return m.where(cut, x.dtype.type(0), x)
-        bits = cut.astype(u)
-        m.subtract(bits, 1, out=bits)  # 1 (cut) -> 0, 0 -> all ones
+            return self._mod.where(cut, x.dtype.type(0), x)
+        m = self._mod
+        # 1 (cut) -> 0, 0 -> all ones; the cast from bool inside the ufunc (one pass, not two)
+        bits = m.subtract(cut, 1, dtype=u)
         return m.bitwise_and(x.view(u), bits, out=bits).view(x.dtype)
 
     def zero_tensor_like(self, g):
@@ -161,6 +161,7 @@ def _basic(key) -> bool:
 
 
 _UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+_UINT_OF = {np.dtype(f): _UINT[np.dtype(f).itemsize] for f in ("float16", "float32", "float64")}
 NPX = ArrayNamespace(np)
 _READONLY: dict = {}
 
