@@ -34,6 +34,7 @@ case "${1:-test}" in
   test)
     setup
     ruff check .   # lint first: a finding fails the run before the long suites
+    ruff format --check .
     if [ -f .ci/labextension.sh ]; then bash .ci/labextension.sh; fi
     # release path: sdist + wheel, the wheel in a clean venv without Node, and three browser tests
     # against that install (which pytest below then need not repeat against the editable one)

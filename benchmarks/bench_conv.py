@@ -99,7 +99,9 @@ def main(argv=None) -> dict:
         lb = float(theirs().detach())
         assert abs(la - lb) < 1e-4, (la, lb)
         for (n, a), (_, b) in zip(ours_model.named_parameters(), theirs_model.named_parameters()):
-            np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-3, atol=1e-4, err_msg=n)
+            np.testing.assert_allclose(
+                a.grad.numpy(), b.grad.numpy(), rtol=1e-3, atol=1e-4, err_msg=n
+            )
     blocks, per = (2, 3) if args.smoke else (10, 10)
     ours_t, theirs_t = ([], []), ([], [])
     for _ in range(blocks):
@@ -114,8 +116,10 @@ def main(argv=None) -> dict:
     if theirs is not None:
         b, bc = (statistics.median(t) * 1e3 for t in theirs_t)
         res.update(torch_ms=b, torch_cpu_ms=bc, ratio=a / b, cpu_ratio=ac / bc)
-        line += (f", torch {b:.1f} ms (cpu {bc:.1f}), ratio {a / b:.2f}x (cpu {ac / bc:.2f}x; "
-                 "target <= 2x)")
+        line += (
+            f", torch {b:.1f} ms (cpu {bc:.1f}), ratio {a / b:.2f}x (cpu {ac / bc:.2f}x; "
+            "target <= 2x)"
+        )
     print(line)
     return res
 

@@ -43,8 +43,9 @@ def per_sample(mod, w1, b1, w2, b2, x, y):
     xs, ys = mod.tensor(x), mod.tensor(y)
 
     def loss(p, xi, yi):
-        return F.cross_entropy(mod.func.functional_call(model, p, (xi.unsqueeze(0),)),
-                               yi.unsqueeze(0))
+        return F.cross_entropy(
+            mod.func.functional_call(model, p, (xi.unsqueeze(0),)), yi.unsqueeze(0)
+        )
 
     step = mod.func.vmap(mod.func.grad(loss), in_dims=(None, 0, 0))
     return lambda: step(params, xs, ys)
@@ -58,8 +59,7 @@ def jac(mod, w, x, how):
 
     if how == "jacfwd":
         return lambda: mod.func.jacfwd(f)(X)
-    return lambda: mod.autograd.functional.jacobian(f, X, strategy="forward-mode",
-                                                    vectorize=True)
+    return lambda: mod.autograd.functional.jacobian(f, X, strategy="forward-mode", vectorize=True)
 
 
 def _time(fn, reps: int) -> float:
@@ -71,8 +71,11 @@ def _time(fn, reps: int) -> float:
 
 def _compare(name, ours, theirs, rounds, reps):
     o, t = ours(), theirs()
-    flat = (lambda r: [v.detach().numpy() for v in r.values()]) if isinstance(o, dict) else (
-        lambda r: [r.detach().numpy()])
+    flat = (
+        (lambda r: [v.detach().numpy() for v in r.values()])
+        if isinstance(o, dict)
+        else (lambda r: [r.detach().numpy()])
+    )
     for a, b in zip(flat(o), flat(t)):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
     to, tt = [], []
@@ -80,7 +83,9 @@ def _compare(name, ours, theirs, rounds, reps):
         to.append(_time(ours, reps))
         tt.append(_time(theirs, reps))
     mo, mt = statistics.median(to), statistics.median(tt)
-    print(f"{name:<58} ours {mo * 1e3:8.2f} ms   torch {mt * 1e3:8.2f} ms   ours/torch {mo / mt:5.2f}")
+    print(
+        f"{name:<58} ours {mo * 1e3:8.2f} ms   torch {mt * 1e3:8.2f} ms   ours/torch {mo / mt:5.2f}"
+    )
     return mo, mt
 
 
@@ -100,16 +105,26 @@ def main(argv=None) -> None:
     b2 = np.zeros(10, np.float32)
     x = rng.standard_normal((batch, 784)).astype(np.float32)
     y = rng.integers(0, 10, batch)
-    _compare(f"per-sample grads, MLP 784-128-10, batch {batch} (vmap(grad))",
-             per_sample(ja, w1, b1, w2, b2, x, y), per_sample(torch, w1, b1, w2, b2, x, y),
-             rounds, reps)
+    _compare(
+        f"per-sample grads, MLP 784-128-10, batch {batch} (vmap(grad))",
+        per_sample(ja, w1, b1, w2, b2, x, y),
+        per_sample(torch, w1, b1, w2, b2, x, y),
+        rounds,
+        reps,
+    )
     n = 20 if args.smoke else 100
     w = (rng.standard_normal((n, n)) / np.sqrt(n)).astype(np.float64)
     v = rng.standard_normal(n)
-    _compare(f"jacfwd R^{n} -> R^{n}", jac(ja, w, v, "jacfwd"), jac(torch, w, v, "jacfwd"),
-             rounds, reps)
-    _compare(f"jacobian(forward-mode, vectorize=True) R^{n} -> R^{n}",
-             jac(ja, w, v, "jacobian"), jac(torch, w, v, "jacobian"), rounds, reps)
+    _compare(
+        f"jacfwd R^{n} -> R^{n}", jac(ja, w, v, "jacfwd"), jac(torch, w, v, "jacfwd"), rounds, reps
+    )
+    _compare(
+        f"jacobian(forward-mode, vectorize=True) R^{n} -> R^{n}",
+        jac(ja, w, v, "jacobian"),
+        jac(torch, w, v, "jacobian"),
+        rounds,
+        reps,
+    )
 
 
 if __name__ == "__main__":

@@ -41,7 +41,9 @@ def _cases(m, F):
         "hvp (100 inputs)": lambda: F.hvp(loss, x100, v100),
         "vhp (100 inputs)": lambda: F.vhp(loss, x100, v100),
         "jacobian R^100->R^100 (reverse)": lambda: F.jacobian(vec, x100),
-        "jacobian R^100->R^100 (forward)": lambda: F.jacobian(vec, x100, vectorize=True, strategy="forward-mode"),
+        "jacobian R^100->R^100 (forward)": lambda: F.jacobian(
+            vec, x100, vectorize=True, strategy="forward-mode"
+        ),
     }
 
 

@@ -118,8 +118,10 @@ def main() -> int:
     cases = [(name, n, make) for n in sizes for name, make in SHAPES.items()]
     cases.append(("no repeats", 2_000, unstructured))
     over = []
-    print(f"{'shape':<16} {'nodes':>8} {'kept':>5}  {'JSON ms/kB':>12} {'SVG ms/kB':>12} "
-          f"{'text ms/kB':>12} {'display ms':>10} {'(CPU ms)':>8}")
+    print(
+        f"{'shape':<16} {'nodes':>8} {'kept':>5}  {'JSON ms/kB':>12} {'SVG ms/kB':>12} "
+        f"{'text ms/kB':>12} {'display ms':>10} {'(CPU ms)':>8}"
+    )
     for name, n, make in cases:
         root = make(n)
         r = measure(root, args.repeat)
@@ -129,11 +131,15 @@ def main() -> int:
             cells.append(f"{t * 1e3:6.0f}/{size / 1e3:5.0f}")
             if t > BUDGET_S or size > BUDGET_BYTES:
                 over.append(f"{name} {r['nodes']}: {key} {t * 1e3:.0f} ms, {size / 1e3:.0f} kB")
-        print(f"{name:<16} {r['nodes']:>8} {r['payload nodes']:>5}  {cells[0]:>12} {cells[1]:>12} "
-              f"{cells[2]:>12} {r['display'] * 1e3:>10.0f} {r['display cpu'] * 1e3:>8.0f}")
+        print(
+            f"{name:<16} {r['nodes']:>8} {r['payload nodes']:>5}  {cells[0]:>12} {cells[1]:>12} "
+            f"{cells[2]:>12} {r['display'] * 1e3:>10.0f} {r['display cpu'] * 1e3:>8.0f}"
+        )
         del root
-    print(f"budget: each output <= {BUDGET_BYTES / 1e6:.0f} MB and <= {BUDGET_S * 1e3:.0f} ms "
-          "(build included; wall time, so measure on a quiet machine: CPU ms alongside)")
+    print(
+        f"budget: each output <= {BUDGET_BYTES / 1e6:.0f} MB and <= {BUDGET_S * 1e3:.0f} ms "
+        "(build included; wall time, so measure on a quiet machine: CPU ms alongside)"
+    )
     if over:
         print("OVER BUDGET: " + "; ".join(over), file=sys.stderr)
         return 1 if args.check else 0

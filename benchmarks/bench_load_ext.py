@@ -38,8 +38,15 @@ def run_once() -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     # an installed package has its bytecode compiled: time that, not recompiling stale sources
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env,
-                         cwd=ROOT, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -50,10 +57,12 @@ def main() -> int:
     args = ap.parse_args()
     runs = [run_once() for _ in range(args.repeat)]
     best = min(runs, key=lambda r: r["total"])
-    print(f"%load_ext jupyter_autograd, best of {args.repeat} fresh processes (CPU s): "
-          f"import {best['import']:.3f} + extension {best['extension']:.3f} = {best['total']:.3f}"
-          f" (wall {best['wall']:.3f}); imported of matplotlib/ipywidgets/anywidget: "
-          f"{best['heavy'] or 'none'}")
+    print(
+        f"%load_ext jupyter_autograd, best of {args.repeat} fresh processes (CPU s): "
+        f"import {best['import']:.3f} + extension {best['extension']:.3f} = {best['total']:.3f}"
+        f" (wall {best['wall']:.3f}); imported of matplotlib/ipywidgets/anywidget: "
+        f"{best['heavy'] or 'none'}"
+    )
     print(f"budget: {BUDGET_S} s")
     over = best["total"] > BUDGET_S
     if over:

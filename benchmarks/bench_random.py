@@ -41,15 +41,22 @@ def main() -> None:
         ("rand float32", lambda m: m.rand(N), lambda: rng.random(N, dtype=np.float32)),
         ("randint", lambda m: m.randint(0, 100, (N,)), lambda: rng.integers(0, 100, N)),
         ("randperm", lambda m: m.randperm(N), lambda: rng.permutation(N)),
-        ("dropout", lambda m: m.nn.functional.dropout(ones[m], 0.5),
-         lambda: np.ones(N, np.float32) * (rng.random(N, dtype=np.float32) >= 0.5) * 2),
+        (
+            "dropout",
+            lambda m: m.nn.functional.dropout(ones[m], 0.5),
+            lambda: np.ones(N, np.float32) * (rng.random(N, dtype=np.float32) >= 0.5) * 2,
+        ),
     ]
-    print(f"{'10^6 samples':16} {'ours ms':>9} {'torch ms':>9} {'numpy ms':>9} {'/torch':>7} {'/numpy':>7}")
+    print(
+        f"{'10^6 samples':16} {'ours ms':>9} {'torch ms':>9} {'numpy ms':>9} {'/torch':>7} {'/numpy':>7}"
+    )
     for name, draw, numpy_draw in rows:
         ours = _best(lambda d=draw: d(ja))
         theirs = _best(lambda d=draw: d(torch)) if torch else float("nan")
         base = _best(numpy_draw)
-        print(f"{name:16} {ours:9.2f} {theirs:9.2f} {base:9.2f} {ours / theirs:7.1f} {ours / base:7.1f}")
+        print(
+            f"{name:16} {ours:9.2f} {theirs:9.2f} {base:9.2f} {ours / theirs:7.1f} {ours / base:7.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -36,7 +36,9 @@ from jupyter_autograd import nn
 
 def make_model():
     torch.manual_seed(0)
-    return nn.Sequential(nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 3))
+    return nn.Sequential(
+        nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 3)
+    )
 
 
 def _spaced(arrays, start):
@@ -49,7 +51,7 @@ def _spaced(arrays, start):
         pad = (k * 3 % 61) * 16  # a different multiple of 16 bytes for each array
         buf = np.empty(a.nbytes + pad + 64, np.uint8)
         off = (-buf.ctypes.data) % 64 + pad
-        view = buf[off:off + a.nbytes].view(a.dtype).reshape(a.shape)
+        view = buf[off : off + a.nbytes].view(a.dtype).reshape(a.shape)
         view[...] = a
         out.append(view)
     return out
@@ -155,8 +157,10 @@ def main(argv=None) -> dict:
     args = ap.parse_args(argv)
     blocks, steps = (3, 20) if args.smoke else (args.blocks, args.steps)
     r = run(blocks, steps)
-    print(f"per step: jupyter_autograd {r['ours_ms']:.3f} ms, hand-written NumPy "
-          f"{r['numpy_ms']:.3f} ms, ratio {r['ratio']:.2f}x (target <= 1.3x)")
+    print(
+        f"per step: jupyter_autograd {r['ours_ms']:.3f} ms, hand-written NumPy "
+        f"{r['numpy_ms']:.3f} ms, ratio {r['ratio']:.2f}x (target <= 1.3x)"
+    )
     return r
 
 

@@ -70,7 +70,9 @@ def main() -> int:
     ap.add_argument("--nodes", type=int, default=2000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--shape", choices=["mlp", "chain"], default="mlp")
-    ap.add_argument("--check", type=float, default=None, help="exit 1 if the median (ms) exceeds this")
+    ap.add_argument(
+        "--check", type=float, default=None, help="exit 1 if the median (ms) exceeds this"
+    )
     ap.add_argument("--json", type=Path, default=None, help="also write the runs here")
     args = ap.parse_args()
     if labextension_installed() is None:
@@ -89,7 +91,9 @@ def main() -> int:
         f"{statistics.median(float(r['draw_ms']) for r in runs):.0f} ms)"
     )
     if args.json:
-        args.json.write_text(json.dumps({"nodes": args.nodes, "shape": args.shape, "runs": runs}, indent=1))
+        args.json.write_text(
+            json.dumps({"nodes": args.nodes, "shape": args.shape, "runs": runs}, indent=1)
+        )
     if args.check is not None and med > args.check:
         print(f"FAIL: median first paint {med:.0f} ms > {args.check:.0f} ms", file=sys.stderr)
         return 1

@@ -128,9 +128,13 @@ def op_suite(dev):
                         # eps=1e-3 and these tolerances survive internal float32 casts (_to_copy);
                         # a wrong rule is off by O(1)
                         num, n = _numeric(case, dev, vs, i)
-                        np.testing.assert_allclose(b.reshape(-1)[:n], num.reshape(-1)[:n],
-                                                   rtol=2e-3, atol=2e-3 * max(1.0, float(np.abs(num).max())),
-                                                   err_msg=f"finite differences {i}")
+                        np.testing.assert_allclose(
+                            b.reshape(-1)[:n],
+                            num.reshape(-1)[:n],
+                            rtol=2e-3,
+                            atol=2e-3 * max(1.0, float(np.abs(num).max())),
+                            err_msg=f"finite differences {i}",
+                        )
         except Exception as e:  # noqa: BLE001 - reported in the table
             status = f"FAIL {type(e).__name__}: {str(e).splitlines()[0][:90] if str(e) else ''}"
             failures.append(name)
@@ -152,7 +156,12 @@ def mlp_step(lib, dev):
     X = rng.standard_normal((64, 784)).astype(np.float32)
     y = rng.integers(0, 10, 64)
     shapes = [(784, 256), (256, 256), (256, 10)]
-    ws = [lib.tensor((rng.standard_normal(s) * 0.05).astype(np.float32), device=dev, requires_grad=True) for s in shapes]
+    ws = [
+        lib.tensor(
+            (rng.standard_normal(s) * 0.05).astype(np.float32), device=dev, requires_grad=True
+        )
+        for s in shapes
+    ]
     bs = [lib.zeros(s[1], device=dev, requires_grad=True) for s in shapes]
     xt, yt = lib.tensor(X, device=dev), lib.tensor(y, device=dev)
 
@@ -175,7 +184,11 @@ def workloads(dev, big, repeat):
     table = []
     for label, make, per in (
         ("per-op overhead (1000-op chain, (3,) f64)", lambda lib, d: chain_ops(lib, d), 1000),
-        (f"{big / 1e6:g}M-element chain (10 ops + backward)", lambda lib, d: big_chain(lib, d, big), None),
+        (
+            f"{big / 1e6:g}M-element chain (10 ops + backward)",
+            lambda lib, d: big_chain(lib, d, big),
+            None,
+        ),
         ("MLP 784-256-256-10 step, batch 64", lambda lib, d: mlp_step(lib, d), None),
     ):
         row = [label]
@@ -183,8 +196,10 @@ def workloads(dev, big, repeat):
             t = median_time(make(lib, d), repeat, sync)
             row.append(t / per * 1e6 if per else t * 1e3)
         if torch_cuda:
+
             def tsync():
                 torch.cuda.synchronize()
+
             fn = make(torch, "cuda")
             fn()
             tsync()
@@ -220,7 +235,9 @@ def main(argv=None) -> int:
         else:
             reason = "CUDA reported unavailable"
         print(f"GPU check: no usable CUDA device, nothing to check here ({reason}).")
-        print("Install CuPy for your CUDA version (pip install jupyter-autograd[cuda]) on a GPU machine.")
+        print(
+            "Install CuPy for your CUDA version (pip install jupyter-autograd[cuda]) on a GPU machine."
+        )
         return 0
     dev = "cuda"
     name = ja.cuda.get_device_name()
@@ -228,8 +245,10 @@ def main(argv=None) -> int:
 
     rows, failures, secs = op_suite(dev)
     ok = sum(1 for _, s in rows if s == "ok")
-    print(f"Op suite on cuda: {ok}/{len(rows)} rows agree with cpu and pass gradient checks "
-          f"({secs:.1f} s)")
+    print(
+        f"Op suite on cuda: {ok}/{len(rows)} rows agree with cpu and pass gradient checks "
+        f"({secs:.1f} s)"
+    )
     for n, s in rows:
         if s != "ok":
             print(f"  {n:32s} {s}")

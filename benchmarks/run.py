@@ -42,7 +42,7 @@ def compare(fns: dict, repeat: int, warmup: int = 1) -> dict:
     times = {k: [] for k in fns}
     for r in range(repeat):
         order = list(fns.items())
-        order = order[r % len(order):] + order[: r % len(order)]
+        order = order[r % len(order) :] + order[: r % len(order)]
         for k, f in order:
             t0 = time.perf_counter()
             f()
@@ -143,14 +143,21 @@ def mlp_data(rng):
     W1 = (rng.standard_normal((256, 784)) * 0.05).astype(np.float32)
     W2 = (rng.standard_normal((256, 256)) * 0.05).astype(np.float32)
     W3 = (rng.standard_normal((10, 256)) * 0.05).astype(np.float32)
-    return X, y, [W1, W2, W3], [np.zeros(256, np.float32), np.zeros(256, np.float32), np.zeros(10, np.float32)]
+    return (
+        X,
+        y,
+        [W1, W2, W3],
+        [np.zeros(256, np.float32), np.zeros(256, np.float32), np.zeros(10, np.float32)],
+    )
 
 
 def mlp_ours(lib, data, record=True):
     """The step as PyTorch code writes it: F.linear layers, tanh, cross-entropy, backward."""
     X, y, Ws, bs = data
     xt, yt = lib.tensor(X), lib.tensor(y)
-    params = [lib.tensor(w, requires_grad=True) for w in Ws] + [lib.tensor(b, requires_grad=True) for b in bs]
+    params = [lib.tensor(w, requires_grad=True) for w in Ws] + [
+        lib.tensor(b, requires_grad=True) for b in bs
+    ]
     F = lib.nn.functional
 
     def forward():
@@ -231,28 +238,71 @@ def main(argv=None):
     rows = []
 
     def row(name, ours, numpy_t=None, torch_t=None, unit=1.0, unit_name="s"):
-        rows.append((name, ours / unit, None if numpy_t is None else numpy_t / unit,
-                     None if torch_t is None else torch_t / unit, unit_name))
+        rows.append(
+            (
+                name,
+                ours / unit,
+                None if numpy_t is None else numpy_t / unit,
+                None if torch_t is None else torch_t / unit,
+                unit_name,
+            )
+        )
 
     def three(name, ours, np_fn, th_fn, rep_, unit, unit_name):
         m = compare({"ours": ours, "numpy": np_fn, "torch": th_fn}, rep_)
         row(name, m["ours"], m.get("numpy"), m.get("torch"), unit=unit, unit_name=unit_name)
 
-    three(f"per-op overhead, (3,) f64, {n_ops}-op chain fwd+bwd", chain_ops(ja, n_ops, ja.float64),
-          chain_numpy(n_ops), chain_ops(torch, n_ops, torch.float64) if torch else None,
-          rep, n_ops * 1e-6, "us/op")
-    three(f"{big:,}-element f64 chain of 10 ops + backward", big_chain(ja, big), big_chain_numpy(big),
-          big_chain(torch, big) if torch else None, max(3, rep // 2), 1e-3, "ms")
+    three(
+        f"per-op overhead, (3,) f64, {n_ops}-op chain fwd+bwd",
+        chain_ops(ja, n_ops, ja.float64),
+        chain_numpy(n_ops),
+        chain_ops(torch, n_ops, torch.float64) if torch else None,
+        rep,
+        n_ops * 1e-6,
+        "us/op",
+    )
+    three(
+        f"{big:,}-element f64 chain of 10 ops + backward",
+        big_chain(ja, big),
+        big_chain_numpy(big),
+        big_chain(torch, big) if torch else None,
+        max(3, rep // 2),
+        1e-3,
+        "ms",
+    )
     data = mlp_data(np.random.default_rng(0))
     step, fwd_ng, fwd_rec = mlp_ours(ja, data)
-    three("MLP step f32 batch 64, 784-256-256-10 tanh CE", step, mlp_numpy(data),
-          mlp_ours(torch, data)[0] if torch else None, rep * 2, 1e-3, "ms")
+    three(
+        "MLP step f32 batch 64, 784-256-256-10 tanh CE",
+        step,
+        mlp_numpy(data),
+        mlp_ours(torch, data)[0] if torch else None,
+        rep * 2,
+        1e-3,
+        "ms",
+    )
     m = compare({"rec": fwd_rec, "ng": fwd_ng}, rep * 2)
-    row("MLP forward: recording vs no_grad (numpy col = no_grad)", m["rec"], m["ng"], None, unit=1e-3, unit_name="ms")
-    three(f"{deep:,}-op chain fwd+bwd at recursion limit {sys.getrecursionlimit()}", deep_chain(ja, deep),
-          None, deep_chain(torch, deep) if torch else None, 3, 1.0, "s")
+    row(
+        "MLP forward: recording vs no_grad (numpy col = no_grad)",
+        m["rec"],
+        m["ng"],
+        None,
+        unit=1e-3,
+        unit_name="ms",
+    )
+    three(
+        f"{deep:,}-op chain fwd+bwd at recursion limit {sys.getrecursionlimit()}",
+        deep_chain(ja, deep),
+        None,
+        deep_chain(torch, deep) if torch else None,
+        3,
+        1.0,
+        "s",
+    )
 
-    print(f"{'workload':58s} {'ours':>10s} {'numpy':>10s} {'torch':>10s} {'/numpy':>7s} {'/torch':>7s}  unit")
+    print(
+        f"{'workload':58s} {'ours':>10s} {'numpy':>10s} {'torch':>10s} {'/numpy':>7s} {'/torch':>7s}  unit"
+    )
     for name, o, n, t, u in rows:
         fn = lambda v: f"{v:10.3f}" if v is not None else f"{'-':>10s}"
         rn = f"{o / n:7.2f}" if n else f"{'-':>7s}"

@@ -22,7 +22,9 @@ from jupyter_autograd import nn
 def main(epochs: int = 200, seed: int = 0) -> tuple[float, float]:
     torch.manual_seed(seed)
     X, y = torch.datasets.spiral()  # 300 points, 3 interleaved arms
-    model = nn.Sequential(nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 3))
+    model = nn.Sequential(
+        nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 3)
+    )
     loss_fn = nn.CrossEntropyLoss()
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=100, gamma=0.5)

@@ -125,8 +125,20 @@ from .ops.api_misc import *
 from .ops.as_strided import *
 from ._legacy_types import *
 from .ops.cplx import (  # noqa: F401
-    adjoint, angle, complex, conj, conj_physical, imag, is_conj, polar, real, resolve_conj,
-    resolve_neg, sgn, view_as_complex, view_as_real,
+    adjoint,
+    angle,
+    complex,
+    conj,
+    conj_physical,
+    imag,
+    is_conj,
+    polar,
+    real,
+    resolve_conj,
+    resolve_neg,
+    sgn,
+    view_as_complex,
+    view_as_real,
 )
 from . import fft, linalg, masked, signal, special  # noqa: F401
 from .ops.api_linalg import TOP as _LINALG_TOP
@@ -251,5 +263,9 @@ def unload_ipython_extension(ipython) -> None:
 
 from ._inplace_functions import install as _install_inplace
 
-_install_inplace(globals())  # torch.sin_(x), torch.dropout_(x, p, train), F.relu_ ... (last: every method exists)
-_aliases.check_tensor_params(__import__("sys").modules[__name__])  # torch's Tensor-only parameters (last: every function exists)
+_install_inplace(
+    globals()
+)  # torch.sin_(x), torch.dropout_(x, p, train), F.relu_ ... (last: every method exists)
+_aliases.check_tensor_params(
+    __import__("sys").modules[__name__]
+)  # torch's Tensor-only parameters (last: every function exists)

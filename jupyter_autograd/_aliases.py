@@ -14,8 +14,7 @@ import numpy as np
 
 from .tensor import Tensor
 
-_ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"),
-            "other": ("x2",)}
+_ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
 
 
 def accept_numpy_names(fn):
@@ -26,8 +25,13 @@ def accept_numpy_names(fn):
         return fn
     if any(p.kind is p.VAR_KEYWORD for p in params.values()):
         return fn
-    mapping = {alias: name for name, aliases in _ALIASES.items() if name in params
-               for alias in aliases if alias not in params}
+    mapping = {
+        alias: name
+        for name, aliases in _ALIASES.items()
+        if name in params
+        for alias in aliases
+        if alias not in params
+    }
     if not mapping:
         return fn
 
@@ -44,9 +48,11 @@ def accept_numpy_names(fn):
 def _ignores_out(fn) -> bool:
     """Whether ``fn`` takes an ``out`` argument that its body never reads."""
     code = fn.__code__
-    if "out" not in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
+    if "out" not in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]:
         return False
-    return not any(i.argval == "out" and i.opname.startswith("LOAD") for i in dis.get_instructions(code))
+    return not any(
+        i.argval == "out" and i.opname.startswith("LOAD") for i in dis.get_instructions(code)
+    )
 
 
 def accept_out(fn):
@@ -65,7 +71,9 @@ def accept_out(fn):
         if isinstance(out, Tensor):
             return O.out_call(name, fn, args, kwargs, out)
         if not isinstance(out, (tuple, list)):
-            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+            raise TypeError(
+                f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}"
+            )
         for o in out:
             O.check_out(name, o, args)
         res = fn(*args, **kwargs)
@@ -84,7 +92,9 @@ def install(namespace, names=None) -> None:
         if name.startswith("_"):
             continue
         obj = vars(namespace).get(name)
-        if isinstance(obj, types.FunctionType) and (obj.__module__ or "").startswith("jupyter_autograd"):
+        if isinstance(obj, types.FunctionType) and (obj.__module__ or "").startswith(
+            "jupyter_autograd"
+        ):
             wrapped = accept_numpy_names(obj if is_class else accept_out(obj))
             if wrapped is not obj:
                 setattr(namespace, name, wrapped)
@@ -134,17 +144,25 @@ def _bind_tensor_params(fn, name, params, method, keyword_positions):
     a call with too few or too many arguments (on the error path only)."""
     k = len(params)
     if not params:
+
         def check(args, kwargs):
             pass
     elif all(params) and k <= 2:
+
         def check(args, kwargs):
-            if len(args) < k or not isinstance(args[0], Tensor) or not isinstance(args[k - 1], Tensor):
+            if (
+                len(args) < k
+                or not isinstance(args[0], Tensor)
+                or not isinstance(args[k - 1], Tensor)
+            ):
                 refuse_non_tensors(name, params, args, kwargs, keyword_positions)
     else:
+
         def check(args, kwargs):
             refuse_non_tensors(name, params, args, kwargs, keyword_positions)
 
     if method:
+
         @functools.wraps(fn)
         def bound(self, *args, **kwargs):
             check(args, kwargs)
@@ -156,6 +174,7 @@ def _bind_tensor_params(fn, name, params, method, keyword_positions):
                     raise
                 raise err from None
     elif params:
+
         @functools.wraps(fn)
         def bound(*args, **kwargs):
             check(args, kwargs)
@@ -167,6 +186,7 @@ def _bind_tensor_params(fn, name, params, method, keyword_positions):
                     raise
                 raise err from None
     else:
+
         @functools.wraps(fn)
         def bound(*args, **kwargs):
             try:
@@ -190,8 +210,12 @@ def _arity():
         for key, text in ((False, P.ARITY_FUNCTIONS), (True, P.ARITY_METHODS)):
             for entry in text.split():
                 n, most, req = entry.split(":")
-                _ARITY[key, n.lstrip("~")] = (int(most.lstrip("*")), tuple(req.split(",")) if req else (),
-                                              n[0] == "~", most[0] == "*")
+                _ARITY[key, n.lstrip("~")] = (
+                    int(most.lstrip("*")),
+                    tuple(req.split(",")) if req else (),
+                    n[0] == "~",
+                    most[0] == "*",
+                )
     return _ARITY
 
 
@@ -207,20 +231,36 @@ def arity_error(name, method, args, kwargs, error):
     n = len(args)
     if n > most and not (int_varargs and all(isinstance(a, int) for a in args)):
         if len(req) != most:
-            return TypeError(f"{name}() takes from {len(req)} to {most} positional arguments but {n} were given")
-        return TypeError(f"{name}() takes {most} positional argument{'' if most == 1 else 's'} but {n} "
-                         f"{'was' if n == 1 else 'were'} given")
+            return TypeError(
+                f"{name}() takes from {len(req)} to {most} positional arguments but {n} were given"
+            )
+        return TypeError(
+            f"{name}() takes {most} positional argument{'' if most == 1 else 's'} but {n} "
+            f"{'was' if n == 1 else 'were'} given"
+        )
     for i in range(n, len(req)):
         if req[i] not in kwargs:
             missing = [m for m in req[i:] if m not in kwargs] if python else req[i:]
             k = len(missing)
             if python:  # Python's own words
                 names = [f"'{m}'" for m in missing]
-                listed = names[0] if k == 1 else (" and ".join(names) if k == 2 else ", ".join(names[:-1]) + ", and " + names[-1])
-                return TypeError(f"{name}() missing {k} required positional argument{'' if k == 1 else 's'}: {listed}")
+                listed = (
+                    names[0]
+                    if k == 1
+                    else (
+                        " and ".join(names)
+                        if k == 2
+                        else ", ".join(names[:-1]) + ", and " + names[-1]
+                    )
+                )
+                return TypeError(
+                    f"{name}() missing {k} required positional argument{'' if k == 1 else 's'}: {listed}"
+                )
             # (torch's plural is inverted: 'missing 1 required positional arguments')
-            return TypeError(f"{name}() missing {k} required positional argument{'s' if k == 1 else ''}: "
-                             + ", ".join(f'"{m}"' for m in missing))
+            return TypeError(
+                f"{name}() missing {k} required positional argument{'s' if k == 1 else ''}: "
+                + ", ".join(f'"{m}"' for m in missing)
+            )
     return error
 
 

@@ -74,8 +74,11 @@ def propagate(op, inputs, arrays, out, p, results, level, n) -> None:
     if rule is ELEMENTWISE and not multi:
         rank = o0.ndim
         padded = tuple(
-            t.reshape((n,) + (1,) * (rank - t.ndim + 1) + t.shape[1:]) if b and t.ndim - 1 < rank
-            else t for t, b in zip(tans, batched))
+            t.reshape((n,) + (1,) * (rank - t.ndim + 1) + t.shape[1:])
+            if b and t.ndim - 1 < rank
+            else t
+            for t, b in zip(tans, batched)
+        )
         r = op.jvp(xp, padded, tuple(arrays), out, p)
     elif rule is RESHAPE and not multi:
         r = xp.reshape(tans[0], (n, *o0.shape))
@@ -89,8 +92,12 @@ def propagate(op, inputs, arrays, out, p, results, level, n) -> None:
         r = rule(xp, tuple(tans), tuple(arrays), out, p)
     else:
         STATS["row_loops"] += 1
-        per = [op.jvp(xp, tuple(t[i] if b else t for t, b in zip(tans, batched)), tuple(arrays),
-                      out, p) for i in range(n)]
+        per = [
+            op.jvp(
+                xp, tuple(t[i] if b else t for t, b in zip(tans, batched)), tuple(arrays), out, p
+            )
+            for i in range(n)
+        ]
         if multi:
             r = tuple(xp.stack([_fit(pi[k], o, xp) for pi in per]) for k, o in enumerate(out))
         else:

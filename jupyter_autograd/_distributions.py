@@ -55,7 +55,9 @@ def _cpu_capability() -> str:
         return "default"
     try:
         with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
-            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), None)
+            flags = next(
+                (line.split(":", 1)[1].split() for line in f if line.startswith("flags")), None
+            )
     except OSError:
         flags = None
     if flags is None:
@@ -120,7 +122,7 @@ def normal(g, n: int, dtype, mean: float, std: float, contiguous: bool = True) -
         out = np.empty(n, _f32)
         _blocks(_fill16_avx2, _u24(g, full), mean, std, out[:full])
         if n % 16:
-            _blocks(_fill16_avx2, _u24(g, 16), mean, std, out[n - 16:])
+            _blocks(_fill16_avx2, _u24(g, 16), mean, std, out[n - 16 :])
         return out.astype(_f16)
     fill16 = _fill16_avx2 if dt == _f32 and CPU_CAPABILITY != "default" else _fill16_scalar
     u = uniform(g, n, dt, 0.0, 1.0)
@@ -129,7 +131,7 @@ def normal(g, n: int, dtype, mean: float, std: float, contiguous: bool = True) -
     _blocks(fill16, u[:full], mean, std, out[:full])
     if n % 16:
         # torch redraws 16 uniforms and recomputes the last 16 values
-        _blocks(fill16, uniform(g, 16, dt, 0.0, 1.0), mean, std, out[n - 16:])
+        _blocks(fill16, uniform(g, 16, dt, 0.0, 1.0), mean, std, out[n - 16 :])
     return out
 
 
@@ -138,7 +140,7 @@ def _blocks(fill16, u, mean, std, out, rows: int = 4096):
     passes then stays in cache (2-3x faster than whole-array passes for a million samples)."""
     u, out = u.reshape(-1, 16), out.reshape(-1, 16)
     for i in range(0, u.shape[0], rows):
-        out[i:i + rows] = fill16(u[i:i + rows], mean, std)
+        out[i : i + rows] = fill16(u[i : i + rows], mean, std)
 
 
 def _normal_serial(g, n: int, mean: float, std: float) -> np.ndarray:
@@ -209,9 +211,16 @@ def random_full_range(g, n: int, dtype) -> np.ndarray:
     return _cast_int64(g._words64(n).view(np.int64), np.dtype(dtype))
 
 
-_DEFAULT_MOD = {"float64": (1 << 53) + 1, "float32": (1 << 24) + 1, "float16": (1 << 11) + 1,
-                "int64": 1 << 63, "int32": 1 << 31, "int16": 1 << 15, "int8": 1 << 7,
-                "uint8": 1 << 8}
+_DEFAULT_MOD = {
+    "float64": (1 << 53) + 1,
+    "float32": (1 << 24) + 1,
+    "float16": (1 << 11) + 1,
+    "int64": 1 << 63,
+    "int32": 1 << 31,
+    "int16": 1 << 15,
+    "int8": 1 << 7,
+    "uint8": 1 << 8,
+}
 
 
 def random_default(g, n: int, dtype) -> np.ndarray:

@@ -16,7 +16,15 @@ class dtype:
         (torch.float64, True)
     """
 
-    __slots__ = ("_legacy", "is_complex", "is_floating_point", "is_signed", "itemsize", "name", "np")
+    __slots__ = (
+        "_legacy",
+        "is_complex",
+        "is_floating_point",
+        "is_signed",
+        "itemsize",
+        "name",
+        "np",
+    )
 
     def __init__(self, name: str, np_dtype, legacy: str) -> None:
         self.name = name
@@ -53,8 +61,22 @@ uint16 = dtype("uint16", np.uint16, "UInt16Tensor")
 uint32 = dtype("uint32", np.uint32, "UInt32Tensor")
 uint64 = dtype("uint64", np.uint64, "UInt64Tensor")
 
-ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool,
-       uint16, uint32, uint64)
+ALL = (
+    float16,
+    float32,
+    float64,
+    complex64,
+    complex128,
+    uint8,
+    int8,
+    int16,
+    int32,
+    int64,
+    bool,
+    uint16,
+    uint32,
+    uint64,
+)
 _FROM_NP = {d.np: d for d in ALL}
 _BY_NAME = {d.name: d for d in ALL}
 
@@ -192,9 +214,19 @@ def result_type(dims_and_dtypes, scalars=()) -> np.dtype:
     return res if res is not None else _default.np
 
 
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-              "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+_CPP_NAMES = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "int64": "long int",
+    "int32": "int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
 
 
 def cpp_name(np_dtype) -> str:

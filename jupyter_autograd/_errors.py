@@ -19,7 +19,9 @@ ERR_DIRTY_VIEW_MULTI_OUTPUT = (
     "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
     "this change."
 )
-ERR_NUMPY_GRAD = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+ERR_NUMPY_GRAD = (
+    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+)
 ERR_HOOK_NO_GRAD = "cannot register a hook on a tensor that doesn't require gradient"
 ERR_SCALAR_ONLY = "grad can be implicitly created only for scalar outputs"
 ERR_NO_GRAD_FN = "element {i} of tensors does not require grad and does not have a grad_fn"
@@ -94,9 +96,15 @@ def warn_once(message: str, stacklevel: int = 3) -> None:
 
 def warn_zero_dim(name: str, hint: str, stacklevel: int = 4) -> None:
     """torch's deprecation of the matrix views (T, mT, H, mH, adjoint) on a 0-d tensor."""
-    warn_once(f"{name} is deprecated on 0-D tensors. " + (
-        "Consider using x.conj()." if hint == "conj" else "This function is the identity in these cases."),
-        stacklevel=stacklevel)
+    warn_once(
+        f"{name} is deprecated on 0-D tensors. "
+        + (
+            "Consider using x.conj()."
+            if hint == "conj"
+            else "This function is the identity in these cases."
+        ),
+        stacklevel=stacklevel,
+    )
 
 
 WARN_T_NOT_2D = (

@@ -21,7 +21,8 @@ def _untie(module, given: dict) -> dict:
     ``_untie_named_tensors_map``)."""
     by_tensor: dict = {}
     named = list(module.named_parameters(remove_duplicate=False)) + list(
-        module.named_buffers(remove_duplicate=False))
+        module.named_buffers(remove_duplicate=False)
+    )
     for name, t in named:
         by_tensor.setdefault(id(t), set()).add(name)
     tied = {n: names for names in by_tensor.values() if len(names) > 1 for n in names}
@@ -29,8 +30,10 @@ def _untie(module, given: dict) -> dict:
     for n in given_tied:
         names = tied[n]
         if len(names & given_tied) > 1 and len({id(given[k]) for k in names if k in given}) != 1:
-            raise ValueError(f"functional_call got multiple values for keys {sorted(names)}, "
-                             "which are tied. Consider using tie_weights=False")
+            raise ValueError(
+                f"functional_call got multiple values for keys {sorted(names)}, "
+                "which are tied. Consider using tie_weights=False"
+            )
     out = dict(given)
     for n in given_tied:
         for k in tied[n]:
@@ -85,8 +88,11 @@ def _reparametrize(module, tensors: dict, tie_weights: bool, strict: bool):
         if missing:
             msgs.append(f"Missing key(s): {', '.join(map(repr, missing))}.")
         if msgs:
-            raise RuntimeError("Error(s) in reparametrizing for {}:\n\t{}".format(
-                type(module).__name__, "\n\t".join(msgs)))
+            raise RuntimeError(
+                "Error(s) in reparametrizing for {}:\n\t{}".format(
+                    type(module).__name__, "\n\t".join(msgs)
+                )
+            )
     originals = []
     try:
         for name, value in tensors.items():
@@ -97,8 +103,15 @@ def _reparametrize(module, tensors: dict, tie_weights: bool, strict: bool):
             _swap(module, name, old)
 
 
-def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
-                    tie_weights: bool = True, strict: bool = False):
+def functional_call(
+    module,
+    parameter_and_buffer_dicts,
+    args=None,
+    kwargs=None,
+    *,
+    tie_weights: bool = True,
+    strict: bool = False,
+):
     """Call ``module(*args, **kwargs)`` with the given tensors in place of its parameters and
     buffers (one dict, or a sequence of dicts with distinct keys).
 
@@ -113,20 +126,25 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
         tensors = parameter_and_buffer_dicts
     elif isinstance(parameter_and_buffer_dicts, Sequence):
         if not all(isinstance(d, dict) for d in parameter_and_buffer_dicts):
-            raise ValueError("Expected all elements of parameter_and_buffer_dicts to be "
-                             "dictionaries")
+            raise ValueError(
+                "Expected all elements of parameter_and_buffer_dicts to be dictionaries"
+            )
         counts: dict = {}
         for d in parameter_and_buffer_dicts:
             for k in d:
                 counts[k] = counts.get(k, 0) + 1
         repeated = [k for k, n in counts.items() if n > 1]
         if repeated:
-            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of "
-                             "functional call is ambiguous")
+            raise ValueError(
+                f"{repeated} appeared in multiple dictionaries; behavior of "
+                "functional call is ambiguous"
+            )
         tensors = {k: v for d in parameter_and_buffer_dicts for k, v in d.items()}
     else:
-        raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of "  # noqa: TRY004 - torch's exception type
-                         f"dicts, but got {type(parameter_and_buffer_dicts)}")
+        raise ValueError(  # noqa: TRY004 - torch's exception type
+            "Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of "
+            f"dicts, but got {type(parameter_and_buffer_dicts)}"
+        )
     if kwargs is None:
         kwargs = {}
     if args is None:
@@ -161,8 +179,9 @@ def stack_module_state(models) -> tuple:
     if len(models) == 0:
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
     if not (all(m.training for m in models) or all(not m.training for m in models)):
-        raise RuntimeError("stack_module_state: Expected all models to have the same "
-                           "training/eval mode.")
+        raise RuntimeError(
+            "stack_module_state: Expected all models to have the same training/eval mode."
+        )
     if not all(type(m) is type(models[0]) for m in models):
         raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
     all_params = [dict(m.named_parameters()) for m in models]

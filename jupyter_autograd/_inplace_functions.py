@@ -7,13 +7,69 @@ from __future__ import annotations
 
 # torch 2.13's top-level in-place functions that are Tensor methods of the same name
 _METHOD_FORMS = (
-    "abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
-    "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_",
-    "conj_physical_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_",
-    "expm1_", "fill_", "fix_", "floor_", "frac_", "gcd_", "i0_", "index_put_", "lcm_", "ldexp_",
-    "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_",
-    "reciprocal_", "relu_", "round_", "rsqrt_", "selu_", "celu_", "sigmoid_", "sin_", "sinc_",
-    "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_",
+    "abs_",
+    "acos_",
+    "acosh_",
+    "arccos_",
+    "arccosh_",
+    "arcsin_",
+    "arcsinh_",
+    "arctan_",
+    "arctanh_",
+    "asin_",
+    "asinh_",
+    "atan_",
+    "atanh_",
+    "ceil_",
+    "clamp_",
+    "clamp_max_",
+    "clamp_min_",
+    "clip_",
+    "conj_physical_",
+    "cos_",
+    "cosh_",
+    "deg2rad_",
+    "detach_",
+    "erf_",
+    "erfc_",
+    "exp2_",
+    "exp_",
+    "expm1_",
+    "fill_",
+    "fix_",
+    "floor_",
+    "frac_",
+    "gcd_",
+    "i0_",
+    "index_put_",
+    "lcm_",
+    "ldexp_",
+    "log10_",
+    "log1p_",
+    "log2_",
+    "log_",
+    "logit_",
+    "nan_to_num_",
+    "neg_",
+    "negative_",
+    "rad2deg_",
+    "reciprocal_",
+    "relu_",
+    "round_",
+    "rsqrt_",
+    "selu_",
+    "celu_",
+    "sigmoid_",
+    "sin_",
+    "sinc_",
+    "sinh_",
+    "sqrt_",
+    "square_",
+    "tan_",
+    "tanh_",
+    "trunc_",
+    "xlogy_",
+    "zero_",
 )
 
 
@@ -38,9 +94,12 @@ def install(namespace: dict) -> None:
         if name not in namespace and hasattr(Tensor, name):
             namespace[name] = _method_form(name)
     # torch.dropout(input, p, train) and the feature/alpha variants, plus their in-place forms
-    for name, fn, feature in (("dropout", F.dropout, False), ("feature_dropout", D.dropout2d, True),
-                              ("alpha_dropout", D.alpha_dropout, False),
-                              ("feature_alpha_dropout", D.feature_alpha_dropout, True)):
+    for name, fn, feature in (
+        ("dropout", F.dropout, False),
+        ("feature_dropout", D.dropout2d, True),
+        ("alpha_dropout", D.alpha_dropout, False),
+        ("feature_alpha_dropout", D.feature_alpha_dropout, True),
+    ):
         for inplace in (False, True):
             key = name + ("_" if inplace else "")
             if key not in namespace:
@@ -55,9 +114,11 @@ def install_functional(F) -> None:
     if not hasattr(F, "relu_"):
         F.relu_ = _method_form("relu_")
     if not hasattr(F, "leaky_relu_"):
+
         def leaky_relu_(input, negative_slope=0.01):
             """``F.leaky_relu(input, negative_slope)`` written into ``input``."""
             return _inplace(F.leaky_relu)(input, negative_slope)
+
         F.leaky_relu_ = leaky_relu_
     for name in ("elu_", "hardtanh_", "celu_", "selu_", "threshold_", "rrelu_"):
         base = getattr(F, name[:-1], None)

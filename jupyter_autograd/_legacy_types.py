@@ -20,12 +20,27 @@ import numpy as np
 from . import _dtype
 from .tensor import Tensor
 
-_NAMES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
-          "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16",
-          "CharTensor": "int8", "ByteTensor": "uint8", "BoolTensor": "bool"}
+_NAMES = {
+    "FloatTensor": "float32",
+    "DoubleTensor": "float64",
+    "HalfTensor": "float16",
+    "LongTensor": "int64",
+    "IntTensor": "int32",
+    "ShortTensor": "int16",
+    "CharTensor": "int8",
+    "ByteTensor": "uint8",
+    "BoolTensor": "bool",
+}
 __all__ = [  # the classes are made from _NAMES below
-    "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor",  # noqa: F822
-    "IntTensor", "LongTensor", "ShortTensor",  # noqa: F822
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "ShortTensor",
 ]
 
 
@@ -36,18 +51,22 @@ def _tname(v) -> str:
     return ("torch." if (t.__module__ or "").startswith("jupyter_autograd") else "") + t.__name__
 
 
-_SIGNATURES = (" * (*, torch.device device = None)\n"
-               " * (torch.Storage storage)\n"
-               " * (Tensor other)\n"
-               " * (tuple of ints size, *, torch.device device = None)\n"
-               " * (object data, *, torch.device device = None)\n")
+_SIGNATURES = (
+    " * (*, torch.device device = None)\n"
+    " * (torch.Storage storage)\n"
+    " * (Tensor other)\n"
+    " * (tuple of ints size, *, torch.device device = None)\n"
+    " * (object data, *, torch.device device = None)\n"
+)
 
 
 def _options(dt) -> str:
     _CPP = _dtype._CPP_NAMES
-    return (f"TensorOptions(dtype={_CPP.get(dt.name, dt.name)}, device=cpu, layout=Strided, "
-            "requires_grad=false (default), pinned_memory=false (default), "
-            "memory_format=(nullopt))")
+    return (
+        f"TensorOptions(dtype={_CPP.get(dt.name, dt.name)}, device=cpu, layout=Strided, "
+        "requires_grad=false (default), pinned_memory=false (default), "
+        "memory_format=(nullopt))"
+    )
 
 
 class tensortype(type):
@@ -63,12 +82,18 @@ class tensortype(type):
 
         dt = cls.dtype
         if kwargs:
-            got = ", ".join([_tname(a) for a in args] + [f"{k}={_tname(v)}" for k, v in kwargs.items()])
-            raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but "
-                            f"expected one of:\n{_SIGNATURES}")
+            got = ", ".join(
+                [_tname(a) for a in args] + [f"{k}={_tname(v)}" for k, v in kwargs.items()]
+            )
+            raise TypeError(
+                f"new() received an invalid combination of arguments - got ({got}), but "
+                f"expected one of:\n{_SIGNATURES}"
+            )
         if device is not None and str(device) != "cpu":
-            raise RuntimeError(f"legacy constructor expects device type: cpu but device type: "
-                               f"{str(device).split(':')[0]} was passed")
+            raise RuntimeError(
+                f"legacy constructor expects device type: cpu but device type: "
+                f"{str(device).split(':')[0]} was passed"
+            )
         if not args:
             return zeros((0,), dtype=dt)
         if len(args) == 1 and isinstance(args[0], Tensor):
@@ -77,11 +102,17 @@ class tensortype(type):
                 raise TypeError(f"expected {_options(dt.np)} (got {_options(other._data.dtype)})")
             return other.view(other.shape)
         if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args) or (
-                len(args) == 1 and type(args[0]).__name__ == "Size"):
-            size = tuple(int(s) for s in (args[0] if len(args) == 1 and not isinstance(args[0], int) else args))
+            len(args) == 1 and type(args[0]).__name__ == "Size"
+        ):
+            size = tuple(
+                int(s)
+                for s in (args[0] if len(args) == 1 and not isinstance(args[0], int) else args)
+            )
             for s in size:
                 if s < 0:
-                    raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+                    raise RuntimeError(
+                        f"Trying to create tensor with negative dimension {s}: {list(size)}"
+                    )
             return zeros(size, dtype=dt)  # torch leaves the values uninitialized
         if len(args) == 1:
             data = args[0]
@@ -89,8 +120,10 @@ class tensortype(type):
                 raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
             return tensor(data, dtype=dt)
         got = ", ".join(_tname(a) for a in args)
-        raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but "
-                        f"expected one of:\n{_SIGNATURES}")
+        raise TypeError(
+            f"new() received an invalid combination of arguments - got ({got}), but "
+            f"expected one of:\n{_SIGNATURES}"
+        )
 
     def __repr__(cls) -> str:
         return f"<class 'torch.{cls.__name__}'>"

@@ -107,45 +107,132 @@ _FAST = {
     "exp2": TR.EXP2,
 }
 
-_FUNCS.update({n: getattr(S, n) for n in (
-    "roll", "rot90", "diagonal", "diag_embed", "diag", "tril", "triu", "tile", "movedim",
-    "moveaxis", "ravel", "fliplr", "flipud", "tensor_split", "hsplit", "vsplit", "dsplit",
-    "unsafe_chunk", "unsafe_split", "split_with_sizes", "narrow_copy", "diagflat")})
+_FUNCS.update(
+    {
+        n: getattr(S, n)
+        for n in (
+            "roll",
+            "rot90",
+            "diagonal",
+            "diag_embed",
+            "diag",
+            "tril",
+            "triu",
+            "tile",
+            "movedim",
+            "moveaxis",
+            "ravel",
+            "fliplr",
+            "flipud",
+            "tensor_split",
+            "hsplit",
+            "vsplit",
+            "dsplit",
+            "unsafe_chunk",
+            "unsafe_split",
+            "split_with_sizes",
+            "narrow_copy",
+            "diagflat",
+        )
+    }
+)
 _FUNCS.update({"unfold": S.unfold, "sum_to_size": S.sum_to_size})
 _INPLACE += ["tril", "triu"]
-_FUNCS.update({n: getattr(R, n) for n in R.__all__ if n not in (
-    "histogramdd", "searchsorted", "bucketize", "var_mean", "std_mean")})
+_FUNCS.update(
+    {
+        n: getattr(R, n)
+        for n in R.__all__
+        if n not in ("histogramdd", "searchsorted", "bucketize", "var_mean", "std_mean")
+    }
+)
 _INPLACE += ["cumprod", "addbmm", "addmv", "addr", "baddbmm", "renorm"]
 _FUNCS.update({n: getattr(IX, n) for n in IX.__all__ if n not in ("tril_indices", "triu_indices")})
-_INPLACE += ["index_add", "index_copy", "index_fill", "index_reduce", "masked_scatter",  # index_put_: _tensor_setitem
-             "put", "scatter", "scatter_add", "scatter_reduce"]
+_INPLACE += [
+    "index_add",
+    "index_copy",
+    "index_fill",
+    "index_reduce",
+    "masked_scatter",  # index_put_: _tensor_setitem
+    "put",
+    "scatter",
+    "scatter_add",
+    "scatter_reduce",
+]
 _FUNCS.update({n: getattr(ST, n) for n in ("corrcoef", "cov", "diff", "dist", "renorm")})
-_FUNCS.update({n: getattr(P, n) for n in ("addbmm", "addmv", "addr", "baddbmm", "cross", "inner",
-                                          "kron", "vdot")})
+_FUNCS.update(
+    {
+        n: getattr(P, n)
+        for n in ("addbmm", "addmv", "addr", "baddbmm", "cross", "inner", "kron", "vdot")
+    }
+)
 
-_FUNCS.update({n: LA.TOP[n] for n in (
-    "inverse", "det", "logdet", "slogdet", "cholesky", "cholesky_solve", "cholesky_inverse", "svd",
-    "qr", "lu", "lu_solve", "triangular_solve", "matrix_exp", "pinverse", "matrix_power", "geqrf",
-    "ormqr", "orgqr", "norm")})
+_FUNCS.update(
+    {
+        n: LA.TOP[n]
+        for n in (
+            "inverse",
+            "det",
+            "logdet",
+            "slogdet",
+            "cholesky",
+            "cholesky_solve",
+            "cholesky_inverse",
+            "svd",
+            "qr",
+            "lu",
+            "lu_solve",
+            "triangular_solve",
+            "matrix_exp",
+            "pinverse",
+            "matrix_power",
+            "geqrf",
+            "ormqr",
+            "orgqr",
+            "norm",
+        )
+    }
+)
 
-_FUNCS.update({n: getattr(SP, n) for n in ("digamma", "erfc", "erfinv", "i0", "igamma", "igammac",
-                                            "lgamma", "mvlgamma")})
-_INPLACE += ["digamma", "erfc", "erfinv", "i0", "igamma", "igammac", "lgamma", "mvlgamma", "polygamma"]
+_FUNCS.update(
+    {
+        n: getattr(SP, n)
+        for n in ("digamma", "erfc", "erfinv", "i0", "igamma", "igammac", "lgamma", "mvlgamma")
+    }
+)
+_INPLACE += [
+    "digamma",
+    "erfc",
+    "erfinv",
+    "i0",
+    "igamma",
+    "igammac",
+    "lgamma",
+    "mvlgamma",
+    "polygamma",
+]
 _FUNCS["polygamma"] = lambda self, n: SP.polygamma(n, self)
-_FUNCS.update({"repeat_interleave": MI.repeat_interleave, "resize_": MI.resize_,
-               "resize_as_": MI.resize_as_})
+_FUNCS.update(
+    {"repeat_interleave": MI.repeat_interleave, "resize_": MI.resize_, "resize_as_": MI.resize_as_}
+)
 _FUNCS.update({n: getattr(AS, n) for n in ("as_strided", "as_strided_scatter")})
 
 
 def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, **kw):
-    return MI.empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self.device,
-                            requires_grad=requires_grad)
+    return MI.empty_strided(
+        size,
+        stride,
+        dtype=dtype or self.dtype,
+        device=device or self.device,
+        requires_grad=requires_grad,
+    )
 
 
 Tensor.new_empty_strided = _new_empty_strided
 
 for _name, _fn in _FUNCS.items():
-    setattr(Tensor, _name, unary_method(_FAST[_name], _fn) if _name in _FAST else _method(_fn, _name))
+    setattr(
+        Tensor, _name, unary_method(_FAST[_name], _fn) if _name in _FAST else _method(_fn, _name)
+    )
 for _name in _INPLACE:
     setattr(Tensor, _name + "_", _inplace(getattr(F, _name, None) or _FUNCS[_name]))
 # lerp parses its overloads itself: the method forms name themselves and leave self out
@@ -187,10 +274,19 @@ def _conversion(dt):
 
 
 Tensor.to = _to
-for _name, _dt in (("float", "float32"), ("double", "float64"), ("half", "float16"),
-                   ("long", "int64"), ("int", "int32"), ("short", "int16"), ("char", "int8"),
-                   ("byte", "uint8"), ("bool", "bool"), ("cfloat", "complex64"),
-                   ("cdouble", "complex128")):
+for _name, _dt in (
+    ("float", "float32"),
+    ("double", "float64"),
+    ("half", "float16"),
+    ("long", "int64"),
+    ("int", "int32"),
+    ("short", "int16"),
+    ("char", "int8"),
+    ("byte", "uint8"),
+    ("bool", "bool"),
+    ("cfloat", "complex64"),
+    ("cdouble", "complex128"),
+):
     setattr(Tensor, _name, _conversion(getattr(_dtypes, _dt)))
 
 
@@ -210,7 +306,12 @@ def _metadata_inplace(fn):
     return method
 
 
-for _name in ("transpose", "swapdims", "swapaxes", "t"):  # squeeze_/unsqueeze_: rows (ops.inplace_view)
+for _name in (
+    "transpose",
+    "swapdims",
+    "swapaxes",
+    "t",
+):  # squeeze_/unsqueeze_: rows (ops.inplace_view)
     setattr(Tensor, _name + "_", _metadata_inplace(getattr(F, _name)))
 
 _zero_base, _fill_base = Tensor.zero_, Tensor.fill_

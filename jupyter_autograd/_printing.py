@@ -18,7 +18,9 @@ class _PrintOptions:
 PRINT_OPTS = _PrintOptions()
 
 
-def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
+def set_printoptions(
+    precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None
+):
     """Set printing options as ``torch.set_printoptions`` (profile: default, short, full).
 
     Example:
@@ -50,7 +52,10 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
 
 
 def get_printoptions() -> dict:
-    return {k: getattr(PRINT_OPTS, k) for k in ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")}
+    return {
+        k: getattr(PRINT_OPTS, k)
+        for k in ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
+    }
 
 
 class _Formatter:
@@ -144,7 +149,7 @@ def _vector_str(a, indent, summarize, fmt, fmt2=None) -> str:
         data = [f(v) for v in a[:e].tolist()] + [" ..."] + [f(v) for v in a[-e:].tolist()]
     else:
         data = [f(v) for v in a.tolist()]
-    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    lines = [", ".join(data[i : i + per_line]) for i in range(0, len(data), per_line)]
     return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
@@ -159,10 +164,15 @@ def _tensor_str_fmt(a, indent, summarize, fmt, fmt2=None) -> str:
         slices = (
             [_tensor_str_fmt(a[i], indent + 1, summarize, fmt, fmt2) for i in range(e)]
             + ["..."]
-            + [_tensor_str_fmt(a[i], indent + 1, summarize, fmt, fmt2) for i in range(a.shape[0] - e, a.shape[0])]
+            + [
+                _tensor_str_fmt(a[i], indent + 1, summarize, fmt, fmt2)
+                for i in range(a.shape[0] - e, a.shape[0])
+            ]
         )
     else:
-        slices = [_tensor_str_fmt(a[i], indent + 1, summarize, fmt, fmt2) for i in range(a.shape[0])]
+        slices = [
+            _tensor_str_fmt(a[i], indent + 1, summarize, fmt, fmt2) for i in range(a.shape[0])
+        ]
     return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(slices) + "]"
 
 
@@ -219,7 +229,12 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
     else:
         if not PRINT_OPTS.edgeitems:
             suffixes.append("size=" + str(tuple(a.shape)))
-        if d not in (default, _dtype.int64, _dtype.bool, _dtype.complex64 if default is _dtype.float32 else _dtype.complex128):
+        if d not in (
+            default,
+            _dtype.int64,
+            _dtype.bool,
+            _dtype.complex64 if default is _dtype.float32 else _dtype.complex128,
+        ):
             suffixes.append("dtype=" + repr(d))
         body = array_str(a, indent)
     if t.grad_fn is not None:

@@ -84,8 +84,27 @@ class Writer:
         self.write_record(".data/serialization_id", digits.encode("ascii"))
         cd_start = self.offset
         for full, crc, size, header_at in self.entries:
-            self._put(_CENTRAL.pack(0x02014B50, 0, 0, _FLAGS if size else _UTF8, 0, 0, 0, crc, size, size, len(full),
-                                    0, 0, 0, 0, 0, header_at))
+            self._put(
+                _CENTRAL.pack(
+                    0x02014B50,
+                    0,
+                    0,
+                    _FLAGS if size else _UTF8,
+                    0,
+                    0,
+                    0,
+                    crc,
+                    size,
+                    size,
+                    len(full),
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    header_at,
+                )
+            )
             self._put(full)
         cd_size = self.offset - cd_start
         zip64_at = self.offset

@@ -65,8 +65,17 @@ def _done(t: Tensor, device, requires_grad, out=None) -> Tensor:
     return out
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
-         pin_memory=False, requires_grad=False, **kw) -> Tensor:
+def rand(
+    *size,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    **kw,
+) -> Tensor:
     """Uniform samples in [0, 1), torch's values for the generator's state.
 
     Example:
@@ -80,8 +89,17 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     return _done(uniform_(t, 0.0, 1.0, generator=generator), device, requires_grad, out)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
-          pin_memory=False, requires_grad=False, **kw) -> Tensor:
+def randn(
+    *size,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    **kw,
+) -> Tensor:
     """Standard normal samples, torch's values for the generator's state.
 
     Example:
@@ -94,8 +112,17 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     return _done(normal_(t, 0.0, 1.0, generator=generator), device, requires_grad, out)
 
 
-def randint(*args, generator=None, out=None, dtype=None, layout=None, device=None,
-            pin_memory=False, requires_grad=False, **kw) -> Tensor:
+def randint(
+    *args,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    **kw,
+) -> Tensor:
     """Integers uniform in [low, high): ``randint(high, size)`` or ``randint(low, high, size)``.
 
     Example:
@@ -110,16 +137,27 @@ def randint(*args, generator=None, out=None, dtype=None, layout=None, device=Non
     if len(args) == 2:
         args.insert(0, 0)
     if len(args) != 3:
-        raise TypeError("randint() received an invalid combination of arguments - expected "
-                        "(int high, tuple of ints size, ...) or (int low, int high, tuple of ints size, ...)")
+        raise TypeError(
+            "randint() received an invalid combination of arguments - expected "
+            "(int high, tuple of ints size, ...) or (int low, int high, tuple of ints size, ...)"
+        )
     low, high, size = args
     t = _empty(_size((tuple(size),)), dtype, np.dtype(np.int64))
     random_(t, int(low), int(high), generator=generator)
     return _done(t, device, requires_grad, out)
 
 
-def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
-             pin_memory=False, requires_grad=False) -> Tensor:
+def randperm(
+    n,
+    *,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+) -> Tensor:
     """A random permutation of 0..n-1 (torch's Fisher-Yates, the same order for the same state).
 
     Example:
@@ -132,14 +170,27 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = _np_dtype(dtype, np.dtype(np.int64))
     if dt.kind == "f" and n > (1 << (np.finfo(dt).nmant + 1)) + 1:
-        raise RuntimeError(f"n cannot be greater than {(1 << (np.finfo(dt).nmant + 1)) + 1} for "
-                           f"{_torch_name(dt)} type.")
+        raise RuntimeError(
+            f"n cannot be greater than {(1 << (np.finfo(dt).nmant + 1)) + 1} for "
+            f"{_torch_name(dt)} type."
+        )
     perm = D.randperm(_get(generator), n)
     return _done(Tensor._wrap(perm.astype(dt)), device, requires_grad, out)
 
 
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
-           device=None, pin_memory=False, requires_grad=False) -> Tensor:
+def normal(
+    mean=0.0,
+    std=1.0,
+    size=None,
+    *,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+) -> Tensor:
     """Normal samples: ``normal(mean, std, size)`` for numbers, or elementwise means/stds from
     tensors (torch draws N(0, std) or N(0, 1) and then scales and shifts, in the tensor's dtype).
 
@@ -152,8 +203,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not mt and not st:
         if size is None:
-            raise TypeError("normal() received an invalid combination of arguments - got "
-                            "(float, float), but expected (float mean, float std, tuple of ints size, ...)")
+            raise TypeError(
+                "normal() received an invalid combination of arguments - got "
+                "(float, float), but expected (float mean, float std, tuple of ints size, ...)"
+            )
         t = _empty(_size((tuple(size),)), dtype, _dtype.get_default_dtype().np)
         return _done(normal_(t, mean, std, generator=generator), device, requires_grad, out)
     if st and std._data.dtype.kind == "c":
@@ -163,7 +216,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     if not st:
         if not std >= 0.0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
-        t = normal_(_empty(tuple(mean.shape), None, mean._data.dtype), 0.0, std, generator=generator)
+        t = normal_(
+            _empty(tuple(mean.shape), None, mean._data.dtype), 0.0, std, generator=generator
+        )
         res = t._data + mean.detach().cpu()._data
     else:
         like = mean if mt else std
@@ -194,7 +249,8 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
         from .ops.api_matmul import scalar_type
 
         raise NotImplementedError(
-            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{scalar_type(input)}'")
+            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{scalar_type(input)}'"
+        )
     t = _empty(tuple(input.shape), None, input._data.dtype)
     bernoulli_(t, input.detach() if p is None else p, generator=generator)
     if p is None and out is None and STATE.grad_enabled and input._requires_grad:
@@ -219,14 +275,19 @@ def _check_rows(rows: np.ndarray, replacement: bool) -> None:
         bad = ~(row >= 0) | ~np.isfinite(row)
         if bad.any():
             if not row[np.argmax(bad)] >= 0:
-                raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
-            raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+                raise RuntimeError(
+                    "invalid multinomial distribution (encountering probability entry < 0)"
+                )
+            raise RuntimeError(
+                "invalid multinomial distribution (encountering probability entry = infinity or NaN)"
+            )
         if not row.sum() > 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
 
 
-def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None,
-                out=None) -> Tensor:
+def multinomial(
+    input: Tensor, num_samples: int, replacement: bool = False, *, generator=None, out=None
+) -> Tensor:
     """Indices drawn from the rows of ``input`` (non-negative weights), as torch.
 
     Example:
@@ -239,12 +300,16 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     if p.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if p.dtype.kind != "f":
-        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_torch_name(p.dtype)}")
+        raise RuntimeError(
+            f"multinomial only supports floating-point dtypes for input, got: {_torch_name(p.dtype)}"
+        )
     n = int(num_samples)
     if n <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     if not replacement and n > p.shape[-1]:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+        )
     if p.shape[-1] > 1 << 24:
         raise RuntimeError("number of categories cannot exceed 2^24")
     rows = p.reshape(-1, p.shape[-1])
@@ -256,14 +321,30 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
 
 
 def _like_factory(fn, name):
-    def like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-             memory_format=None, generator=None, pin_memory=False):
+    def like(
+        input,
+        *,
+        dtype=None,
+        layout=None,
+        device=None,
+        requires_grad=False,
+        memory_format=None,
+        generator=None,
+        pin_memory=False,
+    ):
         dt, dev = _like(input, dtype, device)
-        return fn(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad,
-                  generator=generator)
+        return fn(
+            tuple(input.shape),
+            dtype=dt,
+            device=dev,
+            requires_grad=requires_grad,
+            generator=generator,
+        )
 
     like.__name__ = like.__qualname__ = name
-    like.__doc__ = f"``{fn.__name__}`` with the shape (and by default dtype and device) of ``input``."
+    like.__doc__ = (
+        f"``{fn.__name__}`` with the shape (and by default dtype and device) of ``input``."
+    )
     return like
 
 
@@ -271,14 +352,31 @@ rand_like = _like_factory(rand, "rand_like")
 randn_like = _like_factory(randn, "randn_like")
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
-                 requires_grad=False, memory_format=None, generator=None) -> Tensor:
+def randint_like(
+    input,
+    low=0,
+    high=None,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+    generator=None,
+) -> Tensor:
     """``randint`` with the shape (and by default dtype and device) of ``input``."""
     if high is None:
         low, high = 0, low
     dt, dev = _like(input, dtype, device)
-    return randint(low, high, tuple(input.shape), dtype=dt, device=dev,
-                   requires_grad=requires_grad, generator=generator)
+    return randint(
+        low,
+        high,
+        tuple(input.shape),
+        dtype=dt,
+        device=dev,
+        requires_grad=requires_grad,
+        generator=generator,
+    )
 
 
 Tensor.bernoulli = bernoulli

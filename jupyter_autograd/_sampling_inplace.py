@@ -25,12 +25,27 @@ from .random import _get
 from .tensor import Tensor
 
 _INT_INFO = {np.dtype(t): np.iinfo(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8)}
-_TYPE_META = {"int8": "signed char", "int16": "short int", "int32": "int", "int64": "long int",
-              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
-_C_TYPE = {"int8": "signed char", "int16": "short", "int32": "int", "int64": "long int",
-           "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half", "float32": "float",
-           "float64": "double"}
+_TYPE_META = {
+    "int8": "signed char",
+    "int16": "short int",
+    "int32": "int",
+    "int64": "long int",
+    "uint8": "unsigned char",
+    "bool": "bool",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
+_C_TYPE = {
+    "int8": "signed char",
+    "int16": "short",
+    "int32": "int",
+    "int64": "long int",
+    "uint8": "unsigned char",
+    "bool": "bool",
+    "float16": "c10::Half",
+    "float32": "float",
+    "float64": "double",
+}
 
 
 def _fmt(x) -> str:
@@ -43,7 +58,7 @@ def _torch_name(dt) -> str:
 
 
 def _not_implemented(kernel: str, dt) -> NotImplementedError:
-    return NotImplementedError(f'"{kernel}" not implemented for \'{_torch_name(dt)}\'')
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{_torch_name(dt)}'")
 
 
 def _axes(arr: np.ndarray):
@@ -60,16 +75,27 @@ def _fill(t: Tensor, draw, p=None, row: str | None = None, p_tensor=None) -> Ten
     records the sampler's zero-gradient node (``ops/random_ops.py``, ``row``), as torch does."""
     t._check_inplace()
     data = t._data
-    recorded = row is not None and ((STATE.grad_enabled and (
-        t._requires_grad or (p_tensor is not None and p_tensor._requires_grad))) or bool(t._fw))
+    recorded = row is not None and (
+        (
+            STATE.grad_enabled
+            and (t._requires_grad or (p_tensor is not None and p_tensor._requires_grad))
+        )
+        or bool(t._fw)
+    )
     if data.size:
-        host = data if data.__class__ is np.ndarray and not recorded else np.empty_like(
-            data if data.__class__ is np.ndarray else np.empty(data.shape, data.dtype))
+        host = (
+            data
+            if data.__class__ is np.ndarray and not recorded
+            else np.empty_like(
+                data if data.__class__ is np.ndarray else np.empty(data.shape, data.dtype)
+            )
+        )
         target = host
         if host.dtype.kind == "c":  # view_as_real: the real and imaginary parts, interleaved
             real = host.real
             target = np.lib.stride_tricks.as_strided(
-                real, real.shape + (2,), real.strides + (real.itemsize,), writeable=True)
+                real, real.shape + (2,), real.strides + (real.itemsize,), writeable=True
+            )
         axes = _axes(target)
         view = target if axes is None else target.transpose(axes)
         args = (target.size, bool(target.flags.c_contiguous))
@@ -105,13 +131,16 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator=Non
         if not -hi <= val <= hi:
             raise RuntimeError(f"{what} is out of bounds for {_C_TYPE[dt.name]}")
     if not from_ <= to:
-        raise RuntimeError("uniform_ expects to return a [from, to) range, but found "
-                           f"from={_fmt(float(from_))} > to={_fmt(float(to))}")
+        raise RuntimeError(
+            "uniform_ expects to return a [from, to) range, but found "
+            f"from={_fmt(float(from_))} > to={_fmt(float(to))}"
+        )
     if to - from_ > hi:
         raise RuntimeError(
             f"uniform_ expects to-from <= std::numeric_limits<{_torch_name(dt)}>::max(), but "
             f"found to={_fmt(float(to))} and from={_fmt(float(from_))} which result in to-from "
-            "to exceed the limit")
+            "to exceed the limit"
+        )
     return _fill(self, lambda n, c: D.uniform(_get(generator), n, dt, from_, to), row="uniform_")
 
 
@@ -125,27 +154,38 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
         std = std / math.sqrt(2)
     elif dt.kind != "f" and self._data.size:  # an empty tensor reaches no kernel, as in torch
         raise _not_implemented("normal_kernel_cpu", dt)
-    return _fill(self, lambda n, c: D.normal(_get(generator), n, _real(dt), mean, std, c), row="normal_")
+    return _fill(
+        self, lambda n, c: D.normal(_get(generator), n, _real(dt), mean, std, c), row="normal_"
+    )
 
 
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
     """Fill with 0/1 draws that are 1 with probability ``p`` (a number or a broadcastable tensor)."""
     dt = self._data.dtype
     if dt.kind == "c" and self._data.size:
-        raise _not_implemented("bernoulli_tensor_cpu_self_" if isinstance(p, Tensor) else "bernoulli_scalar_cpu_", dt)
+        raise _not_implemented(
+            "bernoulli_tensor_cpu_self_" if isinstance(p, Tensor) else "bernoulli_scalar_cpu_", dt
+        )
     if isinstance(p, Tensor):
         pa = p.detach().cpu()._data
         if not bool(((pa >= 0) & (pa <= 1)).all()):
             raise RuntimeError(
                 "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
-                "message be improved?  If so, please report an enhancement request to PyTorch.)")
+                "message be improved?  If so, please report an enhancement request to PyTorch.)"
+            )
         pa = np.broadcast_to(pa, self._data.shape)
-        return _fill(self, lambda n, c, pf: D.bernoulli_tensor(_get(generator), pf, dt), pa,
-                     row="bernoulli_.Tensor", p_tensor=p)
+        return _fill(
+            self,
+            lambda n, c, pf: D.bernoulli_tensor(_get(generator), pf, dt),
+            pa,
+            row="bernoulli_.Tensor",
+            p_tensor=p,
+        )
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(float(p))}")
-    return _fill(self, lambda n, c: D.bernoulli_scalar(_get(generator), n, dt, p),
-                 row="bernoulli_.float")
+    return _fill(
+        self, lambda n, c: D.bernoulli_scalar(_get(generator), n, dt, p), row="bernoulli_.float"
+    )
 
 
 def _update_from(frm: int, dt) -> int:
@@ -182,7 +222,10 @@ def _check_range(frm: int, to_inc: int, dt) -> None:
                     f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
                     f"limitations {_C_TYPE[dt.name]} can support discrete uniform distribution "
                     "only within this range. This warning will become an error in version 1.7 "
-                    "release, please fix the code in advance", UserWarning, stacklevel=4)
+                    "release, please fix the code in advance",
+                    UserWarning,
+                    stacklevel=4,
+                )
 
 
 _NO_TO = object()
@@ -197,7 +240,9 @@ def random_(self: Tensor, *args, generator=None, **kw) -> Tensor:
             if not self._data.size:
                 return _fill(self, None, row="random_")
             raise _not_implemented("random_kernel_cpu", self._data.dtype)
-        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
+        raise RuntimeError(
+            "check_random_bounds handles only integral, floating-point and boolean types"
+        )
     frm, to = 0, _NO_TO
     if len(args) == 1 and "to" not in kw:
         to = args[0]
@@ -216,48 +261,63 @@ def random_(self: Tensor, *args, generator=None, **kw) -> Tensor:
     if to is not None:
         to = int(to)
         if not frm < to:
-            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={frm} >= to={to}")
+            raise RuntimeError(
+                f"random_ expects 'from' to be less than 'to', but got from={frm} >= to={to}"
+            )
         if dt.kind == "f":
             frm, to = _update_from(frm, dt), _update_to(to, dt)
             if not frm < to:
                 raise RuntimeError(
                     "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
-                    f"but got from={frm} >= to={to}")
+                    f"but got from={frm} >= to={to}"
+                )
         to_inc = to - 1
     elif frm == -(1 << 63):
         if dt.name not in ("int64", "float64", "float32"):
-            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, "
-                               "float and bfloat16")
-        return _fill(self, lambda n, c: D.random_full_range(_get(generator), n, dt), row="random_.from")
+            raise RuntimeError(
+                "random_full_64_bits_range_kernel_cpu handles only int64, double, "
+                "float and bfloat16"
+            )
+        return _fill(
+            self, lambda n, c: D.random_full_range(_get(generator), n, dt), row="random_.from"
+        )
     elif dt.kind == "f":
         to_inc = 1 << (np.finfo(dt).nmant + 1)
         frm = _update_from(frm, dt)
         if not frm < to_inc:
             raise RuntimeError(
                 "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
-                f"casted to dtype, but got from={frm} > to_inc={to_inc}")
+                f"casted to dtype, but got from={frm} > to_inc={to_inc}"
+            )
     else:
         to_inc = 1 if dt.kind == "b" else int(_INT_INFO[dt].max)
     _check_range(frm, to_inc, dt)
     row = "random_.from" if has_from else "random_.to"
-    return _fill(self, lambda n, c: D.random_from_to(_get(generator), n, dt, to_inc - frm + 1, frm), row=row)
+    return _fill(
+        self, lambda n, c: D.random_from_to(_get(generator), n, dt, to_inc - frm + 1, frm), row=row
+    )
 
 
 def _float_only(dt, what: str) -> None:
     if dt.kind != "f":
         raise RuntimeError(
             f"{what} is a continuous probability distribution. dtype must be a floating point but "
-            f"you specified {_torch_name(dt)}")
+            f"you specified {_torch_name(dt)}"
+        )
 
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     """Fill with Exp(lambd) samples, as torch."""
     if not lambd > 0.0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(float(lambd))}")
+        raise RuntimeError(
+            f"exponential_ expects lambda > 0.0, but found lambda={_fmt(float(lambd))}"
+        )
     dt = self._data.dtype
     if self._data.size:
         _float_only(dt, "Exponential distribution")
-    return _fill(self, lambda n, c: D.exponential(_get(generator), n, dt, lambd), row="exponential_")
+    return _fill(
+        self, lambda n, c: D.exponential(_get(generator), n, dt, lambd), row="exponential_"
+    )
 
 
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
@@ -266,8 +326,10 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(float(sigma))}")
     dt = self._data.dtype
     if dt.kind != "f":  # torch prints the C++ type here (TypeMeta), not the ScalarType
-        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype "
-                           f"must be a floating point but you specified {_TYPE_META[dt.name]}")
+        raise RuntimeError(
+            "Cauchy distribution is a continuous probability distribution. dtype "
+            f"must be a floating point but you specified {_TYPE_META[dt.name]}"
+        )
     return _fill(self, lambda n, c: D.cauchy(_get(generator), n, dt, median, sigma), row="cauchy_")
 
 
@@ -278,7 +340,9 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=
     dt = self._data.dtype
     if dt.kind != "f" and self._data.size:
         raise _not_implemented("log_normal_cpu", dt)
-    return _fill(self, lambda n, c: D.log_normal(_get(generator), n, dt, mean, std), row="log_normal_")
+    return _fill(
+        self, lambda n, c: D.log_normal(_get(generator), n, dt, mean, std), row="log_normal_"
+    )
 
 
 def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:

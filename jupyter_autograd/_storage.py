@@ -25,9 +25,19 @@ from . import _weights_only as W
 from .backend import canonical_device, device, device_of_array, get_array_module, move_array
 from .tensor import Size, Tensor
 
-_STORAGE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-                  "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-                  "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+_STORAGE_NAMES = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
+}
 
 
 class StorageType:
@@ -37,7 +47,7 @@ class StorageType:
         if name == "UntypedStorage":
             self.dtype = _dtype.uint8
         else:
-            kind = name[:-len("Storage")]
+            kind = name[: -len("Storage")]
             match = [d for d, k in _STORAGE_NAMES.items() if k == kind]
             if not match:
                 raise KeyError(name)
@@ -72,7 +82,13 @@ class UntypedStorage:
         return self.to("cpu")
 
     def cuda(self, device=None, non_blocking: bool = False) -> UntypedStorage:
-        return self.to("cuda" if device is None else f"cuda:{int(device)}" if isinstance(device, int) else device)
+        return self.to(
+            "cuda"
+            if device is None
+            else f"cuda:{int(device)}"
+            if isinstance(device, int)
+            else device
+        )
 
 
 # ---------------------------------------------------------------------------- rebuilding
@@ -81,23 +97,28 @@ def _rebuild_tensor(storage, storage_offset, size, stride):
     tensors rebuilt on one storage share memory, as they did when saved."""
     arr, size = storage._data, tuple(size)
     if 0 in size:
-        return Tensor._wrap(np.empty(size, arr.dtype) if arr.__class__ is np.ndarray
-                            else arr[:0].reshape(size))
+        return Tensor._wrap(
+            np.empty(size, arr.dtype) if arr.__class__ is np.ndarray else arr[:0].reshape(size)
+        )
     # a GPU storage (map_location) is strided by its own array module (CuPy has as_strided too)
     strided = get_array_module(device_of_array(arr)).lib.stride_tricks.as_strided
-    return Tensor._wrap(strided(arr[storage_offset:], size, tuple(s * arr.itemsize for s in stride)))
+    return Tensor._wrap(
+        strided(arr[storage_offset:], size, tuple(s * arr.itemsize for s in stride))
+    )
 
 
-def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks,
-                       metadata=None):
+def _rebuild_tensor_v2(
+    storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None
+):
     t = _rebuild_tensor(storage, storage_offset, size, stride)
     if requires_grad:
         t.requires_grad_(True)
     return t
 
 
-def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
-                       dtype, metadata=None):
+def _rebuild_tensor_v3(
+    storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None
+):
     return _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks)
 
 
@@ -148,11 +169,17 @@ def _torch_globals() -> dict:
     from .nn.parameter import Parameter
 
     g = {
-        "collections.OrderedDict": OrderedDict, "collections.Counter": Counter,
-        "torch.nn.parameter.Parameter": Parameter, "torch.serialization._get_layout": _get_layout,
-        "torch.Size": Size, "torch.Tensor": Tensor, "torch.device": device,
-        "_codecs.encode": __import__("_codecs").encode, "builtins.bytearray": bytearray,
-        "builtins.set": set, "builtins.complex": complex,
+        "collections.OrderedDict": OrderedDict,
+        "collections.Counter": Counter,
+        "torch.nn.parameter.Parameter": Parameter,
+        "torch.serialization._get_layout": _get_layout,
+        "torch.Size": Size,
+        "torch.Tensor": Tensor,
+        "torch.device": device,
+        "_codecs.encode": __import__("_codecs").encode,
+        "builtins.bytearray": bytearray,
+        "builtins.set": set,
+        "builtins.complex": complex,
         "torch._utils._rebuild_tensor": _rebuild_tensor,
         "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
         "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
@@ -161,8 +188,15 @@ def _torch_globals() -> dict:
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
         "torch.storage.UntypedStorage": StorageType("UntypedStorage"),
     }
-    for what in ("qtensor", "sparse_tensor", "nested_tensor", "meta_tensor_no_storage",
-                 "wrapper_subclass", "device_tensor_from_numpy", "device_tensor_from_cpu_tensor"):
+    for what in (
+        "qtensor",
+        "sparse_tensor",
+        "nested_tensor",
+        "meta_tensor_no_storage",
+        "wrapper_subclass",
+        "device_tensor_from_numpy",
+        "device_tensor_from_cpu_tensor",
+    ):
         g[f"torch._utils._rebuild_{what}"] = _unsupported(what)
     for d in _dtype.ALL:
         g[f"torch.{d.name}"] = d
@@ -172,7 +206,8 @@ def _torch_globals() -> dict:
 
 
 W._ALLOWED.update(_torch_globals())
-_SAVE_NAMES = {id(v): k.rsplit(".", 1) for k, v in W._ALLOWED.items()
-               if k.startswith(("torch.", "collections."))}
-
-
+_SAVE_NAMES = {
+    id(v): k.rsplit(".", 1)
+    for k, v in W._ALLOWED.items()
+    if k.startswith(("torch.", "collections."))
+}

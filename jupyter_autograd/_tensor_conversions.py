@@ -66,13 +66,25 @@ Tensor.type = _type
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from .factories import tensor
 
-    return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    return tensor(
+        data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
+    )
 
 
 Tensor.new_tensor = _new_tensor
-Tensor.new_zeros = lambda self, *size, dtype=None, device=None, requires_grad=False: __import__("jupyter_autograd").zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
-Tensor.new_ones = lambda self, *size, dtype=None, device=None, requires_grad=False: __import__("jupyter_autograd").ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
-Tensor.new_full = lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: __import__("jupyter_autograd").full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+Tensor.new_zeros = lambda self, *size, dtype=None, device=None, requires_grad=False: __import__(
+    "jupyter_autograd"
+).zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+Tensor.new_ones = lambda self, *size, dtype=None, device=None, requires_grad=False: __import__(
+    "jupyter_autograd"
+).ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+Tensor.new_full = lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: (
+    __import__("jupyter_autograd").full(
+        size,
+        fill_value,
+        dtype=dtype or self.dtype,
+        device=device or self.device,
+        requires_grad=requires_grad,
+    )
+)
 Tensor.new_empty = Tensor.new_zeros
-
-

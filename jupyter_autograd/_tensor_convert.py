@@ -33,7 +33,10 @@ def _warn_scalar_once() -> None:
         _SCALAR_WARNED.append(True)
         warnings.warn(
             "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
-            "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=3)
+            "behavior.\nConsider using tensor.detach() first.",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _real_item(t, c_type):

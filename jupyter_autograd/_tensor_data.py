@@ -42,15 +42,23 @@ def _is_tensor(x) -> bool:
 
 def _is_sequence(x) -> bool:
     """PySequence_Check: lists, tuples, strings, ranges, arrays... (not dicts or sets)."""
-    return (not isinstance(x, (dict, set, frozenset)) and hasattr(x, "__len__")
-            and hasattr(x, "__getitem__"))
+    return (
+        not isinstance(x, (dict, set, frozenset))
+        and hasattr(x, "__len__")
+        and hasattr(x, "__getitem__")
+    )
 
 
 def array_from_data(data, dtype_np=None) -> np.ndarray:
     """The NumPy array ``torch.tensor(data, dtype=...)`` holds (``dtype_np`` None: inferred)."""
     if isinstance(data, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-    if dtype_np is None and isinstance(data, list) and data and all(isinstance(x, np.ndarray) for x in data):
+    if (
+        dtype_np is None
+        and isinstance(data, list)
+        and data
+        and all(isinstance(x, np.ndarray) for x in data)
+    ):
         warnings.warn(_NDARRAY_LIST, UserWarning, stacklevel=3)
     fast = _fast_path(data, dtype_np)
     if fast is not None:
@@ -104,15 +112,29 @@ def _fast_path(data, dtype_np):
         return None  # ragged lists of lists, or Python ints NumPy cannot hold: walk them
     if arr.ndim and len(leaves) != arr.size:
         return None  # [[1], []]-like raggedness that NumPy turned into a shorter array
-    inferred = (_default_complex() if complex in types
-                else _dtype.get_default_dtype().np if float in types
-                else np.dtype(np.int64) if int in types
-                else np.dtype(np.bool_) if bool in types
-                else _dtype.get_default_dtype().np)
+    inferred = (
+        _default_complex()
+        if complex in types
+        else _dtype.get_default_dtype().np
+        if float in types
+        else np.dtype(np.int64)
+        if int in types
+        else np.dtype(np.bool_)
+        if bool in types
+        else _dtype.get_default_dtype().np
+    )
     target = dtype_np if dtype_np is not None else inferred
     if target.kind == "b":  # any Python number is a bool (2**70 too)
-        return arr.astype(bool) if kind != "u" else np.array([bool(x) for x in leaves]).reshape(arr.shape)
-    if int in types and (kind == "u" or kind == "f" and _big_ints(leaves)) and target.kind not in "fc":
+        return (
+            arr.astype(bool)
+            if kind != "u"
+            else np.array([bool(x) for x in leaves]).reshape(arr.shape)
+        )
+    if (
+        int in types
+        and (kind == "u" or kind == "f" and _big_ints(leaves))
+        and target.kind not in "fc"
+    ):
         raise ValueError("Overflow when unpacking long long")
     if complex in types and target.kind in "iu":
         raise TypeError("'complex' object cannot be interpreted as an integer")
@@ -229,7 +251,9 @@ def _converter(dt: np.dtype):
 def _to_float(v):
     if _is_tensor(v) or isinstance(v, np.ndarray):
         return float(v)
-    if isinstance(v, (int, float, np.number, np.bool_)) and not isinstance(v, (complex, np.complexfloating)):
+    if isinstance(v, (int, float, np.number, np.bool_)) and not isinstance(
+        v, (complex, np.complexfloating)
+    ):
         return float(v)
     raise TypeError(f"must be real number, not {type(v).__name__}")
 

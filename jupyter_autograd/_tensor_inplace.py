@@ -77,7 +77,9 @@ def _adopt_history(self: Tensor, res: Tensor, snap, seq0: int) -> None:
     fn = res._grad_fn
     if fn is not None:
         if self._base is not None:
-            edge = (snap._grad_fn, snap._output_nr) if snap is not None else (fn._fns[0], fn._nrs[0])
+            edge = (
+                (snap._grad_fn, snap._output_nr) if snap is not None else (fn._fns[0], fn._nrs[0])
+            )
             _views.rebase_history(self, res, edge, seq0)
             if res._vc is not None:
                 _views.adopt_saved_result(fn, res._vc, self._vc, self._grad_fn)
@@ -155,7 +157,11 @@ def _inplace(fn, overlap="error", cpp_names=False):
         if res._data.dtype != self._data.dtype:
             rk, sk = res._data.dtype.kind, self._data.dtype.kind
             # torch's canCast: no complex -> real, floating -> integral, non-bool -> bool
-            if (rk in "fc" and sk in "iub") or (rk == "c" and sk != "c") or (sk == "b" and rk != "b"):
+            if (
+                (rk in "fc" and sk in "iub")
+                or (rk == "c" and sk != "c")
+                or (sk == "b" and rk != "b")
+            ):
                 raise RuntimeError(
                     f"result type {_scalar_type(res)} can't be cast to the desired output type {self_type(self, args, kwargs)}"
                 )
@@ -178,7 +184,8 @@ def _inplace(fn, overlap="error", cpp_names=False):
 def _check_inplace_shape(self, res) -> None:
     if res._data.shape != self._data.shape:  # NumPy would drop leading 1s: (1, 3) -> (3,)
         raise RuntimeError(
-            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape {list(res._data.shape)}")
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape {list(res._data.shape)}"
+        )
 
 
 def _scalar_type(t):
@@ -187,8 +194,17 @@ def _scalar_type(t):
 
 
 # the C++ type torch names when a Python number does not fit a tensor's dtype
-_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "int64_t",
-            "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t", "bool": "bool"}
+_C_TYPES = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "int64": "int64_t",
+    "int32": "int",
+    "int16": "int16_t",
+    "int8": "int8_t",
+    "uint8": "uint8_t",
+    "bool": "bool",
+}
 
 
 def _c_type(t):
@@ -212,8 +228,9 @@ def _write_op(self, op, rg, p=None, other=None, value=None, overlap="error"):
 
 def _zero_(self):
     """Fill with zeros in place (allowed on a leaf's ``.grad``)."""
-    return _write_op(self, ST.ZERO, STATE.grad_enabled and self._requires_grad, value=0,
-                     overlap="allow")
+    return _write_op(
+        self, ST.ZERO, STATE.grad_enabled and self._requires_grad, value=0, overlap="allow"
+    )
 
 
 def _fill_(self, value):
@@ -224,16 +241,23 @@ def _fill_(self, value):
                 f"{value._data.ndim} dimensions."
             )
         return _fill_tensor_(self, value)
-    return _write_op(self, EW.FILL, STATE.grad_enabled and self._requires_grad,
-                     {"value": value}, value=value, overlap="allow")
+    return _write_op(
+        self,
+        EW.FILL,
+        STATE.grad_enabled and self._requires_grad,
+        {"value": value},
+        value=value,
+        overlap="allow",
+    )
 
 
 def _fill_tensor_(self, value):
     data = value._data
     if data.__class__ is not self._data.__class__:
         value = Tensor._wrap(data.reshape(()).item()) if not data.ndim else value
-    return _write_op(self, ST.FILL_TENSOR, _any_requires_grad(self, (value,)), other=value,
-                     value=value._data)
+    return _write_op(
+        self, ST.FILL_TENSOR, _any_requires_grad(self, (value,)), other=value, value=value._data
+    )
 
 
 def _copy_(self, src, non_blocking=False):
@@ -245,7 +269,11 @@ def _copy_(self, src, non_blocking=False):
     if data.__class__ is not self._data.__class__:
         if self._data.__class__ is ZeroArray:  # torch's ZeroTensor
             raise RuntimeError(ERR_ZERO_COPY)
-        src = Tensor._wrap(_to_device(src, self.device)) if not src._requires_grad else src.to(self.device)
+        src = (
+            Tensor._wrap(_to_device(src, self.device))
+            if not src._requires_grad
+            else src.to(self.device)
+        )
         data = src._data
     if data.shape != self._data.shape:
         try:

@@ -40,12 +40,16 @@ Tensor.__sub__ = _sub
 Tensor.__rsub__ = lambda self, other: F.rsub(self, other)
 Tensor.__mul__ = Tensor.__rmul__ = _mul
 Tensor.__truediv__ = lambda self, other: F.div(self, other)
-Tensor.__rtruediv__ = lambda self, other: F.mul(F.reciprocal(self), other) if not isinstance(other, Tensor) else F.div(other, self)
+Tensor.__rtruediv__ = lambda self, other: (
+    F.mul(F.reciprocal(self), other) if not isinstance(other, Tensor) else F.div(other, self)
+)
 Tensor.__floordiv__ = lambda self, other: F.floor_divide(self, other)
 Tensor.__rfloordiv__ = lambda self, other: F.floor_divide(other, self)
 Tensor.__mod__ = lambda self, other: F.remainder(self, other)
 Tensor.__rmod__ = lambda self, other: F.remainder(other, self)
 Tensor.__neg__ = lambda self: apply1(EW.NEG, self)
+
+
 def _pos(self):
     if self._data.dtype.kind == "b":
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
@@ -57,8 +61,14 @@ Tensor.__abs__ = lambda self: F.abs(self)
 Tensor.__pow__ = lambda self, exponent: F.pow(self, exponent)
 Tensor.__rpow__ = lambda self, base: F.pow(base, self)
 # a Python number has no @ with a Tensor (torch: Python's own TypeError)
-Tensor.__matmul__ = lambda self, other: NotImplemented if isinstance(other, (int, float, complex)) else F.matmul(self, other)
-Tensor.__rmatmul__ = lambda self, other: NotImplemented if isinstance(other, (int, float, complex, bool)) else F.matmul(F._t(other, self), self)
+Tensor.__matmul__ = lambda self, other: (
+    NotImplemented if isinstance(other, (int, float, complex)) else F.matmul(self, other)
+)
+Tensor.__rmatmul__ = lambda self, other: (
+    NotImplemented
+    if isinstance(other, (int, float, complex, bool))
+    else F.matmul(F._t(other, self), self)
+)
 Tensor.__eq__ = lambda self, other: F.eq(self, other)
 Tensor.__ne__ = lambda self, other: F.ne(self, other)
 Tensor.__lt__ = lambda self, other: F.lt(self, other)
@@ -79,7 +89,9 @@ Tensor.__rrshift__ = lambda self, other: F.bitwise_right_shift(other, self)
 
 def _invert(self):
     if self._data.dtype.kind not in "iub":
-        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+        )
     return F.bitwise_not(self)
 
 
@@ -88,26 +100,136 @@ Tensor.__invert__ = _invert
 
 # ---------------------------------------------------------------- method aliases
 _METHODS = [
-    "add", "sub", "mul", "div", "true_divide", "divide", "multiply", "subtract", "pow", "neg",
-    "negative", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "abs", "absolute",
-    "sign", "sin", "cos", "tan", "tanh", "sigmoid", "relu", "floor", "ceil", "round", "clamp",
-    "clip", "clamp_min", "clamp_max", "maximum", "minimum", "square", "eq", "ne", "lt", "le",
-    "gt", "ge", "logical_and", "logical_or", "logical_not", "logical_xor", "isnan", "isinf",
-    "isfinite", "equal", "allclose", "isclose", "all", "any", "sum", "mean", "prod", "max", "min",
-    "amax", "amin", "argmax", "argmin", "var", "std", "logsumexp", "norm", "softmax",
-    "log_softmax", "matmul", "mm", "mv", "dot", "bmm", "outer", "ger", "addmm", "reshape",
-    "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims", "t", "permute",
-    "squeeze", "unsqueeze", "expand", "expand_as", "repeat", "flip", "clone", "split", "chunk",
-    "unbind", "narrow", "select", "gather", "masked_fill", "index_select", "trace", "diag",
-    "where", "float_power", "broadcast_to", "erf", "cumsum", "trunc", "fix", "frac", "remainder",
-    "fmod", "floor_divide", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
-    "bitwise_left_shift", "bitwise_right_shift",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "true_divide",
+    "divide",
+    "multiply",
+    "subtract",
+    "pow",
+    "neg",
+    "negative",
+    "exp",
+    "log",
+    "log1p",
+    "expm1",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+    "abs",
+    "absolute",
+    "sign",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "floor",
+    "ceil",
+    "round",
+    "clamp",
+    "clip",
+    "clamp_min",
+    "clamp_max",
+    "maximum",
+    "minimum",
+    "square",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "logical_xor",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "equal",
+    "allclose",
+    "isclose",
+    "all",
+    "any",
+    "sum",
+    "mean",
+    "prod",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "var",
+    "std",
+    "logsumexp",
+    "norm",
+    "softmax",
+    "log_softmax",
+    "matmul",
+    "mm",
+    "mv",
+    "dot",
+    "bmm",
+    "outer",
+    "ger",
+    "addmm",
+    "reshape",
+    "view",
+    "flatten",
+    "unflatten",
+    "transpose",
+    "swapaxes",
+    "swapdims",
+    "t",
+    "permute",
+    "squeeze",
+    "unsqueeze",
+    "expand",
+    "expand_as",
+    "repeat",
+    "flip",
+    "clone",
+    "split",
+    "chunk",
+    "unbind",
+    "narrow",
+    "select",
+    "gather",
+    "masked_fill",
+    "index_select",
+    "trace",
+    "diag",
+    "where",
+    "float_power",
+    "broadcast_to",
+    "erf",
+    "cumsum",
+    "trunc",
+    "fix",
+    "frac",
+    "remainder",
+    "fmod",
+    "floor_divide",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_not",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
 ]
+
+
 def _method(fn, name):
     """A function as a Tensor method: torch's methods have no ``out=`` (only the functions do),
     and count positions after ``self`` in their argument errors."""
     tensors = getattr(fn, "_tensor_args", ())[1:]
     if tensors:
+
         def checked(self, *args, **kwargs):
             F.check_tensor_args(name, tensors, args)
             if "out" in kwargs:
@@ -117,7 +239,10 @@ def _method(fn, name):
         checked.__name__ = checked.__qualname__ = name
         checked.__doc__ = fn.__doc__
         return checked
-    if "out" not in fn.__code__.co_varnames[:fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount]:
+    if (
+        "out"
+        not in fn.__code__.co_varnames[: fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount]
+    ):
         return fn
 
     def method(self, *args, **kwargs):
@@ -134,9 +259,20 @@ def _method(fn, name):
 for _name in _METHODS:
     setattr(Tensor, _name, _method(getattr(F, _name), _name))
 # the elementwise math methods run their row inline for floating tensors (the hot path)
-for _name, _op in (("exp", EW.EXP), ("log", EW.LOG), ("log1p", EW.LOG1P), ("expm1", EW.EXPM1),
-                   ("sqrt", EW.SQRT), ("rsqrt", EW.RSQRT), ("sin", EW.SIN), ("cos", EW.COS),
-                   ("tan", EW.TAN), ("tanh", EW.TANH), ("sigmoid", EW.SIGMOID), ("relu", EW.RELU)):
+for _name, _op in (
+    ("exp", EW.EXP),
+    ("log", EW.LOG),
+    ("log1p", EW.LOG1P),
+    ("expm1", EW.EXPM1),
+    ("sqrt", EW.SQRT),
+    ("rsqrt", EW.RSQRT),
+    ("sin", EW.SIN),
+    ("cos", EW.COS),
+    ("tan", EW.TAN),
+    ("tanh", EW.TANH),
+    ("sigmoid", EW.SIGMOID),
+    ("relu", EW.RELU),
+):
     setattr(Tensor, _name, unary_method(_op, getattr(F, _name)))
 Tensor.greater = F.gt
 Tensor.less = F.lt
@@ -185,7 +321,9 @@ def _mT(self):
         _errors.warn_zero_dim("Tensor.mT", "identity")
         return self
     if nd == 1:
-        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        raise RuntimeError(
+            "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."
+        )
     return F.transpose(self, -2, -1)
 
 
@@ -226,9 +364,14 @@ def _index_devices(self, key) -> None:
     ks = key if isinstance(key, tuple) else (key,)
     cls = self._data.__class__
     for k in ks:
-        if isinstance(k, Tensor) and k._data.__class__ is not cls and k._data.__class__ is not np.ndarray:
+        if (
+            isinstance(k, Tensor)
+            and k._data.__class__ is not cls
+            and k._data.__class__ is not np.ndarray
+        ):
             raise IndexError(
-                f"indices should be either on cpu or on the same device as the indexed tensor ({self.device})")
+                f"indices should be either on cpu or on the same device as the indexed tensor ({self.device})"
+            )
 
 
 def _getitem(self, key):
@@ -244,7 +387,15 @@ def _getitem(self, key):
             probe = self._data[key]
         except IndexError as e:
             raise index_error(e) from None
-        return apply1(SH.INDEX, self, {"key": key, "indices": [k for k in key], "self_sym_sizes": self._data.shape}) if probe is not None else None
+        return (
+            apply1(
+                SH.INDEX,
+                self,
+                {"key": key, "indices": [k for k in key], "self_sym_sizes": self._data.shape},
+            )
+            if probe is not None
+            else None
+        )
     r = _basic_index(self, key, whole)
     return apply1(SH.ALIAS, self) if r is self else r
 
@@ -257,8 +408,10 @@ def _basic_index(self, key, whole=False):
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if not nd and len(key) == 1:  # torch's messages for a lone int / slice on a 0-d tensor
         if key[0].__class__ is int:
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+            raise IndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+            )
         if key[0].__class__ is slice:
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     if n_real > nd:
@@ -283,10 +436,10 @@ def _basic_index(self, key, whole=False):
         elif isinstance(k, int):
             size = r._data.shape[dim]
             if not -size <= k < size:
-                raise IndexError(
-                    f"index {k} is out of bounds for dimension {pos} with size {size}"
-                )
-            r = apply1(SH.SELECT, r, {"dim": dim, "index": k % size, "self_sym_sizes": r._data.shape})
+                raise IndexError(f"index {k} is out of bounds for dimension {pos} with size {size}")
+            r = apply1(
+                SH.SELECT, r, {"dim": dim, "index": k % size, "self_sym_sizes": r._data.shape}
+            )
         else:
             size = r._data.shape[dim]
             start, stop, step = k.indices(size)
@@ -294,7 +447,17 @@ def _basic_index(self, key, whole=False):
                 raise ValueError("step must be greater than zero")
             if whole or not (start == 0 and stop >= size and step == 1):
                 stop = max(stop, start)
-                r = apply1(SH.SLICE, r, {"dim": dim, "start": start, "end": stop, "step": step, "self_sym_sizes": r._data.shape})
+                r = apply1(
+                    SH.SLICE,
+                    r,
+                    {
+                        "dim": dim,
+                        "start": start,
+                        "end": stop,
+                        "step": step,
+                        "self_sym_sizes": r._data.shape,
+                    },
+                )
             dim += 1
     return r
 
@@ -313,13 +476,58 @@ Tensor.__getitem__ = _getitem
 Tensor._is_view = lambda self: self._base is not None
 
 
-for _name in ["add", "sub", "mul", "div", "pow", "neg", "exp", "log", "log1p", "expm1", "sqrt",
-              "rsqrt", "reciprocal", "abs", "sign", "sin", "cos", "tan", "tanh", "sigmoid", "relu",
-              "floor", "ceil", "round", "clamp", "clip", "clamp_min", "clamp_max", "square",
-              "masked_fill", "true_divide", "multiply", "subtract", "divide", "erf", "trunc", "fix",
-              "frac", "remainder", "fmod", "floor_divide"]:
-    setattr(Tensor, _name + "_", _inplace(getattr(F, _name), _name + "_" if _name == "masked_fill" else "error",
-                                          _name in ("clamp", "clip", "clamp_min", "clamp_max")))
+for _name in [
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "pow",
+    "neg",
+    "exp",
+    "log",
+    "log1p",
+    "expm1",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+    "abs",
+    "sign",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "floor",
+    "ceil",
+    "round",
+    "clamp",
+    "clip",
+    "clamp_min",
+    "clamp_max",
+    "square",
+    "masked_fill",
+    "true_divide",
+    "multiply",
+    "subtract",
+    "divide",
+    "erf",
+    "trunc",
+    "fix",
+    "frac",
+    "remainder",
+    "fmod",
+    "floor_divide",
+]:
+    setattr(
+        Tensor,
+        _name + "_",
+        _inplace(
+            getattr(F, _name),
+            _name + "_" if _name == "masked_fill" else "error",
+            _name in ("clamp", "clip", "clamp_min", "clamp_max"),
+        ),
+    )
 Tensor.clamp_ = _inplace(F.clamp_call("clamp_", True), cpp_names=True)
 _abs_inplace = Tensor.abs_
 

@@ -38,8 +38,7 @@ def _setitem(self, key, value):
         return
     mask_fill = isinstance(key, Tensor) and key._data.dtype.kind == "b"
     key = _norm_key(key)
-    if all(_is_basic(k) for k in key) and not (
-            FLAGS.forward_ad_levels and (self._fw or value._fw)):
+    if all(_is_basic(k) for k in key) and not (FLAGS.forward_ad_levels and (self._fw or value._fw)):
         _copy_to(_basic_index(self, key), value)
         return
     # advanced indices; also forward-mode tangents, which views do not share with their base.
@@ -50,8 +49,9 @@ def _setitem(self, key, value):
         k += 1
     _check_index_put_shape(self, key, ss[k:])
     if value._data.dtype != self._data.dtype and not (
-            all(_is_basic(k) for k in key)  # a forward-mode basic key: copy_ casts
-            or (k == len(ss) and mask_fill)):  # a 0-d value (past its leading 1s) by a mask is masked_fill_ (it casts)
+        all(_is_basic(k) for k in key)  # a forward-mode basic key: copy_ casts
+        or (k == len(ss) and mask_fill)
+    ):  # a 0-d value (past its leading 1s) by a mask is masked_fill_ (it casts)
         _check_index_put_dtype(self, value)
     _index_put_(self, key, F.view(value, ss[k:]) if k else value)
 
@@ -60,8 +60,11 @@ Tensor.__setitem__ = _setitem
 
 
 def _value_tensor(value, like):
-    if value.__class__ is not float and value.__class__ is not int and (
-            like._data.dtype.kind not in "cb" and np.iscomplexobj(value)):
+    if (
+        value.__class__ is not float
+        and value.__class__ is not int
+        and (like._data.dtype.kind not in "cb" and np.iscomplexobj(value))
+    ):
         raise RuntimeError(f"value cannot be converted to type {_c_type(like)} without overflow")
     try:
         arr = np.asarray(value, dtype=like._data.dtype)
@@ -127,8 +130,14 @@ def _check_index_put_shape(self, key, vshape) -> None:
     try:  # the result's shape, from a 0-stride stand-in of self (no copy of self's data)
         probe = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape, (0,) * len(shape))
         # integer index arrays replaced by zeros of their shapes: out of range is found later
-        rshape = probe[tuple(np.zeros(k.shape, np.intp) if isinstance(k, np.ndarray) and k.dtype.kind in "iu"
-                             else k for k in key)].shape
+        rshape = probe[
+            tuple(
+                np.zeros(k.shape, np.intp)
+                if isinstance(k, np.ndarray) and k.dtype.kind in "iu"
+                else k
+                for k in key
+            )
+        ].shape
     except (IndexError, TypeError, ValueError):
         return
     try:
@@ -136,8 +145,10 @@ def _check_index_put_shape(self, key, vshape) -> None:
     except ValueError:
         fits = False
     if not fits:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be "
-                           f"broadcast to indexing result of shape {list(rshape)}")
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(vshape)} cannot be "
+            f"broadcast to indexing result of shape {list(rshape)}"
+        )
 
 
 def _check_index_put_dtype(self, value) -> None:
@@ -147,7 +158,8 @@ def _check_index_put_dtype(self, value) -> None:
 
         raise RuntimeError(
             f"Index put requires the source and destination dtypes match, got "
-            f"{scalar_type(self)} for the destination and {scalar_type(value)} for the source.")
+            f"{scalar_type(self)} for the destination and {scalar_type(value)} for the source."
+        )
 
 
 def _index_put_method(self, indices, values, accumulate=False):
@@ -155,8 +167,12 @@ def _index_put_method(self, indices, values, accumulate=False):
     place: torch's Tensor.index_put_ (IndexPutBackward0)."""
     key = _index_key(self, indices, values)
     _check_index_put_shape(self, key, values._data.shape)
-    if not (len(indices) == 1 and isinstance(indices[0], Tensor) and indices[0]._data.dtype.kind == "b"
-            and values._data.size == 1):  # one mask and one value: torch's masked_fill_ (it casts)
+    if not (
+        len(indices) == 1
+        and isinstance(indices[0], Tensor)
+        and indices[0]._data.dtype.kind == "b"
+        and values._data.size == 1
+    ):  # one mask and one value: torch's masked_fill_ (it casts)
         _check_index_put_dtype(self, values)
     if accumulate:
         _index_put_(self, key, values, accumulate=True)
@@ -172,14 +188,19 @@ def _index_put(self, indices, values, accumulate=False):
 
 def _index_key(self, indices, values):
     if not isinstance(indices, (tuple, list)):
-        raise TypeError(f"index_put_(): argument 'indices' (position 1) must be tuple of Tensors, "
-                        f"not {type(indices).__name__}")
+        raise TypeError(
+            f"index_put_(): argument 'indices' (position 1) must be tuple of Tensors, "
+            f"not {type(indices).__name__}"
+        )
     if not isinstance(values, Tensor):
-        raise TypeError(f"index_put_(): argument 'values' (position 2) must be Tensor, not "
-                        f"{type(values).__name__}")
+        raise TypeError(
+            f"index_put_(): argument 'values' (position 2) must be Tensor, not "
+            f"{type(values).__name__}"
+        )
     if len(indices) > self._data.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {self._data.ndim} (got "
-                         f"{len(indices)})")
+        raise IndexError(
+            f"too many indices for tensor of dimension {self._data.ndim} (got {len(indices)})"
+        )
     _index_devices(self, tuple(indices))
     return _norm_key(tuple(slice(None) if i is None else i for i in indices))
 

@@ -86,8 +86,11 @@ def _spec_str(spec) -> str:
         return "{" + ", ".join(f"{k!r}: {_spec_str(s)}" for k, s in zip(spec[1], spec[2])) + "}"
     kind, subs = spec
     inner = ", ".join(_spec_str(s) for s in subs)
-    return f"({inner},)" if kind is tuple and len(subs) == 1 else (
-        f"({inner})" if kind is tuple else f"[{inner}]")
+    return (
+        f"({inner},)"
+        if kind is tuple and len(subs) == 1
+        else (f"({inner})" if kind is tuple else f"[{inner}]")
+    )
 
 
 def _broadcast(prefix, spec):
@@ -135,11 +138,13 @@ def _process_inputs(func, in_dims, args):
         raise ValueError(  # noqa: TRY004 - torch's exception type
             f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or a "
             "(potentially nested) tuple matching the structure of inputs, got: "
-            f"{type(in_dims)}.")
+            f"{type(in_dims)}."
+        )
     if len(args) == 0:
         raise ValueError(
             f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add inputs, or you are "
-            "trying to vmap over a function with no inputs. The latter is unsupported.")
+            "trying to vmap over a function with no inputs. The latter is unsupported."
+        )
     flat_args, spec = _flatten(tuple(args))
     flat_dims = _broadcast(in_dims, spec)
     if flat_dims is None:
@@ -147,28 +152,34 @@ def _process_inputs(func, in_dims, args):
         raise ValueError(
             f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with "
             f"the structure of `inputs`. in_dims has structure {_spec_str(dims_spec)} but inputs "
-            f"has structure {_spec_str(spec)}.")
+            f"has structure {_spec_str(spec)}."
+        )
     for arg, d in zip(flat_args, flat_dims):
         if not (d is None or (isinstance(d, int) and not isinstance(d, bool))):
             raise ValueError(
                 f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input "
-                "but in_dim must be either an integer dimension or None.")
+                "but in_dim must be either an integer dimension or None."
+            )
         if isinstance(d, int) and not isinstance(arg, T):
             raise ValueError(  # noqa: TRY004 - torch's exception type
                 f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input "
                 f"but the input is of type {type(arg)}. We cannot vmap over non-Tensor "
-                "arguments, please use None as the respective in_dim")
+                "arguments, please use None as the respective in_dim"
+            )
         if d is not None and not -arg.dim() <= d < arg.dim():
             raise ValueError(
                 f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for some "
                 f"input, but that input is a Tensor of dimensionality {arg.dim()} so expected "
-                f"in_dim to satisfy -{arg.dim()} <= in_dim < {arg.dim()}.")
+                f"in_dim to satisfy -{arg.dim()} <= in_dim < {arg.dim()}."
+            )
     sizes = [a.size(d) for a, d in zip(flat_args, flat_dims) if d is not None]
     if not sizes:
         raise ValueError("vmap: Expected at least one Tensor to vmap over")
     if any(s != sizes[0] for s in sizes):
-        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
-                         f"dimension, got sizes {sizes} for the mapped dimension")
+        raise ValueError(
+            "vmap: Expected all tensors to have the same size in the mapped "
+            f"dimension, got sizes {sizes} for the mapped dimension"
+        )
     return sizes[0], flat_dims, flat_args, spec
 
 
@@ -179,7 +190,8 @@ def _check_out_dims(func, out_dims) -> None:
             raise ValueError(
                 f"vmap({_name(func)}, ..., out_dims={out_dims}): `out_dims` must be an int, None "
                 "or a python collection of ints representing where in the outputs the vmapped "
-                "dimension should appear.")
+                "dimension should appear."
+            )
 
 
 def _run(func, batch: int, flat_dims, flat_args, spec, kwargs, randomness):
@@ -219,8 +231,18 @@ def _run_batched(func, batch, flat_dims, flat_args, spec, kwargs, chunk_size):
         for k in range(len(parts[0])):
             vals = [p[k] for p in parts]
             if any(v[0] for v in vals):
-                res.append((True, cat([v[1] if v[0] else _expand(v[1], len_) for v, len_ in
-                                            zip(vals, _chunk_sizes(batch, chunk_size))], 0)))
+                res.append(
+                    (
+                        True,
+                        cat(
+                            [
+                                v[1] if v[0] else _expand(v[1], len_)
+                                for v, len_ in zip(vals, _chunk_sizes(batch, chunk_size))
+                            ],
+                            0,
+                        ),
+                    )
+                )
             else:
                 res.append(vals[0])
         return res, out_spec
@@ -270,8 +292,11 @@ def _batched(func, batch, flat_dims, flat_args, spec, kwargs, out_dims, chunk_si
     T = _T()
     try:
         outs, out_spec = _run_batched(func, batch, flat_dims, flat_args, spec, kwargs, chunk_size)
-        flat_out_dims = _broadcast(out_dims, out_spec) if out_spec is not None else (
-            [out_dims] if isinstance(out_dims, int) or out_dims is None else None)
+        flat_out_dims = (
+            _broadcast(out_dims, out_spec)
+            if out_spec is not None
+            else ([out_dims] if isinstance(out_dims, int) or out_dims is None else None)
+        )
         if flat_out_dims is None or len(flat_out_dims) != len(outs):
             raise vb.Fallback
         results = []
@@ -310,8 +335,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
         tensor([0., 2., 4.])
     """
     if randomness not in ("error", "different", "same"):
-        raise RuntimeError("Only allowed values for randomness are 'error', 'different', or "
-                           f"'same'. Got {randomness}")
+        raise RuntimeError(
+            "Only allowed values for randomness are 'error', 'different', or "
+            f"'same'. Got {randomness}"
+        )
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
@@ -340,7 +367,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
             raise ValueError(
                 f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible "
                 f"with the structure of `outputs`. out_dims has structure {_spec_str(dims_spec)} "
-                f"but outputs has structure {_spec_str(out_spec)}.")
+                f"but outputs has structure {_spec_str(out_spec)}."
+            )
         results = []
         for k, d in enumerate(flat_out_dims):
             vals = [elem[k] for elem in per_elem]
@@ -350,11 +378,14 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
             if not isinstance(vals[0], T):
                 raise ValueError(  # noqa: TRY004 - torch's exception type
                     f"vmap({name}, ...): `{name}` must only return Tensors, got type "
-                    f"{type(vals[0])}. Did you mean to set out_dims= to None for output?")
+                    f"{type(vals[0])}. Did you mean to set out_dims= to None for output?"
+                )
             ndim = vals[0].dim() + 1
             if not -ndim <= d < ndim:
-                raise IndexError(f"Dimension out of range (expected to be in range of "
-                                 f"[{-ndim}, {ndim - 1}], but got {d})")
+                raise IndexError(
+                    f"Dimension out of range (expected to be in range of "
+                    f"[{-ndim}, {ndim - 1}], but got {d})"
+                )
             results.append(stack(vals, d))
         return _unflatten(results, out_spec)
 

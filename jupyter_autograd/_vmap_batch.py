@@ -50,7 +50,9 @@ LEVELS: list = []
 STATS = {"batched": 0, "fallback": 0, "last": ""}
 
 
-class Fallback(BaseException):  # not an Exception: library code's `except Exception` must not swallow it
+class Fallback(
+    BaseException
+):  # not an Exception: library code's `except Exception` must not swallow it
     """The batched run cannot continue; vmap reruns the call per batch element."""
 
 
@@ -196,7 +198,7 @@ class BatchedTensor(Tensor):
         if s > e:
             raise Fallback
         ls = self._lshape
-        return self.reshape(*ls[:s], int(np.prod(ls[s:e + 1], dtype=np.int64)), *ls[e + 1:])
+        return self.reshape(*ls[:s], int(np.prod(ls[s : e + 1], dtype=np.int64)), *ls[e + 1 :])
 
     def t(self):
         n = self.dim()
@@ -211,8 +213,9 @@ class BatchedTensor(Tensor):
         if n == 0:
             _wrap_dim(dim0, 0), _wrap_dim(dim1, 0)
             return _wrap_b(self._phys.view_as(self._phys), self._lvl)
-        return _wrap_b(self._phys.transpose(_wrap_dim(dim0, n) + 1, _wrap_dim(dim1, n) + 1),
-                       self._lvl)
+        return _wrap_b(
+            self._phys.transpose(_wrap_dim(dim0, n) + 1, _wrap_dim(dim1, n) + 1), self._lvl
+        )
 
     swapaxes = swapdims = transpose
 
@@ -225,8 +228,9 @@ class BatchedTensor(Tensor):
 
     def movedim(self, source, destination):
         n = self.dim()
-        return _wrap_b(self._phys.movedim(_wrap_dim(source, n) + 1,
-                                          _wrap_dim(destination, n) + 1), self._lvl)
+        return _wrap_b(
+            self._phys.movedim(_wrap_dim(source, n) + 1, _wrap_dim(destination, n) + 1), self._lvl
+        )
 
     def __getitem__(self, key):
         # basic indexing (ints, slices, None, ...) keeps the batch axis in front
@@ -235,16 +239,19 @@ class BatchedTensor(Tensor):
             if i is None or i is Ellipsis:
                 continue
             if isinstance(i, slice):
-                if not all(v is None or (isinstance(v, int) and not isinstance(v, bool))
-                           for v in (i.start, i.stop, i.step)):
+                if not all(
+                    v is None or (isinstance(v, int) and not isinstance(v, bool))
+                    for v in (i.start, i.stop, i.step)
+                ):
                     raise Fallback
             elif not isinstance(i, int) or isinstance(i, bool):
                 raise Fallback
-        if sum(i is not None and i is not Ellipsis for i in k) > self.dim() or \
-                sum(i is Ellipsis for i in k) > 1:
+        if (
+            sum(i is not None and i is not Ellipsis for i in k) > self.dim()
+            or sum(i is Ellipsis for i in k) > 1
+        ):
             raise Fallback
         return _wrap_b(self._phys[(slice(None), *k)], self._lvl)
-
 
 
 def _shape_arg(shape):
@@ -305,8 +312,9 @@ def _elementwise(fn, *args, **kwargs):
     rank = max(t.dim() for t in tens)
     dts = {t.dtype for t in tens}
     cast = None
-    if len(dts) > 1 and any(t.__class__ is BatchedTensor and t._lvl == lv and not t._lshape
-                            for t in tens):
+    if len(dts) > 1 and any(
+        t.__class__ is BatchedTensor and t._lvl == lv and not t._lshape for t in tens
+    ):
         # a 0-d batched operand is 1-d physically: promote as torch does on the logical ranks
         cast = _dtype.from_numpy_dtype(_dtype.result_type([(t.dim(), t.dtype.np) for t in tens]))
 
@@ -336,16 +344,38 @@ def _binary(op, reflected=False):
     return lambda self, other: _elementwise(op, self, other)
 
 
-for _n, _op in (("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
-                ("truediv", operator.truediv), ("pow", operator.pow)):
+for _n, _op in (
+    ("add", operator.add),
+    ("sub", operator.sub),
+    ("mul", operator.mul),
+    ("truediv", operator.truediv),
+    ("pow", operator.pow),
+):
     setattr(BatchedTensor, f"__{_n}__", _binary(_op))
     setattr(BatchedTensor, f"__r{_n}__", _binary(_op, True))
 for _n in ("lt", "le", "gt", "ge", "eq", "ne"):
     setattr(BatchedTensor, f"__{_n}__", _binary(getattr(operator, _n)))
 BatchedTensor.__hash__ = Tensor.__hash__
 BatchedTensor.__neg__ = lambda self: _elementwise(operator.neg, self)
-for _n in ("abs", "neg", "square", "clone", "float", "double", "add", "sub", "mul", "div",
-           "true_divide", "pow", "clamp", "clamp_min", "clamp_max", "maximum", "minimum"):
+for _n in (
+    "abs",
+    "neg",
+    "square",
+    "clone",
+    "float",
+    "double",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "true_divide",
+    "pow",
+    "clamp",
+    "clamp_min",
+    "clamp_max",
+    "maximum",
+    "minimum",
+):
     setattr(BatchedTensor, _n, _method(_n))
 
 
@@ -359,11 +389,14 @@ def install_rows() -> None:
         if name in vars(BatchedTensor) or name.endswith("_") and not name.startswith("__"):
             continue
         row = getattr(getattr(Tensor, name, None), "_row", None)
-        if row is not None and row.batch is ELEMENTWISE and row.n_out == 1 \
-                and row.name not in ("mm", "addmm", "bmm") and not name.startswith("__"):
+        if (
+            row is not None
+            and row.batch is ELEMENTWISE
+            and row.n_out == 1
+            and row.name not in ("mm", "addmm", "bmm")
+            and not name.startswith("__")
+        ):
             setattr(BatchedTensor, name, _method(name))
-
-
 
 
 _FUNCS: dict = {}  # module-level functions handed batched inputs (filled by _vmap_rules)
@@ -408,11 +441,13 @@ def grad_and_value(func, nums, has_aux, args, kwargs, flatten, unflatten, split_
             gs = _grad(po, phys, grad_outputs=ones(B, dtype=po.dtype), allow_unused=True)
         else:
             gs = (None,) * len(phys)
-    gs = [_wrap_b(g.detach() if g is not None else zeros(tuple(x.shape), dtype=x.dtype), lv)
-          for g, x in zip(gs, phys)]
+    gs = [
+        _wrap_b(g.detach() if g is not None else zeros(tuple(x.shape), dtype=x.dtype), lv)
+        for g, x in zip(gs, phys)
+    ]
     per_arg = []
     for ps, (_, spec) in zip(prepared, trees):
-        per_arg.append(unflatten(gs[:len(ps)], spec))
-        gs = gs[len(ps):]
+        per_arg.append(unflatten(gs[: len(ps)], spec))
+        gs = gs[len(ps) :]
     value = _wrap_b(po.detach(), lv)
     return per_arg, value, aux

@@ -20,32 +20,42 @@ __all__: list = []
 def _m_sum(self, dim=None, keepdim=False, *, dtype=None):
     return _reduce(self, "sum", dim, keepdim, dtype)
 
+
 def _m_mean(self, dim=None, keepdim=False, *, dtype=None):
     return _reduce(self, "mean", dim, keepdim, dtype)
+
 
 def _m_softmax(self, dim, dtype=None):
     return _softmax(self, "softmax", dim, dtype)
 
+
 def _m_log_softmax(self, dim, dtype=None):
     return _softmax(self, "log_softmax", dim, dtype)
+
 
 def _m_matmul(self, other):
     return _matmul(self, other)
 
+
 def _m___matmul__(self, other):
     return _matmul(self, other)
+
 
 def _m___rmatmul__(self, other):
     return _matmul(other, self)
 
+
 def _m_mm(self, other):
     return _checked_matmul(self, other, 2, 2)
+
 
 def _m_mv(self, other):
     return _checked_matmul(self, other, 2, 1)
 
+
 def _m_dot(self, other):
     return _checked_matmul(self, other, 1, 1)
+
 
 def _m_bmm(self, other):
     return _checked_matmul(self, other, 3, 3)
@@ -143,12 +153,27 @@ def _plain_batched(x, lv):
     return x.unsqueeze(0).expand(_size(lv), *x.shape)
 
 
-def _cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
-                   reduce=None, reduction="mean", label_smoothing=0.0):
-    if (weight is not None or size_average is not None or reduce is not None
-            or label_smoothing != 0.0 or reduction not in ("mean", "sum", "none")
-            or not isinstance(input, Tensor) or not isinstance(target, Tensor)
-            or not input.is_floating_point() or target.dtype != _dtype.int64):
+def _cross_entropy(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index=-100,
+    reduce=None,
+    reduction="mean",
+    label_smoothing=0.0,
+):
+    if (
+        weight is not None
+        or size_average is not None
+        or reduce is not None
+        or label_smoothing != 0.0
+        or reduction not in ("mean", "sum", "none")
+        or not isinstance(input, Tensor)
+        or not isinstance(target, Tensor)
+        or not input.is_floating_point()
+        or target.dtype != _dtype.int64
+    ):
         raise Fallback
     n = input.dim()
     if n not in (1, 2) or tuple(target.shape) != (tuple(input.shape[:1]) if n == 2 else ()):
@@ -169,6 +194,18 @@ def _cross_entropy(input, target, weight=None, size_average=None, ignore_index=-
     return _wrap_b(total / valid.reshape(B, -1).sum(1).to(loss.dtype), lv)
 
 
-for _name, _fn in (("sum", _m_sum), ("mean", _m_mean), ("softmax", _m_softmax), ("log_softmax", _m_log_softmax), ("matmul", _m_matmul), ("__matmul__", _m___matmul__), ("__rmatmul__", _m___rmatmul__), ("mm", _m_mm), ("mv", _m_mv), ("dot", _m_dot), ("bmm", _m_bmm)):
+for _name, _fn in (
+    ("sum", _m_sum),
+    ("mean", _m_mean),
+    ("softmax", _m_softmax),
+    ("log_softmax", _m_log_softmax),
+    ("matmul", _m_matmul),
+    ("__matmul__", _m___matmul__),
+    ("__rmatmul__", _m___rmatmul__),
+    ("mm", _m_mm),
+    ("mv", _m_mv),
+    ("dot", _m_dot),
+    ("bmm", _m_bmm),
+):
     setattr(BatchedTensor, _name, _fn)
 _FUNCS.update({"linear": _linear, "cross_entropy": _cross_entropy, "matmul": _matmul})

@@ -66,11 +66,15 @@ def _user_allowed() -> dict:
     for g in _USER:
         if isinstance(g, tuple):
             if len(g) != 2:
-                raise ValueError("Expected tuple of length 2 (global, str of callable full path), "
-                                 f"but got tuple of length: {len(g)}")
+                raise ValueError(
+                    "Expected tuple of length 2 (global, str of callable full path), "
+                    f"but got tuple of length: {len(g)}"
+                )
             if type(g[1]) is not str:
-                raise TypeError("Expected second item in tuple to be str of callable full path, "
-                                f"but got: {type(g[1])}")
+                raise TypeError(
+                    "Expected second item in tuple to be str of callable full path, "
+                    f"but got: {type(g[1])}"
+                )
             out[g[1]] = g[0]
         else:
             out[f"{g.__module__}.{g.__qualname__}"] = g
@@ -90,13 +94,14 @@ def _global_name(readline) -> tuple[str, str]:
 def _refused(full: str) -> UnpicklingError:
     shown = full
     if full.startswith("builtins"):
-        rest = full[len("builtins"):]
+        rest = full[len("builtins") :]
         shown = rest[1:] if rest.startswith(".") else "builtins" + rest
     return UnpicklingError(
         f"Unsupported global: GLOBAL {shown} was not an allowed global by default. Please use "
         f"`torch.serialization.add_safe_globals([{shown}])` or the "
         f"`torch.serialization.safe_globals([{shown}])` context manager to allowlist this global "
-        "if you trust this class/function.")
+        "if you trust this class/function."
+    )
 
 
 class Unpickler:
@@ -131,8 +136,10 @@ class Unpickler:
                 module, name = _global_name(self.readline)
                 full = f"{module}.{name}"
                 if module in _BLOCKED_MODULES:
-                    raise UnpicklingError(f"Trying to load unsupported GLOBAL {full} whose module "
-                                          f"{module} is blocked.")
+                    raise UnpicklingError(
+                        f"Trying to load unsupported GLOBAL {full} whose module "
+                        f"{module} is blocked."
+                    )
                 if full in allowed:
                     stack.append(allowed[full])
                 elif full in user:
@@ -147,8 +154,10 @@ class Unpickler:
                 elif id(cls) in values:
                     stack.append(cls.__new__(cls, *args))
                 else:
-                    raise UnpicklingError("Can only create new object for nn.Parameter or classes "
-                                          f"allowlisted via `add_safe_globals` but got {cls}")
+                    raise UnpicklingError(
+                        "Can only create new object for nn.Parameter or classes "
+                        f"allowlisted via `add_safe_globals` but got {cls}"
+                    )
             elif op == pickle.REDUCE[0]:
                 args = stack.pop()
                 func = stack[-1]
@@ -164,8 +173,10 @@ class Unpickler:
             elif op in (pickle.APPEND[0], pickle.APPENDS[0]):
                 items = [stack.pop()] if op == pickle.APPEND[0] else _pop_mark(stack, marks)
                 if type(stack[-1]) is not list:
-                    raise UnpicklingError(f"Can only {'append to' if op == pickle.APPEND[0] else 'extend'} "
-                                          f"lists, but got {type(stack[-1])}")
+                    raise UnpicklingError(
+                        f"Can only {'append to' if op == pickle.APPEND[0] else 'extend'} "
+                        f"lists, but got {type(stack[-1])}"
+                    )
                 stack[-1].extend(items)
             elif op in (pickle.SETITEM[0], pickle.SETITEMS[0]):
                 items = stack[-2:] if op == pickle.SETITEM[0] else _pop_mark(stack, marks)
@@ -174,8 +185,10 @@ class Unpickler:
                 target = stack[-1]
                 if type(target) not in (dict, OrderedDict, Counter):
                     which = "SETITEM" if op == pickle.SETITEM[0] else "SETITEMS"
-                    raise UnpicklingError(f"Can only {which} for dict, collections.OrderedDict, "
-                                          f"collections.Counter, but got {type(target)}")
+                    raise UnpicklingError(
+                        f"Can only {which} for dict, collections.OrderedDict, "
+                        f"collections.Counter, but got {type(target)}"
+                    )
                 for i in range(0, len(items), 2):
                     target[items[i]] = items[i + 1]
             elif op == pickle.MARK[0]:
@@ -184,7 +197,7 @@ class Unpickler:
                 stack.append(tuple(_pop_mark(stack, marks)))
             elif op in _TUPLE_N:
                 n = _TUPLE_N[op]
-                stack[len(stack) - n:] = [tuple(stack[len(stack) - n:])]
+                stack[len(stack) - n :] = [tuple(stack[len(stack) - n :])]
             elif op in _CONSTANTS:
                 stack.append(_CONSTANTS[op]())
             elif op == pickle.BININT[0]:
@@ -201,13 +214,19 @@ class Unpickler:
                 stack.append(str(read(struct.unpack("<I", read(4))[0]), "utf-8", "surrogatepass"))
             elif op == pickle.SHORT_BINSTRING[0]:
                 data = read(read(1)[0])
-                stack.append(data if self.encoding == "bytes" else data.decode(self.encoding, "strict"))
+                stack.append(
+                    data if self.encoding == "bytes" else data.decode(self.encoding, "strict")
+                )
             elif op == pickle.BINPERSID[0]:
                 pid = stack.pop()
                 if type(pid) is not tuple and type(pid) is not int:
-                    raise UnpicklingError(f"persistent_load id must be tuple or int, but got {type(pid)}")
+                    raise UnpicklingError(
+                        f"persistent_load id must be tuple or int, but got {type(pid)}"
+                    )
                 if type(pid) is tuple and pid and _ascii(pid[0]) != "storage":
-                    raise UnpicklingError(f"Only persistent_load of storage is allowed, but got {type(pid[0])}")
+                    raise UnpicklingError(
+                        f"Only persistent_load of storage is allowed, but got {type(pid[0])}"
+                    )
                 stack.append(self.persistent_load(pid))
             elif op in (pickle.BINGET[0], pickle.LONG_BINGET[0]):
                 i = read(1)[0] if op == pickle.BINGET[0] else struct.unpack("<I", read(4))[0]
@@ -223,7 +242,8 @@ class Unpickler:
                         "default pickle protocol used by `torch.load` (2). The weights_only "
                         "Unpickler might not support all instructions implemented by this "
                         "protocol, please file an issue for adding support if you encounter this.",
-                        stacklevel=2)
+                        stacklevel=2,
+                    )
             elif op == pickle.STOP[0]:
                 return stack.pop()
             else:
@@ -231,9 +251,15 @@ class Unpickler:
 
 
 _TUPLE_N = {pickle.TUPLE1[0]: 1, pickle.TUPLE2[0]: 2, pickle.TUPLE3[0]: 3}
-_CONSTANTS = {pickle.NONE[0]: lambda: None, pickle.NEWFALSE[0]: lambda: False,
-              pickle.NEWTRUE[0]: lambda: True, pickle.EMPTY_TUPLE[0]: tuple,
-              pickle.EMPTY_LIST[0]: list, pickle.EMPTY_DICT[0]: dict, pickle.EMPTY_SET[0]: set}
+_CONSTANTS = {
+    pickle.NONE[0]: lambda: None,
+    pickle.NEWFALSE[0]: lambda: False,
+    pickle.NEWTRUE[0]: lambda: True,
+    pickle.EMPTY_TUPLE[0]: tuple,
+    pickle.EMPTY_LIST[0]: list,
+    pickle.EMPTY_DICT[0]: dict,
+    pickle.EMPTY_SET[0]: set,
+}
 
 
 def _pop_mark(stack: list, marks: list) -> list:
@@ -265,5 +291,7 @@ def _build(inst, state, values) -> None:
         for k, v in (slots or {}).items():
             setattr(inst, k, v)
     else:
-        raise UnpicklingError("Can only build Tensor, Parameter, OrderedDict or types allowlisted "
-                              f"via `add_safe_globals`, but got {type(inst)}")
+        raise UnpicklingError(
+            "Can only build Tensor, Parameter, OrderedDict or types allowlisted "
+            f"via `add_safe_globals`, but got {type(inst)}"
+        )

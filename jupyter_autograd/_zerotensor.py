@@ -25,10 +25,14 @@ from __future__ import annotations
 
 import numpy as np
 
-ERR_IMMUTABLE = ("ZeroTensors are immutable. Please use the materialized zero tensor obtained "
-                 "using .clone() if you want a mutable tensor.")
-ERR_COPY = ("ZeroTensors are immutable. Please materialize the tensor using `.clone()`, if you "
-            "want a mutable zero tensor.")
+ERR_IMMUTABLE = (
+    "ZeroTensors are immutable. Please use the materialized zero tensor obtained "
+    "using .clone() if you want a mutable tensor."
+)
+ERR_COPY = (
+    "ZeroTensors are immutable. Please materialize the tensor using `.clone()`, if you "
+    "want a mutable zero tensor."
+)
 ERR_NUMPY = " Cannot convert a ZeroTensor to numpy. Set force=True if you need the zero array."
 ERR_TOLIST = "tolist() shouldn't be called on a tensor with unallocated storage"
 
@@ -54,7 +58,9 @@ class ZeroArray(np.ndarray):
         if ufunc in _ADDITIVE:  # 0 + b is b, 0 - b is -b, a +/- 0 is a: exactly
             a, b = plain
             if zeros[0]:
-                return np.broadcast_to(b if ufunc is np.add else -b, result.shape).astype(result.dtype)
+                return np.broadcast_to(b if ufunc is np.add else -b, result.shape).astype(
+                    result.dtype
+                )
             return np.broadcast_to(a, result.shape).astype(result.dtype)
         return result
 

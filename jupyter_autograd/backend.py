@@ -46,7 +46,9 @@ class device:
         typ, _, idx = spec.partition(":")
         if idx:
             if index is not None:
-                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {spec}")
+                raise RuntimeError(
+                    f"type (string) must not include an index because index was passed explicitly: {spec}"
+                )
             if not idx.isdigit():
                 raise RuntimeError(f"Invalid device string: '{spec}'")
             index = int(idx)

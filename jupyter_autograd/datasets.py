@@ -30,10 +30,12 @@ def make_moons(n_samples: int = 200, noise: float = 0.1, seed: int = 0, dtype=No
     n_in = n_samples - n_out
     t_out = np.linspace(0, np.pi, n_out)
     t_in = np.linspace(0, np.pi, n_in)
-    x = np.concatenate([
-        np.stack([np.cos(t_out), np.sin(t_out)], 1),
-        np.stack([1 - np.cos(t_in), 1 - np.sin(t_in) - 0.5], 1),
-    ])
+    x = np.concatenate(
+        [
+            np.stack([np.cos(t_out), np.sin(t_out)], 1),
+            np.stack([1 - np.cos(t_in), 1 - np.sin(t_in) - 0.5], 1),
+        ]
+    )
     y = np.concatenate([np.zeros(n_out, np.int64), np.ones(n_in, np.int64)])
     if noise:
         x = x + rng.normal(0.0, noise, x.shape)
@@ -41,8 +43,9 @@ def make_moons(n_samples: int = 200, noise: float = 0.1, seed: int = 0, dtype=No
     return _as_tensors(x[perm], y[perm], dtype)
 
 
-def make_spiral(n_samples: int = 300, n_classes: int = 3, noise: float = 0.2, seed: int = 0,
-                dtype=None):
+def make_spiral(
+    n_samples: int = 300, n_classes: int = 3, noise: float = 0.2, seed: int = 0, dtype=None
+):
     """``n_classes`` interleaved spiral arms (the CS231n spiral): ``(X, y)``, X in roughly [-1, 1]².
 
     Example:
@@ -52,7 +55,9 @@ def make_spiral(n_samples: int = 300, n_classes: int = 3, noise: float = 0.2, se
         (torch.Size([300, 2]), [0, 1, 2])
     """
     rng = np.random.default_rng(seed)
-    per = [n_samples // n_classes + (1 if k < n_samples % n_classes else 0) for k in range(n_classes)]
+    per = [
+        n_samples // n_classes + (1 if k < n_samples % n_classes else 0) for k in range(n_classes)
+    ]
     xs, ys = [], []
     for k, n in enumerate(per):
         r = np.linspace(0.0, 1.0, n)

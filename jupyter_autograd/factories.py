@@ -60,7 +60,9 @@ def _finish(arr, dtype_np, device, requires_grad, copy=False) -> Tensor:
     t = Tensor._wrap(arr)
     if requires_grad:
         if arr.dtype.kind not in "fc":
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
         t._requires_grad = True
     return t
 
@@ -100,7 +102,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like ``tensor`` but shares memory with a NumPy array (or returns a Tensor as is)."""
     if isinstance(data, Tensor):
-        if (dtype is None or data.dtype is dtype) and (device is None or data.device == canonical_device(device)):
+        if (dtype is None or data.dtype is dtype) and (
+            device is None or data.device == canonical_device(device)
+        ):
             return data
         return data.to(device=device, dtype=dtype)
     if isinstance(data, np.ndarray):
@@ -158,9 +162,7 @@ def _size(size):
                 f"zeros(): argument 'size' (position 1) must be tuple of ints, but found element of type {type(s).__name__} at pos 0"
             )
         if s < 0:
-            raise RuntimeError(
-                f"Trying to create tensor with negative dimension {s}: {list(size)}"
-            )
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
         out.append(int(s))
     return tuple(out)
 
@@ -189,7 +191,8 @@ def _into_out(name, out, dtype, make, warn=None):
     if dtype is not None and _dtype.to_numpy_dtype(dtype) != dt:
         raise RuntimeError(
             f"dtype {_legacy(_dtype.to_numpy_dtype(dtype))} does not "
-            f"match dtype of out parameter ({_legacy(dt)})")
+            f"match dtype of out parameter ({_legacy(dt)})"
+        )
     r = make(_dtype.from_numpy_dtype(dt), out.device)
     if warn is not None and out._data.size and out._data.shape != r._data.shape:
         warnings.warn(warn(out, r), UserWarning, stacklevel=3)
@@ -223,7 +226,9 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
     return _filled(_size(size), 1, dtype, device, requires_grad)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+def empty(
+    *size, out=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
     _required_size("empty", size)
     if out is not None:
         if out._requires_grad:  # empty(out=) resizes out first, which torch refuses for these
@@ -234,10 +239,14 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     return _filled(_size(size), 0, dtype, device, requires_grad)
 
 
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def full(
+    size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
     """A tensor filled with ``fill_value``; its dtype follows the value (bool, int64, float)."""
     if out is not None:
-        return _into_out("full", out, dtype, lambda dt, dev: full(size, fill_value, dtype=dt, device=dev))
+        return _into_out(
+            "full", out, dtype, lambda dt, dev: full(size, fill_value, dtype=dt, device=dev)
+        )
     if dtype is None:
         if isinstance(fill_value, bool):
             dtype = _dtype.bool
@@ -245,38 +254,65 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
             dtype = _dtype.int64
         elif isinstance(fill_value, complex):
             dtype = _dtype.complex64
-    return _filled(_size((size,) if isinstance(size, int) else (tuple(size),)), fill_value, dtype, device, requires_grad)
+    return _filled(
+        _size((size,) if isinstance(size, int) else (tuple(size),)),
+        fill_value,
+        dtype,
+        device,
+        requires_grad,
+    )
 
 
 def _like(input, dtype, device):
-    return (dtype if dtype is not None else input.dtype), (device if device is not None else input.device)
+    return (dtype if dtype is not None else input.dtype), (
+        device if device is not None else input.device
+    )
 
 
-def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+def zeros_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
     dt, dev = _like(input, dtype, device)
     return zeros(input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+def ones_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
     """Ones with the shape, dtype and device of ``input``."""
     dt, dev = _like(input, dtype, device)
     return ones(input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+def empty_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
     return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+def full_like(
+    input,
+    fill_value,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+) -> Tensor:
     dt, dev = _like(input, dtype, device)
     return full(input.shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def eye(
+    n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
     """The identity matrix (n x m)."""
     if out is not None:
         return _into_out("eye", out, dtype, lambda dt, dev: eye(n, m, dtype=dt, device=dev))
-    arr = np.eye(n, m if m is not None else n, dtype=_np_dtype(dtype, _dtype.get_default_dtype().np))
+    arr = np.eye(
+        n, m if m is not None else n, dtype=_np_dtype(dtype, _dtype.get_default_dtype().np)
+    )
     return _finish(arr, None, device, requires_grad)
 
 
@@ -284,7 +320,17 @@ def _is_int(*vals):
     return builtins.all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals)
 
 
-def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def arange(
+    start=0,
+    end=None,
+    step=1,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+) -> Tensor:
     """Values in [start, end) by ``step``; int64 for integer arguments.
 
     Example:
@@ -295,25 +341,30 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if end is None:
         start, end = 0, start
     if out is not None:
-        return _into_out("arange", out, dtype, lambda dt, dev: arange(start, end, step, dtype=dt, device=dev),
-                         warn=lambda o, r: (
-                             f"The number of elements in the out tensor of shape {list(o._data.shape)} is "
-                             f"{o._data.size} which does not match the computed number of elements "
-                             f"{r._data.size}. Note that this may occur as a result of rounding error. The "
-                             f"out tensor will be resized to a tensor of shape ({r._data.size},)."))
+        return _into_out(
+            "arange",
+            out,
+            dtype,
+            lambda dt, dev: arange(start, end, step, dtype=dt, device=dev),
+            warn=lambda o, r: (
+                f"The number of elements in the out tensor of shape {list(o._data.shape)} is "
+                f"{o._data.size} which does not match the computed number of elements "
+                f"{r._data.size}. Note that this may occur as a result of rounding error. The "
+                f"out tensor will be resized to a tensor of shape ({r._data.size},)."
+            ),
+        )
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) / step < 0:
-        raise RuntimeError(
-            "upper bound and larger bound inconsistent with step sign"
-        )
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     default = np.dtype(np.int64) if _is_int(start, end, step) else _dtype.get_default_dtype().np
     dt = _np_dtype(dtype, default)
     if dt.kind in "bc":  # torch has no arange kernel for bool or complex
         raise NotImplementedError(
-            f'"arange_cpu" not implemented for \'{_dtype.from_numpy_dtype(dt)._legacy[:-6]}\'')
+            f"\"arange_cpu\" not implemented for '{_dtype.from_numpy_dtype(dt)._legacy[:-6]}'"
+        )
     n = builtins.max(0, math.ceil((end - start) / step))  # sized in double, as torch
     if dt.kind == "f":
         arr = (start + step * np.arange(n, dtype=np.float64)).astype(dt)
@@ -332,7 +383,17 @@ _RANGE_WARNING = (
 )
 
 
-def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def range(
+    start=0,
+    end=None,
+    step=1,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+) -> Tensor:
     """Deprecated torch.range: values in [start, end] **inclusive**, default float dtype.
 
     Example:
@@ -358,9 +419,16 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     return _finish(arr, None, device, requires_grad)
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def linspace(
+    start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
     if out is not None:
-        return _into_out("linspace", out, dtype, lambda dt, dev: linspace(start, end, steps, dtype=dt, device=dev))
+        return _into_out(
+            "linspace",
+            out,
+            dtype,
+            lambda dt, dev: linspace(start, end, steps, dtype=dt, device=dev),
+        )
     dt = _np_dtype(dtype, _dtype.get_default_dtype().np)
     if dt.kind == "b":
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
@@ -368,8 +436,12 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return _finish(arr, None, device, requires_grad)
 
 
-def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    arr = np.logspace(start, end, steps, base=base).astype(_np_dtype(dtype, _dtype.get_default_dtype().np))
+def logspace(
+    start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False
+) -> Tensor:
+    arr = np.logspace(start, end, steps, base=base).astype(
+        _np_dtype(dtype, _dtype.get_default_dtype().np)
+    )
     return _finish(arr, None, device, requires_grad)
 
 
@@ -381,5 +453,6 @@ def _legacy_tensor_init(self, *args, **kwargs):
         arr = np.zeros(_size(args), dtype=_dtype.get_default_dtype().np)
     self._data = arr
     self._requires_grad = False
+
 
 _slots.as_tensor, _slots.legacy_tensor_init = as_tensor, _legacy_tensor_init

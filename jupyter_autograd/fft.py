@@ -21,9 +21,28 @@ from .ops.fft import tensor_r2c as _r2c
 from .tensor import Tensor
 
 __all__ = [
-    "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2",
-    "ifftn", "ifftshift", "ihfft", "ihfft2", "ihfftn", "irfft", "irfft2", "irfftn", "rfft",
-    "rfft2", "rfftfreq", "rfftn",
+    "fft",
+    "fft2",
+    "fftfreq",
+    "fftn",
+    "fftshift",
+    "hfft",
+    "hfft2",
+    "hfftn",
+    "ifft",
+    "ifft2",
+    "ifftn",
+    "ifftshift",
+    "ihfft",
+    "ihfft2",
+    "ihfftn",
+    "irfft",
+    "irfft2",
+    "irfftn",
+    "rfft",
+    "rfft2",
+    "rfftfreq",
+    "rfftn",
 ]
 _SWAP = _F._SWAP
 
@@ -178,14 +197,18 @@ def fftshift(input, dim=None) -> Tensor:
     """The zero-frequency bin moved to the middle (a roll by n // 2 along ``dim``)."""
     from .ops.api_shape import roll
 
-    dims = list(range(input.ndim)) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    dims = (
+        list(range(input.ndim)) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    )
     return roll(input, [input.shape[d] // 2 for d in dims], dims)
 
 
 def ifftshift(input, dim=None) -> Tensor:
     from .ops.api_shape import roll
 
-    dims = list(range(input.ndim)) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    dims = (
+        list(range(input.ndim)) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    )
     return roll(input, [-(input.shape[d] // 2) for d in dims], dims)
 
 

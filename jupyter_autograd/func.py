@@ -22,8 +22,19 @@ from ._batching import Unbatchable, jacobian_block
 from ._functional_call import functional_call, stack_module_state
 from ._vmap import _flatten, _spec_str, _unflatten, vmap
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
-           "linearize", "stack_module_state", "vjp", "vmap"]
+__all__ = [
+    "functional_call",
+    "grad",
+    "grad_and_value",
+    "hessian",
+    "jacfwd",
+    "jacrev",
+    "jvp",
+    "linearize",
+    "stack_module_state",
+    "vjp",
+    "vmap",
+]
 
 # How many transforms are running; inner ones must keep their graph for the outer ones.
 _DEPTH = [0]
@@ -109,8 +120,9 @@ def grad_and_value(func, argnums=0, has_aux=False):
         if _vb.LEVELS and not _DEPTH[0]:  # inside a batched vmap, under no other transform:
             # one forward and one backward over the batch
             with _Transform():
-                per_arg, value, aux = _vb.grad_and_value(func, nums, has_aux, args, kwargs,
-                                                         _flatten, _unflatten, _split_aux)
+                per_arg, value, aux = _vb.grad_and_value(
+                    func, nums, has_aux, args, kwargs, _flatten, _unflatten, _split_aux
+                )
             g = per_arg[0] if isinstance(argnums, int) else tuple(per_arg)
             return (g, (value, aux)) if has_aux else (g, value)
         with _Transform(), enable_grad():
@@ -146,8 +158,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
             gs = [_finish(g if g is not None else zeros_like(x), keep) for g, x in zip(gs, ins)]
             per_arg = []
             for ps, (_, spec) in zip(prepared, trees):
-                per_arg.append(_unflatten(gs[:len(ps)], spec))
-                gs = gs[len(ps):]
+                per_arg.append(_unflatten(gs[: len(ps)], spec))
+                gs = gs[len(ps) :]
         g = per_arg[0] if isinstance(argnums, int) else tuple(per_arg)
         value = _finish(out, keep)
         if has_aux:
@@ -204,13 +216,16 @@ def vjp(func, *primals, has_aux=False):
         keep = _keep_graph([x for leaves, _ in trees for x in leaves])
         prepared = [[_prepare(x) for x in leaves] for leaves, _ in trees]
         ins = [x for ps in prepared for x in ps]
-        out, aux = _split_aux(func(*(_unflatten(ps, spec) for ps, (_, spec) in
-                                     zip(prepared, trees))), has_aux, "vjp")
+        out, aux = _split_aux(
+            func(*(_unflatten(ps, spec) for ps, (_, spec) in zip(prepared, trees))), has_aux, "vjp"
+        )
     outs, out_spec = _flatten(out)
     for o in outs:
         if not isinstance(o, _T()):
-            raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has "  # noqa: TRY004 - torch's exception type
-                               f"non-empty output (got {type(o)} in its outputs)")
+            raise RuntimeError(  # noqa: TRY004 - torch's exception type
+                f"vjp(f, *primals): Expected f to be a function that has "
+                f"non-empty output (got {type(o)} in its outputs)"
+            )
 
     def vjp_fn(*cotangents):
         cts = cotangents[0] if len(cotangents) == 1 else cotangents
@@ -226,16 +241,24 @@ def vjp(func, *primals, has_aux=False):
 
         with _Transform(), enable_grad():
             if pairs:
-                gs = _grad([o for o, _ in pairs], ins, [c for _, c in pairs], retain_graph=True,
-                           create_graph=keep or _DEPTH[0] > 1, allow_unused=True)
+                gs = _grad(
+                    [o for o, _ in pairs],
+                    ins,
+                    [c for _, c in pairs],
+                    retain_graph=True,
+                    create_graph=keep or _DEPTH[0] > 1,
+                    allow_unused=True,
+                )
             else:
                 gs = (None,) * len(ins)
-            gs = [_finish(g if g is not None else zeros_like(x), keep or _DEPTH[0] > 1)
-                  for g, x in zip(gs, ins)]
+            gs = [
+                _finish(g if g is not None else zeros_like(x), keep or _DEPTH[0] > 1)
+                for g, x in zip(gs, ins)
+            ]
         res = []
         for ps, (_, spec) in zip(prepared, trees):
-            res.append(_unflatten(gs[:len(ps)], spec))
-            gs = gs[len(ps):]
+            res.append(_unflatten(gs[: len(ps)], spec))
+            gs = gs[len(ps) :]
         return tuple(res)
 
     res = _unflatten([_finish(o, keep) for o in outs], out_spec)
@@ -313,7 +336,8 @@ def _fwd_outs(out):
         if not isinstance(o, _T()):
             raise RuntimeError(  # noqa: TRY004 - torch's exception type
                 "jvp(f, primals, tangents): expected f(*primals) to return only tensors, got "
-                f"unsupported type {type(o)}")
+                f"unsupported type {type(o)}"
+            )
     return tuple(outs), isinstance(out, (tuple, list))
 
 
@@ -363,8 +387,14 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
                     if o.requires_grad:
                         e = np.zeros(n, o._data.dtype)
                         e[j] = 1
-                        gs = _grad(o, ins, T._wrap(e.reshape(o._data.shape)), retain_graph=True,
-                                   create_graph=keep, allow_unused=True)
+                        gs = _grad(
+                            o,
+                            ins,
+                            T._wrap(e.reshape(o._data.shape)),
+                            retain_graph=True,
+                            create_graph=keep,
+                            allow_unused=True,
+                        )
                     else:
                         gs = (None,) * len(ins)
                     for k, g in enumerate(gs):
@@ -462,6 +492,7 @@ def _jacfwd_batched(func, args, nums, single_arg, has_aux):
     outs_primal = is_seq = None
     with _Transform():
         for i in nums:
+
             def select(out):
                 nonlocal aux, outs_primal, is_seq
                 o, aux = _split_aux(out, has_aux, "jacfwd")
@@ -470,8 +501,9 @@ def _jacfwd_batched(func, args, nums, single_arg, has_aux):
 
             _, _, blocks = jacobian_block(func, args, i, select)
             per_arg.append(blocks)
-    per_out = [[T._wrap(per_arg[kk][oi]) for kk in range(len(nums))]
-               for oi in range(len(outs_primal))]
+    per_out = [
+        [T._wrap(per_arg[kk][oi]) for kk in range(len(nums))] for oi in range(len(outs_primal))
+    ]
     res = _jac_struct(outs_primal, is_seq, per_out, single_arg)
     return (res, aux) if has_aux else res
 

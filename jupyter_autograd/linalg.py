@@ -84,7 +84,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
         return matrix_norm(A, ord, dim if dim is not None else (-2, -1), keepdim)
     if dim is None and A.ndim != 1:
         raise RuntimeError(
-            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D.")
+            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D."
+        )
     return vector_norm(A, ord, dim, keepdim)
 
 
@@ -127,7 +128,9 @@ def lstsq(A, B, rcond=None, *, driver=None):
         res = empty
     if drv == "gels":
         rank = _A.Tensor._wrap(np.zeros((0,), np.int64))
-    return return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))(x, res, rank, sv)
+    return return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))(
+        x, res, rank, sv
+    )
 
 
 def tensorinv(A, ind=2, *, out=None):
@@ -149,7 +152,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
     if dims is not None:
         dims = [d % A.ndim for d in dims]
         A = movedim(A, dims, list(range(A.ndim - len(dims), A.ndim)))
-    x_shape = tuple(A.shape[B.ndim:])
+    x_shape = tuple(A.shape[B.ndim :])
     n = 1
     for s in x_shape:
         n *= s

@@ -19,9 +19,27 @@ import numpy as np
 from . import _dtype
 from .tensor import Tensor
 
-__all__ = ["amax", "amin", "argmax", "argmin", "cumprod", "cumsum", "log_softmax", "logaddexp",
-           "logsumexp", "mean", "median", "norm", "normalize", "prod", "softmax", "softmin", "std",
-           "sum", "var"]
+__all__ = [
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "cumprod",
+    "cumsum",
+    "log_softmax",
+    "logaddexp",
+    "logsumexp",
+    "mean",
+    "median",
+    "norm",
+    "normalize",
+    "prod",
+    "softmax",
+    "softmin",
+    "std",
+    "sum",
+    "var",
+]
 
 
 @functools.cache
@@ -31,11 +49,33 @@ def _ja():
     from . import factories, linalg, nn
     from .ops import api, api_math, api_reduce
 
-    names = ("amax", "amin", "argmax", "argmin", "broadcast_to", "cumsum", "div", "isnan",
-             "log_softmax", "logsumexp", "maximum", "softmax", "sqrt", "sub", "sum", "where")
-    return types.SimpleNamespace(**{n: getattr(api, n) for n in names}, cumprod=api_reduce.cumprod,
-                                 logaddexp=api_math.logaddexp, nanmedian=api_reduce.nanmedian,
-                                 ones=factories.ones, linalg=linalg, nn=nn)
+    names = (
+        "amax",
+        "amin",
+        "argmax",
+        "argmin",
+        "broadcast_to",
+        "cumsum",
+        "div",
+        "isnan",
+        "log_softmax",
+        "logsumexp",
+        "maximum",
+        "softmax",
+        "sqrt",
+        "sub",
+        "sum",
+        "where",
+    )
+    return types.SimpleNamespace(
+        **{n: getattr(api, n) for n in names},
+        cumprod=api_reduce.cumprod,
+        logaddexp=api_math.logaddexp,
+        nanmedian=api_reduce.nanmedian,
+        ones=factories.ones,
+        linalg=linalg,
+        nn=nn,
+    )
 
 
 def _canonical_dim(dim, ndim):
@@ -48,7 +88,8 @@ def _canonical_dim(dim, ndim):
             raise RuntimeError(f"dim={d} appears multiple times in the list of dims")
         if d >= n or d < -n:
             raise IndexError(
-                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})"
+            )
         dims.append(d % n)
     return tuple(sorted(dims))
 
@@ -75,8 +116,10 @@ def _input_mask(input, *args, mask=None, **kwargs):
     m = mask
     if tuple(m.shape) != tuple(input.shape):
         if m.ndim > input.ndim:
-            raise IndexError("_input_mask expected broadcastable mask (got mask dimensionality "
-                             "higher than of the input)")
+            raise IndexError(
+                "_input_mask expected broadcastable mask (got mask dimensionality "
+                "higher than of the input)"
+            )
         m = _ja().broadcast_to(m, tuple(input.shape))
     return m.to(_dtype.bool)
 
@@ -92,12 +135,20 @@ def _combine(op, input, mask, ord=2):
 def _int_to_long(input, dtype):
     if dtype is not None:
         return dtype
-    return _dtype.int64 if input._data.dtype.kind in "biu" and input.dtype != _dtype.int64 else input.dtype
+    return (
+        _dtype.int64
+        if input._data.dtype.kind in "biu" and input.dtype != _dtype.int64
+        else input.dtype
+    )
 
 
 def sum(input, dim=None, *, keepdim=False, dtype=None, mask=None):
-    return _ja().sum(_combine("sum", input, mask), _canonical_dim(dim, input.ndim), bool(keepdim),
-                     dtype=_int_to_long(input, dtype))
+    return _ja().sum(
+        _combine("sum", input, mask),
+        _canonical_dim(dim, input.ndim),
+        bool(keepdim),
+        dtype=_int_to_long(input, dtype),
+    )
 
 
 def prod(input, dim=None, *, keepdim=False, dtype=None, mask=None):
@@ -109,12 +160,20 @@ def prod(input, dim=None, *, keepdim=False, dtype=None, mask=None):
 
 def cumsum(input, dim, *, dtype=None, mask=None):
     dtype = dtype or input.dtype
-    return _ja().cumsum(_combine("sum", input, mask), _canonical_dim(dim, input.ndim)[0], dtype=dtype).to(dtype)
+    return (
+        _ja()
+        .cumsum(_combine("sum", input, mask), _canonical_dim(dim, input.ndim)[0], dtype=dtype)
+        .to(dtype)
+    )
 
 
 def cumprod(input, dim, *, dtype=None, mask=None):
     dtype = dtype or input.dtype
-    return _ja().cumprod(_combine("prod", input, mask), _canonical_dim(dim, input.ndim)[0], dtype=dtype).to(dtype)
+    return (
+        _ja()
+        .cumprod(_combine("prod", input, mask), _canonical_dim(dim, input.ndim)[0], dtype=dtype)
+        .to(dtype)
+    )
 
 
 def amax(input, dim=None, *, keepdim=False, dtype=None, mask=None):
@@ -128,11 +187,15 @@ def amin(input, dim=None, *, keepdim=False, dtype=None, mask=None):
 
 
 def argmax(input, dim=None, *, keepdim=False, dtype=None, mask=None):
-    return _ja().argmax(_combine("argmax", input, mask), dim, bool(keepdim)).to(dtype or input.dtype)
+    return (
+        _ja().argmax(_combine("argmax", input, mask), dim, bool(keepdim)).to(dtype or input.dtype)
+    )
 
 
 def argmin(input, dim=None, *, keepdim=False, dtype=None, mask=None):
-    return _ja().argmin(_combine("argmin", input, mask), dim, bool(keepdim)).to(dtype or input.dtype)
+    return (
+        _ja().argmin(_combine("argmin", input, mask), dim, bool(keepdim)).to(dtype or input.dtype)
+    )
 
 
 def mean(input, dim=None, *, keepdim=False, dtype=None, mask=None):
@@ -141,7 +204,8 @@ def mean(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     if not (dtype.is_floating_point or dtype.is_complex):
         raise ValueError(
             f"mean(): Could not infer output dtype. {source} dtype must be either a floating "
-            f"point or complex dtype. Got: {dtype}")
+            f"point or complex dtype. Got: {dtype}"
+        )
     ja = _ja()
     if mask is None:
         count = sum(ja.ones(tuple(input.shape), dtype=_dtype.int64), dim, keepdim=keepdim)
@@ -163,13 +227,16 @@ def median(input, dim=-1, *, keepdim=False, dtype=None, mask=None):
         return out
     if not bool(_ja().isnan(out).any()):
         return out.to(dtype)
-    raise ValueError("masked median expects no fully masked out rows if dtype is not floating point")
+    raise ValueError(
+        "masked median expects no fully masked out rows if dtype is not floating point"
+    )
 
 
 def norm(input, ord=2.0, dim=None, *, keepdim=False, dtype=None, mask=None):
     x = _combine("norm", input, mask, ord)
-    return _ja().linalg.vector_norm(x, ord, _canonical_dim(dim, input.ndim), bool(keepdim),
-                                    dtype=dtype or input.dtype)
+    return _ja().linalg.vector_norm(
+        x, ord, _canonical_dim(dim, input.ndim), bool(keepdim), dtype=dtype or input.dtype
+    )
 
 
 def _std_var(input, dim, unbiased, correction, keepdim, dtype, mask, sqrt):
@@ -180,7 +247,11 @@ def _std_var(input, dim, unbiased, correction, keepdim, dtype, mask, sqrt):
     if correction is not None:
         c = float(correction)
     if dtype is None:
-        dtype = input.dtype if (input.dtype.is_floating_point or input.dtype.is_complex) else _dtype.float32
+        dtype = (
+            input.dtype
+            if (input.dtype.is_floating_point or input.dtype.is_complex)
+            else _dtype.float32
+        )
     compute = dtype if (dtype.is_floating_point or dtype.is_complex) else _dtype.float32
     if mask is None:
         count = sum(ja.ones(tuple(input.shape), dtype=_dtype.int64), dim, keepdim=True)
@@ -191,7 +262,9 @@ def _std_var(input, dim, unbiased, correction, keepdim, dtype, mask, sqrt):
         count = inmask.sum(dim=_canonical_dim(dim, input.ndim), keepdim=True)
         sample_total = sum(input, dim, keepdim=True, dtype=dtype, mask=inmask)
     x = ja.sub(input, ja.div(sample_total, count))
-    total = sum(x * (x.conj() if x.is_complex() else x), dim, keepdim=keepdim, dtype=compute, mask=inmask)
+    total = sum(
+        x * (x.conj() if x.is_complex() else x), dim, keepdim=keepdim, dtype=compute, mask=inmask
+    )
     if not keepdim:
         count = count.reshape(tuple(total.shape))
     if c != 0:
@@ -211,18 +284,27 @@ def std(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype
 
 
 def softmax(input, dim, *, dtype=None, mask=None):
-    return _ja().softmax(_combine("amax", input, mask), _canonical_dim(dim, input.ndim)[0],
-                         dtype=dtype or input.dtype)
+    return _ja().softmax(
+        _combine("amax", input, mask),
+        _canonical_dim(dim, input.ndim)[0],
+        dtype=dtype or input.dtype,
+    )
 
 
 def log_softmax(input, dim, *, dtype=None, mask=None):
-    return _ja().log_softmax(_combine("amax", input, mask), _canonical_dim(dim, input.ndim)[0],
-                             dtype=dtype or input.dtype)
+    return _ja().log_softmax(
+        _combine("amax", input, mask),
+        _canonical_dim(dim, input.ndim)[0],
+        dtype=dtype or input.dtype,
+    )
 
 
 def softmin(input, dim, *, dtype=None, mask=None):
-    return _ja().nn.functional.softmin(_combine("amin", input, mask), _canonical_dim(dim, input.ndim)[0],
-                                       dtype=dtype or input.dtype)
+    return _ja().nn.functional.softmin(
+        _combine("amin", input, mask),
+        _canonical_dim(dim, input.ndim)[0],
+        dtype=dtype or input.dtype,
+    )
 
 
 def normalize(input, ord, dim, *, eps=1e-12, dtype=None, mask=None):
@@ -233,17 +315,39 @@ def normalize(input, ord, dim, *, eps=1e-12, dtype=None, mask=None):
 
 
 def logaddexp(input, other, *, dtype=None, input_mask=None, other_mask=None):
-    return _ja().logaddexp(_combine("logaddexp", input, input_mask),
-                           _combine("logaddexp", other, other_mask)).to(dtype or input.dtype)
+    return (
+        _ja()
+        .logaddexp(
+            _combine("logaddexp", input, input_mask), _combine("logaddexp", other, other_mask)
+        )
+        .to(dtype or input.dtype)
+    )
 
 
 def logsumexp(input, dim=None, *, keepdim=False, dtype=None, mask=None):
-    return _ja().logsumexp(_combine("logsumexp", input, mask), _canonical_dim(dim, input.ndim),
-                           keepdim=keepdim).to(dtype or input.dtype)
+    return (
+        _ja()
+        .logsumexp(
+            _combine("logsumexp", input, mask), _canonical_dim(dim, input.ndim), keepdim=keepdim
+        )
+        .to(dtype or input.dtype)
+    )
 
 
-_REDUCTIONS = {"sum", "prod", "amax", "amin", "argmax", "argmin", "mean", "median", "norm", "var",
-               "std", "logsumexp"}
+_REDUCTIONS = {
+    "sum",
+    "prod",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "mean",
+    "median",
+    "norm",
+    "var",
+    "std",
+    "logsumexp",
+}
 _NORMALIZATIONS = {"softmax", "log_softmax", "softmin", "normalize", "cumsum", "cumprod"}
 
 
@@ -256,8 +360,13 @@ def _output_mask(op, input, *args, **kwargs):
             args = args[1:]
         dim = args[0] if args else kwargs.get("dim")
         outmask = _input_mask(input, mask=kwargs.get("mask"))
-        return outmask.any(_canonical_dim(dim, input.ndim), bool(kwargs.get("keepdim", False))) \
-            if input.ndim else outmask
+        return (
+            outmask.any(_canonical_dim(dim, input.ndim), bool(kwargs.get("keepdim", False)))
+            if input.ndim
+            else outmask
+        )
     if name in _NORMALIZATIONS:
         return _input_mask(input, mask=kwargs.get("mask"))
-    raise ValueError(f"_output_mask expected masked operation (got callable {op.__module__}.{name})")
+    raise ValueError(
+        f"_output_mask expected masked operation (got callable {op.__module__}.{name})"
+    )

@@ -48,8 +48,15 @@ class ProfilerAction(enum.Enum):
     RECORD_AND_SAVE = 3
 
 
-def schedule(*, wait: int, warmup: int, active: int, repeat: int = 0, skip_first: int = 0,
-             skip_first_wait: int = 0):
+def schedule(
+    *,
+    wait: int,
+    warmup: int,
+    active: int,
+    repeat: int = 0,
+    skip_first: int = 0,
+    skip_first_wait: int = 0,
+):
     """torch's profiler schedule: skip ``skip_first`` steps, then cycles of ``wait`` idle,
     ``warmup`` and ``active`` recorded steps (the last one ``RECORD_AND_SAVE``), ``repeat``
     times (0: forever).
@@ -65,8 +72,9 @@ def schedule(*, wait: int, warmup: int, active: int, repeat: int = 0, skip_first
     if warmup == 0:
         import warnings
 
-        warnings.warn("Profiler won't be using warmup, this can skew profiler results",
-                      stacklevel=2)
+        warnings.warn(
+            "Profiler won't be using warmup, this can skew profiler results", stacklevel=2
+        )
 
     def schedule_fn(step: int) -> ProfilerAction:
         if step < 0:
@@ -97,11 +105,23 @@ class profile:
     """Profile the block (or the steps a ``schedule`` selects); read the result with
     ``key_averages()``, ``events()``, ``export_chrome_trace()``."""
 
-    def __init__(self, *, activities=None, schedule=None, on_trace_ready=None,
-                 record_shapes: bool = False, profile_memory: bool = False,
-                 with_stack: bool = False, with_flops: bool = False, with_modules: bool = False,
-                 experimental_config=None, execution_trace_observer=None, acc_events: bool = False,
-                 use_cuda=None, custom_trace_id_callback=None) -> None:
+    def __init__(
+        self,
+        *,
+        activities=None,
+        schedule=None,
+        on_trace_ready=None,
+        record_shapes: bool = False,
+        profile_memory: bool = False,
+        with_stack: bool = False,
+        with_flops: bool = False,
+        with_modules: bool = False,
+        experimental_config=None,
+        execution_trace_observer=None,
+        acc_events: bool = False,
+        use_cuda=None,
+        custom_trace_id_callback=None,
+    ) -> None:
         self.activities = set(activities) if activities else {ProfilerActivity.CPU}
         self.record_shapes = record_shapes
         self.schedule = schedule if schedule is not None else _always_record
@@ -155,12 +175,17 @@ class profile:
     def events(self) -> EventList:
         return self._events
 
-    def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0,
-                     group_by_overload_name: bool = False) -> EventList:
+    def key_averages(
+        self,
+        group_by_input_shape: bool = False,
+        group_by_stack_n: int = 0,
+        group_by_overload_name: bool = False,
+    ) -> EventList:
         if self._events is None:
             raise AssertionError("Profiler must be initialized before getting key averages")
-        return self._events.key_averages(group_by_input_shape, group_by_stack_n,
-                                         group_by_overload_name)
+        return self._events.key_averages(
+            group_by_input_shape, group_by_stack_n, group_by_overload_name
+        )
 
     def export_chrome_trace(self, path: str) -> None:
         self._events.export_chrome_trace(path)

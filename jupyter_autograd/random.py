@@ -163,8 +163,9 @@ class Generator:
         head = _HEAD.pack(self._seed, left, 1, nxt)
         body = np.asarray(st["key"], dtype="<u8").tobytes()
         n, f = self._normal, self._normal_float
-        tail = _TAIL.pack(0.0, 0.0 if n is None else n, 0.0, n is not None,
-                          0.0 if f is None else f, f is not None)
+        tail = _TAIL.pack(
+            0.0, 0.0 if n is None else n, 0.0, n is not None, 0.0 if f is None else f, f is not None
+        )
         return head + body + tail
 
     def _load_state_bytes(self, raw: bytes) -> None:
@@ -214,7 +215,8 @@ def _get(generator) -> Generator:
         raise RuntimeError(
             "vmap: called random operation while in randomness error mode. Please either use the "
             "'same' or 'different' randomness flags on vmap or perform the randomness operation "
-            "out of vmap")
+            "out of vmap"
+        )
     if generator is None:
         return default_generator
     if not isinstance(generator, Generator):
@@ -258,8 +260,13 @@ def set_rng_state(new_state) -> None:
 
 
 @contextlib.contextmanager
-def fork_rng(devices=None, enabled: bool = True, _caller: str = "fork_rng",
-             _devices_kw: str = "devices", device_type=None):
+def fork_rng(
+    devices=None,
+    enabled: bool = True,
+    _caller: str = "fork_rng",
+    _devices_kw: str = "devices",
+    device_type=None,
+):
     """Run a block and then put the default generator back in the state it had before.
 
     Example:

@@ -58,7 +58,10 @@ UNSAFE_MESSAGE = (
     "In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` "
     "from `False` to `True`. Re-running `torch.load` with `weights_only` set to `False` will "
     "likely succeed, but it can result in arbitrary code execution. Do it only if you got the "
-    "file from a trusted source.")
+    "file from a trusted source."
+)
+
+
 # ---------------------------------------------------------------------------- saving
 class _StorageRef:
     """One storage to save: the memory block under a tensor (its root array)."""
@@ -115,8 +118,13 @@ class _Pickler(pickle._Pickler):
         start = root.__array_interface__["data"][0]
         off = arr.__array_interface__["data"][0] - start if arr.size else 0
         dense = root.flags.c_contiguous or root.flags.f_contiguous
-        private = not (arr.size and dense and root.nbytes % item == 0 and off % item == 0
-                       and all(s >= 0 and s % item == 0 for s in arr.strides))
+        private = not (
+            arr.size
+            and dense
+            and root.nbytes % item == 0
+            and off % item == 0
+            and all(s >= 0 and s % item == 0 for s in arr.strides)
+        )
         if private:  # empty, negative or ragged strides: a contiguous copy as its own storage
             root = np.ascontiguousarray(arr).copy()
             start, off = root.__array_interface__["data"][0], 0
@@ -126,9 +134,13 @@ class _Pickler(pickle._Pickler):
             flat = root.reshape(-1, order="A").view(np.uint8).view(arr.dtype)
             ref = self.storages[key] = _StorageRef(str(len(self.storages)), flat, dt)
         elif ref.dtype is not dt:
-            raise RuntimeError("Cannot save multiple tensors or storages that view the same data "
-                               "as different types")
-        strides = _contiguous_strides(arr.shape) if private else tuple(s // item for s in arr.strides)
+            raise RuntimeError(
+                "Cannot save multiple tensors or storages that view the same data "
+                "as different types"
+            )
+        strides = (
+            _contiguous_strides(arr.shape) if private else tuple(s // item for s in arr.strides)
+        )
         return ref, off // item, strides
 
     def _reduce_tensor(self, t: Tensor):
@@ -140,8 +152,10 @@ class _Pickler(pickle._Pickler):
             arr = move_array(arr, "cpu")  # GPU tensors are saved from a host copy, as torch does
         dt = _dtype.from_numpy_dtype(arr.dtype)
         ref, off, strides = self._storage(arr, dt)
-        return (_rebuild_tensor_v2,
-                (ref, off, tuple(arr.shape), strides, bool(t._requires_grad), OrderedDict()))
+        return (
+            _rebuild_tensor_v2,
+            (ref, off, tuple(arr.shape), strides, bool(t._requires_grad), OrderedDict()),
+        )
 
 
 def _contiguous_strides(shape) -> tuple:
@@ -158,8 +172,14 @@ def _archive_name(f) -> str:
     return "archive"
 
 
-def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
-         _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False) -> None:
+def save(
+    obj,
+    f,
+    pickle_module=pickle,
+    pickle_protocol=DEFAULT_PROTOCOL,
+    _use_new_zipfile_serialization: bool = True,
+    _disable_byteorder_record: bool = False,
+) -> None:
     """Save ``obj`` to ``f`` (a path or a binary file object) in PyTorch's checkpoint format;
     ``torch.load`` of torch 2.13 reads it, with the same bits in every tensor.
 
@@ -171,7 +191,9 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
         ['bias', 'weight']
     """
     if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "write"):
-        raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
+        raise AttributeError(
+            "expected 'f' to be string, path, or a file-like object with a 'write' attribute"
+        )
     stream = open(f, "wb") if isinstance(f, (str, os.PathLike)) else f  # noqa: SIM115
     try:
         if _use_new_zipfile_serialization:
@@ -194,13 +216,22 @@ def _save_zip(obj, stream, prefix, protocol, no_byteorder) -> None:
         if not no_byteorder:
             w.write_record("byteorder", sys.byteorder.encode("ascii"))
         for ref in pickler.storages.values():
-            w.write_record(f"data/{ref.key}", np.ascontiguousarray(ref.flat).astype(ref.flat.dtype.newbyteorder("<"), copy=False))
+            w.write_record(
+                f"data/{ref.key}",
+                np.ascontiguousarray(ref.flat).astype(ref.flat.dtype.newbyteorder("<"), copy=False),
+            )
 
 
 def _save_legacy(obj, stream, protocol) -> None:
-    for head in (MAGIC_NUMBER, PROTOCOL_VERSION,
-                 {"protocol_version": PROTOCOL_VERSION, "little_endian": sys.byteorder == "little",
-                  "type_sizes": {"short": 2, "int": 4, "long": 4}}):
+    for head in (
+        MAGIC_NUMBER,
+        PROTOCOL_VERSION,
+        {
+            "protocol_version": PROTOCOL_VERSION,
+            "little_endian": sys.byteorder == "little",
+            "type_sizes": {"short": 2, "int": 4, "long": 4},
+        },
+    ):
         pickle.dump(head, stream, protocol=protocol)
     pickler = _Pickler(stream, protocol, legacy=True)
     pickler.dump(obj)
@@ -212,8 +243,10 @@ def _save_legacy(obj, stream, protocol) -> None:
 
 
 # ---------------------------------------------------------------------------- loading
-_WO_DOCS = ("\n\nCheck the documentation of torch.load to learn more about types accepted by default "
-            "with weights_only https://pytorch.org/docs/stable/generated/torch.load.html.")
+_WO_DOCS = (
+    "\n\nCheck the documentation of torch.load to learn more about types accepted by default "
+    "with weights_only https://pytorch.org/docs/stable/generated/torch.load.html."
+)
 
 
 def _weights_only_message(message: str) -> str:
@@ -221,18 +254,22 @@ def _weights_only_message(message: str) -> str:
     import re
 
     if re.search(r"GLOBAL (\S+) was not an allowed global by default.", message):
-        text = ("Weights only load failed. This file can still be loaded, to do so you have two "
-                "options, \033[1mdo those steps only if you trust the source of the checkpoint\033[0m. "
-                f"\n\t(1) {UNSAFE_MESSAGE}\n\t(2) Alternatively, to load with `weights_only=True` "
-                "please check the recommended steps in the following error message.\n\t"
-                "WeightsUnpickler error: " + message)
+        text = (
+            "Weights only load failed. This file can still be loaded, to do so you have two "
+            "options, \033[1mdo those steps only if you trust the source of the checkpoint\033[0m. "
+            f"\n\t(1) {UNSAFE_MESSAGE}\n\t(2) Alternatively, to load with `weights_only=True` "
+            "please check the recommended steps in the following error message.\n\t"
+            "WeightsUnpickler error: " + message
+        )
     elif re.search(r"(\S+) must be (\S+) to load", message):
         return f"Weights only load failed. {message}\n {UNSAFE_MESSAGE}\n"
     else:
         text = f"Weights only load failed. {UNSAFE_MESSAGE}\n"
         if not re.search(r"whose module (\S+) is blocked", message):
-            text += ("Please file an issue with the following so that we can make "
-                     "`weights_only=True` compatible with your use case: WeightsUnpickler error: ")
+            text += (
+                "Please file an issue with the following so that we can make "
+                "`weights_only=True` compatible with your use case: WeightsUnpickler error: "
+            )
         text += "\n\n" + message
     return text + _WO_DOCS
 
@@ -249,7 +286,8 @@ def _restore(map_location):
                     "Attempting to deserialize object on a CUDA device but "
                     "torch.cuda.is_available() is False. If you are running on a CPU-only "
                     "machine, please use torch.load with map_location=torch.device('cpu') to "
-                    "map your storages to the CPU.")
+                    "map your storages to the CPU."
+                )
             return storage.to(location)
         if location != "cpu":
             raise RuntimeError(f"don't know how to restore data location of {location}")
@@ -263,8 +301,10 @@ def _restore(map_location):
         target = map_location.decode() if isinstance(map_location, bytes) else str(map_location)
         return lambda s, loc: default(s, target)
     if not callable(map_location):
-        raise TypeError(f"map_location should be a string, torch.device, dict or callable, got "
-                        f"{type(map_location).__name__}")
+        raise TypeError(
+            f"map_location should be a string, torch.device, dict or callable, got "
+            f"{type(map_location).__name__}"
+        )
 
     def call(s, loc):
         out = map_location(s, loc)
@@ -298,7 +338,7 @@ class _Loader:
         view = pid[5] if len(pid) > 5 else None
         data = self.loaded[key]._data.view(dt)
         if view is not None:  # legacy view storages: (root key, offset, size)
-            data = data[view[1]:view[1] + view[2]]
+            data = data[view[1] : view[1] + view[2]]
         return _TypedStorage(data, storage_type.dtype)
 
 
@@ -323,7 +363,9 @@ class _Unpickler(pickle.Unpickler):
                     return super().find_class("jupyter_autograd", name)
                 except AttributeError:
                     pass
-            raise pickle.UnpicklingError(f"torch.load: {full} has no counterpart in jupyter_autograd")
+            raise pickle.UnpicklingError(
+                f"torch.load: {full} has no counterpart in jupyter_autograd"
+            )
         return super().find_class(module, name)
 
 
@@ -332,24 +374,31 @@ def _default_weights_only(weights_only, pickle_module):
     force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in true
     force_no = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in true
     if force and force_no:
-        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or "
-                           "`TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` should be set, but both were set.")
+        raise RuntimeError(
+            "Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or "
+            "`TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` should be set, but both were set."
+        )
     if force:
         return True
     if weights_only is None:
         if force_no:
             import warnings
 
-            warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the"
-                          "`weights_only` argument was not explicitly passed to `torch.load`, "
-                          "forcing weights_only=False.", UserWarning, stacklevel=3)
+            warnings.warn(
+                "Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the"
+                "`weights_only` argument was not explicitly passed to `torch.load`, "
+                "forcing weights_only=False.",
+                UserWarning,
+                stacklevel=3,
+            )
             return False
         return pickle_module is None
     return weights_only
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
-         **pickle_load_args):
+def load(
+    f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args
+):
     """Load what ``torch.save`` (torch's or this package's) wrote, as torch 2.13 does:
     ``weights_only=True`` by default (tensors, containers and plain values only; a file naming
     any other global is refused before it can run code), ``map_location`` as a device, a
@@ -383,12 +432,19 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         unpickler = W.Unpickler if weights_only else _Unpickler
         try:
             if head == b"PK\x03\x04":
-                return _load_zip(stream, map_location, unpickler, pickle_load_args,
-                                 os.fspath(f) if path and mmap else None)
+                return _load_zip(
+                    stream,
+                    map_location,
+                    unpickler,
+                    pickle_load_args,
+                    os.fspath(f) if path and mmap else None,
+                )
             if mmap:
-                raise RuntimeError("mmap can only be used with files saved with `torch.save("
-                                   f"{os.fspath(f) + ', ' if path else ''}_use_new_zipfile_serialization=True), "
-                                   "please torch.save your checkpoint with this option in order to use mmap.")
+                raise RuntimeError(
+                    "mmap can only be used with files saved with `torch.save("
+                    f"{os.fspath(f) + ', ' if path else ''}_use_new_zipfile_serialization=True), "
+                    "please torch.save your checkpoint with this option in order to use mmap."
+                )
             return _load_legacy(stream, map_location, unpickler, pickle_load_args)
         except pickle.UnpicklingError as e:
             if weights_only:
@@ -402,8 +458,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 def _load_zip(stream, map_location, unpickler, args, mmap_path):
     zf = Reader(stream)
     if zf.has_record("constants.pkl"):
-        raise RuntimeError("torch.load: this is a TorchScript archive (torch.jit.save), which "
-                           "jupyter_autograd cannot run")
+        raise RuntimeError(
+            "torch.load: this is a TorchScript archive (torch.jit.save), which "
+            "jupyter_autograd cannot run"
+        )
     order = zf.get_record("byteorder") if zf.has_record("byteorder") else b"little"
     if order not in (b"little", b"big"):
         raise ValueError("Unknown endianness type: " + order.decode())
@@ -412,7 +470,7 @@ def _load_zip(stream, map_location, unpickler, args, mmap_path):
     def read_bytes(key, nbytes):
         if mapped is not None:
             at = zf.record_offset(f"data/{key}")
-            return mapped[at:at + nbytes]
+            return mapped[at : at + nbytes]
         return zf.get_record_into(f"data/{key}")
 
     u = unpickler(io.BytesIO(zf.get_record("data.pkl")), **_encoding(unpickler, args))

@@ -194,7 +194,11 @@ class Tensor:
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
     def data_ptr(self) -> int:
-        return int(self._data.__array_interface__["data"][0]) if self.is_cpu else int(self._data.data.ptr)
+        return (
+            int(self._data.__array_interface__["data"][0])
+            if self.is_cpu
+            else int(self._data.data.ptr)
+        )
 
     @property
     def _version(self) -> int:
@@ -229,7 +233,8 @@ class Tensor:
             raise RuntimeError(ERR_REQUIRES_GRAD_NONLEAF)
         if value:
             _floating_check(
-                self._data.dtype, "only Tensors of floating point and complex dtype can require gradients"
+                self._data.dtype,
+                "only Tensors of floating point and complex dtype can require gradients",
             )
         self._set_requires_grad(bool(value))
 
@@ -377,7 +382,9 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError(ERR_HOOK_NO_GRAD)
         if self.grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
         if self._post_acc_hooks is None:
             self._post_acc_hooks = _HookDict()
         return add_hook(self._post_acc_hooks, hook)
@@ -550,8 +557,13 @@ class Tensor:
         return t
 
     def __reduce_ex__(self, proto):
-        return (_rebuild, (self.tolist() if self._data.__class__ is not _ndarray else self._data,
-                           self._requires_grad))
+        return (
+            _rebuild,
+            (
+                self.tolist() if self._data.__class__ is not _ndarray else self._data,
+                self._requires_grad,
+            ),
+        )
 
     # ---------------------------------------------------------------- in-place machinery
     def _check_inplace(self, requires_grad: bool | None = None) -> None:

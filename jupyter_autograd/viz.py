@@ -36,6 +36,8 @@ __all__ = ["BackwardRecord", "Graph", "OptionError", "graph", "is_tracing", "run
 
 BackwardRecord = _g.BackwardRecord
 MIME_TYPE = _g.MIME_TYPE
+
+
 class Graph:
     """A displayable autograd graph (``graph()`` makes one).
 
@@ -53,9 +55,17 @@ class Graph:
         ['application/vnd.jupyter-autograd.graph+json', 'image/svg+xml', 'text/plain']
     """
 
-    def __init__(self, payload: dict | None, *, refused: str | None = None, note: str | None = None,
-                 format: str = "auto", show_saved: bool = False, show_values: bool = False,
-                 rankdir: str = "TB") -> None:
+    def __init__(
+        self,
+        payload: dict | None,
+        *,
+        refused: str | None = None,
+        note: str | None = None,
+        format: str = "auto",
+        show_saved: bool = False,
+        show_values: bool = False,
+        rankdir: str = "TB",
+    ) -> None:
         self.payload = payload
         self.refused = refused
         self.note = note
@@ -92,8 +102,12 @@ class Graph:
         """The static SVG drawing."""
         self._check()
         if self._svg is None:
-            self._svg = _g.to_svg(self.payload, show_saved=self.show_saved,
-                                  show_values=self.show_values, rankdir=self.rankdir)
+            self._svg = _g.to_svg(
+                self.payload,
+                show_saved=self.show_saved,
+                show_values=self.show_values,
+                rankdir=self.rankdir,
+            )
         return self._svg
 
     def to_dot(self) -> str:
@@ -123,10 +137,17 @@ class Graph:
             True
         """
         ext = os.path.splitext(str(path))[1].lower()
-        writers = {".svg": self.to_svg, ".json": lambda: self.to_json(2), ".dot": self.to_dot,
-                   ".gv": self.to_dot, ".txt": self.to_text}
+        writers = {
+            ".svg": self.to_svg,
+            ".json": lambda: self.to_json(2),
+            ".dot": self.to_dot,
+            ".gv": self.to_dot,
+            ".txt": self.to_text,
+        }
         if ext not in writers:
-            raise ValueError(f"Graph.save: unknown extension {ext!r}; use .svg, .json, .dot or .txt")
+            raise ValueError(
+                f"Graph.save: unknown extension {ext!r}; use .svg, .json, .dot or .txt"
+            )
         with open(path, "w", encoding="utf-8") as f:
             f.write(writers[ext]())
 
@@ -216,19 +237,32 @@ def graph(
         raise ValueError(f"graph(): rankdir must be 'TB' or 'LR', got {rankdir!r}")
     for r in roots:
         if not isinstance(r, (Tensor, Node)):
-            raise TypeError(f"graph(): expected Tensor or grad_fn node roots, got {type(r).__name__}")
+            raise TypeError(
+                f"graph(): expected Tensor or grad_fn node roots, got {type(r).__name__}"
+            )
     if names is None:
         names = _caller_names()
     try:
         payload = _g.build_graph(
-            roots, names=names, source_of=_source_of, inputs_of=_inputs_of,
-            modules_of=_modules_of, backward=backward, max_nodes=max_nodes, direction=direction,
-            values=True, saved=True, show_saved=saved, title=title, **payload_options,
+            roots,
+            names=names,
+            source_of=_source_of,
+            inputs_of=_inputs_of,
+            modules_of=_modules_of,
+            backward=backward,
+            max_nodes=max_nodes,
+            direction=direction,
+            values=True,
+            saved=True,
+            show_saved=saved,
+            title=title,
+            **payload_options,
         )
     except _g.GraphTooLarge as e:
         return Graph(None, refused=str(e))
-    return Graph(payload, note=note, format=format, show_saved=saved, show_values=values,
-                 rankdir=rankdir)
+    return Graph(
+        payload, note=note, format=format, show_saved=saved, show_values=values, rankdir=rankdir
+    )
 
 
 # ------------------------------------------------------------------ running a traced cell
@@ -258,7 +292,7 @@ def _gradient(expr: str, backward: str, namespace: dict) -> Tensor:
     if not isinstance(g, Tensor):
         raise OptionError(
             f"--gradient: {expr!r} gives a {type(g).__name__}, not a tensor; e.g. "
-            f"--gradient \"torch.ones_like({backward})\""
+            f'--gradient "torch.ones_like({backward})"'
         )
     return g
 
@@ -428,7 +462,7 @@ def run_traced(
                 raise
             hint = ""
             if grad is None and "scalar" in str(e):
-                hint = f"; pass --gradient, e.g. --gradient \"torch.ones_like({backward})\""
+                hint = f'; pass --gradient, e.g. --gradient "torch.ones_like({backward})"'
             raise OptionError(f"--backward {backward}: {type(e).__name__}: {e}{hint}") from None
     if show:
         roots = [_bound_tensor("--show", n, namespace) for n in show]
@@ -439,8 +473,11 @@ def run_traced(
     note = None
     if no_grad:
         recorded = sum(1 for t in named.values() if t.grad_fn is not None)
-        note = (f"no_grad: nothing was recorded ({len(named)} tensors bound, none has a grad_fn)"
-                if not recorded else f"no_grad: {recorded} tensors still have a grad_fn")
+        note = (
+            f"no_grad: nothing was recorded ({len(named)} tensors bound, none has a grad_fn)"
+            if not recorded
+            else f"no_grad: {recorded} tensors still have a grad_fn"
+        )
     elif not named:
         note = "the cell bound no tensors"
     return graph(*roots, names=names, backward=rec, note=note, **graph_options)

@@ -18,6 +18,7 @@ Usage::
     .venv/bin/python notebooks/build.py --no-execute
     JUPYTER_AUTOGRAD_SRC=/tmp/main-head .venv/bin/python notebooks/build.py
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,8 +57,9 @@ def _attr_exists(module: str, attr: str | None = None) -> bool:
 # only emitted once the code it demonstrates is on main.
 FEATURES = {
     "magics": lambda: _attr_exists("jupyter_autograd.jupyter.magics"),
-    "widgets": lambda: _attr_exists("jupyter_autograd.widgets")
-    or _attr_exists("jupyter_autograd.jupyter.widgets"),
+    "widgets": lambda: (
+        _attr_exists("jupyter_autograd.widgets") or _attr_exists("jupyter_autograd.jupyter.widgets")
+    ),
     "functional": lambda: _attr_exists("jupyter_autograd.autograd.functional", "jacobian"),
     "forward_ad": lambda: _attr_exists("jupyter_autograd.autograd.forward_ad", "dual_level"),
     "function": lambda: _attr_exists("jupyter_autograd.autograd", "Function"),
@@ -78,7 +80,11 @@ def have(features) -> bool:
 def build_notebook(spec, lang: str):
     nb = nbformat.v4.new_notebook()
     nb.metadata = {
-        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+        "kernelspec": {
+            "display_name": "Python 3 (ipykernel)",
+            "language": "python",
+            "name": "python3",
+        },
         "language_info": {"name": "python"},
     }
     n = 0
@@ -104,12 +110,23 @@ def execute(path: pathlib.Path) -> None:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
     env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     subprocess.run(
-        [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace",
-         "--ExecutePreprocessor.kernel_name=python3",
-         "--ExecutePreprocessor.timeout=300",
-         "--ExecutePreprocessor.record_timing=False",
-         str(path)],
-        check=True, env=env, cwd=str(path.parent),
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "nbconvert",
+            "--to",
+            "notebook",
+            "--execute",
+            "--inplace",
+            "--ExecutePreprocessor.kernel_name=python3",
+            "--ExecutePreprocessor.timeout=300",
+            "--ExecutePreprocessor.record_timing=False",
+            str(path),
+        ],
+        check=True,
+        env=env,
+        cwd=str(path.parent),
     )
 
 
@@ -120,8 +137,10 @@ def sanitize(path: pathlib.Path) -> None:
     loses nothing and makes a rebuild byte-identical (no addresses, no pids).
     """
     cfg = (ROOT / "tests" / "nbval_sanitize.cfg").read_text()
-    patterns = [(re.compile(rx), rep) for rx, rep in
-                re.findall(r"^regex: (.*)$\n^replace: (.*)$", cfg, flags=re.MULTILINE)]
+    patterns = [
+        (re.compile(rx), rep)
+        for rx, rep in re.findall(r"^regex: (.*)$\n^replace: (.*)$", cfg, flags=re.MULTILINE)
+    ]
 
     def clean(text):
         joined = "".join(text) if isinstance(text, list) else text
@@ -139,8 +158,12 @@ def sanitize(path: pathlib.Path) -> None:
         for out in cell.get("outputs", []):
             out.get("data", {}).pop("application/vnd.jupyter.widget-view+json", None)
             # Stream chunks split by timing: merge consecutive ones of the same name.
-            if (out.get("output_type") == "stream" and merged
-                    and merged[-1].get("output_type") == "stream" and merged[-1]["name"] == out["name"]):
+            if (
+                out.get("output_type") == "stream"
+                and merged
+                and merged[-1].get("output_type") == "stream"
+                and merged[-1]["name"] == out["name"]
+            ):
                 merged[-1]["text"] += out["text"]
                 continue
             merged.append(out)

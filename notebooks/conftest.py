@@ -1,4 +1,5 @@
 """Let nbval's kernels import this working tree, whether or not it is installed."""
+
 import os
 import pathlib
 

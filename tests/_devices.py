@@ -43,7 +43,9 @@ def cuda_device():
 def pytest_generate_tests(metafunc):
     if "device" in metafunc.fixturenames:
         opt = metafunc.config.getoption("--devices", default="cpu,cuda")
-        metafunc.parametrize("device", [d.strip() for d in opt.split(",") if d.strip()], indirect=True)
+        metafunc.parametrize(
+            "device", [d.strip() for d in opt.split(",") if d.strip()], indirect=True
+        )
 
 
 @pytest.fixture

@@ -17,8 +17,10 @@ import jupyter_autograd as ja
 _ADDR = re.compile(r" at 0x[0-9a-f]+")
 # warnings torch gives once per process (TORCH_WARN_ONCE): whether torch shows one depends on
 # the programs run before in the same process, so neither side's is compared
-_WARN_ONCE = re.compile(r"^(Using backward\(\) with create_graph=True will create a reference cycle"
-                        r"|Casting complex values to real discards the imaginary part)")
+_WARN_ONCE = re.compile(
+    r"^(Using backward\(\) with create_graph=True will create a reference cycle"
+    r"|Casting complex values to real discards the imaginary part)"
+)
 
 
 def _fn_name(fn):
@@ -30,8 +32,14 @@ def _fn_name(fn):
 def _show(v, lib):
     if isinstance(v, lib.Tensor):
         vals = v.detach().tolist()
-        return ("tensor", _round(vals), str(v.dtype), v.requires_grad, v.is_leaf,
-                _fn_name(v.grad_fn))
+        return (
+            "tensor",
+            _round(vals),
+            str(v.dtype),
+            v.requires_grad,
+            v.is_leaf,
+            _fn_name(v.grad_fn),
+        )
     if isinstance(v, (tuple, list)):
         return tuple(_show(x, lib) for x in v)
     if hasattr(v, "next_functions") and hasattr(v, "name"):  # a graph node
@@ -45,7 +53,9 @@ def _round(vals):
         return [_round(x) for x in vals]
     if isinstance(vals, float):
         # nan as a string: nan == nan is False, and two transcripts with nan must compare equal
-        return float(f"{vals:.6g}") if math.isfinite(vals) else ("nan" if math.isnan(vals) else vals)
+        return (
+            float(f"{vals:.6g}") if math.isfinite(vals) else ("nan" if math.isnan(vals) else vals)
+        )
     if isinstance(vals, complex):
         return ("complex", _round(vals.real), _round(vals.imag))
     return vals
@@ -67,8 +77,11 @@ def transcript(src: str, lib) -> list:
             exec(src, {"torch": lib, "emit": emit, "next_names": next_names})  # noqa: S102
         except Exception as e:  # noqa: BLE001 - the exception is part of the transcript
             out.append(("raised", type(e).__name__, _ADDR.sub("", str(e))))
-    out.extend(("warned", w.category.__name__, str(w.message).split(" (Triggered internally")[0])
-               for w in caught if not _WARN_ONCE.match(str(w.message)))
+    out.extend(
+        ("warned", w.category.__name__, str(w.message).split(" (Triggered internally")[0])
+        for w in caught
+        if not _WARN_ONCE.match(str(w.message))
+    )
     return out
 
 

@@ -14,17 +14,23 @@ TOL = {"float32": (2e-5, 2e-5), "float64": (1e-10, 1e-11)}
 
 def tensors(lib, arrays, dtype, requires_grad=True):
     dt = getattr(lib, dtype)
-    return [None if a is None else lib.tensor(a, dtype=dt, requires_grad=requires_grad and
-                                               np.asarray(a).dtype.kind == "f")
-            for a in arrays]
+    return [
+        None
+        if a is None
+        else lib.tensor(
+            a, dtype=dt, requires_grad=requires_grad and np.asarray(a).dtype.kind == "f"
+        )
+        for a in arrays
+    ]
 
 
 def first(r):
     return r[0] if isinstance(r, (tuple, list)) else r
 
 
-def compare(fn, arrays, torch, dtype="float64", rtol=None, atol=None, grad=True, seed=0,
-            names=True):
+def compare(
+    fn, arrays, torch, dtype="float64", rtol=None, atol=None, grad=True, seed=0, names=True
+):
     """Run ``fn(lib, *tensors)`` in both libraries; compare output, grad_fn name and the
     gradients of every input for one random cotangent. Returns (ours, theirs) outputs."""
     r, a = TOL[dtype]
@@ -56,15 +62,19 @@ def compare(fn, arrays, torch, dtype="float64", rtol=None, atol=None, grad=True,
             assert x.grad is None or not np.any(x.grad.numpy())
             continue
         gs = max(1.0, float(np.abs(y.grad.numpy()).max())) if y.grad.numel() else 1.0
-        np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=rtol * 10, atol=atol * 10 * gs)
+        np.testing.assert_allclose(
+            x.grad.numpy(), y.grad.numpy(), rtol=rtol * 10, atol=atol * 10 * gs
+        )
     return o, t
 
 
 def compare_jvp(fn, arrays, torch, dtype="float64", seed=1):
     """Forward-mode tangents of ``fn`` for random input tangents, against torch's forward AD."""
     rng = np.random.default_rng(seed)
-    tans = [None if a is None or np.asarray(a).dtype.kind != "f" else rng.uniform(-1, 1, np.shape(a))
-            for a in arrays]
+    tans = [
+        None if a is None or np.asarray(a).dtype.kind != "f" else rng.uniform(-1, 1, np.shape(a))
+        for a in arrays
+    ]
     outs = []
     for lib in (ja, torch):
         fw = lib.autograd.forward_ad
@@ -110,4 +120,6 @@ def compare_repr(make, torch):
 
 def copy_state(src, dst, lib):
     """Load module ``src``'s (torch's) parameters and buffers into ``dst`` (ours or torch's)."""
-    dst.load_state_dict({k: lib.tensor(v.detach().numpy().copy()) for k, v in src.state_dict().items()})
+    dst.load_state_dict(
+        {k: lib.tensor(v.detach().numpy().copy()) for k, v in src.state_dict().items()}
+    )

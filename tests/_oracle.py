@@ -21,7 +21,9 @@ _TRIGGERED = re.compile(r" \(Triggered internally at .*\)$", re.DOTALL)
 
 
 def _is_tensor(x) -> bool:
-    return isinstance(x, ja.Tensor) or type(x).__module__.startswith("torch") and hasattr(x, "grad_fn")
+    return (
+        isinstance(x, ja.Tensor) or type(x).__module__.startswith("torch") and hasattr(x, "grad_fn")
+    )
 
 
 def _summary(x):
@@ -30,13 +32,24 @@ def _summary(x):
         d = x.detach()
         if str(d.device) != "cpu":
             d = d.cpu()
-        return ("tensor", str(x.dtype), tuple(x.shape), np.array(d.tolist(), dtype=_np_dtype(x)),
-                bool(x.requires_grad), bool(x.is_leaf), None if fn is None else type(fn).__name__)
+        return (
+            "tensor",
+            str(x.dtype),
+            tuple(x.shape),
+            np.array(d.tolist(), dtype=_np_dtype(x)),
+            bool(x.requires_grad),
+            bool(x.is_leaf),
+            None if fn is None else type(fn).__name__,
+        )
     if isinstance(x, (tuple, list)):
         return (type(x).__name__, tuple(_summary(v) for v in x))
     if isinstance(x, float) and math.isnan(x):
         return ("float", "nan")
-    if isinstance(x, ja.dtype) or type(x).__name__ in ("dtype", "device") and type(x).__module__.startswith("torch"):
+    if (
+        isinstance(x, ja.dtype)
+        or type(x).__name__ in ("dtype", "device")
+        and type(x).__module__.startswith("torch")
+    ):
         return (type(x).__name__, str(x))
     if isinstance(x, ja.device):
         return ("device", str(x))
@@ -65,9 +78,13 @@ def _same(a, b, rtol, atol) -> bool:
         if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.shape != b.shape:
             return False
         if a.dtype.kind in "fc":
-            return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
-                        and np.array_equal(np.isnan(a), np.isnan(b))
-                        and np.array_equal(np.signbit(a.real[np.isinf(a.real)]), np.signbit(b.real[np.isinf(b.real)])))
+            return bool(
+                np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+                and np.array_equal(np.isnan(a), np.isnan(b))
+                and np.array_equal(
+                    np.signbit(a.real[np.isinf(a.real)]), np.signbit(b.real[np.isinf(b.real)])
+                )
+            )
         return bool(np.array_equal(a, b))
     if isinstance(a, tuple) and isinstance(b, tuple):
         return len(a) == len(b) and all(_same(x, y, rtol, atol) for x, y in zip(a, b))

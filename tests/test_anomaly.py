@@ -32,11 +32,20 @@ def test_a_on_for_forward_and_backward_names_node_and_user_line():
         warnings.simplefilter("always")
         with autograd.detect_anomaly():
             y = MyFunc.apply(x)  # the user's forward line
-            with pytest.raises(RuntimeError, match=r"^Function 'MyFuncBackward' returned nan values in its 0th output\.$"):
+            with pytest.raises(
+                RuntimeError,
+                match=r"^Function 'MyFuncBackward' returned nan values in its 0th output\.$",
+            ):
                 y.sum().backward()
     msgs = [str(w.message) for w in rec]
     assert ENABLED in msgs
-    tb = [m for m in msgs if m.startswith("Error detected in MyFuncBackward. Traceback of forward call that caused the error:\n")]
+    tb = [
+        m
+        for m in msgs
+        if m.startswith(
+            "Error detected in MyFuncBackward. Traceback of forward call that caused the error:\n"
+        )
+    ]
     assert tb and "y = MyFunc.apply(x)  # the user's forward line" in tb[0]
     assert "test_anomaly.py" in tb[0]
 
@@ -47,7 +56,10 @@ def test_a_builtin_op_sqrt():
         warnings.simplefilter("always")
         with autograd.detect_anomaly():
             y = x.sqrt()
-            with pytest.raises(RuntimeError, match="Function 'SqrtBackward0' returned nan values in its 0th output."):
+            with pytest.raises(
+                RuntimeError,
+                match="Function 'SqrtBackward0' returned nan values in its 0th output.",
+            ):
                 y.backward()
     assert any("y = x.sqrt()" in str(w.message) for w in rec)
 
@@ -57,11 +69,15 @@ def test_b_only_around_backward_has_no_forward_info():
     y = MyFunc.apply(x)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        with autograd.detect_anomaly(), pytest.raises(
-            RuntimeError, match="returned nan values in its 0th output"
+        with (
+            autograd.detect_anomaly(),
+            pytest.raises(RuntimeError, match="returned nan values in its 0th output"),
         ):
             y.sum().backward()
-    assert any("Error detected in MyFuncBackward. No forward pass information available" in str(w.message) for w in rec)
+    assert any(
+        "Error detected in MyFuncBackward. No forward pass information available" in str(w.message)
+        for w in rec
+    )
 
 
 def test_c_off_gives_nan_grad_silently():
@@ -84,10 +100,10 @@ def test_d_check_nan_false():
 
 def test_prior_mode_restored_even_if_body_raises():
     with pytest.raises(ValueError), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with autograd.detect_anomaly():
-                assert autograd.is_anomaly_enabled()
-                raise ValueError("boom")
+        warnings.simplefilter("ignore")
+        with autograd.detect_anomaly():
+            assert autograd.is_anomaly_enabled()
+            raise ValueError("boom")
     assert not autograd.is_anomaly_enabled() and autograd.is_anomaly_check_nan_enabled()
     with autograd.set_detect_anomaly(True):
         with autograd.set_detect_anomaly(False, check_nan=False):
@@ -113,7 +129,9 @@ def test_exception_in_backward_warns_with_forward_trace():
             y = Boom.apply(x)
             with pytest.raises(KeyError):
                 y.backward()
-    assert any("Error detected in BoomBackward. Traceback of forward call" in str(w.message) for w in rec)
+    assert any(
+        "Error detected in BoomBackward. Traceback of forward call" in str(w.message) for w in rec
+    )
 
 
 def test_matches_torch_message():

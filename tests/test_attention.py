@@ -29,6 +29,7 @@ def _chain(t, skip=frozenset()):
             d += 1
         for f, _ in n.next_functions:
             walk(f, d)
+
     walk(t.grad_fn, 0)
     return out
 
@@ -66,6 +67,7 @@ def _sdpa(kw):
         if "attn_mask" in kk:
             kk["attn_mask"] = _mask(lib, kk["attn_mask"])
         return lib.nn.functional.scaled_dot_product_attention(q, k, v, **kk)
+
     return fn
 
 
@@ -76,8 +78,14 @@ def test_sdpa_matches_torch(i, dtype):
     qs, ks, vs, kw = SDPA[i]
     rng = np.random.default_rng(i)
     arrays = [rng.standard_normal(s) for s in (qs, ks, vs)]
-    o, t = compare(_sdpa(kw), arrays, torch, dtype, rtol=1e-4 if dtype == "float32" else None,
-                   atol=1e-5 if dtype == "float32" else None)
+    o, t = compare(
+        _sdpa(kw),
+        arrays,
+        torch,
+        dtype,
+        rtol=1e-4 if dtype == "float32" else None,
+        atol=1e-5 if dtype == "float32" else None,
+    )
     if dtype == "float64":
         assert _chain(o) == _chain(t)
 
@@ -89,7 +97,9 @@ def test_sdpa_saved_values_match_torch():
     outs = []
     for lib in (ja, torch):
         q, k, v = (lib.tensor(a, requires_grad=True) for a in arrays)
-        o = lib.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=_mask(lib, BOOL_2D), scale=0.5)
+        o = lib.nn.functional.scaled_dot_product_attention(
+            q, k, v, attn_mask=_mask(lib, BOOL_2D), scale=0.5
+        )
         outs.append(o.grad_fn)
     ours, theirs = outs
     names = sorted(a for a in dir(theirs) if a.startswith("_saved_"))
@@ -97,8 +107,12 @@ def test_sdpa_saved_values_match_torch():
     for n in ("_saved_dropout_p", "_saved_is_causal", "_saved_scale"):
         assert getattr(ours, n) == getattr(theirs, n)
     for n in ("_saved_logsumexp", "_saved_output", "_saved_attn_mask", "_saved_query"):
-        np.testing.assert_allclose(getattr(ours, n).detach().numpy(), getattr(theirs, n).detach().numpy(),
-                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            getattr(ours, n).detach().numpy(),
+            getattr(theirs, n).detach().numpy(),
+            rtol=1e-5,
+            atol=1e-6,
+        )
 
 
 @pytest.mark.parametrize("p", [0.3, 1.0])
@@ -122,8 +136,12 @@ def test_sdpa_mask_requiring_grad_takes_math_path():
     torch = require_torch()
     rng = np.random.default_rng(2)
     arrays = [rng.standard_normal(s) for s in ((2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 5), (4, 6))]
-    o, t = compare(lambda lib, q, k, v, m: lib.nn.functional.scaled_dot_product_attention(q, k, v, m),
-                   arrays, torch, "float64")
+    o, t = compare(
+        lambda lib, q, k, v, m: lib.nn.functional.scaled_dot_product_attention(q, k, v, m),
+        arrays,
+        torch,
+        "float64",
+    )
     assert _chain(o) == _chain(t)
 
 
@@ -142,7 +160,9 @@ def test_sdpa_create_graph_and_forward_ad_refuse_as_torch():
         res.append((names, str(e.value), [x.detach().numpy() for x in g]))
         fw = lib.autograd.forward_ad
         with fw.dual_level(), pytest.raises(NotImplementedError) as e2:
-            lib.nn.functional.scaled_dot_product_attention(fw.make_dual(q.detach(), lib.ones_like(q)), k, v)
+            lib.nn.functional.scaled_dot_product_attention(
+                fw.make_dual(q.detach(), lib.ones_like(q)), k, v
+            )
         res[-1] = res[-1] + (str(e2.value).splitlines()[0],)
     assert res[0][0] == res[1][0] and res[0][1] == res[1][1] and res[0][3] == res[1][3]
     for a, b in zip(res[0][2], res[1][2]):
@@ -152,26 +172,48 @@ def test_sdpa_create_graph_and_forward_ad_refuse_as_torch():
 def test_safe_softmax_rows_masked_out():
     torch = require_torch()
     x = np.array([[1.0, 2.0, -np.inf], [-np.inf, -np.inf, -np.inf]])
-    o, t = compare(lambda lib, a: lib.nn.functional.scaled_dot_product_attention(
-        a[:, :2], a[:, :2], a[:, :2] * 0 + 1, attn_mask=lib.tensor([[True, False], [False, False]])),
-        [x[:, :2].copy() * 0 + np.array([[1.0, 2.0], [3.0, 4.0]])], torch, "float64")
+    o, t = compare(
+        lambda lib, a: lib.nn.functional.scaled_dot_product_attention(
+            a[:, :2],
+            a[:, :2],
+            a[:, :2] * 0 + 1,
+            attn_mask=lib.tensor([[True, False], [False, False]]),
+        ),
+        [x[:, :2].copy() * 0 + np.array([[1.0, 2.0], [3.0, 4.0]])],
+        torch,
+        "float64",
+    )
     assert _chain(o) == _chain(t)
 
 
 SDPA_ERRORS = [
     lambda lib: lib.nn.functional.scaled_dot_product_attention(
-        lib.ones(1, 1, 3, 2), lib.ones(1, 1, 4, 2, dtype=lib.float64), lib.ones(1, 1, 4, 2)),
-    lambda lib: lib.nn.functional.scaled_dot_product_attention(lib.ones(2), lib.ones(1, 1, 4, 2), lib.ones(1, 1, 4, 2)),
+        lib.ones(1, 1, 3, 2), lib.ones(1, 1, 4, 2, dtype=lib.float64), lib.ones(1, 1, 4, 2)
+    ),
     lambda lib: lib.nn.functional.scaled_dot_product_attention(
-        lib.ones(1, 1, 3, 2), lib.ones(1, 1, 4, 2), lib.ones(1, 1, 4, 2), attn_mask=lib.ones(3, 4, dtype=lib.int64)),
+        lib.ones(2), lib.ones(1, 1, 4, 2), lib.ones(1, 1, 4, 2)
+    ),
     lambda lib: lib.nn.functional.scaled_dot_product_attention(
-        lib.ones(1, 3, 2), lib.ones(1, 4, 2), lib.ones(1, 4, 2), attn_mask=lib.ones(3, 4, dtype=lib.bool),
-        is_causal=True),
+        lib.ones(1, 1, 3, 2),
+        lib.ones(1, 1, 4, 2),
+        lib.ones(1, 1, 4, 2),
+        attn_mask=lib.ones(3, 4, dtype=lib.int64),
+    ),
     lambda lib: lib.nn.functional.scaled_dot_product_attention(
-        lib.ones(1, 1, 3, 2), lib.ones(1, 1, 4, 2), lib.ones(1, 1, 4, 2), dropout_p=1.5),
+        lib.ones(1, 3, 2),
+        lib.ones(1, 4, 2),
+        lib.ones(1, 4, 2),
+        attn_mask=lib.ones(3, 4, dtype=lib.bool),
+        is_causal=True,
+    ),
     lambda lib: lib.nn.functional.scaled_dot_product_attention(
-        lib.ones(1, 1, 3, 2, dtype=lib.complex64), lib.ones(1, 1, 4, 2, dtype=lib.complex64),
-        lib.ones(1, 1, 4, 2, dtype=lib.complex64)),
+        lib.ones(1, 1, 3, 2), lib.ones(1, 1, 4, 2), lib.ones(1, 1, 4, 2), dropout_p=1.5
+    ),
+    lambda lib: lib.nn.functional.scaled_dot_product_attention(
+        lib.ones(1, 1, 3, 2, dtype=lib.complex64),
+        lib.ones(1, 1, 4, 2, dtype=lib.complex64),
+        lib.ones(1, 1, 4, 2, dtype=lib.complex64),
+    ),
 ]
 
 
@@ -184,17 +226,31 @@ def test_sdpa_errors_match_torch(i):
 MHA = [
     ({"embed_dim": 8, "num_heads": 2}, "self", {}),
     ({"embed_dim": 8, "num_heads": 2}, "self", {"need_weights": False}),
-    ({"embed_dim": 8, "num_heads": 2, "batch_first": True}, "self", {"average_attn_weights": False}),
+    (
+        {"embed_dim": 8, "num_heads": 2, "batch_first": True},
+        "self",
+        {"average_attn_weights": False},
+    ),
     ({"embed_dim": 8, "num_heads": 4, "kdim": 3, "vdim": 5}, "cross", {}),
     ({"embed_dim": 8, "num_heads": 2, "add_bias_kv": True, "add_zero_attn": True}, "kv", {}),
     ({"embed_dim": 8, "num_heads": 2, "bias": False}, "kv", {"need_weights": False}),
     ({"embed_dim": 8, "num_heads": 2}, "self", {"attn_mask": "causal_bool"}),
-    ({"embed_dim": 8, "num_heads": 2}, "self", {"attn_mask": "causal_float", "need_weights": False}),
-    ({"embed_dim": 8, "num_heads": 2}, "self", {"attn_mask": "causal_float", "need_weights": False,
-                                                  "is_causal": True}),
+    (
+        {"embed_dim": 8, "num_heads": 2},
+        "self",
+        {"attn_mask": "causal_float", "need_weights": False},
+    ),
+    (
+        {"embed_dim": 8, "num_heads": 2},
+        "self",
+        {"attn_mask": "causal_float", "need_weights": False, "is_causal": True},
+    ),
     ({"embed_dim": 8, "num_heads": 2, "batch_first": True}, "self", {"key_padding_mask": "pad"}),
-    ({"embed_dim": 8, "num_heads": 2}, "self", {"key_padding_mask": "pad", "attn_mask": "causal_bool",
-                                                  "need_weights": False}),
+    (
+        {"embed_dim": 8, "num_heads": 2},
+        "self",
+        {"key_padding_mask": "pad", "attn_mask": "causal_bool", "need_weights": False},
+    ),
     ({"embed_dim": 8, "num_heads": 2}, "unbatched", {}),
 ]
 
@@ -210,11 +266,17 @@ def _mha_inputs(kind, cfg, rng):
         return [rng.standard_normal(shape)], lambda ins: (ins[0], ins[0], ins[0])
     if kind == "kv":
         m = (3, 6, e) if bf else (6, 3, e)
-        return [rng.standard_normal(shape), rng.standard_normal(m)], lambda ins: (ins[0], ins[1], ins[1])
+        return [rng.standard_normal(shape), rng.standard_normal(m)], lambda ins: (
+            ins[0],
+            ins[1],
+            ins[1],
+        )
     ks = (6, 3, cfg["kdim"])
     vs = (6, 3, cfg["vdim"])
-    return ([rng.standard_normal(shape), rng.standard_normal(ks), rng.standard_normal(vs)],
-            lambda ins: tuple(ins))
+    return (
+        [rng.standard_normal(shape), rng.standard_normal(ks), rng.standard_normal(vs)],
+        lambda ins: tuple(ins),
+    )
 
 
 def _mha_kwargs(lib, kw, bsz=3, L=5):
@@ -250,14 +312,20 @@ def test_multihead_attention_matches_torch(i):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for k in (0, 1):
+
             def run(lib, *ins, k=k):
                 mod = om if lib is ja else tm
                 r = mod(*qkv(ins), **_mha_kwargs(lib, kw))
                 return r[k] if r[k] is not None else r[0]
+
             o, t = compare(run, arrays, torch, "float64")
             # with need_weights and a mask torch records baddbmm: a row of the opinfo stream's
-            if hasattr(ja, "baddbmm") or "attn_mask" not in kw and "key_padding_mask" not in kw \
-                    or kw.get("need_weights") is False:
+            if (
+                hasattr(ja, "baddbmm")
+                or "attn_mask" not in kw
+                and "key_padding_mask" not in kw
+                or kw.get("need_weights") is False
+            ):
                 assert _chain(o) == _chain(t)
         for mod in (om, tm):
             mod.eval()
@@ -280,7 +348,9 @@ def test_multihead_attention_training_dropout_matches_torch():
         t = lib.tensor(x, dtype=lib.float32, requires_grad=True)
         o, w = m(t, t, t)
         (o.sum() + w.sum()).backward()
-        outs.append((o.detach().numpy(), w.detach().numpy(), t.grad.numpy(), m.in_proj_weight.grad.numpy()))
+        outs.append(
+            (o.detach().numpy(), w.detach().numpy(), t.grad.numpy(), m.in_proj_weight.grad.numpy())
+        )
     for a, b in zip(*outs):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
 
@@ -289,17 +359,36 @@ MHA_ERRORS = [
     lambda lib: lib.nn.MultiheadAttention(0, 2),
     lambda lib: lib.nn.MultiheadAttention(7, 2),
     lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(5, 3, 8), lib.ones(5, 8), lib.ones(5, 8)),
-    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(5, 3, 6), lib.ones(5, 3, 6), lib.ones(5, 3, 6)),
-    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(5, 3, 8), lib.ones(5, 3, 8), lib.ones(4, 3, 8)),
-    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(5, 3, 8), lib.ones(5, 3, 8), lib.ones(5, 3, 8),
-                                                attn_mask=lib.ones(4, 5, dtype=lib.bool)),
-    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(5, 3, 8), lib.ones(5, 3, 8), lib.ones(5, 3, 8),
-                                                attn_mask=lib.ones(5, 5, dtype=lib.int64)),
-    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(5, 3, 8), lib.ones(5, 3, 8), lib.ones(5, 3, 8),
-                                                is_causal=True),
-    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(5, 3, 8), lib.ones(5, 3, 8), lib.ones(5, 3, 8),
-                                                key_padding_mask=lib.ones(2, 5, dtype=lib.bool)),
-    lambda lib: lib.nn.MultiheadAttention(8, 2)(lib.ones(2, 5, 3, 8), lib.ones(5, 3, 8), lib.ones(5, 3, 8)),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(
+        lib.ones(5, 3, 6), lib.ones(5, 3, 6), lib.ones(5, 3, 6)
+    ),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(
+        lib.ones(5, 3, 8), lib.ones(5, 3, 8), lib.ones(4, 3, 8)
+    ),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(
+        lib.ones(5, 3, 8),
+        lib.ones(5, 3, 8),
+        lib.ones(5, 3, 8),
+        attn_mask=lib.ones(4, 5, dtype=lib.bool),
+    ),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(
+        lib.ones(5, 3, 8),
+        lib.ones(5, 3, 8),
+        lib.ones(5, 3, 8),
+        attn_mask=lib.ones(5, 5, dtype=lib.int64),
+    ),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(
+        lib.ones(5, 3, 8), lib.ones(5, 3, 8), lib.ones(5, 3, 8), is_causal=True
+    ),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(
+        lib.ones(5, 3, 8),
+        lib.ones(5, 3, 8),
+        lib.ones(5, 3, 8),
+        key_padding_mask=lib.ones(2, 5, dtype=lib.bool),
+    ),
+    lambda lib: lib.nn.MultiheadAttention(8, 2)(
+        lib.ones(2, 5, 3, 8), lib.ones(5, 3, 8), lib.ones(5, 3, 8)
+    ),
 ]
 
 
@@ -336,8 +425,12 @@ TRANSFORMERS = [
     ("enc", lambda lib: _encoder_layer(lib, bias=False, activation=lib.nn.functional.tanh)),
     ("dec", lambda lib: _decoder_layer(lib)),
     ("dec", lambda lib: _decoder_layer(lib, batch_first=True, norm_first=True)),
-    ("enc", lambda lib: lib.nn.TransformerEncoder(_encoder_layer(lib, batch_first=True), 2,
-                                                  norm=lib.nn.LayerNorm(8))),
+    (
+        "enc",
+        lambda lib: lib.nn.TransformerEncoder(
+            _encoder_layer(lib, batch_first=True), 2, norm=lib.nn.LayerNorm(8)
+        ),
+    ),
     ("dec", lambda lib: lib.nn.TransformerDecoder(_decoder_layer(lib), 2)),
     ("full", lambda lib: lib.nn.Transformer(8, 2, 1, 2, 16)),
     ("full", lambda lib: lib.nn.Transformer(8, 2, 2, 1, 16, batch_first=True, norm_first=True)),
@@ -378,12 +471,17 @@ def test_transformer_modules_match_torch(i):
     if bf is None:
         first = om.layers[0] if hasattr(om, "layers") else om
         bf = first.self_attn.batch_first
-    shape = (lambda s, b: (b, s, 8) if bf else (s, b, 8))
+    shape = lambda s, b: (b, s, 8) if bf else (s, b, 8)
     arrays = [rng.standard_normal(shape(4, 3)), rng.standard_normal(shape(6, 3))]
     if kind == "enc":
         arrays = arrays[:1]
-    compare(lambda lib, *ins: _run_transformer(kind, om if lib is ja else tm, lib, ins, None),
-            arrays, torch, "float64", names=True)
+    compare(
+        lambda lib, *ins: _run_transformer(kind, om if lib is ja else tm, lib, ins, None),
+        arrays,
+        torch,
+        "float64",
+        names=True,
+    )
 
 
 def test_encoder_eval_padding_follows_torch_nested_path():
@@ -396,10 +494,14 @@ def test_encoder_eval_padding_follows_torch_nested_path():
         lib.manual_seed(0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            enc = lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2)
+            enc = lib.nn.TransformerEncoder(
+                lib.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2
+            )
         enc.eval()
         with lib.no_grad():
-            outs.append(enc(lib.tensor(x, dtype=lib.float32), src_key_padding_mask=lib.tensor(pad)).numpy())
+            outs.append(
+                enc(lib.tensor(x, dtype=lib.float32), src_key_padding_mask=lib.tensor(pad)).numpy()
+            )
     np.testing.assert_allclose(outs[0], outs[1], rtol=1e-4, atol=1e-5)
 
 
@@ -417,8 +519,12 @@ def test_transformer_training_step_matches_torch():
         run = []
         for _ in range(3):
             opt.zero_grad()
-            out = model(lib.tensor(src, dtype=lib.float32), lib.tensor(tgt, dtype=lib.float32), tgt_mask=mask)
-            loss = (out ** 2).mean()
+            out = model(
+                lib.tensor(src, dtype=lib.float32),
+                lib.tensor(tgt, dtype=lib.float32),
+                tgt_mask=mask,
+            )
+            loss = (out**2).mean()
             loss.backward()
             opt.step()
             run.append(loss.item())

@@ -41,27 +41,42 @@ def allconv(lib):
     """Mnist_CNN of the "what is torch.nn really" kind: strided convs, then an average pool."""
     nn = lib.nn
     return nn.Sequential(
-        nn.Conv2d(1, 8, 3, stride=2, padding=1), nn.ReLU(),
-        nn.Conv2d(8, 8, 3, stride=2, padding=1), nn.ReLU(),
-        nn.Conv2d(8, 10, 3, stride=2, padding=1), nn.ReLU(),
-        nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+        nn.Conv2d(1, 8, 3, stride=2, padding=1),
+        nn.ReLU(),
+        nn.Conv2d(8, 8, 3, stride=2, padding=1),
+        nn.ReLU(),
+        nn.Conv2d(8, 10, 3, stride=2, padding=1),
+        nn.ReLU(),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
     )
 
 
 def small_vgg(lib):
     nn = lib.nn
     return nn.Sequential(
-        nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(inplace=True), nn.Conv2d(8, 8, 3, padding="same",
-                                                                         padding_mode="reflect"),
-        nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(8, 16, 3, padding=1, groups=2), nn.ReLU(),
-        nn.AvgPool2d(2), nn.AdaptiveAvgPool2d((2, 2)), nn.Flatten(), nn.Linear(64, 32), nn.ReLU(),
+        nn.Conv2d(3, 8, 3, padding=1),
+        nn.ReLU(inplace=True),
+        nn.Conv2d(8, 8, 3, padding="same", padding_mode="reflect"),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(8, 16, 3, padding=1, groups=2),
+        nn.ReLU(),
+        nn.AvgPool2d(2),
+        nn.AdaptiveAvgPool2d((2, 2)),
+        nn.Flatten(),
+        nn.Linear(64, 32),
+        nn.ReLU(),
         nn.Linear(32, 5),
     )
 
 
 def _run(lib, model, x, y, steps, opt_name):
-    opt = (lib.optim.SGD(model.parameters(), lr=0.05, momentum=0.9) if opt_name == "sgd"
-           else lib.optim.Adam(model.parameters(), lr=1e-3))
+    opt = (
+        lib.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        if opt_name == "sgd"
+        else lib.optim.Adam(model.parameters(), lr=1e-3)
+    )
     loss_fn = lib.nn.CrossEntropyLoss()
     xt, yt = lib.tensor(x), lib.tensor(y)
     losses = []
@@ -76,11 +91,14 @@ def _run(lib, model, x, y, steps, opt_name):
     return np.array(losses), pred, {k: v.detach().numpy() for k, v in model.state_dict().items()}
 
 
-@pytest.mark.parametrize("arch,shape,classes,opt", [
-    (lenet, (16, 1, 28, 28), 10, "sgd"),
-    (allconv, (16, 1, 28, 28), 10, "adam"),
-    (small_vgg, (8, 3, 16, 16), 5, "sgd"),
-])
+@pytest.mark.parametrize(
+    "arch,shape,classes,opt",
+    [
+        (lenet, (16, 1, 28, 28), 10, "sgd"),
+        (allconv, (16, 1, 28, 28), 10, "adam"),
+        (small_vgg, (8, 3, 16, 16), 5, "sgd"),
+    ],
+)
 def test_cnn_training_matches_torch(arch, shape, classes, opt):
     torch = require_torch()
     torch.manual_seed(0)

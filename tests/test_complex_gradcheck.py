@@ -63,7 +63,7 @@ def _jvp_wrong(T):
 CASES = {
     "holomorphic": (lambda T: lambda z: (z * z).exp() / (z + 3), "z", {}),
     "abs": (lambda T: lambda z: z.abs(), "z", {}),
-    "conj_real_imag": (lambda T: lambda z: (z.conj() * z.real + z.imag), "z", {}),
+    "conj_real_imag": (lambda T: lambda z: z.conj() * z.real + z.imag, "z", {}),
     "angle": (lambda T: lambda z: z.angle(), "z", {}),
     "r_to_c": (lambda T: lambda x: x * (1 + 2j) + x.exp(), "x", {}),
     "c_to_r_sum": (lambda T: lambda z: (z * z.conj()).real.sum(), "z", {}),
@@ -73,7 +73,11 @@ CASES = {
     "custom_right": (lambda T: _mul_by(T, 2 - 3j, True), "z", {}),
     "custom_wrong": (lambda T: _mul_by(T, 2 - 3j, False), "z", {}),
     "custom_wrong_r_to_c": (lambda T: _mul_by(T, 2 - 3j, False), "x", {}),
-    "jvp_wrong": (lambda T: _jvp_wrong(T), "z", {"check_forward_ad": True, "check_backward_ad": False}),
+    "jvp_wrong": (
+        lambda T: _jvp_wrong(T),
+        "z",
+        {"check_forward_ad": True, "check_backward_ad": False},
+    ),
 }
 
 
@@ -93,11 +97,13 @@ def _outcome(T, name, check):
 def test_gradcheck_complex_as_torch(name):
     torch = require_torch()
     assert _outcome(ja, name, lambda T: T.autograd.gradcheck) == _outcome(
-        torch, name, lambda T: T.autograd.gradcheck)
+        torch, name, lambda T: T.autograd.gradcheck
+    )
 
 
-@pytest.mark.parametrize("name", ["holomorphic", "abs", "conj_real_imag", "r_to_c",
-                                  "c_to_r_sum", "custom_wrong"])
+@pytest.mark.parametrize(
+    "name", ["holomorphic", "abs", "conj_real_imag", "r_to_c", "c_to_r_sum", "custom_wrong"]
+)
 def test_gradgradcheck_complex_as_torch(name):
     torch = require_torch()
 
@@ -105,8 +111,14 @@ def test_gradgradcheck_complex_as_torch(name):
         def run(f, inputs, **kw):
             out = f(*inputs)
             outs = out if isinstance(out, tuple) else (out,)
-            gos = tuple(T.tensor(np.full(tuple(o.shape), 0.5 - 0.25j if o.is_complex() else 0.5),
-                                 dtype=o.dtype, requires_grad=True) for o in outs)
+            gos = tuple(
+                T.tensor(
+                    np.full(tuple(o.shape), 0.5 - 0.25j if o.is_complex() else 0.5),
+                    dtype=o.dtype,
+                    requires_grad=True,
+                )
+                for o in outs
+            )
             return T.autograd.gradgradcheck(f, inputs, gos, **kw)
 
         return run
@@ -117,8 +129,11 @@ def test_gradgradcheck_complex_as_torch(name):
 def test_wrong_conjugate_is_caught_without_torch():
     f = _mul_by(ja, 2 - 3j, False)
     z = ja.tensor(Z, requires_grad=True)
-    with pytest.raises(ja.autograd.GradcheckError, match="^While considering the imaginary part of "
-                       "complex outputs only, Jacobian mismatch for output 0 with respect to input 0"):
+    with pytest.raises(
+        ja.autograd.GradcheckError,
+        match="^While considering the imaginary part of "
+        "complex outputs only, Jacobian mismatch for output 0 with respect to input 0",
+    ):
         ja.autograd.gradcheck(f, (z,))
     assert ja.autograd.gradcheck(_mul_by(ja, 2 - 3j, True), (z,))
     assert ja.autograd.gradgradcheck(lambda z: (z * z).exp(), (z,))

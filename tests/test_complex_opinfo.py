@@ -11,9 +11,21 @@ import pytest
 from ._torch import require as require_torch
 
 #: complex entries the float OpInfo test leaves to the 'opinfo' stream's list; run here
-COMPLEX_ENTRIES = ("conj", "conj_physical", "resolve_conj", "resolve_neg", "view_as_real",
-                   "view_as_complex", "complex", "real", "imag", "angle", "polar", "mH",
-                   "float_power")
+COMPLEX_ENTRIES = (
+    "conj",
+    "conj_physical",
+    "resolve_conj",
+    "resolve_neg",
+    "view_as_real",
+    "view_as_complex",
+    "complex",
+    "real",
+    "imag",
+    "angle",
+    "polar",
+    "mH",
+    "float_power",
+)
 
 
 def _entries():

@@ -25,10 +25,14 @@ ISSUE = [  # issue 13: x*c backward(1+0j) must give conj(c); mul, div, exp, sin,
     C + "x.exp().backward(T.tensor(1+0j)); r = x.grad",
     C + "x.sin().backward(T.tensor(1+0j)); r = x.grad",
     C + "(x*c).abs().backward(); r = x.grad",
-    ("a = T.tensor([[1+1j, 2-1j], [0.5j, 3+0j]], requires_grad=True); b = T.tensor([[2-3j], [1+1j]]); "
-    "(a @ b).abs().sum().backward(); r = a.grad"),
-    ("a = T.tensor([[1+1j, 2-1j], [0.5j, 3+0j]]); b = T.tensor([[2-3j], [1+1j]], requires_grad=True); "
-    "(a @ b).abs().sum().backward(); r = b.grad"),
+    (
+        "a = T.tensor([[1+1j, 2-1j], [0.5j, 3+0j]], requires_grad=True); b = T.tensor([[2-3j], [1+1j]]); "
+        "(a @ b).abs().sum().backward(); r = a.grad"
+    ),
+    (
+        "a = T.tensor([[1+1j, 2-1j], [0.5j, 3+0j]]); b = T.tensor([[2-3j], [1+1j]], requires_grad=True); "
+        "(a @ b).abs().sum().backward(); r = b.grad"
+    ),
     C + "y = x*c; y.backward(T.tensor(1+0j)); r = (y, y.grad_fn.next_functions)",
 ]
 CASES = ISSUE + [
@@ -128,11 +132,15 @@ CASES = ISSUE + [
     Z + "z.abs().pow(2).sum().backward(); r = z.grad",
     Z + "z.sgn().sum().abs().backward(); r = z.grad",
     Z + "T.view_as_real(z).pow(3).sum().backward(); r = z.grad",
-    Z + "(z.log() + z.sqrt() + z.tanh() + z.sigmoid() + z.rsqrt()).abs().sum().backward(); r = z.grad",
-    Z + "(z.exp() * z.cos() / z.tan() - z.reciprocal() + z.expm1() * z.log1p()).abs().sum().backward(); r = z.grad",
+    Z
+    + "(z.log() + z.sqrt() + z.tanh() + z.sigmoid() + z.rsqrt()).abs().sum().backward(); r = z.grad",
+    Z
+    + "(z.exp() * z.cos() / z.tan() - z.reciprocal() + z.expm1() * z.log1p()).abs().sum().backward(); r = z.grad",
     Z + "(z ** 2.5 + z ** z + 2 ** z - (1 - z)).abs().sum().backward(); r = z.grad",
-    Z + "(z.prod() + z.cumsum(0).sum() + z.mean() * 3 + z.logsumexp(0)).abs().backward(); r = z.grad",
-    Z + "(z.var() + z.std() + z.norm() + z.norm(p=1) + T.linalg.vector_norm(z, 3)).backward(); r = z.grad",
+    Z
+    + "(z.prod() + z.cumsum(0).sum() + z.mean() * 3 + z.logsumexp(0)).abs().backward(); r = z.grad",
+    Z
+    + "(z.var() + z.std() + z.norm() + z.norm(p=1) + T.linalg.vector_norm(z, 3)).backward(); r = z.grad",
     Z + "z.dot(z).abs().backward(); r = z.grad",
     Z + "T.outer(z, z).trace().abs().backward(); r = z.grad",
     Z + "(z[T.tensor([0, 0, 2])] * z.flip(0)[:2].repeat(2)[:3]).abs().sum().backward(); r = z.grad",
@@ -140,15 +148,19 @@ CASES = ISSUE + [
     "x = T.tensor([1., -2.], requires_grad=True); T.complex(x, 2*x).abs().sum().backward(); r = x.grad",
     "x = T.tensor([1., -2.], requires_grad=True); T.polar(x.abs(), x).real.sum().backward(); r = x.grad",
     "x = T.tensor([1., -2.], requires_grad=True); x.to(T.complex64).abs().sum().backward(); r = x.grad",
-    ("x = T.tensor([1., -2.], requires_grad=True); y = T.view_as_complex(T.stack([x, x * 3], -1)); "
-    "(y * y).abs().sum().backward(); r = x.grad"),
+    (
+        "x = T.tensor([1., -2.], requires_grad=True); y = T.view_as_complex(T.stack([x, x * 3], -1)); "
+        "(y * y).abs().sum().backward(); r = x.grad"
+    ),
     Z + "g, = T.autograd.grad((z * z).abs().sum(), z, create_graph=True); "
     "g.abs().sum().backward(); r = (g, z.grad)",
     Z + "r = T.autograd.grad(z.sum().abs(), z)",
     # composites from registry rows
     Z + "r = T.nn.functional.linear(z.view(1, 3), z.view(1, 3).conj())",
-    ("W = T.tensor([[1+1j, 2-1j]], requires_grad=True); b = T.tensor([0.5j], requires_grad=True); "
-    "T.nn.functional.linear(T.tensor([[1., 2j]]), W, b).abs().sum().backward(); r = (W.grad, b.grad)"),
+    (
+        "W = T.tensor([[1+1j, 2-1j]], requires_grad=True); b = T.tensor([0.5j], requires_grad=True); "
+        "T.nn.functional.linear(T.tensor([[1., 2j]]), W, b).abs().sum().backward(); r = (W.grad, b.grad)"
+    ),
     Z + "r = T.nn.functional.mse_loss(z, z.detach())",
     Z + "r = T.nn.functional.l1_loss(z, z.detach() * 2)",
     Z + "r = T.nn.functional.softmax(z, 0)",
@@ -170,12 +182,18 @@ CASES = ISSUE + [
     "r = T.ones(2, dtype=T.cfloat).adjoint()",
     "r = T.ones(2, 3, 1, dtype=T.cfloat, requires_grad=True).mH",
     # in place, conversions, factories, functional transforms
-    ("z = T.tensor([1+1j, 2-1j], requires_grad=True); y = z * 1; y.mul_(2-1j); "
-    "y.abs().sum().backward(); r = (y, z.grad)"),
-    ("z = T.tensor([1+1j, 2-1j], requires_grad=True); y = z * 1; y += 1j; "
-    "y.abs().sum().backward(); r = (y, z.grad)"),
-    ("z = T.tensor([1+1j, 2-1j], requires_grad=True); y = z * 1; y[0] = 5j; "
-    "y.abs().sum().backward(); r = (y, z.grad)"),
+    (
+        "z = T.tensor([1+1j, 2-1j], requires_grad=True); y = z * 1; y.mul_(2-1j); "
+        "y.abs().sum().backward(); r = (y, z.grad)"
+    ),
+    (
+        "z = T.tensor([1+1j, 2-1j], requires_grad=True); y = z * 1; y += 1j; "
+        "y.abs().sum().backward(); r = (y, z.grad)"
+    ),
+    (
+        "z = T.tensor([1+1j, 2-1j], requires_grad=True); y = z * 1; y[0] = 5j; "
+        "y.abs().sum().backward(); r = (y, z.grad)"
+    ),
     "x = T.tensor([1., 2.]); x += 1j; r = x",
     "x = T.tensor([1., 2.]); x[0] = 1j; r = x",
     "x = T.tensor([1, 2]); x[0] = 1j; r = x",
@@ -193,31 +211,45 @@ CASES = ISSUE + [
     "r = T.arange(3, dtype=T.cfloat)",
     "r = (T.linspace(0, 1, 3, dtype=T.cfloat), T.eye(2, dtype=T.cfloat))",
     "r = (T.zeros_like(T.tensor([1j])), T.ones(2, dtype=T.cdouble).element_size())",
-    ("r = (T.tensor([1+1j]) == T.tensor([1+1j]), T.tensor([1+1j]) != 1, "
-    "T.equal(T.tensor([1j]), T.tensor([1j])), T.allclose(T.tensor([1j]), T.tensor([1j+1e-9])))"),
+    (
+        "r = (T.tensor([1+1j]) == T.tensor([1+1j]), T.tensor([1+1j]) != 1, "
+        "T.equal(T.tensor([1j]), T.tensor([1j])), T.allclose(T.tensor([1j]), T.tensor([1j+1e-9])))"
+    ),
     "r = T.tensor([1+1j, float('nan')]).isnan()",
     "r = (T.tensor([-4+0j]).sqrt(), T.tensor([1j, -1j]).log(), T.tensor([3+4j]).pow(0.5))",
     "r = T.tensor([[1j, 1], [2, 3]]) @ T.tensor([[1.], [2.]])",
     "r = (T.stack([T.tensor([1j]), T.tensor([1.])]), T.cat([T.tensor([1j]), T.tensor([1.])]))",
     "r = T.where(T.tensor([True, False]), T.tensor([1j, 2j]), 0.)",
     "r = T.tensor([1j, 2]).masked_fill(T.tensor([True, False]), 3j)",
-    ("lin = T.nn.Linear(2, 3, dtype=T.cfloat); out = lin(T.ones(4, 2, dtype=T.cfloat)); "
-    "out.abs().sum().backward(); r = (lin.weight.dtype, lin.weight.grad.dtype, out.shape)"),
-    ("x = T.tensor([1., 2.], requires_grad=True); h = x.register_hook(lambda g: g * 1j); "
-    "r = (x * 2).sum().backward()"),
+    (
+        "lin = T.nn.Linear(2, 3, dtype=T.cfloat); out = lin(T.ones(4, 2, dtype=T.cfloat)); "
+        "out.abs().sum().backward(); r = (lin.weight.dtype, lin.weight.grad.dtype, out.shape)"
+    ),
+    (
+        "x = T.tensor([1., 2.], requires_grad=True); h = x.register_hook(lambda g: g * 1j); "
+        "r = (x * 2).sum().backward()"
+    ),
     "z = T.tensor([1+1j, 2-1j], requires_grad=True); r = T.autograd.functional.jacobian(lambda z: z * z, z)",
-    ("z = T.tensor([1+1j, 2-1j], requires_grad=True); "
-    "r = T.autograd.functional.jacobian(lambda z: z * z, z, vectorize=True)"),
-    ("z = T.tensor([1+1j, 2-1j], requires_grad=True); "
-    "r = T.autograd.functional.jacobian(lambda z: (z * z).abs(), z)"),
-    ("z = T.tensor([1+1j, 2-1j], requires_grad=True); "
-    "r = T.autograd.functional.vjp(lambda z: (z * z).abs().sum(), z)"),
+    (
+        "z = T.tensor([1+1j, 2-1j], requires_grad=True); "
+        "r = T.autograd.functional.jacobian(lambda z: z * z, z, vectorize=True)"
+    ),
+    (
+        "z = T.tensor([1+1j, 2-1j], requires_grad=True); "
+        "r = T.autograd.functional.jacobian(lambda z: (z * z).abs(), z)"
+    ),
+    (
+        "z = T.tensor([1+1j, 2-1j], requires_grad=True); "
+        "r = T.autograd.functional.vjp(lambda z: (z * z).abs().sum(), z)"
+    ),
     "z = T.tensor([1+1j, 2-1j]); r = T.func.grad(lambda z: (z * z).abs().sum())(z)",
     "z = T.tensor([1+1j, 2-1j]); r = T.func.jvp(lambda z: z * z, (z,), (T.ones(2, dtype=T.cfloat),))",
     "z = T.tensor([1+1j, 2-1j]); r = T.func.vjp(lambda z: z.exp(), z)[1](T.ones(2, dtype=T.cfloat))",
-    ("fw = T.autograd.forward_ad\nwith fw.dual_level():\n"
-    "  d = fw.make_dual(T.tensor([1+1j, 2.]), T.tensor([1j, 1.]))\n"
-    "  r = (d.abs(), d.angle(), d.real, d.conj(), d * d, d.exp().sum())"),
+    (
+        "fw = T.autograd.forward_ad\nwith fw.dual_level():\n"
+        "  d = fw.make_dual(T.tensor([1+1j, 2.]), T.tensor([1j, 1.]))\n"
+        "  r = (d.abs(), d.angle(), d.real, d.conj(), d * d, d.exp().sum())"
+    ),
     # refusals
     Z + "r = z.max()",
     Z + "r = z.clamp(min=0)",
@@ -260,12 +292,17 @@ def test_issue_examples_give_the_conjugate():
     assert x.grad.item() == (2 + 3j)
 
 
-OPTIMIZERS = [("SGD", {"lr": 0.1}), ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True,
-                                           "weight_decay": 0.1}),
-              ("Adam", {"lr": 0.1}), ("Adam", {"lr": 0.1, "amsgrad": True, "weight_decay": 0.1}),
-              ("Adam", {"lr": 0.1, "foreach": False, "maximize": True}), ("AdamW", {"lr": 0.1}),
-              ("RMSprop", {"lr": 0.1}), ("RMSprop", {"lr": 0.1, "centered": True, "momentum": 0.5}),
-              ("Adagrad", {"lr": 0.1, "initial_accumulator_value": 0.5})]
+OPTIMIZERS = [
+    ("SGD", {"lr": 0.1}),
+    ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 0.1}),
+    ("Adam", {"lr": 0.1}),
+    ("Adam", {"lr": 0.1, "amsgrad": True, "weight_decay": 0.1}),
+    ("Adam", {"lr": 0.1, "foreach": False, "maximize": True}),
+    ("AdamW", {"lr": 0.1}),
+    ("RMSprop", {"lr": 0.1}),
+    ("RMSprop", {"lr": 0.1, "centered": True, "momentum": 0.5}),
+    ("Adagrad", {"lr": 0.1, "initial_accumulator_value": 0.5}),
+]
 
 
 @pytest.mark.parametrize(("name", "kw"), OPTIMIZERS)

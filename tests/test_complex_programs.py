@@ -19,8 +19,12 @@ from jupyter_autograd.ops.registry import Refuse
 from ._op_samples import cases
 from ._torch import require as require_torch
 
-ELEMENTWISE = [n for n in sorted(OPS) if not {"kind", "reduce", "cases"} & set(OPS[n].sample or {})
-               and not isinstance(OPS[n].complex, Refuse)]
+ELEMENTWISE = [
+    n
+    for n in sorted(OPS)
+    if not {"kind", "reduce", "cases"} & set(OPS[n].sample or {})
+    and not isinstance(OPS[n].complex, Refuse)
+]
 
 
 def _complex(rng, shape, lo=-2.0, hi=2.0):
@@ -33,8 +37,9 @@ def _complex(rng, shape, lo=-2.0, hi=2.0):
 def test_a1_elementwise_complex_broadcasting(name, data):
     torch = require_torch()
     op = OPS[name]
-    shapes = data.draw(mutually_broadcastable_shapes(num_shapes=len(op.inputs), max_dims=3,
-                                                     max_side=3, min_side=0)).input_shapes
+    shapes = data.draw(
+        mutually_broadcastable_shapes(num_shapes=len(op.inputs), max_dims=3, max_side=3, min_side=0)
+    ).input_shapes
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     lo, hi = (op.sample or {}).get("domain", (-3, 3))
     (case,) = cases(op, rng, shapes=list(shapes))
@@ -43,7 +48,11 @@ def test_a1_elementwise_complex_broadcasting(name, data):
     t_in = [torch.tensor(z, requires_grad=True) for z in zs]
     o, t = case.ours(*o_in), case.theirs(torch, *t_in)
     np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-9, atol=1e-12)
-    v = _complex(rng, tuple(t.shape), -1, 1) if t.is_complex() else rng.uniform(-1, 1, tuple(t.shape))
+    v = (
+        _complex(rng, tuple(t.shape), -1, 1)
+        if t.is_complex()
+        else rng.uniform(-1, 1, tuple(t.shape))
+    )
     o.backward(ja.tensor(v))
     t.backward(torch.tensor(v))
     for a, b, z in zip(o_in, t_in, zs):
@@ -52,8 +61,20 @@ def test_a1_elementwise_complex_broadcasting(name, data):
 
 
 # ---------------------------------------------------------------- A4: random programs
-UNARY = ["exp", "tanh", "sin", "sigmoid", "neg", "conj", "sqrt", "abs", "angle", "real", "imag",
-         "square"]
+UNARY = [
+    "exp",
+    "tanh",
+    "sin",
+    "sigmoid",
+    "neg",
+    "conj",
+    "sqrt",
+    "abs",
+    "angle",
+    "real",
+    "imag",
+    "square",
+]
 BINARY = ["add", "sub", "mul", "div", "complex"]
 
 
@@ -62,10 +83,18 @@ def _program(data, n_leaves):
     for i in range(data.draw(st.integers(1, 20))):
         avail = n_leaves + i
         if data.draw(st.booleans()):
-            prog.append(("u", data.draw(st.sampled_from(UNARY)), data.draw(st.integers(0, avail - 1))))
+            prog.append(
+                ("u", data.draw(st.sampled_from(UNARY)), data.draw(st.integers(0, avail - 1)))
+            )
         else:
-            prog.append(("b", data.draw(st.sampled_from(BINARY)),
-                         data.draw(st.integers(0, avail - 1)), data.draw(st.integers(0, avail - 1))))
+            prog.append(
+                (
+                    "b",
+                    data.draw(st.sampled_from(BINARY)),
+                    data.draw(st.integers(0, avail - 1)),
+                    data.draw(st.integers(0, avail - 1)),
+                )
+            )
     return prog
 
 
@@ -130,8 +159,10 @@ def test_a4_random_complex_programs(data):
                 p[k][i] += step
                 m[k][i] -= step
                 with ja.no_grad():
-                    d = (_run(ja, [ja.tensor(y) for y in p], prog).item()
-                         - _run(ja, [ja.tensor(y) for y in m], prog).item()) / (2 * eps)
+                    d = (
+                        _run(ja, [ja.tensor(y) for y in p], prog).item()
+                        - _run(ja, [ja.tensor(y) for y in m], prog).item()
+                    ) / (2 * eps)
                 num[i] += d if part == 0 else 1j * d
         # |.| has kinks where a complex value is 0: A1's tolerance, scaled to the gradient
         np.testing.assert_allclose(oa, num, rtol=1e-5, atol=1e-6 * max(1, np.abs(num).max()))

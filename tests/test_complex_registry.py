@@ -73,8 +73,11 @@ def _close(a, b, what):
 
 def test_every_row_declares_its_complex_behaviour():
     """A new row must say how it treats complex tensors: none falls back silently."""
-    undeclared = [n for n in ALL if not (OPS[n].complex in (HOLOMORPHIC, AS_WRITTEN)
-                                         or isinstance(OPS[n].complex, Refuse))]
+    undeclared = [
+        n
+        for n in ALL
+        if not (OPS[n].complex in (HOLOMORPHIC, AS_WRITTEN) or isinstance(OPS[n].complex, Refuse))
+    ]
     assert not undeclared
 
 
@@ -95,8 +98,9 @@ def test_complex_row_matches_torch(name, rng):
             continue
         o = _out0(ours(*o_in))
         assert o.dtype.__repr__() == repr(t.dtype)
-        _close(o.detach().resolve_conj().numpy(), t.detach().resolve_conj().numpy(),
-               f"{name}: forward")
+        _close(
+            o.detach().resolve_conj().numpy(), t.detach().resolve_conj().numpy(), f"{name}: forward"
+        )
         assert type(o.grad_fn).__name__ == type(t.grad_fn).__name__
         shape = tuple(t.shape)
         v = rng.uniform(-1, 1, shape) + (1j * rng.uniform(-1, 1, shape) if t.is_complex() else 0)
@@ -108,8 +112,11 @@ def test_complex_row_matches_torch(name, rng):
                 continue
             assert a.grad.dtype.__repr__() == repr(b.grad.dtype)
             # torch's gradient of a conjugate carries the conjugate bit: compare values
-            _close(a.grad.resolve_conj().numpy(), b.grad.resolve_conj().numpy(),
-                   f"{name}: VJP for input {k}")
+            _close(
+                a.grad.resolve_conj().numpy(),
+                b.grad.resolve_conj().numpy(),
+                f"{name}: VJP for input {k}",
+            )
         _check_jvp(torch, name, ours, theirs, zs, rng)
         compared += 1
     if not compared:
@@ -129,7 +136,7 @@ def _jvp(lib, fn, zs, tans):
 #: differences of torch's own function agree with ours, not with torch's tangent)
 TORCH_JVP_WRONG = {
     "cholesky_inverse": "torch's cholesky_inverse_jvp is off by ~5e-2 from finite differences of "
-                        "torch's cholesky_inverse for complex inputs; ours agrees to 1e-10",
+    "torch's cholesky_inverse for complex inputs; ours agrees to 1e-10",
 }
 
 
@@ -199,13 +206,23 @@ def test_complex_row_matches_finite_differences(name, rng):
         rtol = rtol or 1e-5  # a row's own tolerance: finite differences through float32
         for k, (t, num) in enumerate(zip(o_in, _fd_vjp(ours, zs, v))):
             ana = t.grad.numpy() if t.grad is not None else np.zeros_like(num)
-            np.testing.assert_allclose(ana, num, rtol=rtol, atol=rtol * max(0.1, np.abs(num).max()),
-                                       err_msg=f"{name}: VJP for input {k}")
+            np.testing.assert_allclose(
+                ana,
+                num,
+                rtol=rtol,
+                atol=rtol * max(0.1, np.abs(num).max()),
+                err_msg=f"{name}: VJP for input {k}",
+            )
         tans = [rng.uniform(-1, 1, z.shape) + 1j * rng.uniform(-1, 1, z.shape) for z in zs]
         got = _jvp(ja, ours, zs, tans)
         num = _fd_jvp(ours, zs, tans)
-        np.testing.assert_allclose(got if got is not None else 0 * num, num, rtol=rtol,
-                                   atol=rtol * max(0.1, np.abs(num).max()), err_msg=f"{name}: JVP")
+        np.testing.assert_allclose(
+            got if got is not None else 0 * num,
+            num,
+            rtol=rtol,
+            atol=rtol * max(0.1, np.abs(num).max()),
+            err_msg=f"{name}: JVP",
+        )
         checked += 1
     if not checked:
         pytest.skip(f"{name} refuses complex tensors")
@@ -234,8 +251,9 @@ def test_holomorphic_row_real_gradient_matches_complex_step(name, rng):
                 with ja.no_grad():
                     f = _out0(c.ours(*[ja.tensor(z) for z in zs])).numpy()
                 flat[i] = np.sum(v * f).imag / h
-            np.testing.assert_allclose(t.grad.numpy(), step, rtol=1e-8, atol=1e-8,
-                                       err_msg=f"{name}: input {k}")
+            np.testing.assert_allclose(
+                t.grad.numpy(), step, rtol=1e-8, atol=1e-8, err_msg=f"{name}: input {k}"
+            )
 
 
 def test_refusals_name_the_dtype(rng):
@@ -243,8 +261,12 @@ def test_refusals_name_the_dtype(rng):
     torch = require_torch()
     for dt in ("complex64", "complex128"):
         z = np.ones((2, 3), dtype=dt)
-        for f in (lambda lib, x: lib.amax(x, 0), lambda lib, x: x.softmax(0),
-                  lambda lib, x: x.softmax(1), lambda lib, x: lib.nn.functional.gelu(x)):
+        for f in (
+            lambda lib, x: lib.amax(x, 0),
+            lambda lib, x: x.softmax(0),
+            lambda lib, x: x.softmax(1),
+            lambda lib, x: lib.nn.functional.gelu(x),
+        ):
             try:
                 f(torch, torch.tensor(z))
             except NotImplementedError as e:

@@ -16,7 +16,7 @@ from jupyter_autograd.autograd.function import once_differentiable
 from ._torch import require as require_torch
 
 # Verbatim from https://pytorch.org/docs/stable/notes/extending.html (Exp from the Function docs)
-EXTENDING_EXAMPLES = '''
+EXTENDING_EXAMPLES = """
 import torch
 from torch.autograd import Function
 
@@ -89,7 +89,7 @@ y = Exp.apply(x)
 print(y.grad_fn)
 y.sum().backward()
 print(torch.allclose(x.grad, x.detach().exp()))
-'''
+"""
 
 
 def test_extending_pytorch_examples_run_unchanged_with_import_alias(tmp_path):
@@ -102,7 +102,9 @@ def test_extending_pytorch_examples_run_unchanged_with_import_alias(tmp_path):
         sys.modules["torch.autograd"] = jupyter_autograd.autograd
         runpy.run_path({str(script)!r}, run_name="__main__")
     """)
-    r = subprocess.run([sys.executable, "-c", runner], capture_output=True, text=True, timeout=120, check=False)
+    r = subprocess.run(
+        [sys.executable, "-c", runner], capture_output=True, text=True, timeout=120, check=False
+    )
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "True" and lines[1] == "True" and lines[3] == "True"
@@ -253,7 +255,10 @@ def test_mark_dirty_in_place():
     c.sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), [2.0, 2.0])
     # torch's custom-Function wording ("has been used", not "is being used")
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad has been used in an in-place operation."):
+    with pytest.raises(
+        RuntimeError,
+        match="a leaf Variable that requires grad has been used in an in-place operation.",
+    ):
         AddOneInPlace.apply(ja.tensor([1.0], requires_grad=True))
 
 
@@ -273,7 +278,10 @@ def _bad(ret):
 def test_b7_wrong_shape_is_rejected_with_torch_message():
     x = ja.randn(5, 5, dtype=ja.float64, requires_grad=True)
     f = _bad(lambda g: ja.ones(10, dtype=ja.float64))
-    with pytest.raises(RuntimeError, match=r"^Function MyFunctionBackward returned an invalid gradient at index 0 - got \[10\] but expected shape compatible with \[5, 5\]$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Function MyFunctionBackward returned an invalid gradient at index 0 - got \[10\] but expected shape compatible with \[5, 5\]$",
+    ):
         f.apply(x).sum().backward()
 
 
@@ -293,13 +301,19 @@ def test_b7_device_mismatch_message():
     fake = ja.Tensor._wrap(type("CupyLike", (), {"shape": (3,), "dtype": np.dtype("float64")})())
     fake.__class__ = FakeCuda
     FakeCuda.device = property(lambda self: "cuda:0")
-    with pytest.raises(RuntimeError, match=r"Function MyFunctionBackward returned an invalid gradient at index 0 - expected device cpu but got cuda:0"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Function MyFunctionBackward returned an invalid gradient at index 0 - expected device cpu but got cuda:0",
+    ):
         _bad(lambda g: fake).apply(x).sum().backward()
 
 
 def test_wrong_number_of_gradients():
     x = ja.ones(2, requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"function MyFunctionBackward returned an incorrect number of gradients \(expected 1, got 2\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"function MyFunctionBackward returned an incorrect number of gradients \(expected 1, got 2\)",
+    ):
         _bad(lambda g: (g, g)).apply(x).sum().backward()
 
 

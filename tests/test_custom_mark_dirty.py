@@ -26,14 +26,16 @@ x = torch.tensor([1.0], requires_grad=True)
 """
 
 PROGRAMS = {
-    "leaf_refused_after_bump": _FN + """
+    "leaf_refused_after_bump": _FN
+    + """
 try:
     AddOneInplace.apply(x)
 except RuntimeError as e:
     emit(str(e))
 emit(x._version, x)
 """,
-    "no_grad_gives_detached_aliases": _FN + """
+    "no_grad_gives_detached_aliases": _FN
+    + """
 y = x * 1
 with torch.no_grad():
     z = AddOneInplace.apply(y)
@@ -46,7 +48,8 @@ emit(u, v._version)
 o = torch.ones(1)
 emit(AddOneInplace.apply(o) is o, o._version)
 """,
-    "non_leaf_and_view": _FN + """
+    "non_leaf_and_view": _FN
+    + """
 y = x * 1
 z = AddOneInplace.apply(y)
 emit(z is y, z.grad_fn, y._version)
@@ -56,7 +59,8 @@ emit(z.grad_fn, v._base.grad_fn)
 z.sum().backward()
 emit(x.grad)
 """,
-    "bool_plus_one_refused": _FN + """
+    "bool_plus_one_refused": _FN
+    + """
 b = torch.tensor([True])
 try:
     AddOneInplace.apply(b)
@@ -68,7 +72,8 @@ for f in (lambda: b.add_(1), lambda: b.mul_(2), lambda: b.add_(True), lambda: to
     except RuntimeError as e:
         emit(str(e))
 """,
-    "view_of_leaf_refused": _FN + """
+    "view_of_leaf_refused": _FN
+    + """
 z = torch.tensor([[1.0], [2.0]], requires_grad=True)
 try:
     AddOneInplace.apply(z.unsqueeze(2))

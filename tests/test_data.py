@@ -34,9 +34,18 @@ def test_dataloader_batches_and_drop_last():
 
 def test_dataloader_shuffle_generator_is_reproducible_and_a_permutation():
     ds = _ds(50)
-    a = [b[1].tolist() for b in DataLoader(ds, batch_size=8, shuffle=True, generator=ja.Generator().manual_seed(3))]
-    b = [b[1].tolist() for b in DataLoader(ds, batch_size=8, shuffle=True, generator=ja.Generator().manual_seed(3))]
-    c = [b[1].tolist() for b in DataLoader(ds, batch_size=8, shuffle=True, generator=ja.Generator().manual_seed(4))]
+    a = [
+        b[1].tolist()
+        for b in DataLoader(ds, batch_size=8, shuffle=True, generator=ja.Generator().manual_seed(3))
+    ]
+    b = [
+        b[1].tolist()
+        for b in DataLoader(ds, batch_size=8, shuffle=True, generator=ja.Generator().manual_seed(3))
+    ]
+    c = [
+        b[1].tolist()
+        for b in DataLoader(ds, batch_size=8, shuffle=True, generator=ja.Generator().manual_seed(4))
+    ]
     assert a == b and a != c
     flat = [v for batch in a for v in batch]
     assert sorted(flat) == list(range(50)) and flat != list(range(50))
@@ -60,7 +69,9 @@ def test_default_collate_for_a_custom_dataset():
 
 
 def test_dataloader_argument_errors():
-    with pytest.raises(ValueError, match="batch_size should be a positive integer value, but got batch_size=0"):
+    with pytest.raises(
+        ValueError, match="batch_size should be a positive integer value, but got batch_size=0"
+    ):
         DataLoader(_ds(), batch_size=0)
     with pytest.raises(ValueError, match="sampler option is mutually exclusive with shuffle"):
         DataLoader(_ds(), sampler=[0, 1], shuffle=True)
@@ -75,7 +86,9 @@ def test_random_split_lengths_fractions_and_disjoint():
     assert (len(a), len(b), len(c)) == (5, 3, 2)
     a2, _, _ = random_split(_ds(10), [0.5, 0.3, 0.2], generator=ja.Generator().manual_seed(1))
     assert a.indices == a2.indices
-    with pytest.raises(ValueError, match="Sum of input lengths does not equal the length of the input dataset!"):
+    with pytest.raises(
+        ValueError, match="Sum of input lengths does not equal the length of the input dataset!"
+    ):
         random_split(range(10), [3, 3])
 
 

@@ -44,10 +44,18 @@ def _program(batch_size, bad=(2,), collate_bad=False, n=7):
     return program
 
 
-@pytest.mark.parametrize("batch_size,bad,collate_bad", [
-    (2, (2,), False), (2, (0,), False), (2, (6,), False), (2, (2, 3, 4), False), (3, (), True),
-    (None, (2,), False), (1, (2, 5), False),
-])
+@pytest.mark.parametrize(
+    "batch_size,bad,collate_bad",
+    [
+        (2, (2,), False),
+        (2, (0,), False),
+        (2, (6,), False),
+        (2, (2, 3, 4), False),
+        (3, (), True),
+        (None, (2,), False),
+        (1, (2, 5), False),
+    ],
+)
 def test_dataloader_continues_after_an_error(batch_size, bad, collate_bad):
     torch = require_torch()
     assert_as_torch(torch, _program(batch_size, bad, collate_bad))

@@ -16,19 +16,39 @@ from ._torch import require as require_torch
 REDUCTIONS = ["mean", "sum", "none"]
 
 
-def _class_program(kind, reduction, target, weight=None, label_smoothing=0.0, ignore_index=-100,
-                   shape=(2, 3), dtype="float32", seed=0):
+def _class_program(
+    kind,
+    reduction,
+    target,
+    weight=None,
+    label_smoothing=0.0,
+    ignore_index=-100,
+    shape=(2, 3),
+    dtype="float32",
+    seed=0,
+):
     def program(t):
         rng = np.random.default_rng(seed)
         x = t.tensor(rng.standard_normal(shape), dtype=getattr(t, dtype), requires_grad=True)
         w = None if weight is None else t.tensor(weight, dtype=getattr(t, dtype))
         tg = t.tensor(target)
         if kind == "ce":
-            loss = t.nn.functional.cross_entropy(x, tg, weight=w, reduction=reduction,
-                                                 ignore_index=ignore_index, label_smoothing=label_smoothing)
+            loss = t.nn.functional.cross_entropy(
+                x,
+                tg,
+                weight=w,
+                reduction=reduction,
+                ignore_index=ignore_index,
+                label_smoothing=label_smoothing,
+            )
         else:
-            loss = t.nn.functional.nll_loss(x.log_softmax(1 if len(shape) > 1 else 0), tg, weight=w,
-                                            reduction=reduction, ignore_index=ignore_index)
+            loss = t.nn.functional.nll_loss(
+                x.log_softmax(1 if len(shape) > 1 else 0),
+                tg,
+                weight=w,
+                reduction=reduction,
+                ignore_index=ignore_index,
+            )
         loss.sum().backward()
         return loss, x.grad
 
@@ -49,9 +69,15 @@ CLASS_CASES = {
 }
 
 
-@pytest.mark.parametrize("kind,reduction,case,dtype", [
-    (k, r, c, d) for k, r, c, d in itertools.product(["ce", "nll"], REDUCTIONS, CLASS_CASES, ["float32", "float64"])
-])
+@pytest.mark.parametrize(
+    "kind,reduction,case,dtype",
+    [
+        (k, r, c, d)
+        for k, r, c, d in itertools.product(
+            ["ce", "nll"], REDUCTIONS, CLASS_CASES, ["float32", "float64"]
+        )
+    ],
+)
 def test_class_index_losses_with_ignored_targets_and_zero_weights(kind, reduction, case, dtype):
     """The issue's case (every target == ignore_index: nan mean, zero gradients, not nan
     gradients that poison the weights) and its siblings."""
@@ -59,9 +85,14 @@ def test_class_index_losses_with_ignored_targets_and_zero_weights(kind, reductio
     assert_as_torch(torch, _class_program(kind, reduction, dtype=dtype, **CLASS_CASES[case]))
 
 
-@pytest.mark.parametrize("reduction,case,ls", [
-    (r, c, ls) for r, c, ls in itertools.product(REDUCTIONS, CLASS_CASES, [0.1, 1.0]) if c != "empty batch"
-])
+@pytest.mark.parametrize(
+    "reduction,case,ls",
+    [
+        (r, c, ls)
+        for r, c, ls in itertools.product(REDUCTIONS, CLASS_CASES, [0.1, 1.0])
+        if c != "empty batch"
+    ],
+)
 def test_cross_entropy_label_smoothing_as_torch(reduction, case, ls):
     """Torch's blend: (1 - ls) nll + ls/C * (the smoothing term, ignored targets masked, the
     mean over the kept weight) - the same nodes (AddBackward0 over two MulBackward1)."""
@@ -72,11 +103,16 @@ def test_cross_entropy_label_smoothing_as_torch(reduction, case, ls):
 SPATIAL = [(2, 3, 4), (2, 3, 2, 2), (2, 3, 1, 2, 2)]
 
 
-@pytest.mark.parametrize("kind,reduction,shape,ignore,weight,ls", [
-    (k, r, s, i, w, ls) for k, r, s, i, w, ls in itertools.product(
-        ["ce", "nll"], REDUCTIONS, SPATIAL, [False, True], [None, [0.5, 1.0, 2.0]], [0.0, 0.1])
-    if not (k == "nll" and ls)
-])
+@pytest.mark.parametrize(
+    "kind,reduction,shape,ignore,weight,ls",
+    [
+        (k, r, s, i, w, ls)
+        for k, r, s, i, w, ls in itertools.product(
+            ["ce", "nll"], REDUCTIONS, SPATIAL, [False, True], [None, [0.5, 1.0, 2.0]], [0.0, 0.1]
+        )
+        if not (k == "nll" and ls)
+    ],
+)
 def test_spatial_class_losses_use_nll_loss2d(kind, reduction, shape, ignore, weight, ls):
     """(N, C, d1, ...) inputs: NllLoss2DBackward0 (3-D and > 4-D viewed to 4-D), as torch."""
     torch = require_torch()
@@ -84,12 +120,22 @@ def test_spatial_class_losses_use_nll_loss2d(kind, reduction, shape, ignore, wei
     target = rng.integers(0, shape[1], (shape[0],) + shape[2:])
     if ignore:
         target.reshape(-1)[::2] = -100
-    assert_as_torch(torch, _class_program(kind, reduction, target.tolist(), weight=weight,
-                                          label_smoothing=ls, shape=shape))
+    assert_as_torch(
+        torch,
+        _class_program(
+            kind, reduction, target.tolist(), weight=weight, label_smoothing=ls, shape=shape
+        ),
+    )
 
 
-@pytest.mark.parametrize("reduction,weight,ls,shape", list(itertools.product(
-    REDUCTIONS, [None, [0.0, 1.0, 2.0]], [0.0, 0.2], [(2, 3), (3,), (2, 3, 2), (0, 3)])))
+@pytest.mark.parametrize(
+    "reduction,weight,ls,shape",
+    list(
+        itertools.product(
+            REDUCTIONS, [None, [0.0, 1.0, 2.0]], [0.0, 0.2], [(2, 3), (3,), (2, 3, 2), (0, 3)]
+        )
+    ),
+)
 def test_cross_entropy_with_probability_targets(reduction, weight, ls, shape):
     """-(log_softmax * p [* w]).sum() (NegBackward0; DivBackward1 for the mean; an empty
     batch's mean is nan through FillBackward2), as torch."""
@@ -98,10 +144,16 @@ def test_cross_entropy_with_probability_targets(reduction, weight, ls, shape):
     def program(t):
         rng = np.random.default_rng(2)
         x = t.tensor(rng.standard_normal(shape), requires_grad=True)
-        p = t.tensor(rng.dirichlet(np.ones(3), size=int(np.prod(shape)) // 3).reshape(shape) if shape[-1] == 3 and len(shape) != 3
-                     else rng.uniform(0, 1, shape), requires_grad=True)
+        p = t.tensor(
+            rng.dirichlet(np.ones(3), size=int(np.prod(shape)) // 3).reshape(shape)
+            if shape[-1] == 3 and len(shape) != 3
+            else rng.uniform(0, 1, shape),
+            requires_grad=True,
+        )
         w = None if weight is None else t.tensor(weight)
-        loss = t.nn.functional.cross_entropy(x, p, weight=w, reduction=reduction, label_smoothing=ls)
+        loss = t.nn.functional.cross_entropy(
+            x, p, weight=w, reduction=reduction, label_smoothing=ls
+        )
         loss.sum().backward()
         return loss, x.grad, p.grad
 
@@ -165,9 +217,16 @@ def _elementwise_loss(name, reduction, x, y, dtype="float32", **kw):
     return program
 
 
-@pytest.mark.parametrize("name,reduction,values", list(itertools.product(
-    ["mse_loss", "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits"], REDUCTIONS,
-    [([], []), ([0.2, 0.7], [0.0, 1.0]), ([0.5, 0.5], [0.5, 0.5])])))
+@pytest.mark.parametrize(
+    "name,reduction,values",
+    list(
+        itertools.product(
+            ["mse_loss", "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits"],
+            REDUCTIONS,
+            [([], []), ([0.2, 0.7], [0.0, 1.0]), ([0.5, 0.5], [0.5, 0.5])],
+        )
+    ),
+)
 def test_elementwise_losses_empty_and_plain(name, reduction, values):
     torch = require_torch()
     assert_as_torch(torch, _elementwise_loss(name, reduction, *values))
@@ -177,15 +236,28 @@ def test_elementwise_losses_empty_and_plain(name, reduction, values):
 def test_binary_cross_entropy_at_zero_and_one(reduction):
     """Logs clamped at -100 (loss 100), the target's gradient -logit(p) unclamped (inf)."""
     torch = require_torch()
-    assert_as_torch(torch, _elementwise_loss("binary_cross_entropy", reduction,
-                                             [0.0, 1.0, 0.0, 1.0, 1e-30], [1.0, 0.0, 0.0, 1.0, 0.0]))
+    assert_as_torch(
+        torch,
+        _elementwise_loss(
+            "binary_cross_entropy",
+            reduction,
+            [0.0, 1.0, 0.0, 1.0, 1e-30],
+            [1.0, 0.0, 0.0, 1.0, 0.0],
+        ),
+    )
 
 
 TAIL_X = [-1e4, -800.0, -100.0, -40.0, -20.0, 0.0, 20.0, 40.0, 100.0, 800.0, 1e4]
 
 
-@pytest.mark.parametrize("dtype,reduction,extra", list(itertools.product(
-    ["float32", "float64"], REDUCTIONS, ["none", "weight", "pos_weight", "both"])))
+@pytest.mark.parametrize(
+    "dtype,reduction,extra",
+    list(
+        itertools.product(
+            ["float32", "float64"], REDUCTIONS, ["none", "weight", "pos_weight", "both"]
+        )
+    ),
+)
 def test_bce_with_logits_tails(dtype, reduction, extra):
     """Test plan A7: finite loss, and the gradient sigmoid(x) - y with sigmoid's own tail
     (sigmoid(-40) = 4.25e-18, not 0), with weight and pos_weight too."""
@@ -199,8 +271,12 @@ def test_bce_with_logits_tails(dtype, reduction, extra):
         kw["pos_weight"] = [2.0] * len(xs)
     # relative in the tails; below float32's smallest normal (1.2e-38) log1p's denormal results
     # differ between NumPy and torch's vectorised kernels
-    assert_as_torch(torch, _elementwise_loss("binary_cross_entropy_with_logits", reduction, xs, ys,
-                                             dtype, **kw), rtol=2e-6, atol=1e-37)
+    assert_as_torch(
+        torch,
+        _elementwise_loss("binary_cross_entropy_with_logits", reduction, xs, ys, dtype, **kw),
+        rtol=2e-6,
+        atol=1e-37,
+    )
 
 
 def test_bce_with_logits_issue_case():
@@ -211,11 +287,26 @@ def test_bce_with_logits_issue_case():
     assert x.grad.item() == pytest.approx(4.248354e-18, rel=1e-6)
 
 
-@pytest.mark.parametrize("expr,dtype", list(itertools.product(
-    ["t.sigmoid(x)", "t.special.expit(x)", "F.softplus(x)", "F.softplus(x, beta=2, threshold=5)",
-     "F.softplus(x, beta=-1)", "F.softplus(x, 0.5, 100)", "F.logsigmoid(x)", "t.nn.Softplus(2.0, 10.0)(x)",
-     "t.nn.LogSigmoid()(x)", "t.nn.Sigmoid()(x)"],
-    ["float32", "float64"])))
+@pytest.mark.parametrize(
+    "expr,dtype",
+    list(
+        itertools.product(
+            [
+                "t.sigmoid(x)",
+                "t.special.expit(x)",
+                "F.softplus(x)",
+                "F.softplus(x, beta=2, threshold=5)",
+                "F.softplus(x, beta=-1)",
+                "F.softplus(x, 0.5, 100)",
+                "F.logsigmoid(x)",
+                "t.nn.Softplus(2.0, 10.0)(x)",
+                "t.nn.LogSigmoid()(x)",
+                "t.nn.Sigmoid()(x)",
+            ],
+            ["float32", "float64"],
+        )
+    ),
+)
 def test_sigmoid_softplus_logsigmoid_tails(expr, dtype):
     """The class of the BCE tail: each stays exact far into its tails, as torch's kernels."""
     torch = require_torch()
@@ -233,14 +324,24 @@ def test_sigmoid_softplus_logsigmoid_tails(expr, dtype):
 
 def test_softplus_module_and_errors():
     torch = require_torch()
-    assert_as_torch(torch, lambda t: repr(t.nn.Softplus()) + repr(t.nn.Softplus(2, 5)) + repr(t.nn.LogSigmoid()))
+    assert_as_torch(
+        torch, lambda t: repr(t.nn.Softplus()) + repr(t.nn.Softplus(2, 5)) + repr(t.nn.LogSigmoid())
+    )
     assert_as_torch(torch, lambda t: t.nn.functional.softplus(t.tensor([1, 2])))
     assert_as_torch(torch, lambda t: t.nn.functional.logsigmoid(t.tensor([1, 2])))
-    assert_as_torch(torch, lambda t: t.nn.functional.softplus(t.ones(2, requires_grad=True)).grad_fn._saved_beta)
+    assert_as_torch(
+        torch, lambda t: t.nn.functional.softplus(t.ones(2, requires_grad=True)).grad_fn._saved_beta
+    )
 
 
-@pytest.mark.parametrize("fn,shape", list(itertools.product(
-    ["softmax", "log_softmax", "softmin"], [(), (3,), (2, 3), (2, 3, 4), (2, 3, 4, 5)])))
+@pytest.mark.parametrize(
+    "fn,shape",
+    list(
+        itertools.product(
+            ["softmax", "log_softmax", "softmin"], [(), (3,), (2, 3), (2, 3, 4), (2, 3, 4, 5)]
+        )
+    ),
+)
 def test_softmax_without_dim_warns_and_picks_torchs_dim(fn, shape):
     torch = require_torch()
 
@@ -253,12 +354,25 @@ def test_softmax_without_dim_warns_and_picks_torchs_dim(fn, shape):
     assert_as_torch(torch, program)
 
 
-@pytest.mark.parametrize("call", [
-    "x.softmax()", "t.softmax(x)", "x.log_softmax()", "t.log_softmax(x)", "t.tensor([1, 2]).softmax(0)",
-    "t.tensor([[1, 2]]).softmax(0)", "t.tensor([1, 2]).log_softmax(0)", "t.tensor([1, 2]).softmax(0, dtype=t.float32)",
-    "F.softmin(t.tensor([1, 2]), 0)", "t.nn.Softmax()(x)", "t.nn.Softmin(1)(x)", "repr(t.nn.Softmin())",
-    "F.softmin(x, 1, dtype=t.float64)", "x.softmax(dim=1, dtype=t.float64)",
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "x.softmax()",
+        "t.softmax(x)",
+        "x.log_softmax()",
+        "t.log_softmax(x)",
+        "t.tensor([1, 2]).softmax(0)",
+        "t.tensor([[1, 2]]).softmax(0)",
+        "t.tensor([1, 2]).log_softmax(0)",
+        "t.tensor([1, 2]).softmax(0, dtype=t.float32)",
+        "F.softmin(t.tensor([1, 2]), 0)",
+        "t.nn.Softmax()(x)",
+        "t.nn.Softmin(1)(x)",
+        "repr(t.nn.Softmin())",
+        "F.softmin(x, 1, dtype=t.float64)",
+        "x.softmax(dim=1, dtype=t.float64)",
+    ],
+)
 def test_softmax_signatures_as_torch(call):
     torch = require_torch()
     assert_as_torch(torch, lambda t: eval(call, {"t": t, "F": t.nn.functional, "x": t.ones(2, 3)}))
@@ -287,8 +401,12 @@ def test_class_losses_on_the_device_lane(device, shape):
     grads = []
     for dev in ("cpu", device):
         xt = ja.tensor(x, device=dev, requires_grad=True)
-        loss = ja.nn.functional.cross_entropy(xt, ja.tensor(target, device=dev),
-                                              weight=ja.tensor([0.5, 1.0, 2.0], device=dev), label_smoothing=0.1)
+        loss = ja.nn.functional.cross_entropy(
+            xt,
+            ja.tensor(target, device=dev),
+            weight=ja.tensor([0.5, 1.0, 2.0], device=dev),
+            label_smoothing=0.1,
+        )
         loss.backward()
         assert xt.grad.device.type == ja.device(dev).type
         grads.append(xt.grad.cpu().numpy())

@@ -28,15 +28,30 @@ def _backward_program(expr, shape, fill, dtype="float32", create_graph=False):
     return program
 
 
-STD_VAR = ["x.std()", "x.std(-1)", "x.std(0, keepdim=True)", "x.std(correction=0)", "x.std(-1, correction=2)",
-           "x.var()", "x.var(-1)", "x.var(correction=0)", "t.std(x, (0, -1))"]
+STD_VAR = [
+    "x.std()",
+    "x.std(-1)",
+    "x.std(0, keepdim=True)",
+    "x.std(correction=0)",
+    "x.std(-1, correction=2)",
+    "x.var()",
+    "x.var(-1)",
+    "x.var(correction=0)",
+    "t.std(x, (0, -1))",
+]
 SHAPES = [(3,), (2, 3), (1,), (4, 1), (0,), (2, 0), (0, 3)]
 
 
-@pytest.mark.parametrize("expr,shape,fill,dtype", [
-    (e, s, f, d) for e, s, f, d in itertools.product(STD_VAR, SHAPES, (1.0, 0.0, -2.5), ("float32", "float64"))
-    if not (s == (1,) and "0, -1" in e) and not (len(s) == 1 and "(0, -1)" in e)
-])
+@pytest.mark.parametrize(
+    "expr,shape,fill,dtype",
+    [
+        (e, s, f, d)
+        for e, s, f, d in itertools.product(
+            STD_VAR, SHAPES, (1.0, 0.0, -2.5), ("float32", "float64")
+        )
+        if not (s == (1,) and "0, -1" in e) and not (len(s) == 1 and "(0, -1)" in e)
+    ],
+)
 def test_std_var_of_a_constant_slice(expr, shape, fill, dtype):
     """std of a constant vector or row has zero gradient (torch masks 1/(2 std) where std is 0);
     zero degrees of freedom give nan/inf and torch's UserWarning, not NumPy's."""
@@ -85,9 +100,21 @@ def test_vector_norm_every_order_at_zeros(values, ord_):
     assert_as_torch(torch, program)
 
 
-@pytest.mark.parametrize("values,expr", list(itertools.product(
-    ["[float('inf'), 2., 3.]", "[float('nan'), 1., 1.]", "[0., 2., 3.]", "[0., 0., 3.]", "[-1., 2., 3.]"],
-    ["x.prod()", "x.prod(0)"])))
+@pytest.mark.parametrize(
+    "values,expr",
+    list(
+        itertools.product(
+            [
+                "[float('inf'), 2., 3.]",
+                "[float('nan'), 1., 1.]",
+                "[0., 2., 3.]",
+                "[0., 0., 3.]",
+                "[-1., 2., 3.]",
+            ],
+            ["x.prod()", "x.prod(0)"],
+        )
+    ),
+)
 def test_prod_gradient_as_torch(values, expr):
     """No zero: grad * result / x (so inf gives nan, as torch); zeros: the product of the others."""
     torch = require_torch()
@@ -101,11 +128,33 @@ def test_prod_gradient_as_torch(values, expr):
     assert_as_torch(torch, program)
 
 
-EMPTY_EXPRS = ["x.amax()", "x.amax(0)", "x.amax(-1)", "x.amin(-1)", "x.max()", "x.max(0)", "x.max(-1)", "x.min(-1)",
-               "t.linalg.vector_norm(x, inf)", "t.linalg.vector_norm(x, -inf)", "t.linalg.vector_norm(x, inf, dim=-1)",
-               "t.linalg.vector_norm(x, inf, dim=0)", "x.norm(2)", "x.norm(dim=-1)", "x.prod()", "x.prod(0)", "x.prod(-1)",
-               "x.logsumexp(0)", "x.logsumexp(-1)", "x.sum(-1)", "x.mean()", "x.mean(-1)", "x.softmax(-1)", "x.cumsum(-1)",
-               "x.std(-1)"]
+EMPTY_EXPRS = [
+    "x.amax()",
+    "x.amax(0)",
+    "x.amax(-1)",
+    "x.amin(-1)",
+    "x.max()",
+    "x.max(0)",
+    "x.max(-1)",
+    "x.min(-1)",
+    "t.linalg.vector_norm(x, inf)",
+    "t.linalg.vector_norm(x, -inf)",
+    "t.linalg.vector_norm(x, inf, dim=-1)",
+    "t.linalg.vector_norm(x, inf, dim=0)",
+    "x.norm(2)",
+    "x.norm(dim=-1)",
+    "x.prod()",
+    "x.prod(0)",
+    "x.prod(-1)",
+    "x.logsumexp(0)",
+    "x.logsumexp(-1)",
+    "x.sum(-1)",
+    "x.mean()",
+    "x.mean(-1)",
+    "x.softmax(-1)",
+    "x.cumsum(-1)",
+    "x.std(-1)",
+]
 
 
 @pytest.mark.parametrize("expr,shape", list(itertools.product(EMPTY_EXPRS, [(0,), (2, 0), (0, 3)])))
@@ -114,8 +163,15 @@ def test_reductions_of_empty_tensors(expr, shape):
     assert_as_torch(torch, _backward_program(expr, shape, 2.0))
 
 
-@pytest.mark.parametrize("expr,shape", list(itertools.product(
-    ["x.argmax()", "x.argmin()", "x.argmax(0)", "x.argmax(-1)", "x.argmin(-1)"], [(0,), (2, 0), (0, 3)])))
+@pytest.mark.parametrize(
+    "expr,shape",
+    list(
+        itertools.product(
+            ["x.argmax()", "x.argmin()", "x.argmax(0)", "x.argmax(-1)", "x.argmin(-1)"],
+            [(0,), (2, 0), (0, 3)],
+        )
+    ),
+)
 def test_argmax_of_empty_tensors(expr, shape):
     torch = require_torch()
 
@@ -131,12 +187,23 @@ def test_vector_norm_of_integers_is_refused():
     assert_as_torch(torch, lambda t: t.tensor([3, 4]).norm())
 
 
-DOF_CASES = [(shape, dim) for shape in [(), (1,), (2,), (1, 3), (2, 3)]
-             for dim in [None, 0, -1, (0, 1)] if not (dim == (0, 1) and len(shape) < 2)]
+DOF_CASES = [
+    (shape, dim)
+    for shape in [(), (1,), (2,), (1, 3), (2, 3)]
+    for dim in [None, 0, -1, (0, 1)]
+    if not (dim == (0, 1) and len(shape) < 2)
+]
 
 
-@pytest.mark.parametrize("fn,shape,dim,dtype", [(f, s, d, dt) for f in ("var", "std") for s, d in DOF_CASES
-                                                for dt in ("float32", "complex128")])
+@pytest.mark.parametrize(
+    "fn,shape,dim,dtype",
+    [
+        (f, s, d, dt)
+        for f in ("var", "std")
+        for s, d in DOF_CASES
+        for dt in ("float32", "complex128")
+    ],
+)
 def test_var_std_where_the_degrees_of_freedom_run_out(fn, shape, dim, dtype):
     """N - correction <= 0 (a 0-d tensor, a single element, correction 2 or 3): torch's values,
     real result dtypes for complex inputs, and var_backward's gradients (over all elements inf or
@@ -163,8 +230,15 @@ def test_var_std_where_the_degrees_of_freedom_run_out(fn, shape, dim, dtype):
     assert_as_torch(torch, program, warnings_too=False)
 
 
-@pytest.mark.parametrize("shape,ord_", list(itertools.product(
-    [(0,), (2, 0), (0, 3)], ["-inf", "-2", "-1", "-0.5", "-1.0", "0", "0.5", "1", "2", "inf"])))
+@pytest.mark.parametrize(
+    "shape,ord_",
+    list(
+        itertools.product(
+            [(0,), (2, 0), (0, 3)],
+            ["-inf", "-2", "-1", "-0.5", "-1.0", "0", "0.5", "1", "2", "inf"],
+        )
+    ),
+)
 def test_vector_norm_without_an_identity_on_empty_tensors(shape, ord_):
     """max |x| and the negative orders have no identity: torch refuses an empty tensor or an
     empty reduced dimension (named as given), and reduces the others to an empty result."""

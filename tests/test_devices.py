@@ -89,7 +89,11 @@ def _run_on(case, dev, seed):
         def second_order():
             # d/dx of sum(grad * w), through the recorded backward (create_graph=True)
             gs = ja.autograd.grad(loss, ts, create_graph=True, allow_unused=True)
-            gsum = [(g * ja.tensor(w, device=dev)).sum() for g, w in zip(gs, ws) if g is not None and g.requires_grad]
+            gsum = [
+                (g * ja.tensor(w, device=dev)).sum()
+                for g, w in zip(gs, ws)
+                if g is not None and g.requires_grad
+            ]
             if not gsum:
                 return []
             return [_host(g) for g in ja.autograd.grad(sum(gsum), ts, allow_unused=True)]
@@ -100,8 +104,10 @@ def _run_on(case, dev, seed):
 
     def jvp():
         with fwad.dual_level():
-            duals = [fwad.make_dual(ja.tensor(a, dtype=ja.float64, device=dev), ja.tensor(t, device=dev))
-                     for a, t in zip(case.arrays, tangents)]
+            duals = [
+                fwad.make_dual(ja.tensor(a, dtype=ja.float64, device=dev), ja.tensor(t, device=dev))
+                for a, t in zip(case.arrays, tangents)
+            ]
             return [_host(fwad.unpack_dual(o).tangent) for o in _outs(case.ours(*duals))]
 
     _stage(res, "jvp", jvp)
@@ -203,7 +209,8 @@ def test_printing_shows_the_device(cuda_device):
     x = ja.ones(2, device=cuda_device, requires_grad=True)
     assert repr(x * 2) == "tensor([2., 2.], device='cuda:0', grad_fn=<MulBackward0>)"
     assert repr(ja.arange(3, device=cuda_device).to(ja.float64)) == (
-        "tensor([0., 1., 2.], device='cuda:0', dtype=torch.float64)")
+        "tensor([0., 1., 2.], device='cuda:0', dtype=torch.float64)"
+    )
     assert x.detach().type() == "torch.cuda.FloatTensor"
 
 
@@ -216,8 +223,10 @@ def test_printing_matches_torch_strings():
     assert repr(torch.device("cpu")) == repr(ja.device("cpu"))
 
 
-NUMPY_MSG = ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the "
-             "tensor to host memory first.")
+NUMPY_MSG = (
+    "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the "
+    "tensor to host memory first."
+)
 
 
 def test_numpy_on_a_cuda_tensor_raises_torchs_message(cuda_device):
@@ -233,15 +242,24 @@ def test_numpy_on_a_cuda_tensor_raises_torchs_message(cuda_device):
     assert x.sum().item() == 2.0 and float(x.sum()) == 2.0
 
 
-SAME_DEVICE = ("Expected all tensors to be on the same device, but found at least two devices, "
-               "cuda:0 and cpu!")
+SAME_DEVICE = (
+    "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+)
 
 
-@pytest.mark.parametrize("op", [
-    lambda a, b: a + b, lambda a, b: b * a, lambda a, b: a @ b, lambda a, b: ja.maximum(a, b),
-    lambda a, b: ja.where(a > 0, a, b), lambda a, b: ja.cat([a, b]), lambda a, b: ja.stack([b, a]),
-    lambda a, b: ja.nn.functional.mse_loss(a, b),
-])
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda a, b: a + b,
+        lambda a, b: b * a,
+        lambda a, b: a @ b,
+        lambda a, b: ja.maximum(a, b),
+        lambda a, b: ja.where(a > 0, a, b),
+        lambda a, b: ja.cat([a, b]),
+        lambda a, b: ja.stack([b, a]),
+        lambda a, b: ja.nn.functional.mse_loss(a, b),
+    ],
+)
 def test_mixing_devices_raises_torchs_error(op, cuda_device):
     a = ja.ones(3, device=cuda_device, requires_grad=True)
     b = ja.ones(3)
@@ -327,7 +345,9 @@ def test_stand_in_refuses_what_cupy_refuses(cuda_device):
 
 def test_device_objects():
     assert ja.device("cuda") != ja.device("cuda:0") and ja.device("cuda", 0) == "cuda:0"
-    assert ja.device(ja.device("cpu")) == "cpu" and hash(ja.device("cuda:0")) == hash(ja.device("cuda", 0))
+    assert ja.device(ja.device("cpu")) == "cpu" and hash(ja.device("cuda:0")) == hash(
+        ja.device("cuda", 0)
+    )
     with pytest.raises(RuntimeError, match="Expected one of cpu, cuda device type"):
         ja.device("tpu")
 
@@ -339,7 +359,14 @@ def _run_py(code: str, env=None) -> str:
     e = dict(os.environ)
     e.pop("JUPYTER_AUTOGRAD_FAKE_CUDA", None)
     e.update(env or {})
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e, timeout=120, check=False)
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=e,
+        timeout=120,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr
     return r.stdout
 
@@ -390,8 +417,11 @@ def _train(dev, opt_name):
     m = m.to(dev) if dev == "cpu" else m.cuda()
     for prm in m.parameters():
         assert prm.device == canonical_device(dev) and prm.is_leaf and prm.requires_grad
-    kw = {"SGD": {"lr": 0.1, "momentum": 0.9}, "RMSprop": {"lr": 0.01, "centered": True},
-          "Adam": {"lr": 0.01, "amsgrad": True}}.get(opt_name, {"lr": 0.01})
+    kw = {
+        "SGD": {"lr": 0.1, "momentum": 0.9},
+        "RMSprop": {"lr": 0.01, "centered": True},
+        "Adam": {"lr": 0.01, "amsgrad": True},
+    }.get(opt_name, {"lr": 0.01})
     opt = getattr(optim, opt_name)(m.parameters(), **kw)
     x = ja.randn(12, 3).to(dev)
     y = ja.randint(0, 2, (12,)).to(dev)
@@ -444,6 +474,13 @@ def test_gpu_check_without_a_gpu_says_so_and_exits_0():
     env = dict(os.environ)
     env.pop("JUPYTER_AUTOGRAD_FAKE_CUDA", None)
     code = f"import sys, runpy; sys.modules['cupy'] = None; sys.argv = ['gpu_check']; runpy.run_path({str(path)!r}, run_name='__main__')"
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120, check=False)
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr
     assert "no usable CUDA device" in r.stdout and "pip install jupyter-autograd[cuda]" in r.stdout

@@ -62,15 +62,31 @@ def test_embedding_bag_matches_torch(i, dtype):
         psw = lib.tensor(p0, dtype=dt, requires_grad=True) if case.get("psw") else None
         y = _run(lib, case, w, psw, dtype)
         g = y.grad_fn
-        saved = [g.name(), g._saved_mode, g._saved_padding_idx, g._saved_scale_grad_by_freq,
-                 g._saved_sparse, g._saved_weight_sym_argsize_0, g._saved_weight is None,
-                 g._saved_per_sample_weights is None,
-                 [getattr(g, f"_saved_result{k}").tolist() for k in (1, 2, 3)],
-                 g._saved_indices.tolist(), g._saved_offsets.tolist(), len(g.next_functions)]
+        saved = [
+            g.name(),
+            g._saved_mode,
+            g._saved_padding_idx,
+            g._saved_scale_grad_by_freq,
+            g._saved_sparse,
+            g._saved_weight_sym_argsize_0,
+            g._saved_weight is None,
+            g._saved_per_sample_weights is None,
+            [getattr(g, f"_saved_result{k}").tolist() for k in (1, 2, 3)],
+            g._saved_indices.tolist(),
+            g._saved_offsets.tolist(),
+            len(g.next_functions),
+        ]
         v = np.arange(np.prod(tuple(y.shape))).reshape(tuple(y.shape)) / 7.0
         y.backward(lib.tensor(v, dtype=dt))
-        res.append((y.detach().numpy(), w.grad.numpy(), None if psw is None else psw.grad.numpy(), saved,
-                    w.detach().numpy()))
+        res.append(
+            (
+                y.detach().numpy(),
+                w.grad.numpy(),
+                None if psw is None else psw.grad.numpy(),
+                saved,
+                w.detach().numpy(),
+            )
+        )
     tol = 1e-5 if dtype == "float32" else 1e-12
     for a, b in zip(res[0], res[1]):
         if isinstance(a, np.ndarray):
@@ -88,12 +104,19 @@ def test_embedding_bag_backward_is_not_differentiable_again():
         (g,) = lib.autograd.grad((y * y).sum(), [w], create_graph=True)
         with pytest.raises(NotImplementedError) as e0:
             g.sum().backward()
-        out.append(([f.name() if f else None for f, _ in g.grad_fn.next_functions] + [g.grad_fn.name(),
-                     str(e0.value)], g.requires_grad, g.detach().numpy()))
+        out.append(
+            (
+                [f.name() if f else None for f, _ in g.grad_fn.next_functions]
+                + [g.grad_fn.name(), str(e0.value)],
+                g.requires_grad,
+                g.detach().numpy(),
+            )
+        )
         fw = lib.autograd.forward_ad
         with fw.dual_level(), pytest.raises(NotImplementedError) as e:
-            lib.nn.functional.embedding_bag(lib.tensor(IDX), fw.make_dual(w.detach(), lib.ones_like(w)),
-                                            lib.tensor([0, 4]))
+            lib.nn.functional.embedding_bag(
+                lib.tensor(IDX), fw.make_dual(w.detach(), lib.ones_like(w)), lib.tensor([0, 4])
+            )
         out[-1] = out[-1][:2] + (str(e.value).splitlines()[0],) + out[-1][2:]
     # torch's node is EmbeddingBagBackwardBackward0, ours a NotImplemented node: the same refusal
     assert out[0][0][-2:] == ["torch::autograd::NotImplemented", out[1][0][-1]]
@@ -104,8 +127,12 @@ def test_embedding_bag_backward_is_not_differentiable_again():
 
 def test_embedding_bag_module_matches_torch():
     torch = require_torch()
-    for kw in ({}, {"mode": "sum", "padding_idx": 0}, {"mode": "max", "include_last_offset": True},
-               {"max_norm": 2.0, "norm_type": 1.0, "scale_grad_by_freq": True}):
+    for kw in (
+        {},
+        {"mode": "sum", "padding_idx": 0},
+        {"mode": "max", "include_last_offset": True},
+        {"max_norm": 2.0, "norm_type": 1.0, "scale_grad_by_freq": True},
+    ):
         mods = []
         for lib in (ja, torch):
             lib.manual_seed(0)
@@ -116,12 +143,16 @@ def test_embedding_bag_module_matches_torch():
         outs = [m(lib.tensor(IDX), lib.tensor(offs)) for m, lib in zip(mods, (ja, torch))]
         np.testing.assert_allclose(outs[0].detach().numpy(), outs[1].detach().numpy(), rtol=1e-6)
     pre = [lib.nn.EmbeddingBag.from_pretrained(lib.ones(4, 2), mode="sum") for lib in (ja, torch)]
-    assert repr(pre[0]) == repr(pre[1]) and pre[0].weight.requires_grad == pre[1].weight.requires_grad
+    assert (
+        repr(pre[0]) == repr(pre[1]) and pre[0].weight.requires_grad == pre[1].weight.requires_grad
+    )
 
 
 def test_embedding_bag_repr_matches_torch():
     torch = require_torch()
-    compare_repr(lambda lib: lib.nn.EmbeddingBag(5, 2, max_norm=1.0, norm_type=3.0, padding_idx=-1), torch)
+    compare_repr(
+        lambda lib: lib.nn.EmbeddingBag(5, 2, max_norm=1.0, norm_type=3.0, padding_idx=-1), torch
+    )
 
 
 def test_embedding_bag_argument_order_warning():
@@ -139,26 +170,56 @@ def test_embedding_bag_argument_order_warning():
 F = "nn.functional.embedding_bag"
 ERRORS = [
     lambda lib: lib.nn.functional.embedding_bag(lib.tensor(IDX), lib.ones(10, 3)),
-    lambda lib: lib.nn.functional.embedding_bag(lib.tensor(IDX).view(2, 4), lib.ones(10, 3), lib.tensor([0, 4])),
-    lambda lib: lib.nn.functional.embedding_bag(lib.tensor(IDX), lib.ones(10, 3), lib.tensor([0, 4]),
-                                                per_sample_weights=lib.ones(8)),
-    lambda lib: lib.nn.functional.embedding_bag(lib.tensor(IDX), lib.ones(10, 3), lib.tensor([0, 4]), mode="x"),
-    lambda lib: lib.nn.functional.embedding_bag(lib.tensor(IDX), lib.ones(10, 3), lib.tensor([1, 4])),
-    lambda lib: lib.nn.functional.embedding_bag(lib.tensor(IDX) + 10, lib.ones(10, 3), lib.tensor([0, 4])),
-    lambda lib: lib.nn.functional.embedding_bag(lib.tensor(IDX).float(), lib.ones(10, 3), lib.tensor([0, 4])),
-    lambda lib: lib.nn.functional.embedding_bag(lib.tensor(IDX), lib.ones(10, 3), lib.tensor([[0, 4]])),
-    lambda lib: lib.nn.functional.embedding_bag(lib.tensor(IDX), lib.ones(10, 3), lib.tensor([0, 9])),
+    lambda lib: lib.nn.functional.embedding_bag(
+        lib.tensor(IDX).view(2, 4), lib.ones(10, 3), lib.tensor([0, 4])
+    ),
+    lambda lib: lib.nn.functional.embedding_bag(
+        lib.tensor(IDX), lib.ones(10, 3), lib.tensor([0, 4]), per_sample_weights=lib.ones(8)
+    ),
+    lambda lib: lib.nn.functional.embedding_bag(
+        lib.tensor(IDX), lib.ones(10, 3), lib.tensor([0, 4]), mode="x"
+    ),
+    lambda lib: lib.nn.functional.embedding_bag(
+        lib.tensor(IDX), lib.ones(10, 3), lib.tensor([1, 4])
+    ),
+    lambda lib: lib.nn.functional.embedding_bag(
+        lib.tensor(IDX) + 10, lib.ones(10, 3), lib.tensor([0, 4])
+    ),
+    lambda lib: lib.nn.functional.embedding_bag(
+        lib.tensor(IDX).float(), lib.ones(10, 3), lib.tensor([0, 4])
+    ),
+    lambda lib: lib.nn.functional.embedding_bag(
+        lib.tensor(IDX), lib.ones(10, 3), lib.tensor([[0, 4]])
+    ),
+    lambda lib: lib.nn.functional.embedding_bag(
+        lib.tensor(IDX), lib.ones(10, 3), lib.tensor([0, 9])
+    ),
     lambda lib: lib.nn.functional.embedding_bag(lib.tensor(IDX).view(1, 2, 4), lib.ones(10, 3)),
-    lambda lib: lib.nn.functional.embedding_bag(lib.tensor(IDX), lib.ones(10, 3), lib.tensor([0, 4]),
-                                                mode="sum", per_sample_weights=lib.ones(7)),
-    lambda lib: lib.nn.functional.embedding_bag(lib.tensor(IDX), lib.ones(10, 3), lib.tensor([0, 4]),
-                                                mode="sum", per_sample_weights=lib.ones(8, dtype=lib.float64)),
-    lambda lib: lib.nn.functional.embedding_bag(lib.tensor(IDX), lib.ones(10, 3), lib.tensor([0, 4]), padding_idx=10),
-    lambda lib: lib.nn.functional.embedding_bag(lib.tensor(IDX), lib.ones(10, 3), lib.tensor([0, 4]), mode="max",
-                                                scale_grad_by_freq=True),
+    lambda lib: lib.nn.functional.embedding_bag(
+        lib.tensor(IDX),
+        lib.ones(10, 3),
+        lib.tensor([0, 4]),
+        mode="sum",
+        per_sample_weights=lib.ones(7),
+    ),
+    lambda lib: lib.nn.functional.embedding_bag(
+        lib.tensor(IDX),
+        lib.ones(10, 3),
+        lib.tensor([0, 4]),
+        mode="sum",
+        per_sample_weights=lib.ones(8, dtype=lib.float64),
+    ),
+    lambda lib: lib.nn.functional.embedding_bag(
+        lib.tensor(IDX), lib.ones(10, 3), lib.tensor([0, 4]), padding_idx=10
+    ),
+    lambda lib: lib.nn.functional.embedding_bag(
+        lib.tensor(IDX), lib.ones(10, 3), lib.tensor([0, 4]), mode="max", scale_grad_by_freq=True
+    ),
     lambda lib: lib.nn.functional.embedding_bag(lib.tensor(IDX), lib.ones(10), lib.tensor([0, 4])),
     lambda lib: lib.nn.EmbeddingBag(5, 2, padding_idx=5),
-    lambda lib: lib.nn.functional.embedding_bag(lib.tensor([], dtype=lib.int64), lib.ones(10, 3), lib.tensor([0, 0])),
+    lambda lib: lib.nn.functional.embedding_bag(
+        lib.tensor([], dtype=lib.int64), lib.ones(10, 3), lib.tensor([0, 0])
+    ),
 ]
 
 

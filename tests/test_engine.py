@@ -187,9 +187,18 @@ def test_a4_random_dag_programs(data):
     for i in range(n_ops):
         avail = n_leaves + i
         if data.draw(st.booleans()):
-            prog.append(("u", data.draw(st.sampled_from(UNARY)), data.draw(st.integers(0, avail - 1))))
+            prog.append(
+                ("u", data.draw(st.sampled_from(UNARY)), data.draw(st.integers(0, avail - 1)))
+            )
         else:
-            prog.append(("b", data.draw(st.sampled_from(BINARY)), data.draw(st.integers(0, avail - 1)), data.draw(st.integers(0, avail - 1))))
+            prog.append(
+                (
+                    "b",
+                    data.draw(st.sampled_from(BINARY)),
+                    data.draw(st.integers(0, avail - 1)),
+                    data.draw(st.integers(0, avail - 1)),
+                )
+            )
     rng = np.random.default_rng(data.draw(st.integers(0, 1000)))
     leaves = [rng.uniform(-0.5, 0.5, size=(3,)) for _ in range(n_leaves)]
 
@@ -246,10 +255,14 @@ def test_a5_broadcast_shapes(name):
 # ---------------------------------------------------------------- A7: stability
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_a7_stable_softmax_family(dtype):
-    x = torch.tensor([[709.78, -709.78, 0.0], [709.78, 709.78, -1.0]], dtype=dtype, requires_grad=True)
+    x = torch.tensor(
+        [[709.78, -709.78, 0.0], [709.78, 709.78, -1.0]], dtype=dtype, requires_grad=True
+    )
     s = torch.softmax(x, 1)
     assert torch.isfinite(s).all() and (s >= 0).all() and (s <= 1).all()
-    np.testing.assert_allclose(s.detach().numpy().sum(1), 1.0, atol=1e-6 if dtype is torch.float32 else 1e-12)
+    np.testing.assert_allclose(
+        s.detach().numpy().sum(1), 1.0, atol=1e-6 if dtype is torch.float32 else 1e-12
+    )
     assert torch.isfinite(torch.log_softmax(x, 1)).all()
     assert torch.isfinite(torch.logsumexp(x, 1)).all()
     torch.logsumexp(x, 1).sum().backward()
@@ -290,8 +303,13 @@ def test_b6_unrelated_branch_never_runs():
 
 def test_b10_missing_derivative_raises_at_backward():
     name = "_test_no_derivative"
-    op = defop(name, node="NoDerivativeBackward0", fwd=lambda xp, x, p: x * 2, vjp=NOT_IMPLEMENTED,
-               sample={"kind": "__test_only__"})
+    op = defop(
+        name,
+        node="NoDerivativeBackward0",
+        fwd=lambda xp, x, p: x * 2,
+        vjp=NOT_IMPLEMENTED,
+        sample={"kind": "__test_only__"},
+    )
     try:
         from jupyter_autograd.ops.dispatch import apply1
 

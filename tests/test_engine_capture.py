@@ -128,7 +128,8 @@ v = torch.ones(2, requires_grad=True)
 z[torch.tensor([0, 1])] = v
 emit(next_names(z.grad_fn))
 """,
-    "failing_backward_accumulates_reached_leaves": _BOOM + """
+    "failing_backward_accumulates_reached_leaves": _BOOM
+    + """
 try:
     (Boom.apply(a * b) + b * 2 + c * 3).sum().backward()
 except ValueError as e:
@@ -140,7 +141,8 @@ except ValueError as e:
     emit(str(e))
 emit(a.grad, b.grad, c.grad)
 """,
-    "failing_backward_with_leaf_hooks": _BOOM + """
+    "failing_backward_with_leaf_hooks": _BOOM
+    + """
 b.register_hook(lambda g: g * 2)
 try:
     (c * 5 + Boom.apply(a) + b * 2).sum().backward()

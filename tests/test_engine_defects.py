@@ -150,8 +150,11 @@ def test_hook_messages_without_torch():
     x = torch.ones(3, requires_grad=True)
     y = x * 2
     y.register_hook(lambda g: g.double())
-    with pytest.raises(RuntimeError, match=r"^hook '<lambda>' has changed the type of value "
-                       r"\(was torch.FloatTensor got torch.DoubleTensor\)$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^hook '<lambda>' has changed the type of value "
+        r"\(was torch.FloatTensor got torch.DoubleTensor\)$",
+    ):
         y.sum().backward()
 
     def shrink(g):
@@ -244,26 +247,30 @@ class Exp(torch.autograd.Function):
 """
 
 SAVE_PROGRAMS = {
-    "output_modified_in_place": EXP + """
+    "output_modified_in_place": EXP
+    + """
 x = torch.ones(3, requires_grad=True)
 y = Exp.apply(x)
 y.mul_(2)
 y.sum().backward()
 """,
-    "output_modified_under_no_grad": EXP + """
+    "output_modified_under_no_grad": EXP
+    + """
 x = torch.ones(3, requires_grad=True)
 y = Exp.apply(x)
 with torch.no_grad():
     y.add_(1)
 y.sum().backward()
 """,
-    "output_modified_through_detach": EXP + """
+    "output_modified_through_detach": EXP
+    + """
 x = torch.ones(3, requires_grad=True)
 y = Exp.apply(x)
 y.detach().zero_()
 y.sum().backward()
 """,
-    "output_unmodified_double_backward": EXP + """
+    "output_unmodified_double_backward": EXP
+    + """
 x = torch.tensor([0.5, 1.0], requires_grad=True)
 y = Exp.apply(x)
 (g,) = torch.autograd.grad(y.sum(), x, create_graph=True)
@@ -382,7 +389,8 @@ y2 = F.apply(a.clone())
 y2.add_(1)
 y2.sum().backward()
 """,
-    "saved_tensors_after_backward": EXP + """
+    "saved_tensors_after_backward": EXP
+    + """
 x = torch.tensor([0.5, 1.0], requires_grad=True)
 y = Exp.apply(x)
 y.sum().backward()
@@ -405,8 +413,11 @@ def _exp_function():
 def test_custom_function_saved_output_version_checked_without_torch():
     y = _exp_function().apply(torch.ones(3, requires_grad=True))
     y.mul_(2)
-    with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[3\]\], which is output 0 of "
-                       r"Exp, is at version 1; expected version 0 instead"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"\[torch.FloatTensor \[3\]\], which is output 0 of "
+        r"Exp, is at version 1; expected version 0 instead",
+    ):
         y.sum().backward()
 
 

@@ -16,8 +16,11 @@ import pytest
 import jupyter_autograd as ja
 from jupyter_autograd.ops import dispatch
 
-_METHODS = sorted((name, m) for name, m in vars(ja.Tensor).items()
-                  if callable(m) and getattr(m, "_row", None) is not None)
+_METHODS = sorted(
+    (name, m)
+    for name, m in vars(ja.Tensor).items()
+    if callable(m) and getattr(m, "_row", None) is not None
+)
 _SCALAR = 0.75
 
 
@@ -36,8 +39,11 @@ def _graph(t):
     if fn is None:
         return None
     saved = sorted(a for a in dir(fn) if a.startswith("_saved_"))
-    return (type(fn).__name__, [type(f).__name__ if f is not None else None
-                                for f, _ in fn.next_functions], saved)
+    return (
+        type(fn).__name__,
+        [type(f).__name__ if f is not None else None for f, _ in fn.next_functions],
+        saved,
+    )
 
 
 def _same(a, b):
@@ -50,9 +56,13 @@ def _grads(out, inputs, second):
     g = ja.autograd.grad(out.sum(), inputs, create_graph=second, allow_unused=True)
     if not second:
         return [x.numpy() if x is not None else None for x in g]
-    gg = ja.autograd.grad(sum(x.sum() for x in g if x is not None and x.requires_grad),
-                          inputs, allow_unused=True) if any(x is not None and x.requires_grad
-                                                            for x in g) else ()
+    gg = (
+        ja.autograd.grad(
+            sum(x.sum() for x in g if x is not None and x.requires_grad), inputs, allow_unused=True
+        )
+        if any(x is not None and x.requires_grad for x in g)
+        else ()
+    )
     return [x.detach().numpy() for x in g] + [x.numpy() if x is not None else None for x in gg]
 
 

@@ -46,13 +46,16 @@ def test_log_softmax_and_softmax_on_class_axes(shape):
     np.testing.assert_allclose(out.detach().numpy(), _log_softmax_ref(x), rtol=1e-12, atol=1e-12)
     out.backward(ja.tensor(g))
     sm = np.exp(_log_softmax_ref(x))
-    np.testing.assert_allclose(t.grad.numpy(), g - sm * g.sum(-1, keepdims=True), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        t.grad.numpy(), g - sm * g.sum(-1, keepdims=True), rtol=1e-12, atol=1e-12
+    )
     t2 = ja.tensor(x, requires_grad=True)
     y = F.softmax(t2, -1)
     np.testing.assert_allclose(y.detach().numpy(), sm, rtol=1e-12, atol=1e-12)
     y.backward(ja.tensor(g))
-    np.testing.assert_allclose(t2.grad.numpy(), sm * (g - (g * sm).sum(-1, keepdims=True)),
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        t2.grad.numpy(), sm * (g - (g * sm).sum(-1, keepdims=True)), rtol=1e-12, atol=1e-12
+    )
 
 
 def test_cross_entropy_targets_checked_on_every_path():
@@ -81,7 +84,9 @@ def test_linear_node_matches_the_general_record():
     np.testing.assert_array_equal(fast.detach().numpy(), general.detach().numpy())
     for a, b in ((fast.grad_fn, general.grad_fn),):
         assert type(a) is type(b)
-        assert [type(f).__name__ for f, _ in a.next_functions] == [type(f).__name__ for f, _ in b.next_functions]
+        assert [type(f).__name__ for f, _ in a.next_functions] == [
+            type(f).__name__ for f, _ in b.next_functions
+        ]
         assert a._saved_mat1 is x and a._saved_mat2.shape == (4, 3)
         assert a._saved_alpha == 1 and a._saved_beta == 1
     g = ja.randn(5, 3)
@@ -114,8 +119,12 @@ def test_bias_gradient_column_sum(dtype):
     (x + b).backward(ja.tensor(g))
     assert b.grad.dtype == getattr(ja, dtype) and b.grad.shape == (64,)
     want = g.sum(axis=0)
-    np.testing.assert_allclose(b.grad.numpy(), want, rtol=1e-5 if dtype == "float32" else 1e-12,
-                               atol=1e-4 if dtype == "float32" else 1e-12)
+    np.testing.assert_allclose(
+        b.grad.numpy(),
+        want,
+        rtol=1e-5 if dtype == "float32" else 1e-12,
+        atol=1e-4 if dtype == "float32" else 1e-12,
+    )
     assert np.isposinf(b.grad.numpy()[3]) and np.isnan(b.grad.numpy()[5])
     b.grad.numpy()[0] += 1  # the leaf owns its gradient: the shared ones vector is untouched
     b.grad = None

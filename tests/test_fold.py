@@ -54,10 +54,17 @@ def test_saved_values_and_double_backward_match_torch():
         z = lib.nn.functional.fold(y, (5, 4), (2, 3), padding=1, stride=(2, 1))
         (g,) = lib.autograd.grad((z * z).sum(), [x], create_graph=True)
         (gg,) = lib.autograd.grad(g.sum(), [x])
-        saved = [(a, getattr(y.grad_fn, a)) for a in dir(y.grad_fn) if a.startswith("_saved_") and a != "_saved_names"]
-        saved += [(a, getattr(z.grad_fn, a)) for a in dir(z.grad_fn) if a.startswith("_saved_") and a != "_saved_names"]
-        res.append((saved, g.grad_fn.name(), z.detach().numpy().tolist(),
-                    gg.numpy().tolist()))
+        saved = [
+            (a, getattr(y.grad_fn, a))
+            for a in dir(y.grad_fn)
+            if a.startswith("_saved_") and a != "_saved_names"
+        ]
+        saved += [
+            (a, getattr(z.grad_fn, a))
+            for a in dir(z.grad_fn)
+            if a.startswith("_saved_") and a != "_saved_names"
+        ]
+        res.append((saved, g.grad_fn.name(), z.detach().numpy().tolist(), gg.numpy().tolist()))
     assert res[0] == res[1]
 
 
@@ -71,7 +78,9 @@ ERRORS = [
     lambda lib: lib.nn.functional.unfold(lib.ones(2, 3, 5, 4), (2, 2, 2)),
     lambda lib: lib.nn.functional.unfold(lib.ones(2, 3, 4, 5, 6), 2),
     lambda lib: lib.nn.functional.fold(lib.ones(2, 18, 12), (5, 4), (2, 2)),
-    lambda lib: lib.nn.functional.fold(lib.ones(2, 18, 12), (5, 5), (2, 3), padding=1, stride=(2, 1)),
+    lambda lib: lib.nn.functional.fold(
+        lib.ones(2, 18, 12), (5, 5), (2, 3), padding=1, stride=(2, 1)
+    ),
     lambda lib: lib.nn.functional.fold(lib.ones(12), (5, 4), (2, 3)),
     lambda lib: lib.nn.functional.fold(lib.ones(2, 8, 4), (1, 1), 2),
 ]
@@ -84,6 +93,16 @@ def test_errors_match_torch(i):
 
 def test_modules_match_torch():
     torch = require_torch()
-    compare_repr(lambda lib: lib.nn.Sequential(lib.nn.Unfold(2, padding=1), lib.nn.Fold((4, 5), 2, stride=2)), torch)
+    compare_repr(
+        lambda lib: lib.nn.Sequential(
+            lib.nn.Unfold(2, padding=1), lib.nn.Fold((4, 5), 2, stride=2)
+        ),
+        torch,
+    )
     x = np.random.default_rng(0).standard_normal((2, 3, 4, 4))
-    compare(lambda lib, t: lib.nn.Fold((4, 4), 2, stride=2)(lib.nn.Unfold(2, stride=2)(t)), [x], torch, "float64")
+    compare(
+        lambda lib, t: lib.nn.Fold((4, 4), 2, stride=2)(lib.nn.Unfold(2, stride=2)(t)),
+        [x],
+        torch,
+        "float64",
+    )

@@ -17,7 +17,11 @@ from ._op_samples import Unsampleable, cases
 from ._torch import require as require_torch
 
 ALL = sorted(OPS)
-ELEMENTWISE = [n for n in ALL if not (OPS[n].sample or {}).get("kind") and not (OPS[n].sample or {}).get("reduce")]
+ELEMENTWISE = [
+    n
+    for n in ALL
+    if not (OPS[n].sample or {}).get("kind") and not (OPS[n].sample or {}).get("reduce")
+]
 
 
 def _out0(r):
@@ -40,12 +44,20 @@ def test_dual_api_and_printing_match_torch():
 
 
 def test_dual_api_errors():
-    with pytest.raises(RuntimeError, match="Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level\\(\\) first."):
+    with pytest.raises(
+        RuntimeError,
+        match="Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level\\(\\) first.",
+    ):
         fwAD.make_dual(ja.ones(2), ja.ones(2))
     with fwAD.dual_level():
-        with pytest.raises(RuntimeError, match=r"Trying to set a forward gradient that has a different size than that of the original Tensor, this is not supported. Tensor is of size \[2\] while the given forward gradient is of size \[3\]."):
+        with pytest.raises(
+            RuntimeError,
+            match=r"Trying to set a forward gradient that has a different size than that of the original Tensor, this is not supported. Tensor is of size \[2\] while the given forward gradient is of size \[3\].",
+        ):
             fwAD.make_dual(ja.ones(2), ja.ones(3))
-        with pytest.raises(RuntimeError, match="Nested forward mode AD is not supported at the moment"):
+        with pytest.raises(
+            RuntimeError, match="Nested forward mode AD is not supported at the moment"
+        ):
             fwAD.enter_dual_level()
         with pytest.raises(ValueError, match="Expected primal to be floating point or complex"):
             fwAD.make_dual(ja.tensor([1, 2]), ja.ones(2))
@@ -63,7 +75,9 @@ def test_matches_torch_on_a_composite():
         ours = fwAD.unpack_dual(f(ja, fwAD.make_dual(ja.tensor(a), ja.tensor(v)))).tangent.numpy()
     tf = torch.autograd.forward_ad
     with tf.dual_level():
-        theirs = tf.unpack_dual(f(torch, tf.make_dual(torch.tensor(a), torch.tensor(v)))).tangent.numpy()
+        theirs = tf.unpack_dual(
+            f(torch, tf.make_dual(torch.tensor(a), torch.tensor(v)))
+        ).tangent.numpy()
     np.testing.assert_allclose(ours, theirs, rtol=1e-12)
 
 
@@ -125,7 +139,9 @@ def test_every_op_tangent_equals_reverse_jacobian_times_v(name, rng):
 @given(data=st.data())
 def test_elementwise_tangents_on_broadcast_shapes(name, data):
     n = len(OPS[name].inputs)
-    shapes = data.draw(mutually_broadcastable_shapes(num_shapes=n, max_dims=3, max_side=3, min_side=0)).input_shapes
+    shapes = data.draw(
+        mutually_broadcastable_shapes(num_shapes=n, max_dims=3, max_side=3, min_side=0)
+    ).input_shapes
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     for case in cases(OPS[name], rng, shapes=list(shapes)):
         _check(case, rng)

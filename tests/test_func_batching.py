@@ -25,11 +25,16 @@ from jupyter_autograd.ops.registry import ELEMENTWISE, NOT_IMPLEMENTED
 from ._op_samples import Unsampleable, cases
 from ._torch import require as require_torch
 
-WITH_JVP = sorted(n for n, op in OPS.items() if op.jvp is not NOT_IMPLEMENTED
-                  and op.node_name != "NotImplemented")
-DECLARED_ELEMENTWISE = sorted(n for n in WITH_JVP if OPS[n].batch is ELEMENTWISE
-                              and not (OPS[n].sample or {}).get("kind")
-                              and not (OPS[n].sample or {}).get("reduce"))
+WITH_JVP = sorted(
+    n for n, op in OPS.items() if op.jvp is not NOT_IMPLEMENTED and op.node_name != "NotImplemented"
+)
+DECLARED_ELEMENTWISE = sorted(
+    n
+    for n in WITH_JVP
+    if OPS[n].batch is ELEMENTWISE
+    and not (OPS[n].sample or {}).get("kind")
+    and not (OPS[n].sample or {}).get("reduce")
+)
 
 
 def _out0(r):
@@ -86,8 +91,9 @@ def test_batched_tangents_match_the_rows_jvp(name, rng):
 @given(data=st.data())
 def test_elementwise_batch_rule_broadcasts_over_ranks(name, data):
     op = OPS[name]
-    shapes = data.draw(mutually_broadcastable_shapes(num_shapes=len(op.inputs), max_dims=3,
-                                                     max_side=3, min_side=1)).input_shapes
+    shapes = data.draw(
+        mutually_broadcastable_shapes(num_shapes=len(op.inputs), max_dims=3, max_side=3, min_side=1)
+    ).input_shapes
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     before = _batching.STATS["row_loops"]
     ran = False
@@ -113,18 +119,24 @@ def test_jacfwd_of_elementwise_and_matmul_takes_the_batched_path():
         return lambda x: (mod.tanh(W @ x + B) * 2 - 1).exp() / (1 + (W @ x) ** 2)
 
     ours = ja.func.jacfwd(make(ja))(ja.tensor(v))
-    fv = ja.autograd.functional.jacobian(make(ja), ja.tensor(v), strategy="forward-mode",
-                                         vectorize=True)
+    fv = ja.autograd.functional.jacobian(
+        make(ja), ja.tensor(v), strategy="forward-mode", vectorize=True
+    )
     # F.linear on a batch of inputs: addmm, and mm through matmul
     X = rng.standard_normal((4, 5))
-    lin = ja.func.jacfwd(lambda x: ja.nn.functional.linear(x, ja.tensor(w), ja.tensor(b)).sigmoid()
-                         @ ja.tensor(w))(ja.tensor(X))
+    lin = ja.func.jacfwd(
+        lambda x: ja.nn.functional.linear(x, ja.tensor(w), ja.tensor(b)).sigmoid() @ ja.tensor(w)
+    )(ja.tensor(X))
     assert _batching.STATS == before  # no row looped, no program rerun
     theirs = torch.func.jacfwd(make(torch))(torch.tensor(v))
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(fv.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-12)
-    tlin = torch.func.jacfwd(lambda x: torch.nn.functional.linear(
-        x, torch.tensor(w), torch.tensor(b)).sigmoid() @ torch.tensor(w))(torch.tensor(X))
+    tlin = torch.func.jacfwd(
+        lambda x: (
+            torch.nn.functional.linear(x, torch.tensor(w), torch.tensor(b)).sigmoid()
+            @ torch.tensor(w)
+        )
+    )(torch.tensor(X))
     assert tuple(lin.shape) == tuple(tlin.shape)
     np.testing.assert_allclose(lin.numpy(), tlin.numpy(), rtol=1e-12, atol=1e-12)
 
@@ -133,7 +145,11 @@ def test_jacfwd_of_a_small_network_takes_the_batched_path():
     """softmax, log_softmax, gelu, transpose, reshape, slicing: rows with batch rules."""
     torch = require_torch()
     rng = np.random.default_rng(2)
-    w1, w2, x = rng.standard_normal((8, 6)), rng.standard_normal((4, 8)), rng.standard_normal((3, 6))
+    w1, w2, x = (
+        rng.standard_normal((8, 6)),
+        rng.standard_normal((4, 8)),
+        rng.standard_normal((3, 6)),
+    )
 
     def make(mod):
         F = mod.nn.functional
@@ -153,8 +169,10 @@ def test_jacfwd_of_a_small_network_takes_the_batched_path():
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("case", ["argnums", "aux", "tuple_out", "reduction", "int_output",
-                                  "requires_grad", "scalar", "view"])
+@pytest.mark.parametrize(
+    "case",
+    ["argnums", "aux", "tuple_out", "reduction", "int_output", "requires_grad", "scalar", "view"],
+)
 def test_jacfwd_structures_and_fallbacks_match_torch(case):
     torch = require_torch()
     rng = np.random.default_rng(1)

@@ -64,13 +64,15 @@ def test_per_sample_gradients_as_torch():
             return m.nn.functional.cross_entropy(out, yi.unsqueeze(0))
 
         per_sample = m.func.vmap(m.func.grad(loss), in_dims=(None, 0, 0))(
-            params, m.tensor(x), m.tensor(y))
+            params, m.tensor(x), m.tensor(y)
+        )
         # the same by a loop of backward passes
         loop = []
         for i in range(8):
             model.zero_grad()
-            loss({k: v for k, v in model.named_parameters()}, m.tensor(x[i]),
-                 m.tensor(y[i])).backward()
+            loss(
+                {k: v for k, v in model.named_parameters()}, m.tensor(x[i]), m.tensor(y[i])
+            ).backward()
             loop.append({k: v.grad.clone() for k, v in model.named_parameters()})
         return per_sample, loop
 
@@ -126,11 +128,13 @@ def test_functional_call_semantics_and_errors():
         x = m.tensor([[1.0, -1.0]])
         w = m.eye(2)
         fc = m.func.functional_call
-        out = [fc(mod, {"a.weight": w}, (x,)),  # tied: b.weight follows
-               fc(mod, {"a.weight": w}, (x,), tie_weights=False),
-               fc(mod, ({"a.weight": w}, {"scale": m.tensor([2.0])}), x, {"shift": 1.0}),
-               fc(mod, {"a.weight": w, "b.weight": w}, (x,)),
-               mod(x)]  # the originals are back
+        out = [
+            fc(mod, {"a.weight": w}, (x,)),  # tied: b.weight follows
+            fc(mod, {"a.weight": w}, (x,), tie_weights=False),
+            fc(mod, ({"a.weight": w}, {"scale": m.tensor([2.0])}), x, {"shift": 1.0}),
+            fc(mod, {"a.weight": w, "b.weight": w}, (x,)),
+            mod(x),
+        ]  # the originals are back
         errs = [
             _err(lambda: fc(mod, {"a.weight": w, "b.weight": w * 2}, (x,))),
             _err(lambda: fc(mod, {"a.weight": w, "nope": w}, (x,), strict=True)),
@@ -159,7 +163,9 @@ def test_vmap_pytrees_dims_and_nesting():
         return [
             vm(lambda x, y: x * y, in_dims=(1, None))(A, B),
             vm(lambda x: x.sum(0), in_dims=-1)(A),
-            vm(lambda d: d["x"] + d["y"][0].sum(), in_dims=({"x": 2, "y": [None]},))({"x": A, "y": [B]}),
+            vm(lambda d: d["x"] + d["y"][0].sum(), in_dims=({"x": 2, "y": [None]},))(
+                {"x": A, "y": [B]}
+            ),
             vm(lambda x: (x, {"s": x.sum()}), out_dims=(1, {"s": 0}))(A),
             vm(lambda x: (x.sum(), 3.0), out_dims=(0, None))(A),
             vm(vm(lambda x, y: x.dot(y), in_dims=(0, None)), in_dims=(0, None))(A, B),
@@ -167,7 +173,7 @@ def test_vmap_pytrees_dims_and_nesting():
             vm(lambda x: x.t(), out_dims=-1, chunk_size=1)(A),
             m.vmap(m.func.jacrev(lambda x: x.sin() * x))(A),
             m.vmap(m.func.jacfwd(lambda x: x.sin() * x))(A[0]),
-            vm(m.func.hessian(lambda x: (x ** 3).sum()))(A[:, 0]),
+            vm(m.func.hessian(lambda x: (x**3).sum()))(A[:, 0]),
         ]
 
     _close(run(ja), run(torch), 1e-5)
@@ -181,10 +187,15 @@ def test_vmap_randomness():
         assert all(bool((row == same[0]).all()) for row in same)
         diff = m.vmap(lambda t, m=m: t + m.rand(3), randomness="different")(x)
         assert not bool((diff[1] == diff[0]).all())
-    for f in (lambda m, t: t + m.rand(3), lambda m, t: m.nn.functional.dropout(t, 0.5),
-              lambda m, t: t.normal_(), lambda m, t: t + m.randn(3, generator=m.Generator())):
+    for f in (
+        lambda m, t: t + m.rand(3),
+        lambda m, t: m.nn.functional.dropout(t, 0.5),
+        lambda m, t: t.normal_(),
+        lambda m, t: t + m.randn(3, generator=m.Generator()),
+    ):
         assert _err(lambda f=f: ja.vmap(lambda t: f(ja, t))(ja.zeros(4, 3))) == _err(
-            lambda f=f: torch.vmap(lambda t: f(torch, t))(torch.zeros(4, 3)))
+            lambda f=f: torch.vmap(lambda t: f(torch, t))(torch.zeros(4, 3))
+        )
 
 
 def test_vmap_errors_as_torch():
@@ -235,9 +246,11 @@ def test_grad_and_vjp_with_pytrees():
         g = m.func.grad(f)(p, m.tensor([2.0, -1.0]))
         g2 = m.func.grad(f, argnums=(0, 1))(p, m.tensor([2.0, -1.0]))
         gv = m.func.grad_and_value(lambda d: (d["a"] ** 2).sum(), has_aux=False)(
-            {"a": m.tensor([3.0])})
-        out, fn = m.func.vjp(lambda d: {"s": d["a"].sin(), "c": [d["a"].cos()]},
-                             {"a": m.tensor([0.5, 1.0])})
+            {"a": m.tensor([3.0])}
+        )
+        out, fn = m.func.vjp(
+            lambda d: {"s": d["a"].sin(), "c": [d["a"].cos()]}, {"a": m.tensor([0.5, 1.0])}
+        )
         ct = fn({"s": m.ones(2), "c": [m.tensor([1.0, 2.0])]})
         out2, fn2 = m.func.vjp(lambda x, y: (x * y, x + y), m.tensor([1.0]), m.tensor([2.0]))
         return [g, g2, gv, out, ct, out2, fn2((m.ones(1), m.ones(1)))]

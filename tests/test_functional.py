@@ -41,17 +41,32 @@ def mlp(x, w1=None, w2=None):
 
 
 def test_torch_documented_values():
-    assert repr(F.jacobian(lambda t: (t + 1) ** 2, ja.tensor([1.0, 2.0]))) == "tensor([[4., 0.],\n        [0., 6.]])"
+    assert (
+        repr(F.jacobian(lambda t: (t + 1) ** 2, ja.tensor([1.0, 2.0])))
+        == "tensor([[4., 0.],\n        [0., 6.]])"
+    )
     assert F.jacobian(lambda t: t * 2, ja.eye(2)).shape == (2, 2, 2, 2)
-    assert repr(F.hessian(cube_sum, ja.tensor([1.0, 2.0]))) == "tensor([[ 6.,  0.],\n        [ 0., 12.]])"
+    assert (
+        repr(F.hessian(cube_sum, ja.tensor([1.0, 2.0])))
+        == "tensor([[ 6.,  0.],\n        [ 0., 12.]])"
+    )
     for fn in (F.vhp, F.hvp):
-        assert repr(fn(cube_sum, ja.tensor([1.0, 2.0]), ja.ones(2))) == "(tensor(9.), tensor([ 6., 12.]))"
+        assert (
+            repr(fn(cube_sum, ja.tensor([1.0, 2.0]), ja.ones(2)))
+            == "(tensor(9.), tensor([ 6., 12.]))"
+        )
 
 
 def test_vjp_v_none_error():
-    with pytest.raises(RuntimeError, match="^The vector v can only be None if the user-provided function returns a single Tensor with a single element.$"):
+    with pytest.raises(
+        RuntimeError,
+        match="^The vector v can only be None if the user-provided function returns a single Tensor with a single element.$",
+    ):
         F.vjp(lambda t: t * 2, ja.ones(3))
-    with pytest.raises(TypeError, match="The inputs given to jacobian must be either a Tensor or a tuple of Tensors but the value at index 0 has type <class 'list'>."):
+    with pytest.raises(
+        TypeError,
+        match="The inputs given to jacobian must be either a Tensor or a tuple of Tensors but the value at index 0 has type <class 'list'>.",
+    ):
         F.jacobian(cube_sum, ([1.0],))
     with pytest.raises(RuntimeError, match="v has invalid size: should be torch.Size"):
         F.jvp(lambda t: t, ja.ones(3), ja.ones(2))
@@ -107,9 +122,13 @@ def test_create_graph_and_strict():
     np.testing.assert_allclose(gg.numpy(), [6.0, 12.0])
     out, g = F.vjp(cube_sum, x)
     assert not g.requires_grad and not out.requires_grad
-    with pytest.raises(RuntimeError, match="Output 0 of the user-provided function does not require gradients."):
+    with pytest.raises(
+        RuntimeError, match="Output 0 of the user-provided function does not require gradients."
+    ):
         F.jacobian(lambda t: ja.ones(2), ja.ones(2), strict=True)
-    np.testing.assert_allclose(F.jacobian(lambda t: ja.ones(2), ja.ones(2)).numpy(), np.zeros((2, 2)))
+    np.testing.assert_allclose(
+        F.jacobian(lambda t: ja.ones(2), ja.ones(2)).numpy(), np.zeros((2, 2))
+    )
 
 
 def test_functional_matches_torch(rng):
@@ -127,10 +146,22 @@ def test_functional_matches_torch(rng):
     pairs = [
         (F.jacobian(g(ja), ja.tensor(x)), tF.jacobian(g(torch), torch.tensor(x))),
         (F.hessian(f(ja), ja.tensor(x)), tF.hessian(f(torch), torch.tensor(x))),
-        (F.jvp(g(ja), ja.tensor(x), ja.tensor(v))[1], tF.jvp(g(torch), torch.tensor(x), torch.tensor(v))[1]),
-        (F.vjp(g(ja), ja.tensor(x), ja.tensor(v))[1], tF.vjp(g(torch), torch.tensor(x), torch.tensor(v))[1]),
-        (F.hvp(f(ja), ja.tensor(x), ja.tensor(v))[1], tF.hvp(f(torch), torch.tensor(x), torch.tensor(v))[1]),
-        (F.vhp(f(ja), ja.tensor(x), ja.tensor(v))[1], tF.vhp(f(torch), torch.tensor(x), torch.tensor(v))[1]),
+        (
+            F.jvp(g(ja), ja.tensor(x), ja.tensor(v))[1],
+            tF.jvp(g(torch), torch.tensor(x), torch.tensor(v))[1],
+        ),
+        (
+            F.vjp(g(ja), ja.tensor(x), ja.tensor(v))[1],
+            tF.vjp(g(torch), torch.tensor(x), torch.tensor(v))[1],
+        ),
+        (
+            F.hvp(f(ja), ja.tensor(x), ja.tensor(v))[1],
+            tF.hvp(f(torch), torch.tensor(x), torch.tensor(v))[1],
+        ),
+        (
+            F.vhp(f(ja), ja.tensor(x), ja.tensor(v))[1],
+            tF.vhp(f(torch), torch.tensor(x), torch.tensor(v))[1],
+        ),
     ]
     for ours, theirs in pairs:
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-14)
@@ -165,7 +196,10 @@ def test_func_argnums_aux_nesting_and_vmap():
     g, (v, aux) = jfunc.grad_and_value(lambda a: (a**2, 7), has_aux=True)(x)
     assert (g.item(), v.item(), aux) == (4.0, 4.0, 7)
     assert jfunc.grad(jfunc.grad(jfunc.grad(lambda a: a**4)))(x).item() == 48.0
-    with pytest.raises(RuntimeError, match="Expected f\\(\\*args\\) to return a scalar Tensor, got tensor with 1 dims"):
+    with pytest.raises(
+        RuntimeError,
+        match="Expected f\\(\\*args\\) to return a scalar Tensor, got tensor with 1 dims",
+    ):
         jfunc.grad(lambda a: a * 2)(ja.ones(2))
     batched = jfunc.vmap(jfunc.grad(lambda a: (a**3).sum()))(ja.tensor([[1.0, 2.0], [3.0, 4.0]]))
     np.testing.assert_allclose(batched.numpy(), [[3.0, 12.0], [27.0, 48.0]])

@@ -60,11 +60,18 @@ def test_mutation_first_order_is_rejected(rng, patched_sin):
     assert gradcheck(ja.sin, (x,))
     patched_sin(lambda xp, g, x, out, p: g * xp.cos(x) * 1.001)  # 0.1% too large
     # A1's tolerance catches a 0.1% error; torch's default rtol=1e-3 sits exactly at it
-    with pytest.raises(GradcheckError, match=re.escape("Jacobian mismatch for output 0 with respect to input 0,\nnumerical:tensor(")):
+    with pytest.raises(
+        GradcheckError,
+        match=re.escape(
+            "Jacobian mismatch for output 0 with respect to input 0,\nnumerical:tensor("
+        ),
+    ):
         gradcheck(ja.sin, (x,), atol=1e-8, rtol=1e-6)
     assert gradcheck(ja.sin, (x,), atol=1e-8, rtol=1e-6, raise_exception=False) is False
     patched_sin(lambda xp, g, x, out, p: g * xp.cos(x) * 1.01)
-    with pytest.raises(GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"):
+    with pytest.raises(
+        GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"
+    ):
         gradcheck(ja.sin, (x,))  # default tolerances
 
 
@@ -73,7 +80,10 @@ def test_failure_message_layout_matches_torch(rng, patched_sin):
     patched_sin(lambda xp, g, x, out, p: g * 0)
     with pytest.raises(GradcheckError) as e:
         gradcheck(ja.sin, (x,))
-    assert str(e.value) == "Jacobian mismatch for output 0 with respect to input 0,\nnumerical:tensor([[0.8776]], dtype=torch.float64)\nanalytical:tensor([[0.]], dtype=torch.float64)\n"
+    assert (
+        str(e.value)
+        == "Jacobian mismatch for output 0 with respect to input 0,\nnumerical:tensor([[0.8776]], dtype=torch.float64)\nanalytical:tensor([[0.]], dtype=torch.float64)\n"
+    )
 
 
 def _detached(xp, x):
@@ -90,7 +100,10 @@ def _cube_bad2():
         # d/dx x^3 = 3 x^2 is right in value, but under create_graph the x^2 is cut from the graph,
         # so the second derivative comes out as 0 instead of 6 x g
         CUBE_BAD2 = defop(
-            "_test_cube_bad_second_order", node="TestCubeBackward0", inputs=("self",), saved=("self",),
+            "_test_cube_bad_second_order",
+            node="TestCubeBackward0",
+            inputs=("self",),
+            saved=("self",),
             fwd=lambda xp, x, p: x * x * x,
             vjp=lambda xp, g, x, out, p: g * 3 * _detached(xp, x) * _detached(xp, x),
             jvp=lambda xp, t, x, out, p: t[0] * 3 * x[0] * x[0],
@@ -104,7 +117,9 @@ def test_mutation_second_order_is_rejected_by_gradgradcheck_only(rng):
     x = _x(rng, 3)
     f = lambda t: apply1(op, t)
     assert gradcheck(f, (x,), atol=1e-8, rtol=1e-6)
-    with pytest.raises(GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"):
+    with pytest.raises(
+        GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"
+    ):
         gradgradcheck(f, (x,))
     assert gradgradcheck(ja.sin, (x,))
 
@@ -123,7 +138,10 @@ def test_not_reentrant_and_not_multiplied_by_grad_output(rng):
             return g * 2 + (len(calls) > 3) * 1e-3 * g
 
     x = _x(rng, 2)
-    with pytest.raises(GradcheckError, match="Backward is not reentrant, i.e., running backward with same input and grad_output multiple times gives different values, although analytical gradient matches numerical gradient.The tolerance for nondeterminism was 0.0."):
+    with pytest.raises(
+        GradcheckError,
+        match="Backward is not reentrant, i.e., running backward with same input and grad_output multiple times gives different values, although analytical gradient matches numerical gradient.The tolerance for nondeterminism was 0.0.",
+    ):
         gradcheck(Drift.apply, (x,), atol=1e-2, rtol=1e-2)
 
     class Constant(ja.autograd.Function):
@@ -147,7 +165,10 @@ def test_forward_ad_check_catches_a_wrong_tangent(rng):
     try:
         assert gradcheck(ja.sin, (x,), check_forward_ad=True)
         op.jvp = lambda xp, t, x, out, p: t[0] * xp.cos(x[0]) * 1.01
-        with pytest.raises(GradcheckError, match="Jacobian computed with forward mode mismatch for output 0 with respect to input 0"):
+        with pytest.raises(
+            GradcheckError,
+            match="Jacobian computed with forward mode mismatch for output 0 with respect to input 0",
+        ):
             gradcheck(ja.sin, (x,), check_forward_ad=True)
     finally:
         op.jvp = saved
@@ -162,7 +183,9 @@ def test_multiple_inputs_and_outputs(rng):
 
 
 def test_no_input_requires_grad():
-    with pytest.raises(ValueError, match="gradcheck expects at least one input tensor to require gradient"):
+    with pytest.raises(
+        ValueError, match="gradcheck expects at least one input tensor to require gradient"
+    ):
         gradcheck(ja.sin, (ja.ones(2, dtype=ja.float64),))
 
 
@@ -171,5 +194,7 @@ def test_matches_torch_verdicts(rng):
     a = rng.uniform(0.5, 1.5, size=(2, 2))
     for fn in ("sin", "exp", "sqrt"):
         ours = gradgradcheck(getattr(ja, fn), (ja.tensor(a, requires_grad=True),))
-        theirs = torch.autograd.gradgradcheck(getattr(torch, fn), (torch.tensor(a, requires_grad=True),))
+        theirs = torch.autograd.gradgradcheck(
+            getattr(torch, fn), (torch.tensor(a, requires_grad=True),)
+        )
         assert ours == theirs is True

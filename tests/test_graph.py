@@ -31,8 +31,7 @@ def validate(payload):
 def tutorial_graph(backward=True, **kw):
     torch.manual_seed(0)
     ns = {"torch": torch}
-    g = viz.run_traced(TUTORIAL, ns, backward="loss" if backward else None,
-                       retain_graph=True, **kw)
+    g = viz.run_traced(TUTORIAL, ns, backward="loss" if backward else None, retain_graph=True, **kw)
     return g, ns
 
 
@@ -52,7 +51,12 @@ def test_tutorial_payload_validates_and_names_nodes():
     names = {n.get("name") for n in p["nodes"] if n["kind"] == "tensor"}
     assert {"w", "b", "z", "loss", "y"} <= names
     ops = [n["op"] for n in p["nodes"] if n["kind"] == "function"]
-    assert ops == ["BinaryCrossEntropyWithLogitsBackward0", "AddBackward0", "SqueezeBackward4", "MmBackward0"]
+    assert ops == [
+        "BinaryCrossEntropyWithLogitsBackward0",
+        "AddBackward0",
+        "SqueezeBackward4",
+        "MmBackward0",
+    ]
     assert [n["id"] for n in p["nodes"]] == [f"n{i}" for i in range(len(p["nodes"]))]
     by = {n["id"]: n for n in p["nodes"]}
     # data-flow edges: w -> AccumulateGrad -> MmBackward0 (input 1)
@@ -75,7 +79,9 @@ def test_backward_order_matches_engine_and_grads_shown():
     by = {n["id"]: n for n in p["nodes"]}
     order = [by[i]["op"] for i in p["backward_order"]]
     assert order[0].startswith("BinaryCrossEntropy") and order[1] == "AddBackward0"
-    assert sorted(order[2:]) == sorted(["SqueezeBackward4", "MmBackward0", "AccumulateGrad", "AccumulateGrad"])
+    assert sorted(order[2:]) == sorted(
+        ["SqueezeBackward4", "MmBackward0", "AccumulateGrad", "AccumulateGrad"]
+    )
     for k, i in enumerate(p["backward_order"]):
         assert by[i]["backward_step"] == k
     w = next(n for n in p["nodes"] if n.get("name") == "w")
@@ -219,8 +225,12 @@ def test_text_tree_and_grad_fn_tree():
     c = torch.ones(2)
     y = (x * c).sum()
     tree = G.grad_fn_tree(y.grad_fn, {"x": x})
-    assert tree.splitlines() == ["SumBackward0", "\u2514\u2500\u2500 MulBackward0",
-                                 "    \u251c\u2500\u2500 AccumulateGrad (x)", "    \u2514\u2500\u2500 None"]
+    assert tree.splitlines() == [
+        "SumBackward0",
+        "\u2514\u2500\u2500 MulBackward0",
+        "    \u251c\u2500\u2500 AccumulateGrad (x)",
+        "    \u2514\u2500\u2500 None",
+    ]
     text = G.to_text(G.build_graph([y], names={"x": x, "y": y}))
     assert text.splitlines()[0].startswith("y ():")
 

@@ -56,7 +56,9 @@ def test_autograd_magic_widget_flag():
     magics._display = shown.append
     try:
         ip.user_ns["torch"] = torch
-        ip.run_cell_magic("autograd", "--widget", "w = torch.ones(2, requires_grad=True)\nl = (w * 3).sum()")
+        ip.run_cell_magic(
+            "autograd", "--widget", "w = torch.ones(2, requires_grad=True)\nl = (w * 3).sum()"
+        )
     finally:
         magics._display = real
         ip.run_line_magic("unload_ext", "jupyter_autograd")

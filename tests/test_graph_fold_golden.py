@@ -84,21 +84,32 @@ def two_roots(n):
     return [y.sum(), a.sum()]
 
 
-SHAPES = {"chain": chain, "shared weights": shared_weights, "sum over leaves": sum_of_leaves,
-          "stack of leaves": stack_of_leaves, "rnn": rnn, "residual": residual,
-          "stack of subtrees": stack_of_subtrees, "two roots": two_roots}
+SHAPES = {
+    "chain": chain,
+    "shared weights": shared_weights,
+    "sum over leaves": sum_of_leaves,
+    "stack of leaves": stack_of_leaves,
+    "rnn": rnn,
+    "residual": residual,
+    "stack of subtrees": stack_of_subtrees,
+    "two roots": two_roots,
+}
 CASES = [(s, n) for s in SHAPES for n in (1_000, 5_000)] + [
-    (s, 100_000) for s in ("chain", "shared weights", "sum over leaves", "stack of leaves")]
+    (s, 100_000) for s in ("chain", "shared weights", "sum over leaves", "stack of leaves")
+]
 
 
 def outputs(shape: str, n: int) -> dict:
     roots = SHAPES[shape](n)
     p = G.build_graph(roots)
-    digest = {k: hashlib.sha256(text.encode()).hexdigest()[:16]
-              for k, text in (("json", G.to_json(p)), ("svg", G.to_svg(p)),
-                              ("text", G.to_text(p)))}
-    runs = [[r["kind"], r["count"], r["label"], len(r["iterations"]), len(r["iterations"][0])]
-            for r in p["repeats"]]
+    digest = {
+        k: hashlib.sha256(text.encode()).hexdigest()[:16]
+        for k, text in (("json", G.to_json(p)), ("svg", G.to_svg(p)), ("text", G.to_text(p)))
+    }
+    runs = [
+        [r["kind"], r["count"], r["label"], len(r["iterations"]), len(r["iterations"][0])]
+        for r in p["repeats"]
+    ]
     return {"nodes": p["total_nodes"], "kept": len(p["nodes"]), "runs": runs, **digest}
 
 

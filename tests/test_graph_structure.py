@@ -46,8 +46,13 @@ def traced(cell: str, ns: dict, **kw):
 def test_names_come_from_the_whole_namespace_not_only_the_cell():
     """w, b, x bound in an earlier cell are labelled by name, not as bare shapes."""
     torch.manual_seed(0)
-    ns = {"torch": torch, "x": torch.ones(5), "y": torch.zeros(3),
-          "w": torch.randn(5, 3, requires_grad=True), "b": torch.randn(3, requires_grad=True)}
+    ns = {
+        "torch": torch,
+        "x": torch.ones(5),
+        "y": torch.zeros(3),
+        "w": torch.randn(5, 3, requires_grad=True),
+        "b": torch.randn(3, requires_grad=True),
+    }
     p = traced("z = torch.matmul(x, w) + b\nloss = (z - y).pow(2).sum()", ns, backward="loss")
     names = by_name(p)
     assert {"w", "b", "y", "z", "loss"} <= set(names)
@@ -67,8 +72,10 @@ def test_parameters_and_buffers_by_path_and_every_name_kept():
     # a variable name wins the label; the payload keeps the parameter path too
     n = names["w1"]
     assert n["label"] == "w1\n(8, 4)"
-    assert n["names"] == [{"name": "w1", "kind": "variable"},
-                          {"name": "model.fc1.weight", "kind": "parameter"}]
+    assert n["names"] == [
+        {"name": "w1", "kind": "variable"},
+        {"name": "model.fc1.weight", "kind": "parameter"},
+    ]
     assert names["model.scale"]["names"][0]["kind"] == "buffer"
     # the same names in the text tree, the SVG and the DOT
     g = viz.graph(*[t for t in [ns["loss"]]], names=G.Names.from_namespace(ns))
@@ -115,8 +122,9 @@ def test_a_100_step_loop_is_one_run_of_100_iterations():
     assert run["count"] == 100 and len(run["iterations"]) == 100
     assert run["label"] == "\u00d7100 MulBackward0 \u2192 TanhBackward0"
     ops = {n["id"]: n.get("op") for n in p["nodes"]}
-    assert all(sorted(ops[i] for i in it) == ["MulBackward0", "TanhBackward0"]
-               for it in run["iterations"])
+    assert all(
+        sorted(ops[i] for i in it) == ["MulBackward0", "TanhBackward0"] for it in run["iterations"]
+    )
     # the static outputs draw it folded: one block, the shared weight once, one bundled edge
     svg = viz.Graph(p).to_svg()
     root = ET.fromstring(svg)
@@ -182,8 +190,7 @@ def _shapes(n):
     def stack():
         return torch.stack([torch.ones(4, requires_grad=True) for _ in range(n // 2)])
 
-    return {"chain": chain, "shared weights": shared, "sum over leaves": leaves,
-            "stack": stack}
+    return {"chain": chain, "shared weights": shared, "sum over leaves": leaves, "stack": stack}
 
 
 @pytest.mark.parametrize("n", [1_000, 100_000])

@@ -96,6 +96,8 @@ def test_hessian_of_mlp_matches_finite_differences_of_gradients(rng):
         return g.numpy()
 
     eps = 1e-6
-    num = np.stack([(grad_at(x0 + eps * e) - grad_at(x0 - eps * e)) / (2 * eps) for e in np.eye(3)], 1)
+    num = np.stack(
+        [(grad_at(x0 + eps * e) - grad_at(x0 - eps * e)) / (2 * eps) for e in np.eye(3)], 1
+    )
     np.testing.assert_allclose(h, num, atol=1e-8, rtol=1e-6)
     np.testing.assert_allclose(h, h.T, atol=1e-12)

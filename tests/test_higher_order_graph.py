@@ -110,8 +110,9 @@ def test_backward_ops_record_their_own_node_and_second_order_values():
     for name, f in _BACKWARD_OP_CASES.items():
         out = []
         for lib in (torch, ja):
-            x = lib.tensor([[1.0, -0.5, 2.5], [-1.5, 0.25, 3.0]], dtype=lib.float64,
-                           requires_grad=True)
+            x = lib.tensor(
+                [[1.0, -0.5, 2.5], [-1.5, 0.25, 3.0]], dtype=lib.float64, requires_grad=True
+            )
             w = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.3, -0.7]], dtype=lib.float64)
             (g,) = lib.autograd.grad((f(lib, x) * w).sum(), [x], create_graph=True)
             (h,) = lib.autograd.grad((g * w).sum(), [x])
@@ -160,8 +161,14 @@ def _layer_norm_case(lib, shape, k, affine):
     rs = np.random.RandomState(3)
     x = lib.tensor(rs.uniform(-2, 2, shape), dtype=lib.float64, requires_grad=True)
     ns = shape[-k:]
-    ps = [lib.tensor(rs.uniform(0.5, 2, ns), dtype=lib.float64, requires_grad=True),
-          lib.tensor(rs.uniform(-1, 1, ns), dtype=lib.float64, requires_grad=True)] if affine else []
+    ps = (
+        [
+            lib.tensor(rs.uniform(0.5, 2, ns), dtype=lib.float64, requires_grad=True),
+            lib.tensor(rs.uniform(-1, 1, ns), dtype=lib.float64, requires_grad=True),
+        ]
+        if affine
+        else []
+    )
     w, b = ps if affine else (None, None)
     y = lib.nn.functional.layer_norm(x, ns, w, b)
     c = lib.tensor(rs.uniform(-1, 1, shape), dtype=lib.float64)
@@ -178,8 +185,12 @@ def test_layer_norm_double_backward_is_one_node_with_torchs_values():
     layer_norm_double_backward) has torch's values: with and without weight and bias, over one
     and two normalized dims."""
     torch = require_torch()
-    for shape, k, affine in (((2, 3), 1, True), ((2, 3), 1, False), ((2, 3, 4), 2, True),
-                             ((3, 2, 4), 1, True)):
+    for shape, k, affine in (
+        ((2, 3), 1, True),
+        ((2, 3), 1, False),
+        ((2, 3, 4), 2, True),
+        ((3, 2, 4), 1, True),
+    ):
         theirs = _layer_norm_case(torch, shape, k, affine)
         ours = _layer_norm_case(ja, shape, k, affine)
         assert ours[0] == theirs[0], (shape, k, affine)
@@ -199,8 +210,11 @@ def _complex_graphs(lib, src: str, shapes, cx):
     xs = []
     for k, s in enumerate(shapes):
         a = rs.uniform(0.3, 1.5, s) + 1j * rs.uniform(0.3, 1.5, s)
-        x = lib.tensor(a if k in cx else a.real, dtype=lib.complex128 if k in cx else lib.float64,
-                       requires_grad=True)
+        x = lib.tensor(
+            a if k in cx else a.real,
+            dtype=lib.complex128 if k in cx else lib.float64,
+            requires_grad=True,
+        )
         ns[f"a{k}"] = x
         xs.append(x)
     y = eval(src, ns)  # sources rendered from the registry's rows
@@ -209,14 +223,20 @@ def _complex_graphs(lib, src: str, shapes, cx):
     if not y.requires_grad:
         return None
     v = rs.uniform(0.5, 1, tuple(y.shape)) + (0.25j if y.is_complex() else 0)
-    gs = lib.autograd.grad(y, xs, grad_outputs=lib.tensor(v, dtype=y.dtype), create_graph=True,
-                           allow_unused=True)
+    gs = lib.autograd.grad(
+        y, xs, grad_outputs=lib.tensor(v, dtype=y.dtype), create_graph=True, allow_unused=True
+    )
     used = [g for g in gs if g is not None and g.requires_grad]
-    second = lib.autograd.grad(sum((g * g.conj()).real.sum() for g in used), xs,
-                               allow_unused=True) if used else ()
-    return (tuple(_tree(g.grad_fn) if g is not None else None for g in gs),
-            [g.detach().resolve_conj().numpy() if g is not None else None for g in gs],
-            [h.resolve_conj().numpy() if h is not None else None for h in second])
+    second = (
+        lib.autograd.grad(sum((g * g.conj()).real.sum() for g in used), xs, allow_unused=True)
+        if used
+        else ()
+    )
+    return (
+        tuple(_tree(g.grad_fn) if g is not None else None for g in gs),
+        [g.detach().resolve_conj().numpy() if g is not None else None for g in gs],
+        [h.resolve_conj().numpy() if h is not None else None for h in second],
+    )
 
 
 def test_complex_create_graph_gradients_record_torchs_graph():

@@ -27,15 +27,26 @@ def test_import_loads_no_upper_layer_stand_in_device_or_test_helper():
         "print(sorted(m for m in sys.modules if m.startswith(upper)))\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER_AUTOGRAD_")}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env=env)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
     assert out.stdout.strip() == "[]"
 
 
 # The Jupyter layer (and the stand-in device, a plug-in loaded by name) sit above the core.
-_UPPER = ("jupyter_autograd.jupyter", "jupyter_autograd.graph", "jupyter_autograd.viz",
-          "jupyter_autograd.widgets", "jupyter_autograd.testing", "tests", "IPython",
-          "ipywidgets", "matplotlib", "cupy", "torch")
+_UPPER = (
+    "jupyter_autograd.jupyter",
+    "jupyter_autograd.graph",
+    "jupyter_autograd.viz",
+    "jupyter_autograd.widgets",
+    "jupyter_autograd.testing",
+    "tests",
+    "IPython",
+    "ipywidgets",
+    "matplotlib",
+    "cupy",
+    "torch",
+)
 _UPPER_FILES = ("jupyter/", "graph/", "testing/", "viz.py", "widgets.py")
 # %load_ext needs load_ipython_extension on the package itself; it imports the layer lazily.
 # CuPy is imported lazily by the backend only, when a cuda tensor is first made.
@@ -76,13 +87,19 @@ def test_every_source_file_reads_in_one_sitting():
     """No Python or TypeScript source file over 600 lines (the house limit): a file that grows
     past it is split along its seams, not exempted."""
     repo = Path(ja.__file__).parent.parent
-    files = [*repo.joinpath("jupyter_autograd").rglob("*.py"), *repo.joinpath("tests").rglob("*.py"),
-             *repo.joinpath("benchmarks").rglob("*.py")]
+    files = [
+        *repo.joinpath("jupyter_autograd").rglob("*.py"),
+        *repo.joinpath("tests").rglob("*.py"),
+        *repo.joinpath("benchmarks").rglob("*.py"),
+    ]
     src = repo / "labextension" / "src"
     if src.is_dir():  # absent from an installed wheel
         files += [p for p in src.rglob("*.ts") if "node_modules" not in p.parts]
-    long = {str(p.relative_to(repo)): n for p in files
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600}
+    long = {
+        str(p.relative_to(repo)): n
+        for p in files
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600
+    }
     assert long == {}
 
 
@@ -155,28 +172,100 @@ def test_no_import_cycles_at_module_level():
 
 # The layer map, lowest first. A module may import its own layer or a lower one, at module level
 # or inside a function: a function-level import is still a dependency, only a later one. Nothing
-# is exempt (``# noqa`` included). Every module of the package is placed by the first entry one of
+# is exempt (a noqa comment included). Every module of the package is placed by the first entry one of
 # whose prefixes names it (the package itself or a module under it).
 _P = "jupyter_autograd."
 LAYERS = (
-    ("core", tuple(_P + m for m in (
-        "_core", "tensor", "_dtype", "_size", "_errors", "_zerotensor", "_tensor_convert",
-        "_printing", "_slots", "backend", "grad_mode", "autograd.node", "autograd.engine",
-        "autograd.executor", "autograd.accumulate", "autograd.views", "autograd.view_fn",
-        "autograd.anomaly_mode", "ops.registry", "ops.dispatch", "ops.xp", "ops.strided"))),
+    (
+        "core",
+        tuple(
+            _P + m
+            for m in (
+                "_core",
+                "tensor",
+                "_dtype",
+                "_size",
+                "_errors",
+                "_zerotensor",
+                "_tensor_convert",
+                "_printing",
+                "_slots",
+                "backend",
+                "grad_mode",
+                "autograd.node",
+                "autograd.engine",
+                "autograd.executor",
+                "autograd.accumulate",
+                "autograd.views",
+                "autograd.view_fn",
+                "autograd.anomaly_mode",
+                "ops.registry",
+                "ops.dispatch",
+                "ops.xp",
+                "ops.strided",
+            )
+        ),
+    ),
     # the rows and the functions over them (autograd's included: torch.autograd is public, but
     # the rows' functions and Function/gradcheck build on it), and the tensor-method modules
-    ("op families", tuple(_P + m for m in (
-        "ops", "autograd", "_batching", "factories", "_printing", "_tensor_convert",
-        "_tensor_data", "_tensor_setitem", "_tensor_methods", "_tensor_conversions",
-        "_methods_ext", "_fma", "_formats", "_legacy_types", "_tensor_params",
-        "_tensor_inplace"))),
-    ("public API", tuple(_P + m for m in (
-        "nn", "optim", "func", "_functional_call", "_vmap", "_vmap_batch", "_vmap_rules",
-        "_storage", "_sampling", "_sampling_inplace",
-        "_inplace_functions", "_aliases", "_distributions", "_ptzip", "_weights_only",
-        "serialization", "profiler", "datasets", "masked", "signal", "special", "fft", "linalg",
-        "cuda", "random", "utils"))),
+    (
+        "op families",
+        tuple(
+            _P + m
+            for m in (
+                "ops",
+                "autograd",
+                "_batching",
+                "factories",
+                "_printing",
+                "_tensor_convert",
+                "_tensor_data",
+                "_tensor_setitem",
+                "_tensor_methods",
+                "_tensor_conversions",
+                "_methods_ext",
+                "_fma",
+                "_formats",
+                "_legacy_types",
+                "_tensor_params",
+                "_tensor_inplace",
+            )
+        ),
+    ),
+    (
+        "public API",
+        tuple(
+            _P + m
+            for m in (
+                "nn",
+                "optim",
+                "func",
+                "_functional_call",
+                "_vmap",
+                "_vmap_batch",
+                "_vmap_rules",
+                "_storage",
+                "_sampling",
+                "_sampling_inplace",
+                "_inplace_functions",
+                "_aliases",
+                "_distributions",
+                "_ptzip",
+                "_weights_only",
+                "serialization",
+                "profiler",
+                "datasets",
+                "masked",
+                "signal",
+                "special",
+                "fft",
+                "linalg",
+                "cuda",
+                "random",
+                "utils",
+            )
+        ),
+    ),
     ("package root", ("jupyter_autograd",)),
     ("Jupyter", tuple(_P + m for m in ("jupyter", "graph", "viz", "widgets", "testing"))),
 )
@@ -188,8 +277,10 @@ _ENTRY_POINTS = {("jupyter_autograd", "jupyter_autograd.jupyter")}
 
 def layer_of(module: str) -> str | None:
     for name, prefixes in LAYERS:
-        if any(module == p or (p != "jupyter_autograd" and module.startswith(p + "."))
-               for p in prefixes):
+        if any(
+            module == p or (p != "jupyter_autograd" and module.startswith(p + "."))
+            for p in prefixes
+        ):
             return name
     return None
 
@@ -219,8 +310,9 @@ def _every_import(root: Path):
                     parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                     base = ".".join(parts + ([base] if base else []))
                 # ``from pkg import mod`` imports the module; ``from mod import name``, the module
-                names = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base
-                         for a in node.names]
+                names = [
+                    f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names
+                ]
             else:
                 names = [a.name for a in node.names]
             for name in names:
@@ -257,8 +349,9 @@ def test_the_layer_check_sees_function_level_imports(tmp_path):
     (pkg / "__init__.py").write_text("")
     (pkg / "ops" / "__init__.py").write_text("")
     (pkg / "nn.py").write_text("")
-    (pkg / "ops" / "rows.py").write_text("def f():\n    import jupyter_autograd as ja  # noqa\n"
-                                         "    from .. import nn\n")
+    (pkg / "ops" / "rows.py").write_text(
+        "def f():\n    import jupyter_autograd as ja  # noqa\n    from .. import nn\n"
+    )
     assert upward_imports(pkg) == [
         "jupyter_autograd.ops.rows (op families) line 2 -> jupyter_autograd (package root)",
         "jupyter_autograd.ops.rows (op families) line 3 -> jupyter_autograd.nn (public API)",
@@ -269,16 +362,24 @@ def test_the_core_imports_only_itself_numpy_and_the_standard_library():
     """Besides NumPy and the standard library, a core module imports only core modules, anywhere
     in it (CuPy: inside the functions of backend.py and xp.py that run on CuPy arrays only)."""
     root = Path(ja.__file__).parent
-    bad = [f"{m} -> {t}" for m, t, _ in _every_import(root)
-           if layer_of(m) == "core" and layer_of(t) != "core"]
+    bad = [
+        f"{m} -> {t}"
+        for m, t, _ in _every_import(root)
+        if layer_of(m) == "core" and layer_of(t) != "core"
+    ]
     for p in root.rglob("*.py"):
         parts = list(p.relative_to(root.parent).with_suffix("").parts)
         m = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         if layer_of(m) != "core":
             continue
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
-                     [node.module] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
             for top in {n.split(".")[0] for n in names}:
                 if top in sys.stdlib_module_names or top in ("numpy", "jupyter_autograd"):
                     continue

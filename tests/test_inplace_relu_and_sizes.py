@@ -10,10 +10,13 @@ import jupyter_autograd as ja
 from ._torch import require as require_torch
 
 
-@pytest.mark.parametrize("make", [
-    lambda: ja.nn.ReLU(inplace=True),
-    lambda: (lambda x: ja.nn.functional.relu(x, inplace=True)),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: ja.nn.ReLU(inplace=True),
+        lambda: lambda x: ja.nn.functional.relu(x, inplace=True),
+    ],
+)
 def test_inplace_relu_writes_into_its_input(make):
     w = ja.tensor([-1.0, 2.0, -3.0], requires_grad=True)
     x = w * 1
@@ -30,14 +33,18 @@ def test_inplace_relu_writes_into_its_input(make):
 
 @pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
 def test_factory_without_size(name):
-    with pytest.raises(TypeError, match=rf'^{name}\(\) missing 1 required positional arguments: "size"$'):
+    with pytest.raises(
+        TypeError, match=rf'^{name}\(\) missing 1 required positional arguments: "size"$'
+    ):
         getattr(ja, name)()
     assert getattr(ja, name)(()).shape == ()  # an explicit empty size is a 0-d tensor
 
 
 @pytest.mark.parametrize("name", ["rand", "randn"])
 def test_random_factory_without_size(name):
-    with pytest.raises(TypeError, match=rf"^{name}\(\) received an invalid combination of arguments - got \(\)"):
+    with pytest.raises(
+        TypeError, match=rf"^{name}\(\) received an invalid combination of arguments - got \(\)"
+    ):
         getattr(ja, name)()
 
 

@@ -34,9 +34,11 @@ _FNS = {
     "sin": lambda m, x: x.sin(),
     "exp": lambda m, x: x.exp(),
     "tanh_mul": lambda m, x: x.tanh() * x,
-    "pow": lambda m, x: x ** 3,
+    "pow": lambda m, x: x**3,
     "div": lambda m, x: x / (x * x + 1),
-    "matmul_sum": lambda m, x: (m.ones(3, 3, dtype=m.float64) * 0.5 + m.eye(3, dtype=m.float64)) @ x,
+    "matmul_sum": lambda m, x: (
+        (m.ones(3, 3, dtype=m.float64) * 0.5 + m.eye(3, dtype=m.float64)) @ x
+    ),
     "softmax": lambda m, x: x.exp() / x.exp().sum(),
     "sigmoid_mean": lambda m, x: x.sigmoid().mean(),
     "sum_dim": lambda m, x: (x.unsqueeze(0) * x.unsqueeze(1)).sum(1),

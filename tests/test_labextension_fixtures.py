@@ -147,7 +147,9 @@ def test_invalid_payload_is_rejected(validator: Any, case: dict[str, Any]) -> No
 
 def test_invalid_corpus_file_is_current() -> None:
     on_disk = json.loads(INVALID_FILE.read_text(encoding="utf-8"))
-    assert on_disk == invalid_corpus(), "regenerate: python tests/test_labextension_fixtures.py --write"
+    assert on_disk == invalid_corpus(), (
+        "regenerate: python tests/test_labextension_fixtures.py --write"
+    )
 
 
 def test_extension_source_builds_no_markup_from_strings() -> None:

@@ -53,11 +53,11 @@ def test_quoted_gradient_expression_reaches_backward_unquoted(ip, displayed):
 GRADIENTS = [
     '"torch.ones(2) * 3"',
     "'torch.full((2,), 3.0)'",
-    'torch.ones(2)*3',
-    '"d[\'k\']"',
+    "torch.ones(2)*3",
+    "\"d['k']\"",
     "'d[\"k\"]'",
-    '"torch.ones(2) * len(\'a b;c|d && $(e) > f `g`\') / 23 * 3"',  # 23 characters, all kept
-    '"torch.ones(2) * (3 if \'√\' else 0)"',
+    "\"torch.ones(2) * len('a b;c|d && $(e) > f `g`') / 23 * 3\"",  # 23 characters, all kept
+    "\"torch.ones(2) * (3 if '√' else 0)\"",
     '--gradient="torch.ones(2) * 3"',
 ]
 
@@ -70,13 +70,16 @@ def test_gradient_values_as_a_shell_reads_them(ip, displayed, value):
     assert ip.user_ns["x"].grad.tolist() == [6.0, 6.0]
 
 
-@pytest.mark.parametrize("opts, names", [
-    ('--backward "损失"', None),
-    ("--backward '损失' --show 'x, 损失'", ["x", "损失"]),
-    ('--show "x y"', ["x", "y"]),
-    ("--show x,y", ["x", "y"]),
-    ('--show="y"', ["y"]),
-])
+@pytest.mark.parametrize(
+    "opts, names",
+    [
+        ('--backward "损失"', None),
+        ("--backward '损失' --show 'x, 损失'", ["x", "损失"]),
+        ('--show "x y"', ["x", "y"]),
+        ("--show x,y", ["x", "y"]),
+        ('--show="y"', ["y"]),
+    ],
+)
 def test_name_options_quoted_and_unicode(ip, displayed, opts, names):
     r = ip.run_cell(CELL.format(opts=opts))
     assert r.success, r.error_in_exec
@@ -88,14 +91,20 @@ def test_name_options_quoted_and_unicode(ip, displayed, opts, names):
         assert [by[r]["name"] for r in p["roots"]] == names
 
 
-@pytest.mark.parametrize("opts, check", [
-    ('--max-nodes "3"', lambda g: g.payload["truncated"]),
-    ("--max-nodes='3'", lambda g: g.payload["truncated"]),
-    ("--direction 'backward'", lambda g: g.payload["direction"] == "backward"),
-    ('--format "text"', lambda g: list(g._repr_mimebundle_()) == ["text/plain"]),
-    ('--saved --values --retain-graph --backward "损失"', lambda g: g.payload["backward_order"]),
-    ("--no-grad", lambda g: "nothing was recorded" in repr(g._repr_mimebundle_())),
-])
+@pytest.mark.parametrize(
+    "opts, check",
+    [
+        ('--max-nodes "3"', lambda g: g.payload["truncated"]),
+        ("--max-nodes='3'", lambda g: g.payload["truncated"]),
+        ("--direction 'backward'", lambda g: g.payload["direction"] == "backward"),
+        ('--format "text"', lambda g: list(g._repr_mimebundle_()) == ["text/plain"]),
+        (
+            '--saved --values --retain-graph --backward "损失"',
+            lambda g: g.payload["backward_order"],
+        ),
+        ("--no-grad", lambda g: "nothing was recorded" in repr(g._repr_mimebundle_())),
+    ],
+)
 def test_other_options_quoted(ip, displayed, opts, check):
     r = ip.run_cell(CELL.format(opts=opts))
     assert r.success, r.error_in_exec
@@ -103,21 +112,31 @@ def test_other_options_quoted(ip, displayed, opts, check):
 
 
 def test_line_magics_take_python_expressions_as_typed(ip, displayed, capsys):
-    ip.run_cell("w = torch.ones(2, requires_grad=True)\nouts = {'loss': (w * 2).sum(), 'a b': w * 3}")
-    for line in ('%grad_fn outs["loss"]', "%grad_fn outs['loss']", '%grad_fn "outs[\'loss\']"',
-                 '%grad_fn outs [ "loss" ]'):
+    ip.run_cell(
+        "w = torch.ones(2, requires_grad=True)\nouts = {'loss': (w * 2).sum(), 'a b': w * 3}"
+    )
+    for line in (
+        '%grad_fn outs["loss"]',
+        "%grad_fn outs['loss']",
+        "%grad_fn \"outs['loss']\"",
+        '%grad_fn outs [ "loss" ]',
+    ):
         r = ip.run_cell(line)
         assert r.success, (line, r.error_in_exec)
         assert capsys.readouterr().out.startswith("SumBackward0"), line
     r = ip.run_cell("%grad_fn outs['a b']")
     assert r.success and capsys.readouterr().out.startswith("MulBackward0")
-    for line in ('%autograd_graph outs["loss"] --max-nodes "10" --format \'svg\'',
-                 '%autograd_graph --direction=backward (outs["loss"], outs["a b"])',
-                 "%autograd_graph -outs['a b']"):
+    for line in (
+        '%autograd_graph outs["loss"] --max-nodes "10" --format \'svg\'',
+        '%autograd_graph --direction=backward (outs["loss"], outs["a b"])',
+        "%autograd_graph -outs['a b']",
+    ):
         r = ip.run_cell(line)
         assert r.success, (line, r.error_in_exec)
     assert displayed[0].payload["nodes"][0]["name"] is None
-    assert displayed[1].payload["direction"] == "backward" and len(displayed[1].payload["roots"]) == 2
+    assert (
+        displayed[1].payload["direction"] == "backward" and len(displayed[1].payload["roots"]) == 2
+    )
     assert displayed[2].payload["nodes"][0]["op"] is None  # the NegBackward0 output tensor
 
 
@@ -141,7 +160,10 @@ SETUP = "n = 3\nv = torch.ones(2, requires_grad=True) * 2\n"
 ERRORS = [
     ("%%autograd --bogus", ["%%autograd", "--bogus", "quote"]),
     ("%%autograd --backward y extra words", ["unrecognized", "quote"]),
-    ("%%autograd --gradient torch.ones(2) * 3 --backward y", ["unrecognized", '"torch.ones(2) * 3"']),
+    (
+        "%%autograd --gradient torch.ones(2) * 3 --backward y",
+        ["unrecognized", '"torch.ones(2) * 3"'],
+    ),
     ("%%autograd --max-nodes -5", ["--max-nodes", "positive integer", "500"]),
     ("%%autograd --max-nodes abc", ["--max-nodes", "'abc'"]),
     ("%%autograd --max-nodes", ["--max-nodes", "expected one argument"]),
@@ -161,7 +183,10 @@ ERRORS = [
     ('%%autograd --backward y --gradient "1/0"', ["--gradient", "ZeroDivisionError"]),
     ('%%autograd --backward y --gradient "(("', ["--gradient", "SyntaxError"]),
     ("%%autograd --backward y --gradient 3", ["--gradient", "gives a int, not a tensor"]),
-    ('%%autograd --backward y --gradient "torch.ones(5)"', ["--backward y", "RuntimeError", "shape"]),
+    (
+        '%%autograd --backward y --gradient "torch.ones(5)"',
+        ["--backward y", "RuntimeError", "shape"],
+    ),
     ("%%autograd --backward y", ["--backward y", "scalar", "--gradient"]),
     ("%%autograd --backward w", ["--backward w", "does not require grad"]),
     ("%grad_fn", ["%grad_fn", "required"]),
@@ -227,14 +252,17 @@ def test_error_in_a_custom_backward_keeps_its_traceback(ip, displayed, capsys):
     assert "my backward is wrong" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("line, values", [
-    ('a "b c" d', ["a", "b c", "d"]),
-    ("'it''s' x", ["its", "x"]),
-    ('"say \\"hi\\"" \\ x', ['say "hi"', " x"]),
-    ("a\tb\nc", ["a", "b", "c"]),
-    ("中文 'é t'", ["中文", "é t"]),
-    ("$(x) `y` a|b;c&&d >e", ["$(x)", "`y`", "a|b;c&&d", ">e"]),
-])
+@pytest.mark.parametrize(
+    "line, values",
+    [
+        ('a "b c" d', ["a", "b c", "d"]),
+        ("'it''s' x", ["its", "x"]),
+        ('"say \\"hi\\"" \\ x', ['say "hi"', " x"]),
+        ("a\tb\nc", ["a", "b", "c"]),
+        ("中文 'é t'", ["中文", "é t"]),
+        ("$(x) `y` a|b;c&&d >e", ["$(x)", "`y`", "a|b;c&&d", ">e"]),
+    ],
+)
 def test_split_matches_shlex(line, values):
     import shlex
 

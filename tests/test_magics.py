@@ -33,7 +33,9 @@ def displayed(monkeypatch):
 
 
 def ours(shell, event):
-    return [cb for cb in shell.events.callbacks[event] if getattr(cb, "__module__", "") == M.__name__]
+    return [
+        cb for cb in shell.events.callbacks[event] if getattr(cb, "__module__", "") == M.__name__
+    ]
 
 
 CELL = """%%autograd {opts}
@@ -56,17 +58,25 @@ def test_autograd_cell_graph_with_names_and_lines(ip, displayed):
 
 
 def test_options_show_format_direction(ip, displayed):
-    r = ip.run_cell(CELL.format(opts="--show w --format text --direction backward --max-nodes 50 --saved --values"))
+    r = ip.run_cell(
+        CELL.format(
+            opts="--show w --format text --direction backward --max-nodes 50 --saved --values"
+        )
+    )
     assert r.success, r.error_in_exec
     g = displayed[-1]
-    assert g.payload["roots"] == [g.payload["nodes"][0]["id"]] and g.payload["nodes"][0]["name"] == "w"
+    assert (
+        g.payload["roots"] == [g.payload["nodes"][0]["id"]] and g.payload["nodes"][0]["name"] == "w"
+    )
     assert list(g._repr_mimebundle_()) == ["text/plain"]
     assert g.payload["direction"] == "backward"
 
 
 def test_gradient_and_retain_graph(ip, displayed):
-    r = ip.run_cell("%%autograd --backward v --gradient torch.ones(2) --retain-graph\n"
-                    "a = torch.ones(2, requires_grad=True)\nv = a * 3\n")
+    r = ip.run_cell(
+        "%%autograd --backward v --gradient torch.ones(2) --retain-graph\n"
+        "a = torch.ones(2, requires_grad=True)\nv = a * 3\n"
+    )
     assert r.success, r.error_in_exec
     assert ip.user_ns["a"].grad.tolist() == [3.0, 3.0]
     ip.run_cell("v.backward(torch.ones(2))")  # graph retained
@@ -96,7 +106,9 @@ def test_e1_exception_propagates_state_restored(ip, displayed, capsys):
 @pytest.mark.filterwarnings("ignore:To exit")
 @pytest.mark.parametrize("exc", ["KeyboardInterrupt", "SystemExit"])
 def test_e2_interrupts_propagate(ip, displayed, exc):
-    r = ip.run_cell(f"%%autograd\nimport jupyter_autograd as torch\ntorch.set_grad_enabled(False)\nraise {exc}\n")
+    r = ip.run_cell(
+        f"%%autograd\nimport jupyter_autograd as torch\ntorch.set_grad_enabled(False)\nraise {exc}\n"
+    )
     assert type(r.error_in_exec).__name__ == exc and r.success is False
     assert torch.is_grad_enabled() and not viz.is_tracing() and displayed == []
 
@@ -116,12 +128,26 @@ def test_e3_no_grad_raising_and_generator(ip, displayed):
         "second = next(g)\n"
     )
     assert r.success
-    assert (ip.user_ns["first"], ip.user_ns["outside"], ip.user_ns["second"]) == (False, True, False)
+    assert (ip.user_ns["first"], ip.user_ns["outside"], ip.user_ns["second"]) == (
+        False,
+        True,
+        False,
+    )
     assert torch.is_grad_enabled() and not viz.is_tracing()
 
 
-@pytest.mark.parametrize("opts", ["--bogus", "--max-nodes -5", "--max-nodes abc", '--name "unterminated',
-                                  '--show "a', "--gradient 1", "--direction up"])
+@pytest.mark.parametrize(
+    "opts",
+    [
+        "--bogus",
+        "--max-nodes -5",
+        "--max-nodes abc",
+        '--name "unterminated',
+        '--show "a',
+        "--gradient 1",
+        "--direction up",
+    ],
+)
 def test_e4_argument_errors_are_usage_errors(ip, displayed, opts, capsys):
     from IPython.core.error import UsageError
 
@@ -130,7 +156,10 @@ def test_e4_argument_errors_are_usage_errors(ip, displayed, opts, capsys):
     out = capsys.readouterr()
     assert isinstance(r.error_in_exec, UsageError)
     assert ip.user_ns["ran"] is False and displayed == []
-    assert "Traceback" not in out.out + out.err and "No closing quotation" not in str(r.error_in_exec).split("(")[0]
+    assert (
+        "Traceback" not in out.out + out.err
+        and "No closing quotation" not in str(r.error_in_exec).split("(")[0]
+    )
 
 
 def test_e5_load_reload_unload_idempotent():
@@ -173,7 +202,9 @@ def test_e6_callback_failure_is_logged_once(ip, monkeypatch, capsys, caplog):
     out = capsys.readouterr()
     assert r1.success and r2.result == 42
     assert "Error in callback" not in out.err + out.out
-    assert sum("internal error in a cell callback" in rec.getMessage() for rec in caplog.records) == 1
+    assert (
+        sum("internal error in a cell callback" in rec.getMessage() for rec in caplog.records) == 1
+    )
     (post,) = ours(ip, "post_run_cell")
     post(r2)  # accepts the result argument
 
@@ -192,8 +223,12 @@ def test_grad_fn_magic_tree(ip, capsys):
     ip.run_cell("w = torch.ones(2, requires_grad=True)\nc = torch.ones(2)\nz = (w * c).sum()")
     ip.run_cell("%grad_fn z")
     out = capsys.readouterr().out
-    assert out.splitlines()[:4] == ["SumBackward0", "\u2514\u2500\u2500 MulBackward0",
-                                    "    \u251c\u2500\u2500 AccumulateGrad (w)", "    \u2514\u2500\u2500 None"]
+    assert out.splitlines()[:4] == [
+        "SumBackward0",
+        "\u2514\u2500\u2500 MulBackward0",
+        "    \u251c\u2500\u2500 AccumulateGrad (w)",
+        "    \u2514\u2500\u2500 None",
+    ]
     ip.run_cell("%grad_fn w")
     assert capsys.readouterr().out.startswith("None")
 
@@ -217,7 +252,9 @@ def test_grad_mode_magic(ip, capsys):
 
 def test_bare_grad_fn_formatter_only_after_load():
     shell = InteractiveShell.instance()
-    shell.run_cell("import jupyter_autograd as torch\nw = torch.ones(2, requires_grad=True)\nz = w * 2")
+    shell.run_cell(
+        "import jupyter_autograd as torch\nw = torch.ones(2, requires_grad=True)\nz = w * 2"
+    )
     fn = shell.user_ns["z"].grad_fn
     data, _ = shell.display_formatter.format(fn)
     assert set(data) == {"text/plain"} and data["text/plain"].startswith("<MulBackward0 object at")
@@ -235,8 +272,10 @@ def test_bare_grad_fn_formatter_only_after_load():
 def test_traced_cell_error_shows_the_real_cell_number_and_user_frames_first(ip, displayed, capsys):
     """As IPython shows an ordinary cell's error: "Cell In[N], line 2" first, no magic frame."""
     ip.run_cell("a = 1", store_history=True)
-    r = ip.run_cell("%%autograd\nx = torch.ones(2, requires_grad=True)\ny = x @ torch.ones(3)\n",
-                    store_history=True)
+    r = ip.run_cell(
+        "%%autograd\nx = torch.ones(2, requires_grad=True)\ny = x @ torch.ones(3)\n",
+        store_history=True,
+    )
     out = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
     assert isinstance(r.error_in_exec, RuntimeError)
     frames = re.findall(r"^(Cell In\[\d+\], line \d+|File .*)$", out, re.MULTILINE)

@@ -15,8 +15,15 @@ from ._torch import require as require_torch
 Y = [1, 0, 4]
 YL = [[3, 0, -1, 1, 2], [1, 2, 3, -1, 0], [-1, 0, 0, 0, 0]]
 W = np.random.default_rng(9).uniform(0.2, 2.0, 5)
-MULTI = [{}, {"p": 2, "margin": 0.5}, {"reduction": "none"}, {"reduction": "sum", "weight": True},
-         {"p": 2, "weight": True, "reduction": "none"}, {"unbatched": True}, {"margin": -0.3}]
+MULTI = [
+    {},
+    {"p": 2, "margin": 0.5},
+    {"reduction": "none"},
+    {"reduction": "sum", "weight": True},
+    {"p": 2, "weight": True, "reduction": "none"},
+    {"unbatched": True},
+    {"margin": -0.3},
+]
 
 
 @pytest.mark.parametrize("i", range(len(MULTI)))
@@ -31,11 +38,16 @@ def test_multi_margin_loss_matches_torch(i, dtype):
     def fn(lib, t):
         w = lib.tensor(W, dtype=t.dtype) if use_w else None
         y = lib.tensor(Y[0]) if unbatched else lib.tensor(Y)
-        return lib.nn.functional.multi_margin_loss(t, y.reshape(-1) if unbatched else y, weight=w, **kw)
+        return lib.nn.functional.multi_margin_loss(
+            t, y.reshape(-1) if unbatched else y, weight=w, **kw
+        )
+
     compare(fn, [x], torch, dtype)
 
 
-@pytest.mark.parametrize("kw", [{}, {"reduction": "none"}, {"reduction": "sum"}, {"unbatched": True}])
+@pytest.mark.parametrize(
+    "kw", [{}, {"reduction": "none"}, {"reduction": "sum"}, {"unbatched": True}]
+)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_multilabel_margin_loss_matches_torch(kw, dtype):
     torch = require_torch()
@@ -47,7 +59,11 @@ def test_multilabel_margin_loss_matches_torch(kw, dtype):
         t = lib.tensor(x, dtype=getattr(lib, dtype), requires_grad=True)
         y = lib.tensor(YL[0] if unbatched else YL)
         out = lib.nn.functional.multilabel_margin_loss(t, y, **kw)
-        saved = (out.grad_fn.name(), out.grad_fn._saved_reduction, out.grad_fn._saved_is_target.tolist())
+        saved = (
+            out.grad_fn.name(),
+            out.grad_fn._saved_reduction,
+            out.grad_fn._saved_is_target.tolist(),
+        )
         out.sum().backward()
         res.append((out.detach().numpy(), t.grad.numpy(), saved))
     tol = 1e-6 if dtype == "float32" else 1e-12
@@ -68,8 +84,17 @@ def test_create_graph_and_forward_ad_refuse_as_torch(fn, target):
             g.sum().backward()
         fw = lib.autograd.forward_ad
         with fw.dual_level(), pytest.raises(NotImplementedError) as e2:
-            getattr(lib.nn.functional, fn)(fw.make_dual(x.detach(), lib.ones_like(x)), lib.tensor(target))
-        res.append((g.grad_fn.name(), str(e.value), str(e2.value).splitlines()[0], g.detach().numpy().tolist()))
+            getattr(lib.nn.functional, fn)(
+                fw.make_dual(x.detach(), lib.ones_like(x)), lib.tensor(target)
+            )
+        res.append(
+            (
+                g.grad_fn.name(),
+                str(e.value),
+                str(e2.value).splitlines()[0],
+                g.detach().numpy().tolist(),
+            )
+        )
     assert res[0][:3] == res[1][:3]
     np.testing.assert_allclose(res[0][3], res[1][3], rtol=1e-6)
 
@@ -78,11 +103,16 @@ ERRORS = [
     lambda lib: lib.nn.functional.multi_margin_loss(lib.ones(3, 5), lib.tensor(Y), p=3),
     lambda lib: lib.nn.functional.multi_margin_loss(lib.ones(3, 5), lib.tensor([1, 0, 5])),
     lambda lib: lib.nn.functional.multi_margin_loss(lib.ones(3, 5), lib.tensor([1, 0])),
-    lambda lib: lib.nn.functional.multi_margin_loss(lib.ones(3, 5), lib.tensor(Y), weight=lib.ones(4)),
-    lambda lib: lib.nn.functional.multi_margin_loss(lib.ones(3, 5), lib.tensor(Y), weight=lib.ones(1, 5)),
+    lambda lib: lib.nn.functional.multi_margin_loss(
+        lib.ones(3, 5), lib.tensor(Y), weight=lib.ones(4)
+    ),
+    lambda lib: lib.nn.functional.multi_margin_loss(
+        lib.ones(3, 5), lib.tensor(Y), weight=lib.ones(1, 5)
+    ),
     lambda lib: lib.nn.functional.multi_margin_loss(lib.ones(1, 3, 5), lib.tensor(Y)),
-    lambda lib: lib.nn.functional.multi_margin_loss(lib.ones(3, 5, dtype=lib.float64), lib.tensor(Y),
-                                                    weight=lib.ones(5)),
+    lambda lib: lib.nn.functional.multi_margin_loss(
+        lib.ones(3, 5, dtype=lib.float64), lib.tensor(Y), weight=lib.ones(5)
+    ),
     lambda lib: lib.nn.functional.multi_margin_loss(lib.ones(3, 5), lib.tensor(Y).float()),
     lambda lib: lib.nn.functional.multi_margin_loss(lib.ones(3, 5), lib.tensor(Y), reduction="bad"),
     lambda lib: lib.nn.functional.multilabel_margin_loss(lib.ones(3, 5), lib.tensor(YL[:2])),
@@ -99,8 +129,14 @@ def test_errors_match_torch(i):
 
 def test_modules_match_torch():
     torch = require_torch()
-    compare_repr(lambda lib: lib.nn.Sequential(lib.nn.MultiMarginLoss(p=2, margin=0.5),
-                                               lib.nn.MultiLabelMarginLoss(reduction="sum")), torch)
+    compare_repr(
+        lambda lib: lib.nn.Sequential(
+            lib.nn.MultiMarginLoss(p=2, margin=0.5), lib.nn.MultiLabelMarginLoss(reduction="sum")
+        ),
+        torch,
+    )
     x = np.random.default_rng(0).standard_normal((3, 5))
-    compare(lambda lib, t: lib.nn.MultiMarginLoss(weight=lib.tensor(W))(t, lib.tensor(Y)), [x], torch)
+    compare(
+        lambda lib, t: lib.nn.MultiMarginLoss(weight=lib.tensor(W))(t, lib.tensor(Y)), [x], torch
+    )
     compare(lambda lib, t: lib.nn.MultiLabelMarginLoss()(t, lib.tensor(YL)), [x], torch)

@@ -20,8 +20,13 @@ def _run(lib, dtype, shape, train, transpose):
         o, m = lib.native_dropout(src, 0.5, train)
     except RuntimeError as e:
         return ("raised", str(e), type(src.grad_fn).__name__, src.is_leaf)
-    return (o.detach().numpy().tolist(), str(m.dtype).split(".")[1], type(o.grad_fn).__name__,
-            o is src, type(src.grad_fn).__name__)
+    return (
+        o.detach().numpy().tolist(),
+        str(m.dtype).split(".")[1],
+        type(o.grad_fn).__name__,
+        o is src,
+        type(src.grad_fn).__name__,
+    )
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])

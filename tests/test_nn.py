@@ -31,8 +31,12 @@ def _close(a, b, dt):
 def _mlp(lib, act):
     n = lib.nn
     acts = {
-        "relu": n.ReLU(), "leaky": n.LeakyReLU(0.1), "tanh": n.Tanh(), "sigmoid": n.Sigmoid(),
-        "gelu": n.GELU(), "gelu_tanh": n.GELU(approximate="tanh"),
+        "relu": n.ReLU(),
+        "leaky": n.LeakyReLU(0.1),
+        "tanh": n.Tanh(),
+        "sigmoid": n.Sigmoid(),
+        "gelu": n.GELU(),
+        "gelu_tanh": n.GELU(approximate="tanh"),
     }
     return n.Sequential(n.Linear(4, 8), acts[act], n.LayerNorm(8), n.Linear(8, 3))
 
@@ -62,10 +66,15 @@ def test_mlp_forward_loss_and_grads_match_torch(act, dt):
 
 
 LOSSES = [
-    ("MSELoss", {}, "float"), ("L1Loss", {}, "float"), ("CrossEntropyLoss", {}, "index"),
-    ("CrossEntropyLoss", {"label_smoothing": 0.1}, "index"), ("NLLLoss", {}, "logp"),
-    ("BCELoss", {}, "prob"), ("BCEWithLogitsLoss", {}, "binary"),
-    ("MSELoss", {"reduction": "sum"}, "float"), ("CrossEntropyLoss", {"reduction": "none"}, "index"),
+    ("MSELoss", {}, "float"),
+    ("L1Loss", {}, "float"),
+    ("CrossEntropyLoss", {}, "index"),
+    ("CrossEntropyLoss", {"label_smoothing": 0.1}, "index"),
+    ("NLLLoss", {}, "logp"),
+    ("BCELoss", {}, "prob"),
+    ("BCEWithLogitsLoss", {}, "binary"),
+    ("MSELoss", {"reduction": "sum"}, "float"),
+    ("CrossEntropyLoss", {"reduction": "none"}, "index"),
 ]
 
 
@@ -117,8 +126,9 @@ def test_gelu_double_backward_matches_torch(approximate):
     x = np.linspace(-3, 3, 7)
     xo, xt = ja.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     (go,) = ja.autograd.grad(nn.functional.gelu(xo, approximate).sum(), xo, create_graph=True)
-    (gt,) = torch.autograd.grad(torch.nn.functional.gelu(xt, approximate=approximate).sum(), xt,
-                                create_graph=True)
+    (gt,) = torch.autograd.grad(
+        torch.nn.functional.gelu(xt, approximate=approximate).sum(), xt, create_graph=True
+    )
     _close(go, gt, "float64")
     go.sum().backward()
     gt.sum().backward()
@@ -169,10 +179,20 @@ def _arch(lib):
             super().__init__()
             self.emb = n.Embedding(10, 4, padding_idx=0)
             self.body = n.Sequential(
-                n.Linear(4, 8), n.ReLU(), n.Dropout(0.1), n.LeakyReLU(0.2), n.Tanh(), n.Sigmoid(),
-                n.GELU(), n.LayerNorm(8), n.Flatten(), n.Identity(),
+                n.Linear(4, 8),
+                n.ReLU(),
+                n.Dropout(0.1),
+                n.LeakyReLU(0.2),
+                n.Tanh(),
+                n.Sigmoid(),
+                n.GELU(),
+                n.LayerNorm(8),
+                n.Flatten(),
+                n.Identity(),
             )
-            self.heads = n.ModuleList([n.Linear(8, 2) for _ in range(3)] + [n.Linear(8, 3, bias=False)])
+            self.heads = n.ModuleList(
+                [n.Linear(8, 2) for _ in range(3)] + [n.Linear(8, 3, bias=False)]
+            )
             self.acts = n.ModuleDict({"sm": n.Softmax(dim=1), "lsm": n.LogSoftmax(dim=-1)})
             self.register_buffer("steps", lib.zeros(1))
             self.register_buffer("scratch", lib.zeros(1), persistent=False)
@@ -255,7 +275,9 @@ def test_dropout_mask_scaling_and_gradient():
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), y.detach().numpy(), rtol=1e-6)
     assert y.grad_fn.name() == "MulBackward0"  # torch on the CPU: bernoulli_ mask, then mul
-    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+    with pytest.raises(
+        ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"
+    ):
         nn.Dropout(1.5)
 
 
@@ -275,7 +297,11 @@ def test_forward_hooks_apply_to_and_requires_grad():
     assert names == ["Linear", "ReLU", "Sequential"]
     p = m.weight
     m.to(ja.float64)
-    assert m.weight is p and m.weight.dtype == ja.float64 and m(ja.ones(1, 2, dtype=ja.float64)).dtype == ja.float64
+    assert (
+        m.weight is p
+        and m.weight.dtype == ja.float64
+        and m(ja.ones(1, 2, dtype=ja.float64)).dtype == ja.float64
+    )
     m.requires_grad_(False)
     assert not any(q.requires_grad for q in m.parameters())
 
@@ -305,7 +331,9 @@ def test_linear_wrong_feature_size_message_matches_torch():
         torch.nn.Linear(3, 2)(torch.ones(4, 5))
     with pytest.raises(RuntimeError) as eo:
         nn.Linear(3, 2)(ja.ones(4, 5))
-    assert str(eo.value) == str(et.value) == "mat1 and mat2 shapes cannot be multiplied (4x5 and 3x2)"
+    assert (
+        str(eo.value) == str(et.value) == "mat1 and mat2 shapes cannot be multiplied (4x5 and 3x2)"
+    )
 
 
 def test_cross_entropy_target_out_of_range():
@@ -352,7 +380,9 @@ def test_init_functions_statistics():
     assert np.all(ln.weight.detach().numpy() == 1) and np.all(ln.bias.detach().numpy() == 0)
     for g in ("relu", "tanh", "sigmoid", "selu", "linear"):
         assert nn.init.calculate_gain(g) == pytest.approx(torch.nn.init.calculate_gain(g))
-    assert nn.init.calculate_gain("leaky_relu", 0.2) == pytest.approx(torch.nn.init.calculate_gain("leaky_relu", 0.2))
+    assert nn.init.calculate_gain("leaky_relu", 0.2) == pytest.approx(
+        torch.nn.init.calculate_gain("leaky_relu", 0.2)
+    )
     with pytest.raises(ValueError, match="fewer than 2 dimensions"):
         nn.init.xavier_uniform_(ja.empty(3))
     p = nn.Parameter(ja.empty(3, 3))
@@ -362,10 +392,16 @@ def test_init_functions_statistics():
 
 def test_layer_reprs_match_torch():
     pairs = [
-        (lambda n: n.Linear(3, 2, bias=False)), (lambda n: n.LeakyReLU()), (lambda n: n.GELU("tanh")),
-        (lambda n: n.Softmax(0)), (lambda n: n.Dropout()), (lambda n: n.Flatten(0, 2)),
-        (lambda n: n.LayerNorm([2, 3], elementwise_affine=False)), (lambda n: n.Embedding(5, 2, padding_idx=-1)),
-        (lambda n: n.ReLU(inplace=True)), (lambda n: n.ModuleList()),
+        (lambda n: n.Linear(3, 2, bias=False)),
+        (lambda n: n.LeakyReLU()),
+        (lambda n: n.GELU("tanh")),
+        (lambda n: n.Softmax(0)),
+        (lambda n: n.Dropout()),
+        (lambda n: n.Flatten(0, 2)),
+        (lambda n: n.LayerNorm([2, 3], elementwise_affine=False)),
+        (lambda n: n.Embedding(5, 2, padding_idx=-1)),
+        (lambda n: n.ReLU(inplace=True)),
+        (lambda n: n.ModuleList()),
         (lambda n: n.ModuleList([n.ReLU(), n.ReLU(), n.Tanh()])),
     ]
     for make in pairs:

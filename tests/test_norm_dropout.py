@@ -56,8 +56,14 @@ def test_norm_module_training_and_eval_match_torch(i, dtype):
 
 
 @settings(max_examples=30, deadline=None)
-@given(n=st.integers(2, 4), c=st.integers(1, 3), hw=st.integers(1, 3), training=st.booleans(),
-       affine=st.booleans(), seed=st.integers(0, 2**31))
+@given(
+    n=st.integers(2, 4),
+    c=st.integers(1, 3),
+    hw=st.integers(1, 3),
+    training=st.booleans(),
+    affine=st.booleans(),
+    seed=st.integers(0, 2**31),
+)
 def test_batch_norm_functional_hypothesis(n, c, hw, training, affine, seed):
     torch = require_torch()
     rng = np.random.default_rng(seed)
@@ -72,18 +78,25 @@ def test_batch_norm_functional_hypothesis(n, c, hw, training, affine, seed):
         bt = lib.tensor(b, requires_grad=True) if affine else None
         y = lib.nn.functional.batch_norm(xt, m, v, wt, bt, training=training, momentum=0.2)
         (y * y * y).sum().backward()
-        res.append([y.detach().numpy(), m.numpy(), v.numpy(), xt.grad.numpy()]
-                   + ([wt.grad.numpy(), bt.grad.numpy()] if affine else []))
+        res.append(
+            [y.detach().numpy(), m.numpy(), v.numpy(), xt.grad.numpy()]
+            + ([wt.grad.numpy(), bt.grad.numpy()] if affine else [])
+        )
     for a, b_ in zip(*res):
         np.testing.assert_allclose(a, b_, rtol=1e-9, atol=1e-10)
 
 
-@pytest.mark.parametrize("fn", [
-    lambda lib, x, w, b: lib.nn.functional.batch_norm(x, None, None, w, b, training=True),
-    lambda lib, x, w, b: lib.nn.functional.batch_norm(x, lib.zeros(3, dtype=x.dtype), lib.ones(3, dtype=x.dtype), w, b),
-    lambda lib, x, w, b: lib.nn.functional.group_norm(x, 3, w, b),
-    lambda lib, x, w, b: lib.nn.functional.instance_norm(x, weight=w, bias=b),
-])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda lib, x, w, b: lib.nn.functional.batch_norm(x, None, None, w, b, training=True),
+        lambda lib, x, w, b: lib.nn.functional.batch_norm(
+            x, lib.zeros(3, dtype=x.dtype), lib.ones(3, dtype=x.dtype), w, b
+        ),
+        lambda lib, x, w, b: lib.nn.functional.group_norm(x, 3, w, b),
+        lambda lib, x, w, b: lib.nn.functional.instance_norm(x, weight=w, bias=b),
+    ],
+)
 def test_norm_forward_ad_and_double_backward(fn):
     torch = require_torch()
     rng = np.random.default_rng(0)
@@ -104,10 +117,18 @@ def test_norm_saved_values_match_torch():
     torch = require_torch()
     x = np.random.default_rng(0).standard_normal((4, 3, 2))
     for training in (True, False):
-        o = ja.nn.functional.batch_norm(ja.tensor(x, requires_grad=True), ja.zeros(3, dtype=ja.float64),
-                                        ja.ones(3, dtype=ja.float64), training=training).grad_fn
-        t = torch.nn.functional.batch_norm(torch.tensor(x, requires_grad=True), torch.zeros(3, dtype=torch.float64),
-                                           torch.ones(3, dtype=torch.float64), training=training).grad_fn
+        o = ja.nn.functional.batch_norm(
+            ja.tensor(x, requires_grad=True),
+            ja.zeros(3, dtype=ja.float64),
+            ja.ones(3, dtype=ja.float64),
+            training=training,
+        ).grad_fn
+        t = torch.nn.functional.batch_norm(
+            torch.tensor(x, requires_grad=True),
+            torch.zeros(3, dtype=torch.float64),
+            torch.ones(3, dtype=torch.float64),
+            training=training,
+        ).grad_fn
         assert o.name() == t.name() == "NativeBatchNormBackward0"
         assert o._saved_training == t._saved_training and o._saved_eps == t._saved_eps
         np.testing.assert_allclose(o._saved_result1.numpy(), t._saved_result1.numpy(), rtol=1e-12)
@@ -125,8 +146,12 @@ NORM_ERRORS = {
     "bn2d-3d": lambda lib: lib.nn.BatchNorm2d(3)(lib.ones(2, 3, 4)),
     "bn-channels": lambda lib: lib.nn.BatchNorm2d(3)(lib.ones(2, 4, 4, 4)),
     "bn-eval-none": lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 3), None, None),
-    "bn-weight": lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 3), lib.zeros(3), lib.ones(3), lib.ones(4)),
-    "bn-eps": lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 3), None, None, training=True, eps=0.0),
+    "bn-weight": lambda lib: lib.nn.functional.batch_norm(
+        lib.ones(2, 3), lib.zeros(3), lib.ones(3), lib.ones(4)
+    ),
+    "bn-eps": lambda lib: lib.nn.functional.batch_norm(
+        lib.ones(2, 3), None, None, training=True, eps=0.0
+    ),
     "gn-groups": lambda lib: lib.nn.GroupNorm(3, 4),
     "gn-input": lambda lib: lib.nn.functional.group_norm(lib.ones(2, 4, 3), 3),
     "gn-weight": lambda lib: lib.nn.functional.group_norm(lib.ones(2, 4, 3), 2, lib.ones(3)),
@@ -148,8 +173,12 @@ def test_instance_norm_channel_warning():
 
 
 DROPOUTS = [
-    ("dropout1d", (3, 4, 5)), ("dropout1d", (4, 5)), ("dropout2d", (2, 3, 4, 4)),
-    ("dropout3d", (2, 3, 2, 2, 2)), ("dropout3d", (3, 2, 2, 2)), ("alpha_dropout", (3, 4, 5)),
+    ("dropout1d", (3, 4, 5)),
+    ("dropout1d", (4, 5)),
+    ("dropout2d", (2, 3, 4, 4)),
+    ("dropout3d", (2, 3, 2, 2, 2)),
+    ("dropout3d", (3, 2, 2, 2)),
+    ("alpha_dropout", (3, 4, 5)),
     ("feature_alpha_dropout", (2, 3, 4, 4)),
 ]
 
@@ -171,9 +200,13 @@ def test_dropout_variants_match_torch_for_a_seed(fn, shape, p):
 
 def test_dropout_inplace_and_modules():
     torch = require_torch()
-    for make in (lambda lib: lib.nn.Dropout1d(), lambda lib: lib.nn.Dropout2d(0.3),
-                 lambda lib: lib.nn.Dropout3d(), lambda lib: lib.nn.AlphaDropout(0.2),
-                 lambda lib: lib.nn.FeatureAlphaDropout(0.4, inplace=True)):
+    for make in (
+        lambda lib: lib.nn.Dropout1d(),
+        lambda lib: lib.nn.Dropout2d(0.3),
+        lambda lib: lib.nn.Dropout3d(),
+        lambda lib: lib.nn.AlphaDropout(0.2),
+        lambda lib: lib.nn.FeatureAlphaDropout(0.4, inplace=True),
+    ):
         compare_repr(make, torch)
     x = np.random.default_rng(1).standard_normal((2, 3, 4, 4)).astype(np.float32)
     outs = []
@@ -198,22 +231,39 @@ def test_top_level_norm_forms_match_torch():
     torch = require_torch()
     x = np.random.default_rng(2).standard_normal((4, 3, 2))
     for training in (True, False):
+
         def nbn(lib, t, w, b, training=training):
             rm, rv = lib.zeros(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64)
             return lib.native_batch_norm(t, w, b, rm, rv, training, 0.1, 1e-5)
-        outs = [nbn(lib, lib.tensor(x, requires_grad=True), lib.ones(3, dtype=lib.float64), None)
-                for lib in (ja, torch)]
+
+        outs = [
+            nbn(lib, lib.tensor(x, requires_grad=True), lib.ones(3, dtype=lib.float64), None)
+            for lib in (ja, torch)
+        ]
         for o, t in zip(outs[0], outs[1]):
             assert tuple(o.shape) == tuple(t.shape) and o.requires_grad == t.requires_grad
-            np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
-        compare(lambda lib, t, w, tr=training: nbn(lib, t, w, None, tr)[0], [x, np.ones(3) * 1.5], torch)
-    outs = [lib.native_layer_norm(lib.tensor(x, requires_grad=True), (3, 2), None, None, 1e-5) for lib in (ja, torch)]
+            np.testing.assert_allclose(
+                o.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12
+            )
+        compare(
+            lambda lib, t, w, tr=training: nbn(lib, t, w, None, tr)[0], [x, np.ones(3) * 1.5], torch
+        )
+    outs = [
+        lib.native_layer_norm(lib.tensor(x, requires_grad=True), (3, 2), None, None, 1e-5)
+        for lib in (ja, torch)
+    ]
     for o, t in zip(outs[0], outs[1]):
         assert tuple(o.shape) == tuple(t.shape) and o.requires_grad == t.requires_grad
         np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
     compare(lambda lib, t: lib.layer_norm(t, (2,)), [x], torch)
-    compare(lambda lib, t: lib.batch_norm(t, None, None, None, None, True, 0.1, 1e-5, False), [x], torch)
-    compare(lambda lib, t: lib.instance_norm(t, None, None, None, None, True, 0.1, 1e-5, False), [x], torch)
+    compare(
+        lambda lib, t: lib.batch_norm(t, None, None, None, None, True, 0.1, 1e-5, False), [x], torch
+    )
+    compare(
+        lambda lib, t: lib.instance_norm(t, None, None, None, None, True, 0.1, 1e-5, False),
+        [x],
+        torch,
+    )
     compare(lambda lib, t: lib.group_norm(t, 3), [x], torch)
 
 
@@ -221,14 +271,28 @@ def test_norms_of_empty_inputs_match_torch():
     """An empty input skips batch norm's kernel (a clone times weight[0] plus bias[0]); a 1-D
     input is refused unless empty; group norm of an empty batch keeps its node."""
     torch = require_torch()
-    compare(lambda lib, t, w: lib.nn.functional.batch_norm(t, None, None, w, w, training=True),
-            [np.zeros((0, 2)), np.ones(2)], torch)
-    compare(lambda lib, t: lib.nn.functional.batch_norm(t, lib.zeros(0, dtype=lib.float64),
-                                                        lib.ones(0, dtype=lib.float64)), [np.zeros(0)], torch)
-    compare(lambda lib, t, w: lib.nn.functional.group_norm(t, 1, w, w), [np.zeros((0, 2)), np.ones(2)], torch)
+    compare(
+        lambda lib, t, w: lib.nn.functional.batch_norm(t, None, None, w, w, training=True),
+        [np.zeros((0, 2)), np.ones(2)],
+        torch,
+    )
+    compare(
+        lambda lib, t: lib.nn.functional.batch_norm(
+            t, lib.zeros(0, dtype=lib.float64), lib.ones(0, dtype=lib.float64)
+        ),
+        [np.zeros(0)],
+        torch,
+    )
+    compare(
+        lambda lib, t, w: lib.nn.functional.group_norm(t, 1, w, w),
+        [np.zeros((0, 2)), np.ones(2)],
+        torch,
+    )
     compare(lambda lib, t: lib.nn.functional.instance_norm(t), [np.zeros((0, 2, 3))], torch)
-    for case in (lambda lib: lib.nn.functional.batch_norm(lib.zeros(3), lib.zeros(3), lib.ones(3)),
-                 lambda lib: lib.nn.functional.batch_norm(lib.zeros(3), lib.zeros(0), lib.ones(0))):
+    for case in (
+        lambda lib: lib.nn.functional.batch_norm(lib.zeros(3), lib.zeros(3), lib.ones(3)),
+        lambda lib: lib.nn.functional.batch_norm(lib.zeros(3), lib.zeros(0), lib.ones(0)),
+    ):
         compare_errors(case, torch)
 
 
@@ -243,12 +307,23 @@ def test_native_dropout_matches_torch():
                 lib.manual_seed(0)
                 x = lib.ones(shape, requires_grad=True)
                 o, m = lib.native_dropout(x, 0.5, train)
-                res.append((o.grad_fn.name(), o is x, x.is_leaf, str(m.dtype), o.detach().numpy().tolist()))
+                res.append(
+                    (o.grad_fn.name(), o is x, x.is_leaf, str(m.dtype), o.detach().numpy().tolist())
+                )
             assert res[0] == res[1], (shape, train, res)
-    compare_errors(lambda lib: lib.native_dropout(lib.zeros(3, dtype=lib.complex64, requires_grad=True), 0.5, True),
-                   torch)
+    compare_errors(
+        lambda lib: lib.native_dropout(
+            lib.zeros(3, dtype=lib.complex64, requires_grad=True), 0.5, True
+        ),
+        torch,
+    )
     with ja.no_grad():
-        assert ja.native_dropout(ja.zeros(3, dtype=ja.complex64, requires_grad=True), 0.5, False)[0].grad_fn is None
+        assert (
+            ja.native_dropout(ja.zeros(3, dtype=ja.complex64, requires_grad=True), 0.5, False)[
+                0
+            ].grad_fn
+            is None
+        )
 
 
 def test_native_dropout_draws_in_memory_order_and_keeps_torch_history():
@@ -274,6 +349,7 @@ def _chain(t):
         out.append("  " * d + n.name())
         for f, _ in n.next_functions:
             walk(f, d + 1)
+
     walk(t.grad_fn, 0)
     return out
 
@@ -283,18 +359,22 @@ def test_rms_norm_matches_torch(dtype):
     torch = require_torch()
     rng = np.random.default_rng(5)
     x, w = rng.standard_normal((2, 3, 4)), rng.standard_normal((3, 4))
-    for fn in (lambda lib, a, b: lib.nn.functional.rms_norm(a, (3, 4), b),
-               lambda lib, a, b: lib.nn.functional.rms_norm(a, (4,), None, 1e-3) * b[0],
-               lambda lib, a, b: lib.rms_norm(a, [4]) + b[0],
-               lambda lib, a, b: lib.nn.RMSNorm([3, 4], elementwise_affine=False)(a) * b):
+    for fn in (
+        lambda lib, a, b: lib.nn.functional.rms_norm(a, (3, 4), b),
+        lambda lib, a, b: lib.nn.functional.rms_norm(a, (4,), None, 1e-3) * b[0],
+        lambda lib, a, b: lib.rms_norm(a, [4]) + b[0],
+        lambda lib, a, b: lib.nn.RMSNorm([3, 4], elementwise_affine=False)(a) * b,
+    ):
         o, t = compare(fn, [x, w], torch, dtype)
         assert _chain(o) == _chain(t)
     for make in (lambda lib: lib.nn.RMSNorm([3, 4]), lambda lib: lib.nn.RMSNorm(4, 1e-3, False)):
         compare_repr(make, torch)
-    for case in (lambda lib: lib.nn.functional.rms_norm(lib.ones(2, 3, 4), (3,)),
-                 lambda lib: lib.nn.functional.rms_norm(lib.ones(2, 3, 4), (5, 4)),
-                 lambda lib: lib.nn.functional.rms_norm(lib.ones(2, 3), (3,), lib.ones(2)),
-                 lambda lib: lib.nn.functional.rms_norm(lib.ones(2, 3), 3)):
+    for case in (
+        lambda lib: lib.nn.functional.rms_norm(lib.ones(2, 3, 4), (3,)),
+        lambda lib: lib.nn.functional.rms_norm(lib.ones(2, 3, 4), (5, 4)),
+        lambda lib: lib.nn.functional.rms_norm(lib.ones(2, 3), (3,), lib.ones(2)),
+        lambda lib: lib.nn.functional.rms_norm(lib.ones(2, 3), 3),
+    ):
         compare_errors(case, torch)
 
 

@@ -42,9 +42,16 @@ def _run(cells: list, tmp_path) -> tuple:
     """Execute ``cells`` (sources) in a fresh kernel; returns (notebook, error or None)."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src in cells]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     client = nbclient.NotebookClient(
-        nb, kernel_name="python3", timeout=60, resources={"metadata": {"path": str(tmp_path)}},
+        nb,
+        kernel_name="python3",
+        timeout=60,
+        resources={"metadata": {"path": str(tmp_path)}},
     )
     err = None
     try:
@@ -73,7 +80,9 @@ def test_e1_autograd_cell_error_stops_nbclient(tmp_path):
     assert "ZeroDivisionError" in text and "boom" in text
     assert 'raise ZeroDivisionError("boom")' in text  # the user's line is in the traceback
     first, failing, third = nb.cells
-    assert first.execution_count is not None and not any(o.output_type == "error" for o in first.outputs)
+    assert first.execution_count is not None and not any(
+        o.output_type == "error" for o in first.outputs
+    )
     errors = [o for o in failing.outputs if o.output_type == "error"]
     assert [(o.ename, o.evalue) for o in errors] == [("ZeroDivisionError", "boom")]
     assert not any(MIME in o.get("data", {}) for o in failing.outputs), "no graph for a failed cell"
@@ -121,8 +130,15 @@ loss.backward(retain_graph=True)""",
 ]
 HOSTILE_COMMENT = XSS[0] + XSS[1] + XSS[3]
 # markup the corpus would inject if some output were not escaped
-INJECTED = ["<script>alert", "<img src=x onerror", "<svg onload", "<iframe", "<foreignobject",
-            "<button data-commandlinker", '<a id="x"']
+INJECTED = [
+    "<script>alert",
+    "<img src=x onerror",
+    "<svg onload",
+    "<iframe",
+    "<foreignobject",
+    "<button data-commandlinker",
+    '<a id="x"',
+]
 
 
 def _f5_cells(hostile: bool) -> list:
@@ -184,19 +200,31 @@ def _outputs(nb) -> list:
 
 def test_f5_text_plain_summary_in_every_graph_output(f5):
     nb, _ = f5["hostile"]
-    graphs = [o for o in _outputs(nb) if o.output_type in ("display_data", "execute_result")
-              and (MIME in o.data or "image/svg+xml" in o.data or "AutogradGraph(" in o.data.get("text/plain", ""))]
+    graphs = [
+        o
+        for o in _outputs(nb)
+        if o.output_type in ("display_data", "execute_result")
+        and (
+            MIME in o.data
+            or "image/svg+xml" in o.data
+            or "AutogradGraph(" in o.data.get("text/plain", "")
+        )
+    ]
     # auto graph, text graph, grad_fn formatter, %%autograd
     assert len(graphs) == 4, [sorted(o.data) for o in _outputs(nb)]
     for o in graphs:
         assert SUMMARY.search(o.data["text/plain"]), o.data["text/plain"][:200]
-    assert not any(o.output_type in ("error", "stream") and o.get("name") != "stdout"
-                   for o in _outputs(nb)), [o for o in _outputs(nb) if o.output_type != "display_data"]
+    assert not any(
+        o.output_type in ("error", "stream") and o.get("name") != "stdout" for o in _outputs(nb)
+    ), [o for o in _outputs(nb) if o.output_type != "display_data"]
     # the labels reached the payload (else the test would prove nothing)
     auto = graphs[0].data
     labels = {n["label"].split("\n")[0] for n in auto[MIME]["nodes"]}
-    assert XSS[0] in labels and XSS[1] in labels and XSS[0] + "Backward" in {
-        n.get("op") for n in auto[MIME]["nodes"]}
+    assert (
+        XSS[0] in labels
+        and XSS[1] in labels
+        and XSS[0] + "Backward" in {n.get("op") for n in auto[MIME]["nodes"]}
+    )
     # the text tree carries the labels, with bidi overrides and NUL neutralised
     tree = graphs[1].data["text/plain"]
     assert XSS[0] in tree and "\\u202e" in tree and "\u202e" not in tree and "\x00" not in tree
@@ -225,7 +253,17 @@ def test_f5_nbconvert_html_has_no_injected_markup(f5, svg):
     assert hostile.handlers == [] and hostile.js_urls == []
     # the same elements as the control notebook: no label became markup
     assert sorted(set(hostile.tags)) == sorted(set(control.tags))
-    for tag in ("iframe", "foreignobject", "object", "embed", "button", "svg", "a", "img", "script"):
+    for tag in (
+        "iframe",
+        "foreignobject",
+        "object",
+        "embed",
+        "button",
+        "svg",
+        "a",
+        "img",
+        "script",
+    ):
         assert hostile.tags.count(tag) == control.tags.count(tag), tag
     lowered = html.lower()
     for raw in INJECTED:
@@ -243,7 +281,17 @@ def test_f5_svg_outputs_escape_labels(f5):
     assert sorted(embedded) == sorted(svgs)
     for svg in svgs:
         s = _scan(svg)
-        assert set(s.tags) <= {"svg", "defs", "marker", "path", "rect", "g", "title", "text", "circle"}, set(s.tags)
+        assert set(s.tags) <= {
+            "svg",
+            "defs",
+            "marker",
+            "path",
+            "rect",
+            "g",
+            "title",
+            "text",
+            "circle",
+        }, set(s.tags)
         assert s.handlers == [] and s.js_urls == [] and s.scripts == []
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in svg
     # the op-name and the source-line labels were drawn too

@@ -20,7 +20,11 @@ ALL = sorted(OPS)
 # rows torch records as NotImplemented nodes have no gradient to check
 DIFFERENTIABLE = [n for n in ALL if OPS[n].node_name != "NotImplemented"]
 # ops whose sample is a plain elementwise call: hypothesis draws broadcastable shapes for them
-ELEMENTWISE = [n for n in DIFFERENTIABLE if not (OPS[n].sample or {}).get("kind") and not (OPS[n].sample or {}).get("reduce")]
+ELEMENTWISE = [
+    n
+    for n in DIFFERENTIABLE
+    if not (OPS[n].sample or {}).get("kind") and not (OPS[n].sample or {}).get("reduce")
+]
 
 
 def _node_names(t):
@@ -76,7 +80,9 @@ def check_case(case, rng, atol=1e-8, rtol=1e-6):
             np.testing.assert_allclose(ana, n, rtol=case.rtol, atol=case.rtol * np.abs(n).max())
             continue
         # A1's criterion, with the round-off of a float64 central difference (1e-16 * |f| / eps)
-        np.testing.assert_allclose(ana, n, atol=max(atol, 1e-8 * np.abs(v).max() * max(1, np.abs(n).max())), rtol=rtol * 10)
+        np.testing.assert_allclose(
+            ana, n, atol=max(atol, 1e-8 * np.abs(v).max() * max(1, np.abs(n).max())), rtol=rtol * 10
+        )
     return out
 
 
@@ -106,7 +112,9 @@ def test_gradient_matches_finite_differences(name, rng):
 def test_elementwise_broadcasting_hypothesis(name, data):
     op = OPS[name]
     n = len(op.inputs)
-    shapes = data.draw(mutually_broadcastable_shapes(num_shapes=n, max_dims=3, max_side=3, min_side=0)).input_shapes
+    shapes = data.draw(
+        mutually_broadcastable_shapes(num_shapes=n, max_dims=3, max_side=3, min_side=0)
+    ).input_shapes
     seed = data.draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
     for case in cases(op, rng, shapes=list(shapes)):

@@ -28,7 +28,10 @@ CONFIGS = [
     ("RMSprop", {"lr": 0.01}),
     ("RMSprop", {"lr": 0.01, "momentum": 0.9, "centered": True, "weight_decay": 0.01}),
     ("Adagrad", {"lr": 0.1}),
-    ("Adagrad", {"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.01, "initial_accumulator_value": 0.1}),
+    (
+        "Adagrad",
+        {"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.01, "initial_accumulator_value": 0.1},
+    ),
 ]
 
 
@@ -68,10 +71,14 @@ def test_twenty_steps_match_torch(name, kw, dt):
     tol = TOL[dt]
     np.testing.assert_allclose(lo.item(), lt.item(), rtol=tol, atol=tol)
     for (k, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
-        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=tol, atol=tol, err_msg=k)
+        np.testing.assert_allclose(
+            p.detach().numpy(), q.detach().numpy(), rtol=tol, atol=tol, err_msg=k
+        )
         assert p._version > 0  # updated in place
     so, st = oo.state_dict(), ot.state_dict()
-    assert {k: set(v) for k, v in so["state"].items()} == {k: set(v) for k, v in st["state"].items()}
+    assert {k: set(v) for k, v in so["state"].items()} == {
+        k: set(v) for k, v in st["state"].items()
+    }
     assert list(so["param_groups"][0]) == list(st["param_groups"][0])
 
 
@@ -89,7 +96,9 @@ def test_param_groups_and_state_dict_round_trip():
     sd = oo.state_dict()
     assert sd["param_groups"][1]["params"] == ot.state_dict()["param_groups"][1]["params"] == [2, 3]
     # a fresh optimizer loaded from the state dict continues exactly like the original
-    fresh = ja.optim.Adam([{"params": ours[0].parameters()}, {"params": ours[2].parameters()}], lr=1.0)
+    fresh = ja.optim.Adam(
+        [{"params": ours[0].parameters()}, {"params": ours[2].parameters()}], lr=1.0
+    )
     fresh.load_state_dict(sd)
     assert [g["lr"] for g in fresh.param_groups] == [0.02, 0.005]
     _run(ja, ours, fresh, x, y, 5)
@@ -119,9 +128,13 @@ def test_optimizer_errors_match_torch():
         torch.optim.SGD([torch.ones(2, requires_grad=True) * 2], lr=0.1)
     with pytest.raises(ValueError, match="optimizer got an empty parameter list"):
         ja.optim.Adam([])
-    with pytest.raises(TypeError, match="params argument given to the optimizer should be an iterable"):
+    with pytest.raises(
+        TypeError, match="params argument given to the optimizer should be an iterable"
+    ):
         ja.optim.Adam(leaf)
-    with pytest.raises(ValueError, match="Nesterov momentum requires a momentum and zero dampening"):
+    with pytest.raises(
+        ValueError, match="Nesterov momentum requires a momentum and zero dampening"
+    ):
         ja.optim.SGD([leaf], lr=0.1, nesterov=True)
     with pytest.raises(ValueError, match="Invalid learning rate: -1"):
         ja.optim.SGD([leaf], lr=-1)
@@ -146,11 +159,14 @@ def test_step_runs_under_no_grad_and_closure_under_grad():
     assert w.grad_fn is None and w.requires_grad and w.item() == 1.0
 
 
-@pytest.mark.parametrize("name,kw", [
-    ("StepLR", {"step_size": 3, "gamma": 0.5}),
-    ("ExponentialLR", {"gamma": 0.9}),
-    ("CosineAnnealingLR", {"T_max": 5, "eta_min": 0.01}),
-])
+@pytest.mark.parametrize(
+    "name,kw",
+    [
+        ("StepLR", {"step_size": 3, "gamma": 0.5}),
+        ("ExponentialLR", {"gamma": 0.9}),
+        ("CosineAnnealingLR", {"T_max": 5, "eta_min": 0.01}),
+    ],
+)
 def test_schedulers_match_torch(name, kw):
     oo = ja.optim.SGD([ja.ones(1, requires_grad=True)], lr=0.1, momentum=0.9)
     ot = torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1, momentum=0.9)

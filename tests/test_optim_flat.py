@@ -29,8 +29,10 @@ def _model(dtype, seed=0):
 
 def _data(dtype):
     rng = np.random.default_rng(0)
-    return (ja.tensor(rng.normal(size=(7, 3)).astype(dtype)),
-            ja.tensor(rng.normal(size=(7, 2)).astype(dtype)))
+    return (
+        ja.tensor(rng.normal(size=(7, 3)).astype(dtype)),
+        ja.tensor(rng.normal(size=(7, 2)).astype(dtype)),
+    )
 
 
 def _steps(model, opt, x, y, n, skip_first_layer_on=()):

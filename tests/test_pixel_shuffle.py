@@ -41,8 +41,16 @@ def test_double_backward_records_the_inverse(fn):
         y = getattr(lib.nn.functional, fn)(x, 2)
         (g,) = lib.autograd.grad((y * y).sum(), [x], create_graph=True)
         (gg,) = lib.autograd.grad(g.sum(), [x])
-        names.append((y.grad_fn.name(), g.grad_fn.name(), y.grad_fn._saved_upscale_factor
-                      if fn == "pixel_shuffle" else y.grad_fn._saved_downscale_factor, gg.numpy().tolist()))
+        names.append(
+            (
+                y.grad_fn.name(),
+                g.grad_fn.name(),
+                y.grad_fn._saved_upscale_factor
+                if fn == "pixel_shuffle"
+                else y.grad_fn._saved_downscale_factor,
+                gg.numpy().tolist(),
+            )
+        )
     assert names[0] == names[1]
 
 
@@ -73,6 +81,10 @@ def test_errors_match_torch(i):
 
 def test_modules_match_torch():
     torch = require_torch()
-    compare_repr(lambda lib: lib.nn.Sequential(lib.nn.PixelShuffle(3), lib.nn.PixelUnshuffle(2)), torch)
+    compare_repr(
+        lambda lib: lib.nn.Sequential(lib.nn.PixelShuffle(3), lib.nn.PixelUnshuffle(2)), torch
+    )
     x = np.random.default_rng(0).standard_normal((2, 9, 2, 2))
-    compare(lambda lib, t: lib.nn.PixelUnshuffle(3)(lib.nn.PixelShuffle(3)(t)), [x], torch, "float64")
+    compare(
+        lambda lib, t: lib.nn.PixelUnshuffle(3)(lib.nn.PixelShuffle(3)(t)), [x], torch, "float64"
+    )

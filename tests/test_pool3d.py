@@ -11,8 +11,14 @@ import jupyter_autograd as ja
 from ._layer_parity import compare, compare_errors, compare_jvp, compare_repr
 from ._torch import require as require_torch
 
-SIZES = [((2, 3, 5, 6, 7), (2, 3, 4)), ((2, 3, 5, 6, 7), (None, 2, 1)), ((3, 4, 4, 4), 2),
-         ((1, 2, 3, 5, 7), (3, 5, 7)), ((1, 2, 3, 5, 7), (4, 7, 9)), ((2, 1, 3, 3, 3), 1)]
+SIZES = [
+    ((2, 3, 5, 6, 7), (2, 3, 4)),
+    ((2, 3, 5, 6, 7), (None, 2, 1)),
+    ((3, 4, 4, 4), 2),
+    ((1, 2, 3, 5, 7), (3, 5, 7)),
+    ((1, 2, 3, 5, 7), (4, 7, 9)),
+    ((2, 1, 3, 3, 3), 1),
+]
 
 
 @pytest.mark.parametrize("i", range(len(SIZES)))
@@ -29,12 +35,17 @@ def test_double_backward_matches_torch():
     torch = require_torch()
     res = []
     for lib in (ja, torch):
-        x = lib.tensor(np.random.default_rng(0).standard_normal((2, 2, 5, 4, 3)), requires_grad=True)
+        x = lib.tensor(
+            np.random.default_rng(0).standard_normal((2, 2, 5, 4, 3)), requires_grad=True
+        )
         y = lib.nn.functional.adaptive_avg_pool3d(x, (2, 3, 2))
         (g,) = lib.autograd.grad((y * y).sum(), [x], create_graph=True)
         (gg,) = lib.autograd.grad((g * g).sum(), [x])
-        saved = sorted((a, getattr(g.grad_fn, a)) for a in dir(g.grad_fn)
-                       if a.startswith("_saved_grad_output_sym"))
+        saved = sorted(
+            (a, getattr(g.grad_fn, a))
+            for a in dir(g.grad_fn)
+            if a.startswith("_saved_grad_output_sym")
+        )
         res.append((y.grad_fn.name(), g.grad_fn.name(), saved, gg.numpy()))
     assert res[0][:3] == res[1][:3]
     np.testing.assert_allclose(res[0][3], res[1][3], rtol=1e-10)
@@ -45,7 +56,9 @@ ERRORS = [
     lambda lib: lib.nn.functional.adaptive_avg_pool3d(lib.ones(2, 3, 5, 6, 7), (2, 2)),
     lambda lib: lib.nn.functional.adaptive_avg_pool3d(lib.ones(2, 3, 5, 6, 7), -1),
     lambda lib: lib.nn.functional.adaptive_avg_pool3d(lib.ones(2, 0, 4, 4, 4), 2),
-    lambda lib: lib.nn.functional.adaptive_avg_pool3d(lib.ones(2, 3, 4, 4, 4, dtype=lib.complex64), 2),
+    lambda lib: lib.nn.functional.adaptive_avg_pool3d(
+        lib.ones(2, 3, 4, 4, 4, dtype=lib.complex64), 2
+    ),
 ]
 
 
@@ -62,8 +75,16 @@ def test_module_matches_torch():
 
 
 AVG3 = [
-    ((2, 3, 5, 6, 7), {"kernel_size": (2, 3, 2), "stride": (1, 2, 2), "padding": 1, "ceil_mode": True,
-                       "count_include_pad": False}),
+    (
+        (2, 3, 5, 6, 7),
+        {
+            "kernel_size": (2, 3, 2),
+            "stride": (1, 2, 2),
+            "padding": 1,
+            "ceil_mode": True,
+            "count_include_pad": False,
+        },
+    ),
     ((2, 3, 5, 6, 7), {"kernel_size": 2}),
     ((3, 5, 6, 7), {"kernel_size": 3, "stride": 2, "padding": 1, "divisor_override": 5}),
     ((1, 2, 5, 5, 5), {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True}),
@@ -84,12 +105,22 @@ def test_avg_pool3d_double_backward_matches_torch():
     torch = require_torch()
     res = []
     for lib in (ja, torch):
-        x = lib.tensor(np.random.default_rng(0).standard_normal((1, 2, 4, 5, 3)), requires_grad=True)
+        x = lib.tensor(
+            np.random.default_rng(0).standard_normal((1, 2, 4, 5, 3)), requires_grad=True
+        )
         y = lib.nn.functional.avg_pool3d(x, 2, stride=1, padding=1, count_include_pad=False)
         (g,) = lib.autograd.grad((y * y).sum(), [x], create_graph=True)
         (gg,) = lib.autograd.grad((g * g).sum(), [x])
-        res.append((y.grad_fn.name(), g.grad_fn.name(), y.grad_fn._saved_kernel_size, y.grad_fn._saved_stride,
-                    g.grad_fn._saved_count_include_pad, gg.numpy()))
+        res.append(
+            (
+                y.grad_fn.name(),
+                g.grad_fn.name(),
+                y.grad_fn._saved_kernel_size,
+                y.grad_fn._saved_stride,
+                g.grad_fn._saved_count_include_pad,
+                gg.numpy(),
+            )
+        )
     assert res[0][:5] == res[1][:5]
     np.testing.assert_allclose(res[0][5], res[1][5], rtol=1e-10)
 
@@ -98,8 +129,12 @@ def test_avg_pool3d_double_backward_matches_torch():
 def test_local_response_norm_matches_torch(shape):
     torch = require_torch()
     x = np.random.default_rng(0).standard_normal(shape)
-    o, t = compare(lambda lib, a: lib.nn.functional.local_response_norm(a, 3, alpha=0.1, beta=0.6, k=2.0), [x],
-                   torch, "float64")
+    o, t = compare(
+        lambda lib, a: lib.nn.functional.local_response_norm(a, 3, alpha=0.1, beta=0.6, k=2.0),
+        [x],
+        torch,
+        "float64",
+    )
     chain = []
     for y in (o, t):
         names, n = [], y.grad_fn
@@ -130,9 +165,24 @@ def test_avg_pool3d_errors_match_torch(i):
 
 def test_avg_pool3d_and_lrn_modules_match_torch():
     torch = require_torch()
-    compare_repr(lambda lib: lib.nn.Sequential(
-        lib.nn.AvgPool3d(2), lib.nn.AvgPool3d((2, 3, 1), stride=1, padding=1, ceil_mode=True,
-                                              count_include_pad=False, divisor_override=3),
-        lib.nn.LocalResponseNorm(2)), torch)
+    compare_repr(
+        lambda lib: lib.nn.Sequential(
+            lib.nn.AvgPool3d(2),
+            lib.nn.AvgPool3d(
+                (2, 3, 1),
+                stride=1,
+                padding=1,
+                ceil_mode=True,
+                count_include_pad=False,
+                divisor_override=3,
+            ),
+            lib.nn.LocalResponseNorm(2),
+        ),
+        torch,
+    )
     x = np.random.default_rng(1).standard_normal((2, 3, 4, 4, 4))
-    compare(lambda lib, t: lib.nn.AvgPool3d(2, stride=1, padding=1)(lib.nn.LocalResponseNorm(2)(t)), [x], torch)
+    compare(
+        lambda lib, t: lib.nn.AvgPool3d(2, stride=1, padding=1)(lib.nn.LocalResponseNorm(2)(t)),
+        [x],
+        torch,
+    )

@@ -35,7 +35,9 @@ def pool_cases(draw, kind):
         kw["divisor_override"] = draw(st.sampled_from([None, None, 3]))
     eff = [(kk - 1) * kw.get("dilation", (1, 1))[i] + 1 for i, kk in enumerate(k)]
     shape = tuple([draw(st.integers(1, 2)), draw(st.integers(1, 3))][: draw(st.integers(1, 2))]) + (
-        draw(st.integers(eff[0], eff[0] + 5)), draw(st.integers(eff[1], eff[1] + 5)))
+        draw(st.integers(eff[0], eff[0] + 5)),
+        draw(st.integers(eff[1], eff[1] + 5)),
+    )
     if len(shape) == 3 and shape[0] == 0:
         shape = (1,) + shape[1:]
     return kw, shape, draw(st.sampled_from(["float32", "float64"])), draw(st.integers(0, 2**31))
@@ -58,8 +60,14 @@ def test_pool2d_matches_torch_hypothesis(kind, data):
 
 
 @settings(max_examples=40, deadline=None)
-@given(h=st.integers(1, 9), w=st.integers(1, 9), oh=st.integers(1, 5), ow=st.integers(1, 5),
-       kind=st.sampled_from(["avg", "max"]), seed=st.integers(0, 2**31))
+@given(
+    h=st.integers(1, 9),
+    w=st.integers(1, 9),
+    oh=st.integers(1, 5),
+    ow=st.integers(1, 5),
+    kind=st.sampled_from(["avg", "max"]),
+    seed=st.integers(0, 2**31),
+)
 def test_adaptive_pool2d_matches_torch(h, w, oh, ow, kind, seed):
     torch = require_torch()
     x = _distinct(np.random.default_rng(seed), (2, 3, h, w))
@@ -94,30 +102,58 @@ def test_pool_1d_and_special_cases_match_torch(i, unbatched):
         shape = (2,) + shape
     x = _distinct(np.random.default_rng(i), shape)
     compare(lambda lib, t: getattr(lib.nn.functional, fn)(t, **kw), [x], torch)
-    compare(lambda lib, t: getattr(lib.nn.functional, fn)(t, **kw), [x.astype(np.float32)], torch, "float32")
+    compare(
+        lambda lib, t: getattr(lib.nn.functional, fn)(t, **kw),
+        [x.astype(np.float32)],
+        torch,
+        "float32",
+    )
 
 
 def test_max_pool_ties_nan_and_minus_inf_follow_torch():
     """Ties pick the first position, a NaN wins (the last NaN of a window), a window of -inf
     in the padding keeps its first position inside the input: torch's CPU kernel."""
     torch = require_torch()
-    x = np.array([[[[1.0, 1.0, 0.0, np.nan],
+    x = np.array(
+        [
+            [
+                [
+                    [1.0, 1.0, 0.0, np.nan],
                     [1.0, 0.5, np.nan, 2.0],
                     [-np.inf, -np.inf, 3.0, 3.0],
-                    [-np.inf, -np.inf, 3.0, 3.0]]]])
-    for kw in ({"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
-               {"kernel_size": 2, "stride": 1, "padding": 1}, {"kernel_size": 3, "stride": 1, "padding": 1, "dilation": 1}):
+                    [-np.inf, -np.inf, 3.0, 3.0],
+                ]
+            ]
+        ]
+    )
+    for kw in (
+        {"kernel_size": 2},
+        {"kernel_size": 3, "stride": 2, "padding": 1},
+        {"kernel_size": 2, "stride": 1, "padding": 1},
+        {"kernel_size": 3, "stride": 1, "padding": 1, "dilation": 1},
+    ):
         o = ja.nn.functional.max_pool2d(ja.tensor(x, requires_grad=True), return_indices=True, **kw)
-        t = torch.nn.functional.max_pool2d(torch.tensor(x, requires_grad=True), return_indices=True, **kw)
+        t = torch.nn.functional.max_pool2d(
+            torch.tensor(x, requires_grad=True), return_indices=True, **kw
+        )
         np.testing.assert_array_equal(o[0].detach().numpy(), t[0].detach().numpy())
         np.testing.assert_array_equal(o[1].numpy(), t[1].numpy())
-    compare(lambda lib, t: lib.nn.functional.max_pool2d(t, 2, 1), [np.ones((1, 2, 3, 3))], require_torch())
+    compare(
+        lambda lib, t: lib.nn.functional.max_pool2d(t, 2, 1),
+        [np.ones((1, 2, 3, 3))],
+        require_torch(),
+    )
 
 
-@pytest.mark.parametrize("fn,kw", [("max_pool2d", {"kernel_size": 3, "stride": 2, "padding": 1}),
-                                   ("avg_pool2d", {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True}),
-                                   ("adaptive_avg_pool2d", {"output_size": (3, 2)}),
-                                   ("adaptive_max_pool2d", {"output_size": (3, 2)})])
+@pytest.mark.parametrize(
+    "fn,kw",
+    [
+        ("max_pool2d", {"kernel_size": 3, "stride": 2, "padding": 1}),
+        ("avg_pool2d", {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True}),
+        ("adaptive_avg_pool2d", {"output_size": (3, 2)}),
+        ("adaptive_max_pool2d", {"output_size": (3, 2)}),
+    ],
+)
 def test_pool_double_backward_and_forward_ad(fn, kw):
     torch = require_torch()
     x = _distinct(np.random.default_rng(0), (2, 2, 7, 6))
@@ -137,11 +173,18 @@ def test_pool_saved_values_match_torch():
     torch = require_torch()
     x = ja.ones(1, 2, 6, 6, requires_grad=True)
     tx = torch.ones(1, 2, 6, 6, requires_grad=True)
-    for fn, kw in (("max_pool2d", {"kernel_size": 2}), ("max_pool2d", {"kernel_size": 3, "stride": 2, "padding": 1}),
-                   ("avg_pool2d", {"kernel_size": 2, "divisor_override": 3})):
+    for fn, kw in (
+        ("max_pool2d", {"kernel_size": 2}),
+        ("max_pool2d", {"kernel_size": 3, "stride": 2, "padding": 1}),
+        ("avg_pool2d", {"kernel_size": 2, "divisor_override": 3}),
+    ):
         o = getattr(ja.nn.functional, fn)(x, **kw).grad_fn
         t = getattr(torch.nn.functional, fn)(tx, **kw).grad_fn
-        for name in [n for n in dir(t) if n.startswith("_saved_") and n not in ("_saved_self", "_saved_result1")]:
+        for name in [
+            n
+            for n in dir(t)
+            if n.startswith("_saved_") and n not in ("_saved_self", "_saved_result1")
+        ]:
             assert getattr(o, name) == getattr(t, name), name
     y, idx = ja.nn.functional.max_pool2d(x, 2, return_indices=True)
     assert y.grad_fn._saved_result1 is idx and not idx.requires_grad
@@ -165,7 +208,9 @@ ERROR_CASES = {
     "avg-k0": lambda lib: lib.nn.functional.avg_pool2d(lib.ones(2, 3, 8, 8), 0),
     "avg-pad": lambda lib: lib.nn.functional.avg_pool2d(lib.ones(2, 3, 8, 8), 2, padding=2),
     "avg-big": lambda lib: lib.nn.functional.avg_pool2d(lib.ones(2, 3, 8, 8), 9),
-    "avg-div0": lambda lib: lib.nn.functional.avg_pool2d(lib.ones(2, 3, 8, 8), 2, divisor_override=0),
+    "avg-div0": lambda lib: lib.nn.functional.avg_pool2d(
+        lib.ones(2, 3, 8, 8), 2, divisor_override=0
+    ),
     "avg-2d": lambda lib: lib.nn.functional.avg_pool2d(lib.ones(8, 8), 2),
     "aavg-3": lambda lib: lib.nn.functional.adaptive_avg_pool2d(lib.ones(2, 3, 8, 8), (2, 2, 2)),
     "aavg-neg": lambda lib: lib.nn.functional.adaptive_avg_pool2d(lib.ones(2, 3, 8, 8), (-1, 2)),
@@ -184,16 +229,28 @@ ERROR_CASES = {
     "pad-odd": lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 4, 5), (1, 2, 3)),
     "pad-long": lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 4, 5), (1,) * 10),
     "pad-mode": lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 4, 5), (1, 2), mode="foo"),
-    "pad-value": lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 4, 5), (1, 2, 1, 1), mode="reflect", value=1.0),
+    "pad-value": lambda lib: lib.nn.functional.pad(
+        lib.ones(1, 2, 4, 5), (1, 2, 1, 1), mode="reflect", value=1.0
+    ),
     "pad-4d-2": lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 4, 5), (1, 2), mode="reflect"),
-    "pad-reflect-w": lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 4, 5), (5, 2, 1, 1), mode="reflect"),
-    "pad-reflect-h": lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 4, 5), (2, 2, 4, 0), mode="reflect"),
+    "pad-reflect-w": lambda lib: lib.nn.functional.pad(
+        lib.ones(1, 2, 4, 5), (5, 2, 1, 1), mode="reflect"
+    ),
+    "pad-reflect-h": lambda lib: lib.nn.functional.pad(
+        lib.ones(1, 2, 4, 5), (2, 2, 4, 0), mode="reflect"
+    ),
     "pad-reflect-1d": lambda lib: lib.nn.functional.pad(lib.ones(2, 4), (4, 0), mode="reflect"),
-    "pad-3d-6": lambda lib: lib.nn.functional.pad(lib.ones(2, 4, 5), (1, 2, 3, 4, 5, 6), mode="reflect"),
-    "pad-circular-wrap": lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 5), (6, 2), mode="circular"),
+    "pad-3d-6": lambda lib: lib.nn.functional.pad(
+        lib.ones(2, 4, 5), (1, 2, 3, 4, 5, 6), mode="reflect"
+    ),
+    "pad-circular-wrap": lambda lib: lib.nn.functional.pad(
+        lib.ones(1, 2, 5), (6, 2), mode="circular"
+    ),
     "pad-1d-in": lambda lib: lib.nn.functional.pad(lib.ones(5), (1, 2), mode="replicate"),
     "pad-empty": lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 0), (1, 2), mode="replicate"),
-    "pad-replicate-value0": lambda lib: lib.nn.functional.pad(lib.ones(1, 2, 4), (1, 2), mode="replicate", value=0),
+    "pad-replicate-value0": lambda lib: lib.nn.functional.pad(
+        lib.ones(1, 2, 4), (1, 2), mode="replicate", value=0
+    ),
     "pad-int": lambda lib: lib.nn.functional.pad(lib.arange(5), (1, 2), value=2.5),
 }
 
@@ -205,7 +262,9 @@ def test_pool_and_pad_errors_match_torch(case):
 
 REPRS = [
     lambda lib: lib.nn.MaxPool2d(2),
-    lambda lib: lib.nn.MaxPool2d((2, 3), stride=1, padding=1, dilation=2, ceil_mode=True, return_indices=True),
+    lambda lib: lib.nn.MaxPool2d(
+        (2, 3), stride=1, padding=1, dilation=2, ceil_mode=True, return_indices=True
+    ),
     lambda lib: lib.nn.AvgPool2d(3),
     lambda lib: lib.nn.AvgPool2d((2, 3), 1, 1, True, False, 2),
     lambda lib: lib.nn.AdaptiveAvgPool2d((5, None)),
@@ -226,13 +285,20 @@ def test_pool_module_repr_matches_torch(i):
     compare_repr(REPRS[i], require_torch())
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib: lib.nn.MaxPool2d(3, 2, 1), lambda lib: lib.nn.AvgPool2d(2, ceil_mode=True),
-    lambda lib: lib.nn.AdaptiveAvgPool2d((2, 3)), lambda lib: lib.nn.AdaptiveMaxPool2d(2),
-    lambda lib: lib.nn.MaxPool1d(2), lambda lib: lib.nn.AvgPool1d(3, 1, 1),
-    lambda lib: lib.nn.AdaptiveAvgPool1d(2), lambda lib: lib.nn.Flatten(),
-    lambda lib: lib.nn.Unflatten(-1, (7, 1)),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.nn.MaxPool2d(3, 2, 1),
+        lambda lib: lib.nn.AvgPool2d(2, ceil_mode=True),
+        lambda lib: lib.nn.AdaptiveAvgPool2d((2, 3)),
+        lambda lib: lib.nn.AdaptiveMaxPool2d(2),
+        lambda lib: lib.nn.MaxPool1d(2),
+        lambda lib: lib.nn.AvgPool1d(3, 1, 1),
+        lambda lib: lib.nn.AdaptiveAvgPool1d(2),
+        lambda lib: lib.nn.Flatten(),
+        lambda lib: lib.nn.Unflatten(-1, (7, 1)),
+    ],
+)
 def test_pool_modules_forward_match_torch(make):
     torch = require_torch()
     x = _distinct(np.random.default_rng(0), (2, 3, 5, 7))
@@ -269,8 +335,14 @@ def test_pad_matches_torch_hypothesis(case, seed):
     mode, shape, pad, dtype = case
     x = np.random.default_rng(seed).uniform(-1, 1, shape)
     kw = {"value": 0.5} if mode == "constant" else {}
-    compare(lambda lib, t: lib.nn.functional.pad(t, pad, mode=mode, **kw), [x], torch, dtype, seed=seed,
-            names=mode != "circular")
+    compare(
+        lambda lib, t: lib.nn.functional.pad(t, pad, mode=mode, **kw),
+        [x],
+        torch,
+        dtype,
+        seed=seed,
+        names=mode != "circular",
+    )
 
 
 @pytest.mark.parametrize("mode", ["constant", "reflect", "replicate"])

@@ -17,25 +17,42 @@ GOLDEN = [
     (lambda: torch.tensor(123456789.0), "tensor(1.2346e+08)"),
     (lambda: torch.tensor([1.0, 2.0, 300.0]), "tensor([  1.,   2., 300.])"),
     (lambda: torch.tensor([-1.5, 2.25]), "tensor([-1.5000,  2.2500])"),
-    (lambda: torch.tensor([float("nan"), float("inf"), -float("inf"), 1.5]), "tensor([   nan,    inf,   -inf, 1.5000])"),
+    (
+        lambda: torch.tensor([float("nan"), float("inf"), -float("inf"), 1.5]),
+        "tensor([   nan,    inf,   -inf, 1.5000])",
+    ),
     (lambda: torch.tensor([float("nan"), float("inf"), 1.0]), "tensor([nan, inf, 1.])"),
     (lambda: torch.tensor([0.0, 0.0, 0.0]), "tensor([0., 0., 0.])"),
     (lambda: torch.tensor(3.0, requires_grad=True), "tensor(3., requires_grad=True)"),
-    (lambda: torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True),
-     "tensor([1., 2.], dtype=torch.float64, requires_grad=True)"),
+    (
+        lambda: torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True),
+        "tensor([1., 2.], dtype=torch.float64, requires_grad=True)",
+    ),
     (lambda: torch.tensor([True, False]), "tensor([ True, False])"),
     (lambda: torch.tensor([1, 2], dtype=torch.int32), "tensor([1, 2], dtype=torch.int32)"),
     (lambda: torch.zeros(0, 3), "tensor([], size=(0, 3))"),
     (lambda: torch.tensor([], dtype=torch.int64), "tensor([], dtype=torch.int64)"),
-    (lambda: torch.tensor([1.0, 2.0], dtype=torch.float16), "tensor([1., 2.], dtype=torch.float16)"),
+    (
+        lambda: torch.tensor([1.0, 2.0], dtype=torch.float16),
+        "tensor([1., 2.], dtype=torch.float16)",
+    ),
     (lambda: torch.ones(2, 2), "tensor([[1., 1.],\n        [1., 1.]])"),
     (lambda: torch.ones(2, 1, 2), "tensor([[[1., 1.]],\n\n        [[1., 1.]]])"),
-    (lambda: torch.tensor([1.7351, 0.5572, 0.1072, 1.0172, 0.2912], requires_grad=True) * 1,
-     "tensor([1.7351, 0.5572, 0.1072, 1.0172, 0.2912], grad_fn=<MulBackward0>)"),
-    (lambda: torch.tensor([1.1006, -1.0712, 0.1227, -0.5663, 0.3731, -0.8920, -1.5091, 0.3704, 1.4565],
-                          dtype=torch.float64, requires_grad=True),
-     ("tensor([ 1.1006, -1.0712,  0.1227, -0.5663,  0.3731, -0.8920, -1.5091,  0.3704,\n"
-      "         1.4565], dtype=torch.float64, requires_grad=True)")),
+    (
+        lambda: torch.tensor([1.7351, 0.5572, 0.1072, 1.0172, 0.2912], requires_grad=True) * 1,
+        "tensor([1.7351, 0.5572, 0.1072, 1.0172, 0.2912], grad_fn=<MulBackward0>)",
+    ),
+    (
+        lambda: torch.tensor(
+            [1.1006, -1.0712, 0.1227, -0.5663, 0.3731, -0.8920, -1.5091, 0.3704, 1.4565],
+            dtype=torch.float64,
+            requires_grad=True,
+        ),
+        (
+            "tensor([ 1.1006, -1.0712,  0.1227, -0.5663,  0.3731, -0.8920, -1.5091,  0.3704,\n"
+            "         1.4565], dtype=torch.float64, requires_grad=True)"
+        ),
+    ),
 ]
 
 

@@ -21,9 +21,26 @@ import jupyter_autograd as ja
 from ._torch import require as require_torch
 
 ARITY = {
-    "mv": 2, "mm": 2, "bmm": 2, "dot": 2, "vdot": 2, "inner": 2, "outer": 2, "ger": 2,
-    "matmul": 2, "kron": 2, "addmm": 3, "addmv": 3, "addr": 3, "addbmm": 3, "baddbmm": 3,
-    "cross": 2, "tensordot": 2, "trace": 1, "pinverse": 1, "cartesian_prod": 2,
+    "mv": 2,
+    "mm": 2,
+    "bmm": 2,
+    "dot": 2,
+    "vdot": 2,
+    "inner": 2,
+    "outer": 2,
+    "ger": 2,
+    "matmul": 2,
+    "kron": 2,
+    "addmm": 3,
+    "addmv": 3,
+    "addr": 3,
+    "addbmm": 3,
+    "baddbmm": 3,
+    "cross": 2,
+    "tensordot": 2,
+    "trace": 1,
+    "pinverse": 1,
+    "cartesian_prod": 2,
     "chain_matmul": 2,
 }
 SHAPES = [(), (2,), (2, 2), (2, 2, 2)]
@@ -52,10 +69,17 @@ def test_product_rank_checks_as_torch(name):
     assert not bad, bad[:3]
 
 
-@pytest.mark.parametrize("shapes", [
-    [(2, 3), (2, 2)], [(2, 3), (3, 2), (3,)], [(2, 2, 2), (2, 2)], [(2,), (2, 2, 2), (2,)],
-    [(2, 2), (2, 2), (2, 2, 2)], [(3,), (3, 2), (2,)],
-])
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        [(2, 3), (2, 2)],
+        [(2, 3), (3, 2), (3,)],
+        [(2, 2, 2), (2, 2)],
+        [(2,), (2, 2, 2), (2,)],
+        [(2, 2), (2, 2), (2, 2, 2)],
+        [(3,), (3, 2), (2,)],
+    ],
+)
 def test_multi_dot_checks_as_torch(shapes):
     torch = require_torch()
     outs = []
@@ -83,8 +107,12 @@ def test_deprecated_products_warn_once_as_torch():
         "print(repr([str(x.message).split(' (Triggered internally')[0] for x in w\n"
         "            if x.category is UserWarning]))\n"
     )
-    outs = [subprocess.run([sys.executable, "-c", code, lib], capture_output=True, text=True,
-                           check=True).stdout for lib in ("torch", "jupyter_autograd")]
+    outs = [
+        subprocess.run(
+            [sys.executable, "-c", code, lib], capture_output=True, text=True, check=True
+        ).stdout
+        for lib in ("torch", "jupyter_autograd")
+    ]
     assert outs[0] == outs[1] and outs[0].count("deprecated") == 2
 
 
@@ -93,4 +121,6 @@ def test_chain_matmul_of_one_matrix_is_a_copy():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = ja.chain_matmul(m)
-    assert r.shape == (2, 3) and r.grad_fn is not None and type(r.grad_fn).__name__ == "CloneBackward0"
+    assert (
+        r.shape == (2, 3) and r.grad_fn is not None and type(r.grad_fn).__name__ == "CloneBackward0"
+    )

@@ -15,12 +15,32 @@ from ._torch import require as require_torch
 
 # ATen calls torch makes inside one of our ops (allocation, copies, dtype conversion): ours
 # runs those as NumPy inside the op, so the profile lists only the ops themselves
-_TORCH_INTERNAL = {"aten::to", "aten::_to_copy", "aten::empty_strided", "aten::copy_",
-                   "aten::as_strided", "aten::fill_", "aten::ones_like", "aten::empty_like",
-                   "aten::empty", "aten::expand", "aten::detach", "detach", "aten::zeros",
-                   "aten::zero_", "aten::resolve_conj", "aten::resolve_neg", "aten::view",
-                   "aten::reshape", "aten::_reshape_alias", "aten::result_type", "aten::ones",
-                   "aten::new_empty_strided", "aten::lift_fresh", "aten::clone"}
+_TORCH_INTERNAL = {
+    "aten::to",
+    "aten::_to_copy",
+    "aten::empty_strided",
+    "aten::copy_",
+    "aten::as_strided",
+    "aten::fill_",
+    "aten::ones_like",
+    "aten::empty_like",
+    "aten::empty",
+    "aten::expand",
+    "aten::detach",
+    "detach",
+    "aten::zeros",
+    "aten::zero_",
+    "aten::resolve_conj",
+    "aten::resolve_neg",
+    "aten::view",
+    "aten::reshape",
+    "aten::_reshape_alias",
+    "aten::result_type",
+    "aten::ones",
+    "aten::new_empty_strided",
+    "aten::lift_fresh",
+    "aten::clone",
+}
 
 
 def _keys(m, program) -> list:
@@ -62,12 +82,23 @@ def _subsequence(short, long) -> bool:
     return all(k in it for k in short)
 
 
-@pytest.mark.parametrize("program", [
-    _mlp_step, _custom_function,
-    pytest.param(_grad_create_graph, marks=pytest.mark.xfail(strict=True, reason=(
-        "known gap since autograd.grad captures a leaf's gradient without running its "
-        "AccumulateGrad node: torch's profiler still shows that node's evaluate_function event"))),
-])
+@pytest.mark.parametrize(
+    "program",
+    [
+        _mlp_step,
+        _custom_function,
+        pytest.param(
+            _grad_create_graph,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason=(
+                    "known gap since autograd.grad captures a leaf's gradient without running its "
+                    "AccumulateGrad node: torch's profiler still shows that node's evaluate_function event"
+                ),
+            ),
+        ),
+    ],
+)
 def test_recorded_events_are_torchs(program):
     """The backward nodes run are torch's, in torch's order; each op recorded is one torch
     records, in the same order (torch also lists the ATen ops its composite ops and its
@@ -124,8 +155,9 @@ def test_event_attributes_and_empty_profiles():
         assert re.fullmatch(r"\d+\.\d{3}(us|ms|s)", ev.cpu_time_total_str)
         avg = prof.key_averages()
         assert avg.total_average().key == "Total"
-        assert prof.self_cpu_time_total == pytest.approx(sum(e.self_cpu_time_total
-                                                             for e in prof.function_events))
+        assert prof.self_cpu_time_total == pytest.approx(
+            sum(e.self_cpu_time_total for e in prof.function_events)
+        )
     for m in (ja, torch):
         p = m.autograd.profiler.profile()
         assert list(p.function_events) == [] and p.table() == "" and str(p) == ""
@@ -165,12 +197,22 @@ def test_profiler_restores_the_fast_paths():
     from jupyter_autograd.autograd import engine, executor, function
     from jupyter_autograd.ops import OPS
 
-    before = (executor._run_general, function._apply_function, OPS["mul"].fwd,
-              list(engine.FLAGS.backward_tracers), list(engine.FLAGS.record_tracers))
+    before = (
+        executor._run_general,
+        function._apply_function,
+        OPS["mul"].fwd,
+        list(engine.FLAGS.backward_tracers),
+        list(engine.FLAGS.record_tracers),
+    )
     with ja.autograd.profiler.profile(), ja.profiler.profile():
         (ja.ones(2, requires_grad=True) * 2).sum().backward()
-    after = (executor._run_general, function._apply_function, OPS["mul"].fwd,
-             list(engine.FLAGS.backward_tracers), list(engine.FLAGS.record_tracers))
+    after = (
+        executor._run_general,
+        function._apply_function,
+        OPS["mul"].fwd,
+        list(engine.FLAGS.backward_tracers),
+        list(engine.FLAGS.record_tracers),
+    )
     assert before == after
 
 
@@ -181,10 +223,13 @@ def test_new_profiler_api_and_schedule():
         seen = []
         x = m.ones(3)
         sched = m.profiler.schedule(wait=1, warmup=1, active=2, repeat=1)
-        with m.profiler.profile(activities=[m.profiler.ProfilerActivity.CPU], schedule=sched,
-                                on_trace_ready=lambda p: seen.append(
-                                    [e.key for e in p.key_averages() if e.key == "aten::sin"])
-                                ) as prof:
+        with m.profiler.profile(
+            activities=[m.profiler.ProfilerActivity.CPU],
+            schedule=sched,
+            on_trace_ready=lambda p: seen.append(
+                [e.key for e in p.key_averages() if e.key == "aten::sin"]
+            ),
+        ) as prof:
             for _ in range(6):
                 x.sin()
                 prof.step()
@@ -193,8 +238,10 @@ def test_new_profiler_api_and_schedule():
     assert program(ja) == program(torch)
 
     def inference(m):
-        with m.profiler.profile(activities=[m.profiler.ProfilerActivity.CPU]) as prof, \
-                m.profiler.record_function("model_inference"):
+        with (
+            m.profiler.profile(activities=[m.profiler.ProfilerActivity.CPU]) as prof,
+            m.profiler.record_function("model_inference"),
+        ):
             m.ones(2).exp()
         return [e.key for e in prof.key_averages() if e.key not in _TORCH_INTERNAL]
 
@@ -206,32 +253,46 @@ def _measurement_shape(m) -> str:
     text = re.sub(r"\d+\.\d+ (ns|us|ms|s)", "T", text)
     text = re.sub(r"\d+\.\d+%", "P", text)
     # the warnings depend on the machine's noise, not on the library
-    return "\n".join(ln for ln in text.splitlines() if "WARNING" not in ln and "suggests" not in ln
-                     and "indicate" not in ln)
+    return "\n".join(
+        ln
+        for ln in text.splitlines()
+        if "WARNING" not in ln and "suggests" not in ln and "indicate" not in ln
+    )
 
 
 def test_timer_measurements_print_as_torch():
     require_torch()
     from torch.utils import benchmark as tb
 
-    for kw in ({"stmt": "x * 2", "setup": "x = torch.ones(8)"},
-               {"stmt": "y = x + 1\ny.sum()", "globals": None, "label": "add",
-                "sub_label": "small", "description": "f64", "setup": "x = torch.ones(4)"},
-               {"stmt": "x.sum()", "setup": "import math\nx = torch.ones(4)", "num_threads": 2}):
+    for kw in (
+        {"stmt": "x * 2", "setup": "x = torch.ones(8)"},
+        {
+            "stmt": "y = x + 1\ny.sum()",
+            "globals": None,
+            "label": "add",
+            "sub_label": "small",
+            "description": "f64",
+            "setup": "x = torch.ones(4)",
+        },
+        {"stmt": "x.sum()", "setup": "import math\nx = torch.ones(4)", "num_threads": 2},
+    ):
         ours = ja_benchmark.Timer(**kw).timeit(50)
         theirs = tb.Timer(**kw).timeit(50)
         assert _measurement_shape(ours) == _measurement_shape(theirs)
         assert ours.number_per_run == theirs.number_per_run == 50
         assert len(ours.times) == len(theirs.times) == 1
     # several measurements: Median and IQR lines; the statistics are torch's
-    m = ja_benchmark.Measurement(10, [1e-5, 2e-5, 3e-5, 4e-5, 9e-5],
-                                 ja_benchmark.TaskSpec("f(x)", "pass"))
+    m = ja_benchmark.Measurement(
+        10, [1e-5, 2e-5, 3e-5, 4e-5, 9e-5], ja_benchmark.TaskSpec("f(x)", "pass")
+    )
     t = tb.Measurement(10, [1e-5, 2e-5, 3e-5, 4e-5, 9e-5], tb.utils.common.TaskSpec("f(x)", "pass"))
     assert re.sub(r"0x[0-9a-f]+", "", repr(m)) == re.sub(r"0x[0-9a-f]+", "", repr(t))
     assert (m.median, m.mean, m.iqr, m.significant_figures, m.has_warnings) == pytest.approx(
-        (t.median, t.mean, t.iqr, t.significant_figures, t.has_warnings))
+        (t.median, t.mean, t.iqr, t.significant_figures, t.has_warnings)
+    )
     assert [x.times for x in ja_benchmark.Measurement.merge([m, m])] == [
-        x.times for x in tb.Measurement.merge([t, t])]
+        x.times for x in tb.Measurement.merge([t, t])
+    ]
 
 
 def test_timer_autorange_and_errors():
@@ -243,10 +304,12 @@ def test_timer_autorange_and_errors():
     assert sum(m.raw_times) >= 0.02 and m.number_per_run >= 1
     calls = []
     m = ja_benchmark.Timer("x.sum()", globals={"x": x}).adaptive_autorange(
-        max_run_time=0.05, callback=lambda n, t: calls.append(n))
+        max_run_time=0.05, callback=lambda n, t: calls.append(n)
+    )
     assert calls and len(m.raw_times) == len(calls)
     for kw in ({"stmt": 1}, {"global_setup": "int x;"}, {"language": "java"}):
         assert _err(lambda kw=kw: ja_benchmark.Timer(**kw)) == _err(lambda kw=kw: tb.Timer(**kw))
     for meth in ("repeat", "autorange"):
         assert _err(lambda meth=meth: getattr(ja_benchmark.Timer(), meth)()) == _err(
-            lambda meth=meth: getattr(tb.Timer(), meth)())
+            lambda meth=meth: getattr(tb.Timer(), meth)()
+        )

@@ -103,14 +103,19 @@ def test_generator_api_and_errors(torch):
     assert ja.Generator().manual_seed(-1).initial_seed() == 2**64 - 1
     s = g.seed()
     assert g.initial_seed() == s
-    for bad, exc, msg in [(2**64, ValueError, "Overflow when unpacking long long"),
-                          (1.5, RuntimeError, "manual_seed expected a long, but got float")]:
+    for bad, exc, msg in [
+        (2**64, ValueError, "Overflow when unpacking long long"),
+        (1.5, RuntimeError, "manual_seed expected a long, but got float"),
+    ]:
         with pytest.raises(exc, match=msg):
             g.manual_seed(bad)
         with pytest.raises(exc, match=msg):
             torch.Generator().manual_seed(bad)
-    with pytest.raises(RuntimeError, match="Expected a CPUGeneratorImplState of size 5056 but found "
-                       "the input RNG state size to be 5"):
+    with pytest.raises(
+        RuntimeError,
+        match="Expected a CPUGeneratorImplState of size 5056 but found "
+        "the input RNG state size to be 5",
+    ):
         ja.set_rng_state(ja.zeros(5, dtype=ja.uint8))
     with pytest.raises(RuntimeError, match="Invalid mt19937 state"):
         ja.set_rng_state(ja.zeros(5056, dtype=ja.uint8))
@@ -153,7 +158,9 @@ CASES = {
     "random_": lambda T, n, d: T.empty(n, dtype=d).random_(),
     "random_(a,b)": lambda T, n, d: T.empty(n, dtype=d).random_(-20, 1000),
     "randn_like": lambda T, n, d: T.randn_like(T.zeros(n, dtype=d)),
-    "normal(tensor,tensor)": lambda T, n, d: T.normal(T.arange(n, dtype=d), T.arange(n, dtype=d) / 7),
+    "normal(tensor,tensor)": lambda T, n, d: T.normal(
+        T.arange(n, dtype=d), T.arange(n, dtype=d) / 7
+    ),
     "normal(float,tensor)": lambda T, n, d: T.normal(1.5, T.arange(n, dtype=d) / 7),
     "normal(tensor,float)": lambda T, n, d: T.normal(T.arange(n, dtype=d), 0.3),
 }
@@ -179,21 +186,33 @@ def test_large_draws_match_torch(torch):
     assert _same_state(torch)
 
 
-@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8", "bool", "float16",
-                                   "float32", "float64"])
+@pytest.mark.parametrize(
+    "dtype", ["int64", "int32", "int16", "int8", "uint8", "bool", "float16", "float32", "float64"]
+)
 def test_integer_draws_match_torch(torch, dtype):
     lows = {"uint8": 0, "bool": 0}
     highs = {"int8": 100, "uint8": 200, "bool": 2, "float16": 2000}
     for seed in SEEDS[:3]:
-        ours, theirs = _both(torch, seed, lambda T: T.cat([
-            T.randint(lows.get(dtype, -50), highs.get(dtype, 1000), (37,), dtype=getattr(T, dtype)).to(T.float64),
-            T.empty(23, dtype=getattr(T, dtype)).random_().to(T.float64),
-            T.empty(5, dtype=getattr(T, dtype)).random_(lows.get(dtype, 3), None).to(T.float64),
-            T.empty(9, dtype=getattr(T, dtype)).random_(2).to(T.float64)]))
+        ours, theirs = _both(
+            torch,
+            seed,
+            lambda T: T.cat(
+                [
+                    T.randint(
+                        lows.get(dtype, -50), highs.get(dtype, 1000), (37,), dtype=getattr(T, dtype)
+                    ).to(T.float64),
+                    T.empty(23, dtype=getattr(T, dtype)).random_().to(T.float64),
+                    T.empty(5, dtype=getattr(T, dtype))
+                    .random_(lows.get(dtype, 3), None)
+                    .to(T.float64),
+                    T.empty(9, dtype=getattr(T, dtype)).random_(2).to(T.float64),
+                ]
+            ),
+        )
         assert (_np(ours) == _np(theirs)).all() and _same_state(torch)
-    ours, theirs = _both(torch, 9, lambda T: T.randint(-2**40, 2**41, (64,)))
+    ours, theirs = _both(torch, 9, lambda T: T.randint(-(2**40), 2**41, (64,)))
     assert (_np(ours) == _np(theirs)).all()
-    ours, theirs = _both(torch, 9, lambda T: T.empty(8, dtype=T.int64).random_(-2**63, None))
+    ours, theirs = _both(torch, 9, lambda T: T.empty(8, dtype=T.int64).random_(-(2**63), None))
     assert (_np(ours) == _np(theirs)).all()
 
 
@@ -222,35 +241,50 @@ def test_resolved_swaps_equal_the_swap_loop(rng):
 def test_multinomial_matches_torch(torch, replacement, dtype):
     for seed in SEEDS[:3]:
         for k in (1, 3, 10):
-            ours, theirs = _both(torch, seed, lambda T, k=k: T.multinomial(
-                T.rand(4, 10, dtype=getattr(T, dtype)) ** 3, k, replacement=replacement))
+            ours, theirs = _both(
+                torch,
+                seed,
+                lambda T, k=k: T.multinomial(
+                    T.rand(4, 10, dtype=getattr(T, dtype)) ** 3, k, replacement=replacement
+                ),
+            )
             assert (_np(ours) == _np(theirs)).all() and _same_state(torch)
     ours, theirs = _both(torch, 1, lambda T: T.multinomial(T.tensor([0.1, 0.0, 0.9]), 50, True))
     assert (_np(ours) == _np(theirs)).all()
 
 
 def test_noncontiguous_and_broadcast_fills_follow_memory_order(torch):
-    for fn in [lambda T: T.empty(5, 7).t().normal_(),
-               lambda T: T.empty(4, 6, dtype=T.float64).t().uniform_(-1, 2),
-               lambda T: T.empty(3, 40)[:, ::2].normal_(),
-               lambda T: T.empty(4, 5).bernoulli_(T.rand(5)),
-               lambda T: T.empty(5, 4).t().bernoulli_(T.rand(4, 1, dtype=T.float64)),
-               lambda T: T.empty(3, dtype=T.complex64).normal_(),
-               lambda T: T.empty(20, dtype=T.complex128).uniform_()]:
+    for fn in [
+        lambda T: T.empty(5, 7).t().normal_(),
+        lambda T: T.empty(4, 6, dtype=T.float64).t().uniform_(-1, 2),
+        lambda T: T.empty(3, 40)[:, ::2].normal_(),
+        lambda T: T.empty(4, 5).bernoulli_(T.rand(5)),
+        lambda T: T.empty(5, 4).t().bernoulli_(T.rand(4, 1, dtype=T.float64)),
+        lambda T: T.empty(3, dtype=T.complex64).normal_(),
+        lambda T: T.empty(20, dtype=T.complex128).uniform_(),
+    ]:
         ours, theirs = _both(torch, 11, fn)
         assert (_np(ours) == _np(theirs)).all() and _same_state(torch)
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 6), st.sampled_from(SIZES), st.booleans()),
-                min_size=1, max_size=8), st.integers(0, 2**63 - 1))
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 6), st.sampled_from(SIZES), st.booleans()), min_size=1, max_size=8
+    ),
+    st.integers(0, 2**63 - 1),
+)
 def test_mixed_call_sequences_share_one_state(calls, seed):
     torch = require_torch()
-    ops = [lambda T, n, d: T.randn(n, dtype=d), lambda T, n, d: T.rand(n, dtype=d),
-           lambda T, n, d: T.randint(0, 9, (n,)).to(d), lambda T, n, d: T.randperm(n).to(d),
-           lambda T, n, d: T.empty(n, dtype=d).normal_(1.0, 0.5),
-           lambda T, n, d: T.empty(n, dtype=d).log_normal_(),
-           lambda T, n, d: T.nn.functional.dropout(T.ones(n, dtype=d), 0.25)]
+    ops = [
+        lambda T, n, d: T.randn(n, dtype=d),
+        lambda T, n, d: T.rand(n, dtype=d),
+        lambda T, n, d: T.randint(0, 9, (n,)).to(d),
+        lambda T, n, d: T.randperm(n).to(d),
+        lambda T, n, d: T.empty(n, dtype=d).normal_(1.0, 0.5),
+        lambda T, n, d: T.empty(n, dtype=d).log_normal_(),
+        lambda T, n, d: T.nn.functional.dropout(T.ones(n, dtype=d), 0.25),
+    ]
 
     def run(T):
         return [ops[k](T, n, T.float64 if dbl else T.float32) for k, n, dbl in calls]
@@ -263,22 +297,33 @@ def test_mixed_call_sequences_share_one_state(calls, seed):
 
 def test_argument_errors_match_torch(torch):
     cases = [
-        lambda T: T.empty(3).normal_(0, -1), lambda T: T.empty(3).uniform_(1, 0),
-        lambda T: T.randint(5, 3, (2,)), lambda T: T.randperm(-1),
-        lambda T: T.empty(3).bernoulli_(1.5), lambda T: T.bernoulli(T.tensor([1.5])),
+        lambda T: T.empty(3).normal_(0, -1),
+        lambda T: T.empty(3).uniform_(1, 0),
+        lambda T: T.randint(5, 3, (2,)),
+        lambda T: T.randperm(-1),
+        lambda T: T.empty(3).bernoulli_(1.5),
+        lambda T: T.bernoulli(T.tensor([1.5])),
         lambda T: T.multinomial(T.tensor([0.0, 0.0]), 1),
         lambda T: T.multinomial(T.tensor([1.0, 1.0]), 3),
         lambda T: T.multinomial(T.tensor([1.0, -1.0]), 2, True),
-        lambda T: T.multinomial(T.tensor([1, 2]), 1), lambda T: T.multinomial(T.ones(2, 2, 2), 1),
-        lambda T: T.multinomial(T.ones(2), 0), lambda T: T.normal(T.zeros(2), -1.0),
-        lambda T: T.normal(0.0, T.tensor([-1.0])), lambda T: T.empty(3).exponential_(-1),
-        lambda T: T.empty(3).geometric_(1.5), lambda T: T.empty(3).log_normal_(0, 0),
-        lambda T: T.empty(3).cauchy_(0, -1), lambda T: T.empty(3, dtype=T.long).exponential_(),
-        lambda T: T.empty(3, dtype=T.long).uniform_(), lambda T: T.empty(3, dtype=T.long).normal_(),
+        lambda T: T.multinomial(T.tensor([1, 2]), 1),
+        lambda T: T.multinomial(T.ones(2, 2, 2), 1),
+        lambda T: T.multinomial(T.ones(2), 0),
+        lambda T: T.normal(T.zeros(2), -1.0),
+        lambda T: T.normal(0.0, T.tensor([-1.0])),
+        lambda T: T.empty(3).exponential_(-1),
+        lambda T: T.empty(3).geometric_(1.5),
+        lambda T: T.empty(3).log_normal_(0, 0),
+        lambda T: T.empty(3).cauchy_(0, -1),
+        lambda T: T.empty(3, dtype=T.long).exponential_(),
+        lambda T: T.empty(3, dtype=T.long).uniform_(),
+        lambda T: T.empty(3, dtype=T.long).normal_(),
         lambda T: T.empty(3).uniform_(float("-inf"), float("inf")),
         lambda T: T.empty(3, dtype=T.uint8).random_(-1, 5),
-        lambda T: T.randint(0, 2**40, (2,), dtype=T.int32), lambda T: T.randperm(3000, dtype=T.float16),
-        lambda T: T.rand(2, dtype=T.long), lambda T: T.randn(2, dtype=T.long),
+        lambda T: T.randint(0, 2**40, (2,), dtype=T.int32),
+        lambda T: T.randperm(3000, dtype=T.float16),
+        lambda T: T.rand(2, dtype=T.long),
+        lambda T: T.randn(2, dtype=T.long),
     ]
     for case in cases:
         with pytest.raises(Exception) as theirs:
@@ -323,15 +368,21 @@ def test_init_functions_match_torch(torch, name):
 
 def test_orthogonal_init_matches_torch_to_rounding(torch):
     for shape in [(6, 10), (10, 3, 2)]:
-        ours, theirs = _both(torch, 4, lambda T, s=shape: T.nn.init.orthogonal_(T.empty(*s), gain=2))
+        ours, theirs = _both(
+            torch, 4, lambda T, s=shape: T.nn.init.orthogonal_(T.empty(*s), gain=2)
+        )
         np.testing.assert_allclose(_np(ours), _np(theirs), atol=2e-6)
         assert _same_state(torch)
 
 
 def test_layers_are_built_with_torch_parameters(torch):
-    build = [lambda T: T.nn.Sequential(T.nn.Linear(20, 32), T.nn.ReLU(), T.nn.Linear(32, 3)),
-             lambda T: T.nn.Linear(7, 2, bias=False), lambda T: T.nn.Embedding(12, 5, padding_idx=2),
-             lambda T: T.nn.LayerNorm(5), lambda T: T.nn.Linear(1, 30, dtype=T.float64)]
+    build = [
+        lambda T: T.nn.Sequential(T.nn.Linear(20, 32), T.nn.ReLU(), T.nn.Linear(32, 3)),
+        lambda T: T.nn.Linear(7, 2, bias=False),
+        lambda T: T.nn.Embedding(12, 5, padding_idx=2),
+        lambda T: T.nn.LayerNorm(5),
+        lambda T: T.nn.Linear(1, 30, dtype=T.float64),
+    ]
     for fn in build:
         ours, theirs = _both(torch, 3, fn)
         for (k, a), (_, b) in zip(ours.state_dict().items(), theirs.state_dict().items()):
@@ -341,8 +392,11 @@ def test_layers_are_built_with_torch_parameters(torch):
 
 def test_dropout_masks_and_graph_match_torch(torch):
     for p in (0.1, 0.5, 0.9):
-        ours, theirs = _both(torch, 2, lambda T, p=p: T.nn.functional.dropout(
-            T.ones(8, 9, requires_grad=True) * 1.5, p))
+        ours, theirs = _both(
+            torch,
+            2,
+            lambda T, p=p: T.nn.functional.dropout(T.ones(8, 9, requires_grad=True) * 1.5, p),
+        )
         assert (_np(ours) == _np(theirs)).all() and ours.grad_fn.name() == "MulBackward0"
     ours, theirs = _both(torch, 2, lambda T: T.nn.Dropout(0.3)(T.arange(40.0, dtype=T.float64)))
     assert (_np(ours) == _np(theirs)).all() and _same_state(torch)
@@ -360,19 +414,25 @@ def test_dropout_masks_and_graph_match_torch(torch):
 def test_dataloader_shuffle_samplers_and_random_split_match_torch(torch):
     def batches(T, **kw):
         ds = T.utils.data.TensorDataset(T.arange(23.0), T.arange(23))
-        return [b[1].tolist() for _ in range(2) for b in T.utils.data.DataLoader(ds, batch_size=5, **kw)]
+        return [
+            b[1].tolist() for _ in range(2) for b in T.utils.data.DataLoader(ds, batch_size=5, **kw)
+        ]
 
     for kw in [{"shuffle": True}, {"shuffle": False}, {"shuffle": True, "drop_last": True}]:
         ours, theirs = _both(torch, 8, lambda T, kw=kw: (batches(T, **kw), T.rand(2).tolist()))
         assert ours == theirs and _same_state(torch)
-    ours, theirs = _both(torch, 8, lambda T: batches(T, shuffle=True, generator=T.Generator().manual_seed(4)))
+    ours, theirs = _both(
+        torch, 8, lambda T: batches(T, shuffle=True, generator=T.Generator().manual_seed(4))
+    )
     assert ours == theirs and _same_state(torch)
-    samplers = [lambda T: list(T.utils.data.RandomSampler(range(50), replacement=True, num_samples=70)),
-                lambda T: list(T.utils.data.RandomSampler(range(10), num_samples=25)),
-                lambda T: list(T.utils.data.SubsetRandomSampler([3, 9, 4, 1])),
-                lambda T: list(T.utils.data.WeightedRandomSampler([0.1, 0.5, 0.4], 12)),
-                lambda T: list(T.utils.data.BatchSampler(T.utils.data.RandomSampler(range(7)), 3, False)),
-                lambda T: [list(s) for s in T.utils.data.random_split(range(10), [0.5, 0.3, 0.2])]]
+    samplers = [
+        lambda T: list(T.utils.data.RandomSampler(range(50), replacement=True, num_samples=70)),
+        lambda T: list(T.utils.data.RandomSampler(range(10), num_samples=25)),
+        lambda T: list(T.utils.data.SubsetRandomSampler([3, 9, 4, 1])),
+        lambda T: list(T.utils.data.WeightedRandomSampler([0.1, 0.5, 0.4], 12)),
+        lambda T: list(T.utils.data.BatchSampler(T.utils.data.RandomSampler(range(7)), 3, False)),
+        lambda T: [list(s) for s in T.utils.data.random_split(range(10), [0.5, 0.3, 0.2])],
+    ]
     for fn in samplers:
         ours, theirs = _both(torch, 6, fn)
         assert ours == theirs and _same_state(torch)
@@ -408,8 +468,13 @@ def _nearest(exact: Fraction, dt):
     """``exact`` rounded to nearest (ties to even) in dtype ``dt``."""
     c = dt(float(exact))
     cands = [np.nextafter(c, dt(-np.inf)), c, np.nextafter(c, dt(np.inf))]
-    return min(cands, key=lambda v: (abs(Fraction(float(v)) - exact),
-                                     int(np.array(v).view({4: np.int32, 8: np.int64}[np.dtype(dt).itemsize])) & 1))
+    return min(
+        cands,
+        key=lambda v: (
+            abs(Fraction(float(v)) - exact),
+            int(np.array(v).view({4: np.int32, 8: np.int64}[np.dtype(dt).itemsize])) & 1,
+        ),
+    )
 
 
 def test_fma_is_one_rounding(rng):
@@ -421,34 +486,52 @@ def test_fma_is_one_rounding(rng):
             assert r == _nearest(exact, dt), (dt, x, y, z)
 
 
-@pytest.mark.skipif(D.CPU_CAPABILITY == "default", reason="checks the baseline build from an AVX2 one")
+@pytest.mark.skipif(
+    D.CPU_CAPABILITY == "default", reason="checks the baseline build from an AVX2 one"
+)
 def test_baseline_build_is_within_two_ulps(torch):
     """torch's baseline build computes float32 normals with glibc's sinf/cosf, which are an ulp
     off the correctly rounded value for ~1% of arguments (two ulps after the products); the rest
     is exact."""
-    code = ("import numpy as np, torch, jupyter_autograd as ja\n"
-            "from tests.test_random import _ulps\n"
-            "for seed in (0, 1):\n"
-            "    for n in (16, 40, 5000):\n"
-            "        for d in ('float32', 'float64'):\n"
-            "            torch.manual_seed(seed); ja.manual_seed(seed)\n"
-            "            a = ja.empty(n, dtype=getattr(ja, d)).normal_(0.0, 2.0).numpy()\n"
-            "            b = torch.empty(n, dtype=getattr(torch, d)).normal_(0.0, 2.0).numpy()\n"
-            "            assert _ulps(a, b) <= 2 and (a == b).mean() > 0.97, (seed, n, d)\n")
+    code = (
+        "import numpy as np, torch, jupyter_autograd as ja\n"
+        "from tests.test_random import _ulps\n"
+        "for seed in (0, 1):\n"
+        "    for n in (16, 40, 5000):\n"
+        "        for d in ('float32', 'float64'):\n"
+        "            torch.manual_seed(seed); ja.manual_seed(seed)\n"
+        "            a = ja.empty(n, dtype=getattr(ja, d)).normal_(0.0, 2.0).numpy()\n"
+        "            b = torch.empty(n, dtype=getattr(torch, d)).normal_(0.0, 2.0).numpy()\n"
+        "            assert _ulps(a, b) <= 2 and (a == b).mean() > 0.97, (seed, n, d)\n"
+    )
     env = dict(os.environ, ATEN_CPU_CAPABILITY="default")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    res = subprocess.run([sys.executable, "-c", code], check=False, env=env, cwd=root, capture_output=True, text=True)
+    res = subprocess.run(
+        [sys.executable, "-c", code], check=False, env=env, cwd=root, capture_output=True, text=True
+    )
     assert res.returncode == 0, res.stderr[-2000:]
 
 
 def test_random_ops_on_graph_tensors_record_zero_gradient_nodes(torch):
     def run(T):
         x = T.full((3,), 0.5, requires_grad=True)
-        outs = [T.bernoulli(x), T.normal(x, 1.0), T.normal(0.0, x), T.normal(x, x),
-                (x * 1).normal_(), (x * 1).uniform_(), (x * 1).bernoulli_(0.3),
-                (x * 1).bernoulli_(x * 0.5), (x * 1).exponential_(), (x * 1).random_(0, 5),
-                (x * 1).random_(), (x * 1).random_(5), (x * 1).geometric_(0.5),
-                (x * 1).log_normal_(), (x * 1).cauchy_()]
+        outs = [
+            T.bernoulli(x),
+            T.normal(x, 1.0),
+            T.normal(0.0, x),
+            T.normal(x, x),
+            (x * 1).normal_(),
+            (x * 1).uniform_(),
+            (x * 1).bernoulli_(0.3),
+            (x * 1).bernoulli_(x * 0.5),
+            (x * 1).exponential_(),
+            (x * 1).random_(0, 5),
+            (x * 1).random_(),
+            (x * 1).random_(5),
+            (x * 1).geometric_(0.5),
+            (x * 1).log_normal_(),
+            (x * 1).cauchy_(),
+        ]
         sum(o.sum() for o in outs).backward()
         return [o.grad_fn.name() for o in outs], [o.detach() for o in outs], x.grad
 

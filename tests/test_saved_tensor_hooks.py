@@ -114,38 +114,106 @@ def test_pack_order_and_unpack_order_over_the_registry():
 _SAVES_DIFFERENTLY = {
     # backward ops as rows of their own (session 6): torch keeps another set than our rules
     # read (a known gap; their values and graphs are compared in tests/test_higher_order_graph.py)
-    "log_sigmoid_backward", "mse_loss_backward",
-    "_adaptive_avg_pool2d_backward", "adaptive_max_pool2d",
-    "adaptive_max_pool2d_backward", "avg_pool2d_backward", "complex",
-    "convolution_backward.input", "convolution_backward.weight", "div.Tensor_mode", "gather",
-    "index.Tensor", "index_put", "index_select", "log_sigmoid_forward",
-    "masked_fill.Scalar", "max.dim", "max_pool2d_with_indices",
-    "max_pool2d_with_indices_backward", "min.dim", "native_dropout",
-    "native_layer_norm", "nll_loss", "nll_loss2d", "reflection_pad1d", "reflection_pad1d_backward",
+    "log_sigmoid_backward",
+    "mse_loss_backward",
+    "_adaptive_avg_pool2d_backward",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool2d_backward",
+    "avg_pool2d_backward",
+    "complex",
+    "convolution_backward.input",
+    "convolution_backward.weight",
+    "div.Tensor_mode",
+    "gather",
+    "index.Tensor",
+    "index_put",
+    "index_select",
+    "log_sigmoid_forward",
+    "masked_fill.Scalar",
+    "max.dim",
+    "max_pool2d_with_indices",
+    "max_pool2d_with_indices_backward",
+    "min.dim",
+    "native_dropout",
+    "native_layer_norm",
+    "nll_loss",
+    "nll_loss2d",
+    "reflection_pad1d",
+    "reflection_pad1d_backward",
     "reflection_pad2d",
-    "reflection_pad2d_backward", "reflection_pad3d", "reflection_pad3d_backward",
-    "replication_pad1d", "replication_pad1d_backward", "replication_pad2d",
-    "replication_pad2d_backward", "replication_pad3d", "replication_pad3d_backward",
+    "reflection_pad2d_backward",
+    "reflection_pad3d",
+    "reflection_pad3d_backward",
+    "replication_pad1d",
+    "replication_pad1d_backward",
+    "replication_pad2d",
+    "replication_pad2d_backward",
+    "replication_pad3d",
+    "replication_pad3d_backward",
     # rows of this session's layers that keep indices, targets, statistics or their upsampling
     # backward's input as parameters, so saved-tensor hooks see fewer (or other) packs than
     # torch's: a known gap (values and gradients are compared with torch in their own tests)
-    "_adaptive_avg_pool3d_backward", "_embedding_bag",
-    "_scaled_dot_product_flash_attention_for_cpu", "_upsample_nearest_exact1d_backward",
-    "_upsample_nearest_exact2d_backward", "_upsample_nearest_exact3d_backward",
-    "avg_pool3d_backward", "max_unpool2d", "max_unpool3d", "multi_margin_loss",
-    "multilabel_margin_loss_forward", "native_batch_norm", "native_group_norm", "soft_margin_loss",
-    "upsample_bicubic2d_backward", "upsample_bilinear2d_backward", "upsample_linear1d_backward",
-    "upsample_nearest1d_backward", "upsample_nearest2d_backward", "upsample_nearest3d_backward",
+    "_adaptive_avg_pool3d_backward",
+    "_embedding_bag",
+    "_scaled_dot_product_flash_attention_for_cpu",
+    "_upsample_nearest_exact1d_backward",
+    "_upsample_nearest_exact2d_backward",
+    "_upsample_nearest_exact3d_backward",
+    "avg_pool3d_backward",
+    "max_unpool2d",
+    "max_unpool3d",
+    "multi_margin_loss",
+    "multilabel_margin_loss_forward",
+    "native_batch_norm",
+    "native_group_norm",
+    "soft_margin_loss",
+    "upsample_bicubic2d_backward",
+    "upsample_bilinear2d_backward",
+    "upsample_linear1d_backward",
+    "upsample_nearest1d_backward",
+    "upsample_nearest2d_backward",
+    "upsample_nearest3d_backward",
     "upsample_trilinear3d_backward",
     # rows of the OpInfo stream (#18) that keep indices, masks, pivots or a result as parameters,
     # or whose backward reads fewer tensors than torch's formula (the same known gap)
-    "_fft_c2r", "_fft_r2c", "_linalg_eigh", "_linalg_slogdet", "_linalg_svd", "_prelu_kernel",
-    "cummax", "cummin", "frexp", "index_add", "index_copy",
-    "index_fill.int_Scalar", "index_fill.int_Tensor", "index_put.accumulate", "index_put.values",
-    "index_reduce", "kthvalue", "linalg_det", "linalg_lu", "linalg_lu_factor_ex",
-    "linalg_lu_solve", "linalg_qr", "linalg_solve_ex", "lu_unpack", "masked_scatter",
-    "masked_select", "median.dim", "mode", "nanmedian.dim", "put", "put.replace",
-    "scatter.src", "scatter.value", "scatter_add", "scatter_reduce.two", "sort", "take", "topk",
+    "_fft_c2r",
+    "_fft_r2c",
+    "_linalg_eigh",
+    "_linalg_slogdet",
+    "_linalg_svd",
+    "_prelu_kernel",
+    "cummax",
+    "cummin",
+    "frexp",
+    "index_add",
+    "index_copy",
+    "index_fill.int_Scalar",
+    "index_fill.int_Tensor",
+    "index_put.accumulate",
+    "index_put.values",
+    "index_reduce",
+    "kthvalue",
+    "linalg_det",
+    "linalg_lu",
+    "linalg_lu_factor_ex",
+    "linalg_lu_solve",
+    "linalg_qr",
+    "linalg_solve_ex",
+    "lu_unpack",
+    "masked_scatter",
+    "masked_select",
+    "median.dim",
+    "mode",
+    "nanmedian.dim",
+    "put",
+    "put.replace",
+    "scatter.src",
+    "scatter.value",
+    "scatter_add",
+    "scatter_reduce.two",
+    "sort",
+    "take",
+    "topk",
 }
 
 
@@ -217,7 +285,7 @@ def test_double_backward_through_hooked_values_reaches_the_leaf():
     def sc(m, log):
         x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
         with m.autograd.graph.saved_tensors_hooks(lambda t: t.detach() * 1, lambda t: t):
-            y = (x ** 3).sum()
+            y = (x**3).sum()
         (g,) = m.autograd.grad(y, x, create_graph=True)
         g.sum().backward()
         log(repr(g))
@@ -317,8 +385,9 @@ def test_raw_saved_register_hooks():
         y.sum().backward()
         log(repr(x.grad))
         e = x.exp()
-        e.grad_fn._raw_saved_result.register_hooks(lambda t: log(("p", t.grad_fn)) or t,
-                                                   lambda t: t)
+        e.grad_fn._raw_saved_result.register_hooks(
+            lambda t: log(("p", t.grad_fn)) or t, lambda t: t
+        )
         log(repr(e.grad_fn._saved_result))
         log(_err(lambda: x.sum(0).grad_fn._raw_saved_dim))
 
@@ -371,15 +440,19 @@ def test_errors_as_torch():
         log(_err(pack_in_place))
 
         def disabled_then_hooks():
-            with (G.disable_saved_tensors_hooks("no hooks please"),
-                  G.saved_tensors_hooks(lambda t: t, lambda t: t)):
+            with (
+                G.disable_saved_tensors_hooks("no hooks please"),
+                G.saved_tensors_hooks(lambda t: t, lambda t: t),
+            ):
                 pass
 
         log(_err(disabled_then_hooks))
 
         def hooks_then_disabled():
-            with (G.saved_tensors_hooks(lambda t: t, lambda t: t),
-                  G.disable_saved_tensors_hooks("not inside hooks")):
+            with (
+                G.saved_tensors_hooks(lambda t: t, lambda t: t),
+                G.disable_saved_tensors_hooks("not inside hooks"),
+            ):
                 pass
 
         log(_err(hooks_then_disabled))
@@ -418,7 +491,9 @@ def test_register_hooks_argument_errors():
     raw = x.pow(2).grad_fn._raw_saved_self
     with pytest.raises(TypeError, match=r"register_hooks\(\): incompatible function arguments"):
         raw.register_hooks(lambda t: t)
-    with pytest.raises(TypeError, match=r"Invoked with: <torch._C._autograd.SavedTensor object at 0x"):
+    with pytest.raises(
+        TypeError, match=r"Invoked with: <torch._C._autograd.SavedTensor object at 0x"
+    ):
         raw.register_hooks(1, 2)
 
 
@@ -446,8 +521,10 @@ def test_save_on_cpu_and_no_hooks_under_no_grad():
             y = (x.exp() * x).sum()
         y.backward()
         log(repr(x.grad))
-        with m.no_grad(), m.autograd.graph.saved_tensors_hooks(lambda t: log("pack") or t,
-                                                                lambda t: t):
+        with (
+            m.no_grad(),
+            m.autograd.graph.saved_tensors_hooks(lambda t: log("pack") or t, lambda t: t),
+        ):
             x.sin()
         log("done")
 

@@ -18,8 +18,19 @@ import jupyter_autograd as ja
 
 from ._torch import require as require_torch
 
-DTYPES = ["float16", "float32", "float64", "complex64", "complex128", "int8", "int16", "int32",
-          "int64", "uint8", "bool"]
+DTYPES = [
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "bool",
+]
 
 
 @pytest.fixture
@@ -47,8 +58,9 @@ def _special(dtype: str) -> np.ndarray:
     if dt.kind in "iu":
         info = np.iinfo(dt)
         return np.array([info.min, info.max, 0, 1, -1 if dt.kind == "i" else 2, 42, 7], dt)
-    real = np.dtype(np.float32 if dt.itemsize == 8 and dt.kind == "c" else
-                    np.float64 if dt.kind == "c" else dt)
+    real = np.dtype(
+        np.float32 if dt.itemsize == 8 and dt.kind == "c" else np.float64 if dt.kind == "c" else dt
+    )
     it = {2: np.uint16, 4: np.uint32, 8: np.uint64}[real.itemsize]
     vals = np.array([0.0, -0.0, np.inf, -np.inf, 1.5, np.finfo(real).tiny / 3, np.pi], real)
     vals = np.concatenate([vals, (np.array([np.nan], real).view(it) | it(5)).view(real)])
@@ -75,11 +87,23 @@ def test_every_dtype_round_trips_bit_for_bit_both_ways(torch, dtype):
 def test_files_are_torch_files_byte_for_byte(torch):
     def build(T):
         x = T.arange(12.0).reshape(3, 4)
-        return {"x": x, "view": x[1], "t": x.t(), "p": T.nn.Parameter(T.ones(2)),
-                "rg": T.ones(3, requires_grad=True), "s": T.Size([2, 3]), "d": T.device("cpu"),
-                "dc": T.device("cuda", 1), "dt": T.float64, "i": T.tensor([1, 2]),
-                "b": T.tensor([True]), "z": T.zeros(0), "sc": T.tensor(3.5),
-                "n": [1, (2.5, "a"), None, b"xy", {3}, 2**70, -5, 1 + 2j], "c": T.tensor([1 + 2j])}
+        return {
+            "x": x,
+            "view": x[1],
+            "t": x.t(),
+            "p": T.nn.Parameter(T.ones(2)),
+            "rg": T.ones(3, requires_grad=True),
+            "s": T.Size([2, 3]),
+            "d": T.device("cpu"),
+            "dc": T.device("cuda", 1),
+            "dt": T.float64,
+            "i": T.tensor([1, 2]),
+            "b": T.tensor([True]),
+            "z": T.zeros(0),
+            "sc": T.tensor(3.5),
+            "n": [1, (2.5, "a"), None, b"xy", {3}, 2**70, -5, 1 + 2j],
+            "c": T.tensor([1 + 2j]),
+        }
 
     ours, theirs = _bytes(ja.save, build(ja)), _bytes(torch.save, build(torch))
     zo, zt = zipfile.ZipFile(io.BytesIO(ours)), zipfile.ZipFile(io.BytesIO(theirs))
@@ -88,8 +112,11 @@ def test_files_are_torch_files_byte_for_byte(torch):
     assert len(zo.read(sid)) == 40 and zo.read(sid).isdigit()
     for info in zo.infolist():  # the same records at the same offsets (64-byte aligned data)
         other = zt.getinfo(info.filename)
-        assert (info.header_offset, info.file_size, info.flag_bits) == \
-            (other.header_offset, other.file_size, other.flag_bits)
+        assert (info.header_offset, info.file_size, info.flag_bits) == (
+            other.header_offset,
+            other.file_size,
+            other.flag_bits,
+        )
         if info.filename != sid:
             assert zo.read(info.filename) == zt.read(info.filename), info.filename
     cut = zo.getinfo(sid).header_offset + 30 + len(sid)  # the id (random) and what follows it
@@ -98,11 +125,20 @@ def test_files_are_torch_files_byte_for_byte(torch):
 
 def test_shared_storages_are_saved_once_and_shared_after_loading(torch):
     x = ja.arange(24.0).reshape(4, 6)
-    obj = {"x": x, "row": x[1], "col": x[:, 2], "t": x.t(), "step": x[::2, ::3], "again": x,
-           "other": ja.ones(3)}
+    obj = {
+        "x": x,
+        "row": x[1],
+        "col": x[:, 2],
+        "t": x.t(),
+        "step": x[::2, ::3],
+        "again": x,
+        "other": ja.ones(3),
+    }
     raw = _bytes(ja.save, obj)
-    assert sorted(n for n in zipfile.ZipFile(io.BytesIO(raw)).namelist() if "/data/" in n) == \
-        ["archive/data/0", "archive/data/1"]
+    assert sorted(n for n in zipfile.ZipFile(io.BytesIO(raw)).namelist() if "/data/" in n) == [
+        "archive/data/0",
+        "archive/data/1",
+    ]
     theirs = torch.load(io.BytesIO(raw))
     ptr = theirs["x"].untyped_storage().data_ptr()
     assert all(theirs[k].untyped_storage().data_ptr() == ptr for k in ("row", "col", "t", "step"))
@@ -120,8 +156,13 @@ def test_shared_storages_are_saved_once_and_shared_after_loading(torch):
 
 def test_broadcast_zero_d_empty_and_negative_stride_tensors(torch):
     base = ja.arange(3.0)
-    obj = {"expanded": base.expand(4, 3), "scalar": ja.tensor(2.5), "empty": ja.zeros(0, 3),
-           "flipped": ja.from_numpy(np.arange(5.0)[::-1]), "int0": ja.tensor(7)}
+    obj = {
+        "expanded": base.expand(4, 3),
+        "scalar": ja.tensor(2.5),
+        "empty": ja.zeros(0, 3),
+        "flipped": ja.from_numpy(np.arange(5.0)[::-1]),
+        "int0": ja.tensor(7),
+    }
     theirs = torch.load(io.BytesIO(_bytes(ja.save, obj)))
     assert theirs["expanded"].stride() == (0, 1) and theirs["expanded"].tolist() == [[0, 1, 2]] * 4
     assert theirs["scalar"].shape == () and theirs["scalar"].item() == 2.5
@@ -135,8 +176,9 @@ def test_broadcast_zero_d_empty_and_negative_stride_tensors(torch):
 def test_parameters_requires_grad_and_module_state_dicts(torch):
     def model(T):
         T.manual_seed(0)
-        return T.nn.Sequential(T.nn.Linear(4, 3), T.nn.ReLU(), T.nn.LayerNorm(3),
-                               T.nn.Linear(3, 2, bias=False))
+        return T.nn.Sequential(
+            T.nn.Linear(4, 3), T.nn.ReLU(), T.nn.LayerNorm(3), T.nn.Linear(3, 2, bias=False)
+        )
 
     ours, theirs = model(ja), model(torch)
     got = torch.load(io.BytesIO(_bytes(ja.save, {"sd": ours.state_dict(), "p": ours[0].weight})))
@@ -145,8 +187,18 @@ def test_parameters_requires_grad_and_module_state_dicts(torch):
         assert (_bits(got["sd"][k]) == _bits(v)).all(), k
     assert isinstance(got["p"], torch.nn.Parameter) and got["p"].requires_grad
     theirs.load_state_dict(got["sd"])  # torch accepts our state dict
-    back = ja.load(io.BytesIO(_bytes(torch.save, {"sd": theirs.state_dict(), "p": theirs[0].weight,
-                                                   "rg": torch.ones(2, requires_grad=True)})))
+    back = ja.load(
+        io.BytesIO(
+            _bytes(
+                torch.save,
+                {
+                    "sd": theirs.state_dict(),
+                    "p": theirs[0].weight,
+                    "rg": torch.ones(2, requires_grad=True),
+                },
+            )
+        )
+    )
     fresh = model(ja)
     fresh.load_state_dict(back["sd"])  # and we accept torch's (with its _metadata)
     assert isinstance(back["p"], ja.nn.Parameter) and back["p"].requires_grad
@@ -183,11 +235,20 @@ def test_optimizer_state_dicts_round_trip(torch):
 
 
 def test_nested_containers_and_plain_values(torch):
-    obj = {"list": [1, 2.5, "s", None, True], "tuple": (ja.ones(1), (ja.zeros(2),)),
-           "set": {1, 2}, "bytes": b"\x00\xff", "complex": 1 - 2j, "big": -(2**80),
-           "od": __import__("collections").OrderedDict(a=ja.tensor([1, 2])), "nested": {"k": [{"v": ja.eye(2)}]}}
+    obj = {
+        "list": [1, 2.5, "s", None, True],
+        "tuple": (ja.ones(1), (ja.zeros(2),)),
+        "set": {1, 2},
+        "bytes": b"\x00\xff",
+        "complex": 1 - 2j,
+        "big": -(2**80),
+        "od": __import__("collections").OrderedDict(a=ja.tensor([1, 2])),
+        "nested": {"k": [{"v": ja.eye(2)}]},
+    }
     theirs = torch.load(io.BytesIO(_bytes(ja.save, obj)))
-    assert theirs["list"] == obj["list"] and theirs["set"] == {1, 2} and theirs["bytes"] == b"\x00\xff"
+    assert (
+        theirs["list"] == obj["list"] and theirs["set"] == {1, 2} and theirs["bytes"] == b"\x00\xff"
+    )
     assert theirs["complex"] == 1 - 2j and theirs["big"] == -(2**80)
     assert theirs["nested"]["k"][0]["v"].tolist() == [[1, 0], [0, 1]]
     back = ja.load(io.BytesIO(_bytes(torch.save, theirs)))
@@ -197,7 +258,10 @@ def test_nested_containers_and_plain_values(torch):
 
 class _Payload:
     def __reduce__(self):
-        return (os.system, ("touch " + os.path.join(os.environ.get("JA_PWNED_DIR", "/nonexistent"), "pwned"),))
+        return (
+            os.system,
+            ("touch " + os.path.join(os.environ.get("JA_PWNED_DIR", "/nonexistent"), "pwned"),),
+        )
 
 
 class Point:
@@ -224,7 +288,9 @@ def test_malicious_pickle_is_refused_with_torchs_message(torch, tmp_path, monkey
     assert ja.load(io.BytesIO(raw), weights_only=False)["p"].x == 3
     with ja.serialization.safe_globals([Point]):
         assert ja.load(io.BytesIO(raw))["p"].x == 3
-    with pytest.raises(RuntimeError, match="Can not safely load weights when explicit pickle_module"):
+    with pytest.raises(
+        RuntimeError, match="Can not safely load weights when explicit pickle_module"
+    ):
         ja.load(io.BytesIO(raw), pickle_module=pickle, weights_only=True)
 
 
@@ -238,7 +304,9 @@ def test_paths_file_objects_archive_names_and_mmap(torch, tmp_path):
         assert ja.load(f)["w"].tolist() == [0, 1, 2, 3, 4]
     torch.save({"w": torch.arange(3)}, tmp_path / "t.pt")
     assert ja.load(tmp_path / "t.pt", mmap=True)["w"].tolist() == [0, 1, 2]
-    with pytest.raises(AttributeError, match="expected 'f' to be string, path, or a file-like object"):
+    with pytest.raises(
+        AttributeError, match="expected 'f' to be string, path, or a file-like object"
+    ):
         ja.save({}, 3)
 
 
@@ -253,7 +321,10 @@ def test_map_location_forms(torch):
     if not ja.cuda.is_available():
         with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
             ja.load(io.BytesIO(cuda_file))
-    assert ja.load(io.BytesIO(cuda_file), map_location={"cuda:0": "cpu"})["w"].tolist() == [1.0, 1.0]
+    assert ja.load(io.BytesIO(cuda_file), map_location={"cuda:0": "cpu"})["w"].tolist() == [
+        1.0,
+        1.0,
+    ]
     assert ja.load(io.BytesIO(cuda_file), map_location="cpu")["w"].device.type == "cpu"
 
 
@@ -268,8 +339,10 @@ def _relocated(raw: bytes, location: str) -> bytes:
         short = name.split("/", 1)[1]
         data = z.read(name)
         if short == "data.pkl":
-            data = data.replace(b"X\x03\x00\x00\x00cpu", b"X" + len(location).to_bytes(4, "little")
-                                + location.encode())
+            data = data.replace(
+                b"X\x03\x00\x00\x00cpu",
+                b"X" + len(location).to_bytes(4, "little") + location.encode(),
+            )
         if short not in ("version", ".data/serialization_id"):
             w.write_record(short, data)
     w.close()
@@ -279,7 +352,9 @@ def _relocated(raw: bytes, location: str) -> bytes:
 def test_legacy_format_both_ways(torch):
     torch.manual_seed(0)
     x = torch.randn(3, 4)
-    raw = _bytes(torch.save, {"x": x, "v": x[1:], "l": [1, 2]}, _use_new_zipfile_serialization=False)
+    raw = _bytes(
+        torch.save, {"x": x, "v": x[1:], "l": [1, 2]}, _use_new_zipfile_serialization=False
+    )
     ours = ja.load(io.BytesIO(raw))
     assert (_bits(ours["x"]) == _bits(x)).all() and ours["l"] == [1, 2]
     ours["x"][2, 0] = 9.0
@@ -290,7 +365,10 @@ def test_legacy_format_both_ways(torch):
 
 def test_saving_one_storage_as_two_dtypes_is_refused():
     arr = np.arange(4, dtype=np.float32)
-    with pytest.raises(RuntimeError, match="Cannot save multiple tensors or storages that view the same data as different types"):
+    with pytest.raises(
+        RuntimeError,
+        match="Cannot save multiple tensors or storages that view the same data as different types",
+    ):
         ja.save([ja.from_numpy(arr), ja.from_numpy(arr.view(np.int32))], io.BytesIO())
 
 
@@ -303,8 +381,9 @@ def test_whole_module_pickles_load_with_weights_only_false(torch):
     ours = ja.load(io.BytesIO(raw), weights_only=False)
     assert type(ours) is ja.nn.Sequential and type(ours[0]) is ja.nn.Linear
     x = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
-    np.testing.assert_array_equal(ours(ja.from_numpy(x)).detach().numpy(),
-                                  m(torch.from_numpy(x)).detach().numpy())
+    np.testing.assert_array_equal(
+        ours(ja.from_numpy(x)).detach().numpy(), m(torch.from_numpy(x)).detach().numpy()
+    )
 
 
 def test_big_endian_checkpoints_are_byte_swapped_on_load():

@@ -23,14 +23,30 @@ from jupyter_autograd.ops.registry import REGISTRY
 
 from ._torch import require as require_torch
 
-SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, math.inf, -math.inf, math.nan, 1e-30,
-           40.0, -40.0]
+SPECIAL = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -0.5,
+    2.0,
+    -2.0,
+    math.inf,
+    -math.inf,
+    math.nan,
+    1e-30,
+    40.0,
+    -40.0,
+]
 # rows whose reference behaviour is tested elsewhere: sgn's gradient is torch's ZeroTensor
 # (open fuzz class sgn-zero-tensor-grad), mv is a matrix product (tests/test_product_arg_checks)
 _ELSEWHERE = {"sgn", "mv"}
-ROWS = sorted(n for n, op in REGISTRY.items()
-              if op.torch is not None and len(op.inputs) in (1, 2) and op.n_out == 1
-              and n not in _ELSEWHERE)
+ROWS = sorted(
+    n
+    for n, op in REGISTRY.items()
+    if op.torch is not None and len(op.inputs) in (1, 2) and op.n_out == 1 and n not in _ELSEWHERE
+)
 
 
 def _run(lib, op, cols, n):
@@ -66,11 +82,14 @@ def test_row_at_special_points_as_torch(name):
     if want[0] in ("error", "other"):
         return  # not callable this way under torch (other sample kinds test it)
     assert got[0] == want[0], (want[:1], got)
-    assert _same(want[1], got[1]), [(p, w, g) for p, w, g in zip(pts, want[1], got[1])
-                                    if not _same(w, g)][:4]
+    assert _same(want[1], got[1]), [
+        (p, w, g) for p, w, g in zip(pts, want[1], got[1]) if not _same(w, g)
+    ][:4]
     if want[0] == "grad":
         for i, (gw, gg) in enumerate(zip(want[2], got[2])):
             assert (gw is None) == (gg is None), (i, gw, gg)
             if gw is not None:
-                assert _same(gw, gg), (i, [(p, w, g) for p, w, g in zip(pts, gw, gg)
-                                           if not _same(w, g)][:4])
+                assert _same(gw, gg), (
+                    i,
+                    [(p, w, g) for p, w, g in zip(pts, gw, gg) if not _same(w, g)][:4],
+                )

@@ -68,7 +68,12 @@ def test_d3_shared_leaf_loses_no_update():
         np.testing.assert_allclose(x.grad.numpy(), 2000 * (x.detach().numpy() + 3.5))
     x = torch.rand(4, dtype=torch.float64, requires_grad=True)
     out = []
-    ts = [threading.Thread(target=lambda: out.append(torch.autograd.grad(((x * x) * 0.5 + x * 3.5).sum(), x)[0])) for _ in range(10)]
+    ts = [
+        threading.Thread(
+            target=lambda: out.append(torch.autograd.grad(((x * x) * 0.5 + x * 3.5).sum(), x)[0])
+        )
+        for _ in range(10)
+    ]
     [t.start() for t in ts]
     [t.join() for t in ts]
     assert len(out) == 10 and x.grad is None

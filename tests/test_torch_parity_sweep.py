@@ -13,7 +13,7 @@ import jupyter_autograd as ja
 from ._torch import require as require_torch
 
 ADDR = re.compile(r"0x[0-9a-f]+")
-CASES = r'''
+CASES = r"""
 x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x[0]
 x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x[:, 1]
 x = T.tensor([[1.,2.,3.],[4.,5.,6.]], requires_grad=True); r = x[..., None]
@@ -379,8 +379,7 @@ r = T.nn.functional.log_softmax(T.ones(2, 3), dim=1)
 r = T.nn.functional.linear(T.ones(2, 3), T.ones(4, 5))
 r = T.nn.functional.linear(T.ones(3), T.ones(4, 3), T.ones(4))
 r = T.nn.functional.linear(T.ones(2, 2, 3), T.ones(4, 3), T.ones(4))
-'''
-
+"""
 
 
 def _run(module, line):

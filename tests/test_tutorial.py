@@ -15,7 +15,7 @@ import jupyter_autograd
 
 from ._torch import require as require_torch
 
-TUTORIAL = '''
+TUTORIAL = """
 x = torch.ones(5)  # input tensor
 y = torch.zeros(3)  # expected output
 w = torch.tensor(W, requires_grad=True)
@@ -74,7 +74,7 @@ inp.grad.zero_()
 out.backward(torch.ones_like(inp), retain_graph=True)
 print("\\nCall after zeroing gradients\\n", inp.grad)
 print(out.grad_fn, out.grad_fn.next_functions)
-'''
+"""
 
 ADDR = re.compile(r"0x[0-9a-fA-F]+")
 
@@ -97,8 +97,13 @@ def test_tutorial_runs_and_matches_known_values(weights):
     W, B = weights
     text = run_tutorial(jupyter_autograd, W, B)
     assert "Gradient function for z = <AddBackward0 object at 0xADDR>" in text
-    assert "Gradient function for loss = <BinaryCrossEntropyWithLogitsBackward0 object at 0xADDR>" in text
-    assert "((<SqueezeBackward4 object at 0xADDR>, 0), (<AccumulateGrad object at 0xADDR>, 0))" in text
+    assert (
+        "Gradient function for loss = <BinaryCrossEntropyWithLogitsBackward0 object at 0xADDR>"
+        in text
+    )
+    assert (
+        "((<SqueezeBackward4 object at 0xADDR>, 0), (<AccumulateGrad object at 0xADDR>, 0))" in text
+    )
     assert "((<AddBackward0 object at 0xADDR>, 0), (None, 0))" in text
     assert "tensor([ 2.,  4.,  6.,  8., 10., 12.])" in text
     assert "tensor([[8., 4., 4., 4., 4.]," in text

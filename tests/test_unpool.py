@@ -36,15 +36,28 @@ def test_max_unpool_matches_torch(i, dtype):
         y = y.detach().requires_grad_()
         unpool_kw = {k: v for k, v in pool_kw.items()}
         u = getattr(F, f"max_unpool{kind}")(y, idx, **unpool_kw, **kw)
-        w = lib.tensor(np.arange(u.numel()).reshape(tuple(u.shape)) / 7.0, dtype=getattr(lib, dtype))
+        w = lib.tensor(
+            np.arange(u.numel()).reshape(tuple(u.shape)) / 7.0, dtype=getattr(lib, dtype)
+        )
         (g,) = lib.autograd.grad((u * u * w).sum(), [y], create_graph=True)
         (gg,) = lib.autograd.grad(g.sum(), [y])
         fw = lib.autograd.forward_ad
         with fw.dual_level():
-            t = fw.unpack_dual(getattr(F, f"max_unpool{kind}")(
-                fw.make_dual(y.detach(), lib.ones_like(y)), idx, **unpool_kw, **kw)).tangent
-        res.append((u.detach().numpy(), g.detach().numpy(), gg.numpy(), t.numpy(), u.grad_fn.name(),
-                    g.grad_fn.name()))
+            t = fw.unpack_dual(
+                getattr(F, f"max_unpool{kind}")(
+                    fw.make_dual(y.detach(), lib.ones_like(y)), idx, **unpool_kw, **kw
+                )
+            ).tangent
+        res.append(
+            (
+                u.detach().numpy(),
+                g.detach().numpy(),
+                gg.numpy(),
+                t.numpy(),
+                u.grad_fn.name(),
+                g.grad_fn.name(),
+            )
+        )
     for a, b in zip(res[0], res[1]):
         if isinstance(a, np.ndarray):
             np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
@@ -68,7 +81,9 @@ def test_max_unpool3d_matches_torch():
 
 def _pooled(lib):
     x = lib.tensor(np.arange(48.0).reshape(2, 3, 2, 4))
-    return lib.nn.functional.max_pool2d(lib.tensor(np.arange(96.0).reshape(2, 3, 4, 4)), 2, return_indices=True), x
+    return lib.nn.functional.max_pool2d(
+        lib.tensor(np.arange(96.0).reshape(2, 3, 4, 4)), 2, return_indices=True
+    ), x
 
 
 ERRORS = [
@@ -76,7 +91,9 @@ ERRORS = [
     lambda lib: lib.nn.functional.max_unpool2d(_pooled(lib)[0][0], _pooled(lib)[0][1][..., :1], 2),
     lambda lib: lib.nn.functional.max_unpool2d(_pooled(lib)[0][0], _pooled(lib)[0][1].float(), 2),
     lambda lib: lib.nn.functional.max_unpool2d(_pooled(lib)[0][0], _pooled(lib)[0][1] + 100, 2),
-    lambda lib: lib.nn.functional.max_unpool2d(_pooled(lib)[0][0][0, 0], _pooled(lib)[0][1][0, 0], 2),
+    lambda lib: lib.nn.functional.max_unpool2d(
+        _pooled(lib)[0][0][0, 0], _pooled(lib)[0][1][0, 0], 2
+    ),
     lambda lib: lib.nn.functional.max_unpool2d(*_pooled(lib)[0], 2, output_size=(1, 2, 3)),
     lambda lib: lib.nn.functional.max_unpool3d(lib.ones(2, 2), lib.zeros(2, 2, dtype=lib.int64), 2),
 ]
@@ -88,5 +105,11 @@ def test_errors_match_torch(i):
 
 
 def test_module_reprs_match_torch():
-    compare_repr(lambda lib: lib.nn.Sequential(lib.nn.MaxUnpool2d(2, stride=1, padding=1), lib.nn.MaxUnpool1d(3),
-                                               lib.nn.MaxUnpool3d((2, 2, 1))), require_torch())
+    compare_repr(
+        lambda lib: lib.nn.Sequential(
+            lib.nn.MaxUnpool2d(2, stride=1, padding=1),
+            lib.nn.MaxUnpool1d(3),
+            lib.nn.MaxUnpool3d((2, 2, 1)),
+        ),
+        require_torch(),
+    )

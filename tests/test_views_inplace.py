@@ -406,7 +406,9 @@ def test_setitem_on_non_leaf_rebases_history():
     y[0] = 5
     assert y.grad_fn.name() == "torch::autograd::CopySlices"
     assert [type(f).__name__ if f else None for f, _ in y.grad_fn.next_functions] == [
-        "MulBackward0", None]
+        "MulBackward0",
+        None,
+    ]
     y.sum().backward()
     assert x.grad.tolist() == [0.0, 2.0, 2.0]
 
@@ -444,20 +446,29 @@ def test_error_messages_without_torch():
     with pytest.raises(RuntimeError, match="^" + re.escape(E.ERR_VIEW_LEAF_INPLACE) + "$"):
         x[0] = 5
     e = torch.ones(3).expand(2, 3)
-    with pytest.raises(RuntimeError, match=r"^unsupported operation: more than one element of the "
-                       r"written-to tensor refers to a single memory location\. Please clone\(\) "
-                       r"the tensor before performing the operation\.$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^unsupported operation: more than one element of the "
+        r"written-to tensor refers to a single memory location\. Please clone\(\) "
+        r"the tensor before performing the operation\.$",
+    ):
         e.add_(1)
     a, _ = (torch.ones(2, 3, requires_grad=True) * 2).unbind()
-    with pytest.raises(RuntimeError, match=r"^Output 0 of Unbind is a view and is being modified "
-                       "inplace. This view is the output of a function that returns multiple "
-                       "views."):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Output 0 of Unbind is a view and is being modified "
+        "inplace. This view is the output of a function that returns multiple "
+        "views.",
+    ):
         a.mul_(2)
     y = torch.ones(3, requires_grad=True) * 2
     with torch.no_grad():
         w = y[0:2]
-    with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and is being "
-                       "modified inplace with grad mode enabled."):
+    with pytest.raises(
+        RuntimeError,
+        match="^A view was created in no_grad mode and is being "
+        "modified inplace with grad mode enabled.",
+    ):
         w.mul_(2)
 
 
@@ -473,7 +484,12 @@ def test_c3_inplace_on_view_frees_graph_by_refcount():
         w = y[0:5]
         y[100:200] = 0.0
         (w * 1).sum()
-        refs = [weakref.ref(y.grad_fn), weakref.ref(v.grad_fn), weakref.ref(w.grad_fn), weakref.ref(y)]
+        refs = [
+            weakref.ref(y.grad_fn),
+            weakref.ref(v.grad_fn),
+            weakref.ref(w.grad_fn),
+            weakref.ref(y),
+        ]
         y.sum().backward()
         del y, v, w
         assert all(r() is None for r in refs)
@@ -487,7 +503,7 @@ def test_c4_views_and_inplace_leave_nothing_behind():
     def step():
         y = w * 1
         for i in range(8):
-            y[i * 4:(i + 1) * 4].mul_(1.01)
+            y[i * 4 : (i + 1) * 4].mul_(1.01)
             v = y[::2]
             y[0] = v.sum() * 0.0
         (y * y).sum().backward()

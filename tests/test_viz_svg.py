@@ -22,7 +22,13 @@ def boxes(svg: str):
         if (g.get("class") or "").startswith("node "):
             r = g.find(NS + "rect")
             texts = ["".join(t.itertext()) for t in g.findall(NS + "text")]
-            out.append((g.get("class").split()[1], [float(r.get(k)) for k in ("x", "y", "width", "height")], texts))
+            out.append(
+                (
+                    g.get("class").split()[1],
+                    [float(r.get(k)) for k in ("x", "y", "width", "height")],
+                    texts,
+                )
+            )
     return root, out
 
 
@@ -45,14 +51,27 @@ def test_tutorial_svg_structure():
     root, bs = boxes(g.to_svg())
     assert len(bs) == len(payload["nodes"])  # one box per tensor and function
     labels = [t[0] for _, _, t in bs]
-    for name in ("x", "w", "b", "z", "y", "loss", "MmBackward0", "AddBackward0",
-                 "BinaryCrossEntropyWithLogitsBackward0"):
+    for name in (
+        "x",
+        "w",
+        "b",
+        "z",
+        "y",
+        "loss",
+        "MmBackward0",
+        "AddBackward0",
+        "BinaryCrossEntropyWithLogitsBackward0",
+    ):
         assert name in labels
     assert overlaps(bs) is None
     paths = [el for el in root.iter(NS + "path") if el.get("marker-end")]
     assert len(paths) == len(payload["edges"])
-    badges = sorted(int("".join(t.itertext())) for g_ in root.iter(NS + "g")
-                    for c in g_.findall(NS + "circle") for t in g_.findall(NS + "text")[-1:])
+    badges = sorted(
+        int("".join(t.itertext()))
+        for g_ in root.iter(NS + "g")
+        for c in g_.findall(NS + "circle")
+        for t in g_.findall(NS + "text")[-1:]
+    )
     assert badges == list(range(1, len(payload["backward_order"]) + 1))
     assert float(root.get("width")) < 2000 and float(root.get("height")) < 2000
 
@@ -67,7 +86,8 @@ def test_no_overlap_on_wide_and_deep_graphs():
             p = G.build_graph([y], direction=direction)
             _, bs = boxes(G.to_svg(p, show_saved=True, show_values=True, rankdir=rankdir))
             assert len(bs) == len(p["nodes"]) - sum(
-                len(it) for r in p["repeats"] for it in r["iterations"]) + len(p["repeats"])
+                len(it) for r in p["repeats"] for it in r["iterations"]
+            ) + len(p["repeats"])
             assert overlaps(bs) is None, (rankdir, direction)
 
 
@@ -98,7 +118,10 @@ def test_mimebundle_and_formats(tmp_path):
     assert set(b) == {G.MIME_TYPE, "image/svg+xml", "text/plain"}
     assert b[G.MIME_TYPE]["version"] == 2
     assert re.fullmatch(r"AutogradGraph\(nodes=5, edges=4, truncated=False\)", b["text/plain"])
-    assert set(viz.graph(x * 2, format="svg")._repr_mimebundle_()) == {"image/svg+xml", "text/plain"}
+    assert set(viz.graph(x * 2, format="svg")._repr_mimebundle_()) == {
+        "image/svg+xml",
+        "text/plain",
+    }
     assert "AccumulateGrad" in viz.graph(x * 2, format="text")._repr_mimebundle_()["text/plain"]
     for ext in ("svg", "json", "dot", "txt"):
         g.save(tmp_path / f"g.{ext}")

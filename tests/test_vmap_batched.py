@@ -50,8 +50,14 @@ def _batched(fn):
 
 # (name, f(m, *tensors), arrays, in_dims, out_dims)
 CASES = [
-    ("elementwise", lambda m, x, u: ((x * 2 - u).tanh() + 1.5) / (x.exp() + 1), (A, U), (0, None), 0),
-    ("scalar-left", lambda m, x: 2.0 - x ** 2 + 3 * x.sigmoid(), (A,), 0, 0),
+    (
+        "elementwise",
+        lambda m, x, u: ((x * 2 - u).tanh() + 1.5) / (x.exp() + 1),
+        (A, U),
+        (0, None),
+        0,
+    ),
+    ("scalar-left", lambda m, x: 2.0 - x**2 + 3 * x.sigmoid(), (A,), 0, 0),
     ("unary-fns", lambda m, x: m.tanh(x) + m.exp(x).log() + m.sin(x) * m.cos(x), (A,), 0, 0),
     ("higher-rank-unbatched", lambda m, v, u: v + u, (V, U), (0, None), 0),
     ("compare", lambda m, x, v: (x > v).float() + (x <= 0).double(), (A, V), (0, 0), 0),
@@ -59,11 +65,27 @@ CASES = [
     ("sum-dims", lambda m, x: x.sum(-1) + x.sum((0, 1), keepdim=True).squeeze(0), (A,), 0, 0),
     ("mean", lambda m, x: x.mean(0, keepdim=True) * x.mean(), (A,), 2, 1),
     ("softmax", lambda m, x: x.softmax(-1) + x.log_softmax(0), (A,), 1, -1),
-    ("layout", lambda m, x: x.t().unsqueeze(0).transpose(0, 2).reshape(-1, 2).flatten(), (A,), 0, 0),
+    (
+        "layout",
+        lambda m, x: x.t().unsqueeze(0).transpose(0, 2).reshape(-1, 2).flatten(),
+        (A,),
+        0,
+        0,
+    ),
     ("permute", lambda m, x: x.permute(1, 0).unsqueeze(-1).squeeze().movedim(0, 1), (A,), 0, 1),
     ("view", lambda m, x: x.view(2, 6).sum(1) + x.reshape(12).sum(), (A,), 0, 0),
-    ("expand-index", lambda m, x, u: (x.expand(2, 3, 4) * u).sum(0) + x[None, 1:, ::2].expand(
-        2, 2, 2).sum() + x[-1].view_as(x[0]).expand(3, 4) + x[..., 0:1].expand_as(x), (A, U), (0, None), 0),
+    (
+        "expand-index",
+        lambda m, x, u: (
+            (x.expand(2, 3, 4) * u).sum(0)
+            + x[None, 1:, ::2].expand(2, 2, 2).sum()
+            + x[-1].view_as(x[0]).expand(3, 4)
+            + x[..., 0:1].expand_as(x)
+        ),
+        (A, U),
+        (0, None),
+        0,
+    ),
     ("matmul-vec-mat", lambda m, v, w: w @ v, (V, W), (0, None), 0),
     ("matmul-mat-vec", lambda m, x, v: x @ v, (A, V), (0, 0), 0),
     ("matmul-vec-vec", lambda m, v, w: v @ v + v.dot(w[0]), (V, W), (0, None), 0),
@@ -73,17 +95,43 @@ CASES = [
     ("mv", lambda m, x, v: x.mv(v), (A, V), (0, 0), 0),
     ("linear", lambda m, v, w: m.nn.functional.linear(v, w, w[:, 0]), (V, W), (0, None), 0),
     ("linear-2d", lambda m, x, w: m.nn.functional.linear(x, w), (A, W), (0, None), 0),
-    ("linear-batched-weight", lambda m, v, w: m.nn.functional.linear(v, w, w[:, 0]),
-     (V, RNG.standard_normal((5, 2, 4))), (0, 0), 0),
+    (
+        "linear-batched-weight",
+        lambda m, v, w: m.nn.functional.linear(v, w, w[:, 0]),
+        (V, RNG.standard_normal((5, 2, 4))),
+        (0, 0),
+        0,
+    ),
     ("cross-entropy-mean", lambda m, x, y: m.nn.functional.cross_entropy(x, y), (A, Y), (0, 0), 0),
-    ("cross-entropy-sum", lambda m, x, y: m.nn.functional.cross_entropy(x, y, reduction="sum"),
-     (A, Y), (0, 0), 0),
-    ("cross-entropy-none", lambda m, x, y: m.nn.functional.cross_entropy(
-        x, y, reduction="none", ignore_index=1), (A, Y), (0, 0), 0),
+    (
+        "cross-entropy-sum",
+        lambda m, x, y: m.nn.functional.cross_entropy(x, y, reduction="sum"),
+        (A, Y),
+        (0, 0),
+        0,
+    ),
+    (
+        "cross-entropy-none",
+        lambda m, x, y: m.nn.functional.cross_entropy(x, y, reduction="none", ignore_index=1),
+        (A, Y),
+        (0, 0),
+        0,
+    ),
     ("cross-entropy-1d", lambda m, v, y: m.nn.functional.cross_entropy(v, y[0]), (V, Y), (0, 0), 0),
-    ("promote-0d", lambda m, s, v: (s * v.float(), s > v.float(), v.float() + s.sum()), (A[:, 0, 0], V),
-     (0, None), 0),
-    ("pytree-out", lambda m, x: {"a": x.sum(0), "b": (x * 2, x.t())}, (A,), 0, {"a": 1, "b": (0, -1)}),
+    (
+        "promote-0d",
+        lambda m, s, v: (s * v.float(), s > v.float(), v.float() + s.sum()),
+        (A[:, 0, 0], V),
+        (0, None),
+        0,
+    ),
+    (
+        "pytree-out",
+        lambda m, x: {"a": x.sum(0), "b": (x * 2, x.t())},
+        (A,),
+        0,
+        {"a": 1, "b": (0, -1)},
+    ),
     ("unbatched-out", lambda m, x, w: (x.sum(), w.sum(0)), (A, W), (0, None), 0),
 ]
 
@@ -105,8 +153,9 @@ def test_chunk_size(chunk):
     torch = require_torch()
 
     def run(m):
-        return m.vmap(lambda x, w: (m.tanh(x @ w.t()).sum(0), w.sum()), in_dims=(1, None),
-                      chunk_size=chunk)(m.tensor(A), m.tensor(W))
+        return m.vmap(
+            lambda x, w: (m.tanh(x @ w.t()).sum(0), w.sum()), in_dims=(1, None), chunk_size=chunk
+        )(m.tensor(A), m.tensor(W))
 
     _close(_batched(lambda: run(ja)), run(torch))
 
@@ -117,7 +166,8 @@ def test_nested_vmap_runs_batched():
     def run(m):
         inner = m.vmap(lambda r, v: (r * v).sum() + r @ v, in_dims=(0, None))
         return m.vmap(inner, in_dims=(0, 0))(m.tensor(A), m.tensor(V)), m.vmap(
-            m.vmap(lambda x: x.t().sum(-1) * 2, in_dims=1), in_dims=2, out_dims=1)(m.tensor(A))
+            m.vmap(lambda x: x.t().sum(-1) * 2, in_dims=1), in_dims=2, out_dims=1
+        )(m.tensor(A))
 
     _close(_batched(lambda: run(ja)), run(torch))
 
@@ -146,7 +196,8 @@ def test_per_sample_grads_as_torch():
         params, loss = _mlp(m)
         g = m.func.vmap(m.func.grad(loss), in_dims=(None, 0, 0))(params, m.tensor(x), m.tensor(y))
         gv = m.func.vmap(m.func.grad_and_value(loss, argnums=(0, 1)), in_dims=(None, 0, 0))(
-            params, m.tensor(x), m.tensor(y))
+            params, m.tensor(x), m.tensor(y)
+        )
         return g, gv
 
     ours = _batched(lambda: run(ja))
@@ -163,7 +214,8 @@ def test_grad_has_aux_and_batched_argument():
             return s, {"s2": s * 2}
 
         return m.vmap(m.func.grad(f, argnums=(0, 1), has_aux=True), in_dims=(0, None))(
-            m.tensor(V), m.tensor(W))
+            m.tensor(V), m.tensor(W)
+        )
 
     _close(_batched(lambda: run(ja)), run(torch))
 
@@ -204,13 +256,19 @@ def test_unbatchable_falls_back_to_the_loop():
 
     # custom Function, rows without a rule here, numpy operands: the loop's values
     _close(_falls_back(lambda: ja.vmap(Square.apply)(x)), torch.tensor(A) ** 2)
-    _close(_falls_back(lambda: ja.vmap(lambda t: ja.where(t > 0, t, 0.0).cumsum(0))(x)),
-           torch.vmap(lambda t: torch.where(t > 0, t, 0.0).cumsum(0))(torch.tensor(A)))
-    _close(_falls_back(lambda: ja.vmap(lambda t: t + np.ones((5, 3, 4)))(x)),
-           ja.stack([t + ja.tensor(np.ones((5, 3, 4))) for t in x]))
+    _close(
+        _falls_back(lambda: ja.vmap(lambda t: ja.where(t > 0, t, 0.0).cumsum(0))(x)),
+        torch.vmap(lambda t: torch.where(t > 0, t, 0.0).cumsum(0))(torch.tensor(A)),
+    )
+    _close(
+        _falls_back(lambda: ja.vmap(lambda t: t + np.ones((5, 3, 4)))(x)),
+        ja.stack([t + ja.tensor(np.ones((5, 3, 4))) for t in x]),
+    )
     # data-dependent Python control flow reads a value: the per-element run
-    _close(_falls_back(lambda: ja.vmap(lambda t: t * 2 if t.sum() > 0 else t)(x)),
-           ja.stack([t * 2 if t.sum() > 0 else t for t in x]))
+    _close(
+        _falls_back(lambda: ja.vmap(lambda t: t * 2 if t.sum() > 0 else t)(x)),
+        ja.stack([t * 2 if t.sum() > 0 else t for t in x]),
+    )
 
 
 def test_random_and_inplace_fall_back_before_acting():
@@ -260,30 +318,48 @@ def _op_pool(g):
     d = int(g.integers(-2, 2))
     k = bool(g.integers(0, 2))
     return [
-        ("tanh", lambda m, t, c: t.tanh()), ("sin", lambda m, t, c: m.sin(t)),
-        ("sigmoid", lambda m, t, c: t.sigmoid()), ("relu", lambda m, t, c: t.relu()),
-        ("exp", lambda m, t, c: (t * 0.3).exp()), ("abs-neg", lambda m, t, c: -t.abs()),
-        ("square", lambda m, t, c: t.square() - 1), ("pow", lambda m, t, c: t ** 2),
-        ("div", lambda m, t, c: 2.0 / (t.abs() + 1)), ("rsub", lambda m, t, c: 1.5 - t),
+        ("tanh", lambda m, t, c: t.tanh()),
+        ("sin", lambda m, t, c: m.sin(t)),
+        ("sigmoid", lambda m, t, c: t.sigmoid()),
+        ("relu", lambda m, t, c: t.relu()),
+        ("exp", lambda m, t, c: (t * 0.3).exp()),
+        ("abs-neg", lambda m, t, c: -t.abs()),
+        ("square", lambda m, t, c: t.square() - 1),
+        ("pow", lambda m, t, c: t**2),
+        ("div", lambda m, t, c: 2.0 / (t.abs() + 1)),
+        ("rsub", lambda m, t, c: 1.5 - t),
         ("add-const", lambda m, t, c: t + c["v"][: t.shape[-1]] if t.dim() else t + 1),
         ("mul-const", lambda m, t, c: c["u"][..., : t.shape[-1]] * t if t.dim() else t * 3),
-        ("add-sub-method", lambda m, t, c: t.add(c["v"][: t.shape[-1]] if t.dim() else 1.0, alpha=2).sub(0.5)),
-        ("mul-div-method", lambda m, t, c: t.mul(t).div(c["u"][..., : t.shape[-1]] if t.dim() else 3,
-                                                        rounding_mode="floor")),
+        (
+            "add-sub-method",
+            lambda m, t, c: t.add(c["v"][: t.shape[-1]] if t.dim() else 1.0, alpha=2).sub(0.5),
+        ),
+        (
+            "mul-div-method",
+            lambda m, t, c: t.mul(t).div(
+                c["u"][..., : t.shape[-1]] if t.dim() else 3, rounding_mode="floor"
+            ),
+        ),
         ("pow-clamp", lambda m, t, c: t.abs().pow(1.5).clamp(min=-0.5, max=0.5) + t.clamp_min(0)),
         ("maximum", lambda m, t, c: t.maximum(c["v"][: t.shape[-1]] if t.dim() else c["v"][0])),
         ("compare", lambda m, t, c: (t > 0).float() * t + (t <= 0).double() * 0.5),
-        ("sum-dim", lambda m, t, c: t.sum(d, keepdim=k)), ("sum", lambda m, t, c: t.sum()),
+        ("sum-dim", lambda m, t, c: t.sum(d, keepdim=k)),
+        ("sum", lambda m, t, c: t.sum()),
         ("mean-dim", lambda m, t, c: t.mean(d, keepdim=k)),
-        ("softmax", lambda m, t, c: t.softmax(d)), ("log_softmax", lambda m, t, c: t.log_softmax(d)),
-        ("unsqueeze", lambda m, t, c: t.unsqueeze(d)), ("squeeze", lambda m, t, c: t.squeeze()),
-        ("transpose", lambda m, t, c: t.transpose(0, -1)), ("t", lambda m, t, c: t.t()),
+        ("softmax", lambda m, t, c: t.softmax(d)),
+        ("log_softmax", lambda m, t, c: t.log_softmax(d)),
+        ("unsqueeze", lambda m, t, c: t.unsqueeze(d)),
+        ("squeeze", lambda m, t, c: t.squeeze()),
+        ("transpose", lambda m, t, c: t.transpose(0, -1)),
+        ("t", lambda m, t, c: t.t()),
         ("permute", lambda m, t, c: t.permute(*reversed(range(t.dim())))),
-        ("flatten", lambda m, t, c: t.flatten()), ("reshape", lambda m, t, c: t.reshape(-1, 1)),
+        ("flatten", lambda m, t, c: t.flatten()),
+        ("reshape", lambda m, t, c: t.reshape(-1, 1)),
         ("matmul", lambda m, t, c: t @ c["w"][: t.shape[-1]]),
         ("rmatmul", lambda m, t, c: c["w"][: t.shape[0], :2].t() @ t),
         ("linear", lambda m, t, c: m.nn.functional.linear(t, c["w"][:, : t.shape[-1]].t())),
-        ("index", lambda m, t, c: t[..., :1] + t[-1:]), ("select", lambda m, t, c: t[0]),
+        ("index", lambda m, t, c: t[..., :1] + t[-1:]),
+        ("select", lambda m, t, c: t[0]),
         ("expand", lambda m, t, c: t.unsqueeze(0).expand(2, *t.shape) * 0.5),
     ]
 
@@ -293,8 +369,11 @@ def _program(seed):
     torch = require_torch()
     g = np.random.default_rng(seed)
     shape = tuple(int(s) for s in g.integers(1, 4, int(g.integers(1, 4))))
-    consts = {"v": g.standard_normal(4), "u": g.standard_normal((2, 1, 4)),
-              "w": g.standard_normal((4, 4))}
+    consts = {
+        "v": g.standard_normal(4),
+        "u": g.standard_normal((2, 1, 4)),
+        "w": g.standard_normal((4, 4)),
+    }
     tc = {k: torch.tensor(v) for k, v in consts.items()}
     cur = torch.tensor(g.standard_normal(shape))
     prog = []

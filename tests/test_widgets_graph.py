@@ -26,7 +26,8 @@ def test_stepper_and_its_view_are_one_stepper_numbered_the_same():
         if k:
             assert st.state.text().startswith(f"{k}/{total}  step {k}:")
     assert [s.describe().split(":")[0] for s in st.state.steps] == [
-        f"step {k}" for k in range(1, total + 1)]
+        f"step {k}" for k in range(1, total + 1)
+    ]
 
 
 def test_graph_explorer_names_nodes_from_the_callers_namespace():

@@ -147,5 +147,3 @@ def test_default_schedule_uses_the_running_loop():
     t.start()
     t.join(10)
     assert result == {"fired": [1], "no_loop": False}
-
-

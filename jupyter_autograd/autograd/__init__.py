@@ -46,7 +46,11 @@ def _make_grads(outputs, grads, create_graph, is_grads_batched=False):
                     raise RuntimeError(
                         f"grad can be implicitly created only for real scalar outputs but got {o.dtype!r}"
                     )
-                arr = np.ones(o._data.shape, o._data.dtype) if o._data.__class__ is np.ndarray else o._data * 0 + 1
+                arr = (
+                    np.ones(o._data.shape, o._data.dtype)
+                    if o._data.__class__ is np.ndarray
+                    else o._data * 0 + 1
+                )
                 out.append(Tensor._wrap(arr) if create_graph else arr)
             else:
                 out.append(None)
@@ -108,8 +112,11 @@ def _input_edges(inputs, retain=False):
     for t in inputs:
         if not t._requires_grad:
             # (torch's backward retains the input's gradient before it checks: retain_grad refuses)
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False" if retain
-                               else "One of the differentiated Tensors does not require grad")
+            raise RuntimeError(
+                "can't retain_grad on Tensor that has requires_grad=False"
+                if retain
+                else "One of the differentiated Tensors does not require grad"
+            )
         fn = t.grad_fn
         if fn is not None and retain:
             # a non-leaf input keeps its gradient (retain_grad), and its node runs (the engine
@@ -119,7 +126,14 @@ def _input_edges(inputs, retain=False):
     return edges
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None) -> None:
+def backward(
+    tensors,
+    grad_tensors=None,
+    retain_graph=None,
+    create_graph=False,
+    grad_variables=None,
+    inputs=None,
+) -> None:
     """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (torch.autograd.backward).
 
     Example:
@@ -129,13 +143,24 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         >>> x.grad
         tensor([3., 3.])
     """
-    if (grad_tensors is None and grad_variables is None and inputs is None and not create_graph
-            and not retain_graph and tensors.__class__ is _engine.Tensor):
+    if (
+        grad_tensors is None
+        and grad_variables is None
+        and inputs is None
+        and not create_graph
+        and not retain_graph
+        and tensors.__class__ is _engine.Tensor
+    ):
         # loss.backward(), every training step: the same checks and seed as below, in one place
         d = tensors._data
         fn = tensors.grad_fn
-        if (fn is not None and d.__class__ is np.ndarray and d.size == 1 and d.dtype.kind == "f"
-                and tensors._requires_grad):
+        if (
+            fn is not None
+            and d.__class__ is np.ndarray
+            and d.size == 1
+            and d.dtype.kind == "f"
+            and tensors._requires_grad
+        ):
             prev = _GRAD_STATE.grad_enabled
             _GRAD_STATE.grad_enabled = False
             try:
@@ -149,7 +174,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if grad_tensors is None:
         grads = [None] * len(outputs)
     else:
-        grads = list(_tensors(grad_tensors)) if not isinstance(grad_tensors, (list, tuple)) else list(grad_tensors)
+        grads = (
+            list(_tensors(grad_tensors))
+            if not isinstance(grad_tensors, (list, tuple))
+            else list(grad_tensors)
+        )
     if len(grads) != len(outputs):
         raise RuntimeError(f"got {len(grads)} gradients for {len(outputs)} outputs")
     if retain_graph is None:
@@ -184,8 +213,17 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 _slots.backward = backward
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
-         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    only_inputs=True,
+    allow_unused=None,
+    is_grads_batched=False,
+    materialize_grads=False,
+):
     """Gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated).
 
     Example:
@@ -210,7 +248,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if grad_outputs is None:
         gos = [None] * len(outs)
     else:
-        gos = list(_tensors(grad_outputs)) if not isinstance(grad_outputs, (list, tuple)) else list(grad_outputs)
+        gos = (
+            list(_tensors(grad_outputs))
+            if not isinstance(grad_outputs, (list, tuple))
+            else list(grad_outputs)
+        )
     if len(gos) != len(outs):
         raise RuntimeError(
             f"grad requires one grad_output for each output: got {len(gos)} grad_outputs and {len(outs)} outputs"
@@ -242,7 +284,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior.")
+                    "graph. Set allow_unused=True if this is the desired behavior."
+                )
             final.append(None)
             continue
         if isinstance(g, Tensor):

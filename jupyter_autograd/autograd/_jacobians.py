@@ -143,8 +143,10 @@ def _numerical_jacobians(func, inputs, outputs, eps, is_forward_ad=False):
         flat = data.flat
         shape = tuple(data.shape)
         cplx = data.dtype.kind == "c"
-        cols = [np.zeros((data.size, o._data.size), dtype=data.dtype if cplx else o._data.dtype)
-                for o in outputs]
+        cols = [
+            np.zeros((data.size, o._data.size), dtype=data.dtype if cplx else o._data.dtype)
+            for o in outputs
+        ]
 
         for j in range(data.size):
             idx = np.unravel_index(j, shape) if shape else ()
@@ -224,7 +226,9 @@ def _forward_ad_jacobians(func, inputs, outputs, check_grad_dtypes):
 
     diff = _diff_inputs(inputs)
     if any(t._data.dtype.kind == "c" for _, t in diff):
-        raise ValueError("Expected inputs to be non-complex for _get_analytical_jacobian_forward_ad.")
+        raise ValueError(
+            "Expected inputs to be non-complex for _get_analytical_jacobian_forward_ad."
+        )
     outs = [o for o in outputs if _is_float_or_complex(o)]
     jacs = [[np.zeros((t._data.size, o._data.size), o._data.dtype) for o in outs] for _, t in diff]
     jacs_grad = [[False] * len(outs) for _ in diff]  # a tangent that required grad was copied in
@@ -236,9 +240,15 @@ def _forward_ad_jacobians(func, inputs, outputs, check_grad_dtypes):
             tan = fwAD.unpack_dual(duals[pos]).tangent._data
             for e in range(t._data.size):
                 tan.reshape(-1)[e] = 1.0
-                for o, d in enumerate(x for x in _as_tuple(func(*duals)) if _is_float_or_complex(x)):
+                for o, d in enumerate(
+                    x for x in _as_tuple(func(*duals)) if _is_float_or_complex(x)
+                ):
                     val, res = fwAD.unpack_dual(d)
-                    if check_grad_dtypes and res is not None and val.is_complex() != res.is_complex():
+                    if (
+                        check_grad_dtypes
+                        and res is not None
+                        and val.is_complex() != res.is_complex()
+                    ):
                         raise GradcheckError("Forward AD gradient has dtype mismatch.")
                     jacs[k][o][e] = 0 if res is None else res._data.reshape(-1)
                     if res is not None and res.requires_grad:

@@ -134,8 +134,12 @@ def _steal(var, g, shared: set) -> None:
     with the leaf's strides. Called with _ACC_LOCK held."""
     base = g.base
     ig = id(g)
-    if ((g.strides != var._data.strides and g.size > 1) or ig in shared
-            or (base is not None and id(base) in shared) or not g.flags.writeable):
+    if (
+        (g.strides != var._data.strides and g.size > 1)
+        or ig in shared
+        or (base is not None and id(base) in shared)
+        or not g.flags.writeable
+    ):
         g = _like_leaf(var._data, g)
         copied = True
     else:
@@ -201,8 +205,11 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
                 if g._requires_grad:
                     new = apply(COPY_BACKWARDS, (None, g))
                 else:
-                    new = Tensor._wrap(_like_leaf(var._data, g._data) if g._data.__class__ is _ndarray
-                                       else g._data.copy())
+                    new = Tensor._wrap(
+                        _like_leaf(var._data, g._data)
+                        if g._data.__class__ is _ndarray
+                        else g._data.copy()
+                    )
                 new._vc = [1]
                 var._grad = new
             else:

@@ -27,7 +27,9 @@ def run_with_anomaly(fn, gs, create_graph):
             d = getattr(g, "_data", g)
             if np.isnan(d).any():
                 _warn_forward_trace(fn)
-                raise RuntimeError(f"Function '{fn.name()}' returned nan values in its {i}th output.")
+                raise RuntimeError(
+                    f"Function '{fn.name()}' returned nan values in its {i}th output."
+                )
     return outs
 
 

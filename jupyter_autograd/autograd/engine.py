@@ -74,6 +74,8 @@ _NRS2 = ((0, 0), (1, 0))
 def _new_vc(v: int = 0):
     """A version counter: a one-item list shared by a tensor and its views."""
     return [v]
+
+
 # Interned (shape, dtype) metadata and 1-input metadata tuples: a graph of many same-shaped ops
 # then holds shared tuples instead of new ones per node (fewer objects for the cyclic GC).
 _META: dict = {}
@@ -115,8 +117,9 @@ class _SavePlan:
         self.inputs = tuple(i for i in op.save_inputs if wanted(needs[i]))  # saved, version-checked
         lay = op.save_layout
         # read by a computed gradient for their memory layout only: arrays kept, not saved
-        self.layout = tuple(i for i in op.save_inputs
-                            if i not in self.inputs and lay and wanted(lay.get(i, ())))
+        self.layout = tuple(
+            i for i in op.save_inputs if i not in self.inputs and lay and wanted(lay.get(i, ()))
+        )
         self.result = op.save_result and wanted(needs[-1])
         # nothing saved for this set: a node's empty slots (a tuple of its own: the executor
         # tells a node with arrays among its parameters by op.none_inputs' identity)
@@ -333,13 +336,21 @@ def _sum_to(xp, g, shape):
             return _add_reduce(g, 0) if g.dtype.kind in "fc" else g.sum(axis=0)
         if lead > 0:
             # the array method skips NumPy's Python-level sum wrapper (Tensors use xp.sum)
-            g = g.sum(axis=tuple(range(lead))) if g.__class__ is _ndarray else xp.sum(g, axis=tuple(range(lead)))
+            g = (
+                g.sum(axis=tuple(range(lead)))
+                if g.__class__ is _ndarray
+                else xp.sum(g, axis=tuple(range(lead)))
+            )
         else:
             g = xp.reshape(g, shape)
         gs = g.shape
     axes = tuple(i for i, (a, b) in enumerate(zip(gs, shape)) if a != b)
     if axes:
-        g = g.sum(axis=axes, keepdims=True) if g.__class__ is _ndarray else xp.sum(g, axis=axes, keepdims=True)
+        g = (
+            g.sum(axis=axes, keepdims=True)
+            if g.__class__ is _ndarray
+            else xp.sum(g, axis=axes, keepdims=True)
+        )
     if g.shape != tuple(shape):
         g = xp.reshape(g, shape)
     if g.__class__ is not _ndarray and isinstance(g, np.generic):

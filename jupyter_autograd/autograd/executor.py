@@ -228,11 +228,18 @@ class _Exact:
         the deferred leaves ready before it are accumulated now, as torch has by then."""
         deps = self.deps
         edges = parent._fns if parent is not None else [fn for fn, _ in roots]
-        made = [n for n in reversed(dict.fromkeys(n for n in reversed(edges) if n is not None))
-                if n not in deps]
+        made = [
+            n
+            for n in reversed(dict.fromkeys(n for n in reversed(edges) if n is not None))
+            if n not in deps
+        ]
         made_set = set(made)
-        accumulate_leaves([acc for acc in leaves if acc not in deps and acc not in made_set],
-                          buffers, create_graph, shared)
+        accumulate_leaves(
+            [acc for acc in leaves if acc not in deps and acc not in made_set],
+            buffers,
+            create_graph,
+            shared,
+        )
         heap = [_entry(f) for f in buffers if f not in deps and f not in made_set]
         heapq.heapify(heap)
         for f in made:
@@ -282,7 +289,13 @@ def _run(heap, buffers, ex, keep_graph, create_graph, shared, roots):
     accumulate = True
     if ex is not None:
         deps, execs, capture, needed, results, accumulate = (
-            ex.deps, ex.execs, ex.capture, ex.needed, ex.results, ex.accumulate)
+            ex.deps,
+            ex.execs,
+            ex.capture,
+            ex.needed,
+            ex.results,
+            ex.accumulate,
+        )
         anomaly, tracers = FLAGS.anomaly, FLAGS.backward_tracers
         general = anomaly or tracers or capture is not None
     fn = parent = nxt = None
@@ -308,8 +321,18 @@ def _run(heap, buffers, ex, keep_graph, create_graph, shared, roots):
                     leaves = []
                     fn = None
                     continue
-                outs = _run_general(fn, gs, create_graph, tracers, capture, needed, results,
-                                    accumulate, anomaly, shared)
+                outs = _run_general(
+                    fn,
+                    gs,
+                    create_graph,
+                    tracers,
+                    capture,
+                    needed,
+                    results,
+                    accumulate,
+                    anomaly,
+                    shared,
+                )
                 if outs is None:  # AccumulateGrad, or skipped
                     fn = None
                     continue
@@ -327,9 +350,16 @@ def _run(heap, buffers, ex, keep_graph, create_graph, shared, roots):
                         else:
                             buf = buffers[n] = [None] * n._n_out
                             buf[nr] = g
-                        if n.__class__ is AccumulateGrad and not n._pre and not n._hooks and (
-                                not (v := n.variable)._hooks and not v._post_acc_hooks
-                                and v._grad_fn is None):
+                        if (
+                            n.__class__ is AccumulateGrad
+                            and not n._pre
+                            and not n._hooks
+                            and (
+                                not (v := n.variable)._hooks
+                                and not v._post_acc_hooks
+                                and v._grad_fn is None
+                            )
+                        ):
                             # nothing can watch it run (no hook on it or its leaf, the leaf
                             # still a leaf): it runs after every other node, once
                             leaves.append(n)
@@ -379,15 +409,18 @@ def _run(heap, buffers, ex, keep_graph, create_graph, shared, roots):
         if leaves:
             # torch has run each leaf's AccumulateGrad as soon as its gradient was complete: the
             # leaves that no node left to run (the failing one included) leads to get theirs
-            accumulate_complete(leaves, buffers, [e[-1] for e in heap] + [fn, nxt],
-                                create_graph, shared)
+            accumulate_complete(
+                leaves, buffers, [e[-1] for e in heap] + [fn, nxt], create_graph, shared
+            )
         raise
     if leaves:
         accumulate_leaves(leaves, buffers, create_graph, shared)
     return results
 
 
-def _run_general(fn, gs, create_graph, tracers, capture, needed, results, accumulate, anomaly, shared):
+def _run_general(
+    fn, gs, create_graph, tracers, capture, needed, results, accumulate, anomaly, shared
+):
     """One node with everything the fast path leaves out: tracers, hooks, capture for
     autograd.grad, AccumulateGrad, custom Functions, several outputs, anomaly mode. Returns the
     gradients for the node's inputs, or None when nothing flows on (a leaf, a skipped node)."""
@@ -411,7 +444,7 @@ def _run_general(fn, gs, create_graph, tracers, capture, needed, results, accumu
         elif gs[0] is not None and fn.variable._hooks:
             _leaf_hooks(fn, gs, create_graph)  # autograd.grad's root leaf: hooks, no .grad
         return None
-    if (gs[0] is None if len(gs) == 1 else all(g is None for g in gs)):
+    if gs[0] is None if len(gs) == 1 else all(g is None for g in gs):
         # no gradient reached the node (linalg.vector_norm(x, 0) sends an undefined one): torch
         # still runs it, so its saved tensors are unpacked and checked, then it sends none on
         if fn._op is not None:
@@ -422,7 +455,10 @@ def _run_general(fn, gs, create_graph, tracers, capture, needed, results, accumu
         outs = [None] * len(fn._fns)
     else:
         if fn._n_out > 1:
-            gs = [g if g is not None else _zeros_for(fn, i, create_graph, gs) for i, g in enumerate(gs)]
+            gs = [
+                g if g is not None else _zeros_for(fn, i, create_graph, gs)
+                for i, g in enumerate(gs)
+            ]
         if anomaly:
             from .anomaly_mode import run_with_anomaly
 

@@ -83,8 +83,9 @@ def _graph_jvp(op, inputs, arrays, level, out, p, results) -> bool:
             ins.append(t)
         else:
             ins.append(a)
-        tans.append(tan if tan is not None else (
-            Tensor._wrap(a * 0) if hasattr(a, "shape") else 0.0))
+        tans.append(
+            tan if tan is not None else (Tensor._wrap(a * 0) if hasattr(a, "shape") else 0.0)
+        )
     if not rg:
         return False
     multi = isinstance(out, tuple)
@@ -211,11 +212,15 @@ def make_dual(tensor, tangent, *, level=None):
             "enter_dual_level() first."
         )
     if tensor._data.dtype.kind not in "fc":
-        raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
+        raise ValueError(
+            f"Expected primal to be floating point or complex, but got: {tensor.dtype}"
+        )
     if not isinstance(tangent, Tensor):
         tangent = Tensor._wrap(np.asarray(tangent))
     if tangent._data.dtype.kind not in "fc":
-        raise ValueError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
+        raise ValueError(
+            f"Expected tangent to be floating point or complex, but got: {tangent.dtype}"
+        )
     if tangent._data.shape != tensor._data.shape:
         from .._errors import list_str
 
@@ -296,5 +301,6 @@ class dual_level:
 
     def __exit__(self, *exc) -> None:
         exit_dual_level()
+
 
 _slots.forward_ad_propagate = propagate

@@ -62,8 +62,10 @@ class FunctionCtx:
         self.dirty_tensors = args
 
     def mark_shared_storage(self, *pairs) -> None:
-        raise RuntimeError("mark_shared_storage is deprecated. Tensors with shared storages are "
-                           "automatically tracked. Note that calls to `set_()` are not tracked")
+        raise RuntimeError(
+            "mark_shared_storage is deprecated. Tensors with shared storages are "
+            "automatically tracked. Note that calls to `set_()` are not tracked"
+        )
 
     def mark_non_differentiable(self, *args) -> None:
         """Declare outputs that have no gradient (indices, masks); their grads are zeros."""
@@ -269,9 +271,7 @@ class FunctionMeta(type):
     """Gives each Function subclass its node class, named ``<ClassName>Backward``."""
 
     def __init__(cls, name, bases, attrs):
-        backward_fn = type(
-            name + "Backward", (BackwardCFunction,), {"_forward_cls": cls}
-        )
+        backward_fn = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
         backward_fn.__module__ = "torch.autograd.function"
         backward_fn.__qualname__ = name + "Backward"
         cls._backward_cls = backward_fn
@@ -373,7 +373,9 @@ def _apply_function(cls, args, kwargs):
     is_diff = STATE.grad_enabled and any(needs)
     if is_diff:
         # the inputs' edges as they are before forward (which may modify them in place)
-        nf = [_views.edge(a) if a._requires_grad else NONE_EDGE for a in args if isinstance(a, Tensor)]
+        nf = [
+            _views.edge(a) if a._requires_grad else NONE_EDGE for a in args if isinstance(a, Tensor)
+        ]
 
     if _uses_setup_context(cls):
         with no_grad():

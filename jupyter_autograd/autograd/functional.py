@@ -83,7 +83,9 @@ def _grad_postprocess(inputs, create_graph):
 def _validate_v(v, other, is_other_tuple):
     if len(other) != len(v):
         if is_other_tuple:
-            raise RuntimeError(f"v is a tuple of invalid length: should be {len(other)} but got {len(v)}.")
+            raise RuntimeError(
+                f"v is a tuple of invalid length: should be {len(other)} but got {len(v)}."
+            )
         raise RuntimeError("The given v should contain a single Tensor.")
     for idx, (el_v, el_other) in enumerate(zip(v, other)):
         if el_v.size() != el_other.size():
@@ -142,21 +144,27 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
             new_grad_outputs += (grad_out,)
     if not new_outputs:
         return (None,) * len(inputs)
-    return grad(new_outputs, inputs, list(new_grad_outputs), allow_unused=True,
-                create_graph=create_graph, retain_graph=retain_graph)
+    return grad(
+        new_outputs,
+        inputs,
+        list(new_grad_outputs),
+        allow_unused=True,
+        create_graph=create_graph,
+        retain_graph=retain_graph,
+    )
 
 
 _STRICT_MSGS = {
     "back": "The output of the user-provided function is independent of input {i}. This is not "
-            "allowed in strict mode.",
+    "allowed in strict mode.",
     "back_trick": "The gradient with respect to the input is independent of entry {i} in the "
-                  "grad_outputs when using the double backward trick to compute forward mode "
-                  "gradients. This is not allowed in strict mode.",
+    "grad_outputs when using the double backward trick to compute forward mode "
+    "gradients. This is not allowed in strict mode.",
     "double_back": "The jacobian of the user-provided function is independent of input {i}. This "
-                   "is not allowed in strict mode.",
+    "is not allowed in strict mode.",
     "double_back_trick": "The hessian of the user-provided function is independent of entry {i} "
-                         "in the grad_jacobian. This is not allowed in strict mode as it prevents "
-                         "from using the double backward trick to replace forward mode AD.",
+    "in the grad_jacobian. This is not allowed in strict mode as it prevents "
+    "from using the double backward trick to replace forward mode AD.",
 }
 
 
@@ -179,8 +187,9 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
     return res
 
 
-def _vector_product(outputs, of, inputs, v, create_graph, strict, stage, is_outputs_tuple,
-                    is_inputs_tuple):
+def _vector_product(
+    outputs, of, inputs, v, create_graph, strict, stage, is_outputs_tuple, is_inputs_tuple
+):
     """The second half of vjp and vhp: vᵀ·d(of)/d(inputs), zeros where an input is unused, and
     ``(outputs, product)`` shaped as the caller passed them."""
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
@@ -203,7 +212,9 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
         outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "vjp")
+        is_outputs_tuple, outputs = _as_tuple(
+            outputs, "outputs of the user-provided function", "vjp"
+        )
         _check_requires_grad(outputs, "outputs", strict=strict)
         if v is not None:
             _, v = _as_tuple(v, "v", "vjp")
@@ -214,8 +225,9 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
                 "The vector v can only be None if the user-provided function returns a single "
                 "Tensor with a single element."
             )
-    return _vector_product(outputs, outputs, inputs, v, create_graph, strict, "back",
-                           is_outputs_tuple, is_inputs_tuple)
+    return _vector_product(
+        outputs, outputs, inputs, v, create_graph, strict, "back", is_outputs_tuple, is_inputs_tuple
+    )
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -241,7 +253,9 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
                 "single Tensor with a single element."
             )
         outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
+        is_outputs_tuple, outputs = _as_tuple(
+            outputs, "outputs of the user-provided function", "jvp"
+        )
         _check_requires_grad(outputs, "outputs", strict=strict)
         # u ↦ uᵀJ is linear in u, so differentiating it against u with v gives J·v
         grad_outputs = tuple(zeros_like(out, requires_grad=True) for out in outputs)
@@ -263,9 +277,9 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
 
     if strict:
         raise RuntimeError(
-            "torch.autograd.functional.jacobian: `strict=True` and `strategy=\"forward-mode\"` "
+            'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` '
             "are not supported together (yet). Please either set `strict=False` or "
-            "`strategy=\"reverse-mode\"`."
+            '`strategy="reverse-mode"`.'
         )
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     if not vectorize:
@@ -333,12 +347,15 @@ def _jacfwd_batched(func, inputs, is_inputs_tuple):
 
         _, outs, b = jacobian_block(func, inputs, k, select)
         blocks.append(b)
-    jac = tuple(tuple(T._wrap(blocks[k][oi]) for k in range(len(inputs)))
-                for oi in range(len(outs)))
+    jac = tuple(
+        tuple(T._wrap(blocks[k][oi]) for k in range(len(inputs))) for oi in range(len(outs))
+    )
     return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
 
 
-def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
+def jacobian(
+    func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"
+):
     """The Jacobian of ``func`` at ``inputs``: shape ``output.shape + input.shape``.
 
     A tuple of inputs gives a tuple (per input); a tuple of outputs a tuple of tuples
@@ -360,8 +377,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         if create_graph:
             raise NotImplementedError(
                 "torch.autograd.functional.jacobian: `create_graph=True` and "
-                "`strategy=\"forward-mode\"` are not supported together (yet). Please either set "
-                "`create_graph=False` or `strategy=\"reverse-mode\"`."
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`create_graph=False` or `strategy="reverse-mode"`.'
             )
         return _jacfwd(func, inputs, strict, vectorize)
     from ..factories import zeros_like
@@ -371,7 +388,9 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
         outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
+        is_outputs_tuple, outputs = _as_tuple(
+            outputs, "outputs of the user-provided function", "jacobian"
+        )
         _check_requires_grad(outputs, "outputs", strict=strict)
         if vectorize and strict:
             raise RuntimeError(
@@ -387,13 +406,19 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                 # torch backpropagates each element as a scalar with an implicit grad of 1,
                 # which a complex output does not have (vectorize=True passes one-hot grads)
                 raise RuntimeError(
-                    f"grad can be implicitly created only for real scalar outputs but got {out.dtype!r}")
+                    f"grad can be implicitly created only for real scalar outputs but got {out.dtype!r}"
+                )
             for j in range(n):
                 # one row of J per backward: vᵀJ with v the j-th basis vector
                 e = np.zeros(n, out._data.dtype)
                 e[j] = 1
-                vj = _autograd_grad((out,), inputs, (T._wrap(e.reshape(out._data.shape)),),
-                                    retain_graph=True, create_graph=create_graph)
+                vj = _autograd_grad(
+                    (out,),
+                    inputs,
+                    (T._wrap(e.reshape(out._data.shape)),),
+                    retain_graph=True,
+                    create_graph=create_graph,
+                )
                 for el_idx, (jac_el, vj_el, inp_el) in enumerate(zip(jac_i, vj, inputs)):
                     if vj_el is not None:
                         if strict and create_graph and not vj_el.requires_grad:
@@ -412,8 +437,11 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                         jac_el.append(zeros_like(inp_el))
             jac += (
                 tuple(
-                    (stack(jac_el, 0) if jac_el else T._wrap(np.zeros((0,) + tuple(inputs[k].shape), inputs[k]._data.dtype))).reshape(
-                        tuple(out.shape) + tuple(inputs[k].shape))
+                    (
+                        stack(jac_el, 0)
+                        if jac_el
+                        else T._wrap(np.zeros((0,) + tuple(inputs[k].shape), inputs[k]._data.dtype))
+                    ).reshape(tuple(out.shape) + tuple(inputs[k].shape))
                     for k, jac_el in enumerate(jac_i)
                 ),
             )
@@ -421,8 +449,14 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
 
 
-def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
-            outer_jacobian_strategy="reverse-mode"):
+def hessian(
+    func,
+    inputs,
+    create_graph=False,
+    strict=False,
+    vectorize=False,
+    outer_jacobian_strategy="reverse-mode",
+):
     """The Hessian of a scalar function: the Jacobian of its gradient.
 
     Example:
@@ -454,8 +488,14 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         _check_requires_grad(jac, "jacobian", strict=strict)
         return jac
 
-    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
-                   strategy=outer_jacobian_strategy)
+    res = jacobian(
+        jac_func,
+        inputs,
+        create_graph=create_graph,
+        strict=strict,
+        vectorize=vectorize,
+        strategy=outer_jacobian_strategy,
+    )
     return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
 
 
@@ -506,9 +546,19 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """
     with enable_grad():
         is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _scalar_gradient(
-            func, inputs, v, create_graph, strict, "vhp")
-    return _vector_product(outputs, jac, inputs, v, create_graph, strict, "double_back",
-                           is_outputs_tuple, is_inputs_tuple)
+            func, inputs, v, create_graph, strict, "vhp"
+        )
+    return _vector_product(
+        outputs,
+        jac,
+        inputs,
+        v,
+        create_graph,
+        strict,
+        "double_back",
+        is_outputs_tuple,
+        is_inputs_tuple,
+    )
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -523,7 +573,8 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
 
     with enable_grad():
         is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _scalar_gradient(
-            func, inputs, v, create_graph, strict, "hvp")
+            func, inputs, v, create_graph, strict, "hvp"
+        )
         grad_jac = tuple(zeros_like(inp, requires_grad=True) for inp in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict=strict)

@@ -35,25 +35,44 @@ __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
 
 # ---------------------------------------------------------------- the checks
-def _notallclose_msg(a, n, out_idx, in_idx, complex_indices, test_imag, is_forward_ad=False,
-                     a_grad=False):
+def _notallclose_msg(
+    a, n, out_idx, in_idx, complex_indices, test_imag, is_forward_ad=False, a_grad=False
+):
     out_is_complex = not is_forward_ad and complex_indices and out_idx in complex_indices
     inp_is_complex = is_forward_ad and complex_indices and in_idx in complex_indices
     part = "imaginary" if test_imag else "real"
     element = "inputs" if is_forward_ad else "outputs"
-    prefix = (f"While considering the {part} part of complex {element} only, "
-              if out_is_complex or inp_is_complex else "")
+    prefix = (
+        f"While considering the {part} part of complex {element} only, "
+        if out_is_complex or inp_is_complex
+        else ""
+    )
     mode = "computed with forward mode " if is_forward_ad else ""
-    return (prefix + f"Jacobian {mode}mismatch for output {out_idx:d} with respect to input "
-            f"{in_idx:d},\nnumerical:{_fmt(n)}\nanalytical:{_fmt(a, a_grad)}\n")
+    return (
+        prefix + f"Jacobian {mode}mismatch for output {out_idx:d} with respect to input "
+        f"{in_idx:d},\nnumerical:{_fmt(n)}\nanalytical:{_fmt(a, a_grad)}\n"
+    )
 
 
 def _allclose(a, n, rtol, atol) -> bool:
     return bool(np.allclose(a, n, rtol=rtol, atol=atol))
 
 
-def _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-                    nondet_tol, *, use_forward_ad=False, complex_indices=None, test_imag=False):
+def _slow_gradcheck(
+    func,
+    func_out,
+    inputs,
+    outputs,
+    eps,
+    rtol,
+    atol,
+    check_grad_dtypes,
+    nondet_tol,
+    *,
+    use_forward_ad=False,
+    complex_indices=None,
+    test_imag=False,
+):
     func_out = [o for o in _as_tuple(func_out) if _is_float_or_complex(o)]
     if not outputs:
         # nothing requires grad: the function must not depend on its inputs
@@ -64,8 +83,9 @@ def _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad
         return True
     numerical = _numerical_jacobians(func, inputs, func_out, eps, use_forward_ad)
     # numerical[i][j]: output i (those requiring grad) with respect to diff input j
-    numerical = [[per_in[o] for per_in in numerical] for o, out in enumerate(func_out)
-                 if out.requires_grad]
+    numerical = [
+        [per_in[o] for per_in in numerical] for o, out in enumerate(func_out) if out.requires_grad
+    ]
     if use_forward_ad:
         jacs, with_grad = _forward_ad_jacobians(func, inputs, func_out, check_grad_dtypes)
         keep = [o for o, out in enumerate(func_out) if out.requires_grad]
@@ -73,9 +93,18 @@ def _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad
             for j, n in enumerate(per_out):
                 a = jacs[j][keep[i]]
                 if not _allclose(a, n, rtol, atol):
-                    raise GradcheckError(_notallclose_msg(a, n, i, j, complex_indices, test_imag,
-                                                          is_forward_ad=True,
-                                                          a_grad=with_grad[j][keep[i]]))
+                    raise GradcheckError(
+                        _notallclose_msg(
+                            a,
+                            n,
+                            i,
+                            j,
+                            complex_indices,
+                            test_imag,
+                            is_forward_ad=True,
+                            a_grad=with_grad[j][keep[i]],
+                        )
+                    )
         return True
     for i, o in enumerate(outputs):
         analytical = _analytical_jacobian(inputs, o, nondet_tol, check_grad_dtypes)
@@ -92,8 +121,10 @@ def _real_and_imag_output(func):
 
     def apply_to_complex_outputs(f):
         def wrapped(*inputs):
-            return tuple(f(o) if _is_float_or_complex(o) and o.is_complex() else o
-                         for o in _as_tuple(func(*inputs)))
+            return tuple(
+                f(o) if _is_float_or_complex(o) and o.is_complex() else o
+                for o in _as_tuple(func(*inputs))
+            )
 
         return wrapped
 
@@ -103,6 +134,7 @@ def _real_and_imag_output(func):
 def _real_and_imag_input(func, complex_indices, inputs):
     """Functions of real tensors in place of the complex inputs: ``x -> func(x + i y)`` and
     ``y -> func(x + i y)``, the other part held fixed."""
+
     def apply_to_complex_inputs(make):
         def wrapped(*args):
             new = list(args)
@@ -112,44 +144,108 @@ def _real_and_imag_input(func, complex_indices, inputs):
 
         return wrapped
 
-    return (apply_to_complex_inputs(lambda x, orig: x + orig.imag * 1j),
-            apply_to_complex_inputs(lambda y, orig: orig.real + y * 1j))
+    return (
+        apply_to_complex_inputs(lambda x, orig: x + orig.imag * 1j),
+        apply_to_complex_inputs(lambda y, orig: orig.real + y * 1j),
+    )
 
 
-def _gradcheck_real_imag(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-                         check_forward_ad, check_backward_ad, nondet_tol):
+def _gradcheck_real_imag(
+    func,
+    func_out,
+    inputs,
+    outputs,
+    eps,
+    rtol,
+    atol,
+    check_grad_dtypes,
+    check_forward_ad,
+    check_backward_ad,
+    nondet_tol,
+):
     complex_out = [i for i, o in enumerate(outputs) if o.is_complex()]
     if check_backward_ad:
         if any(_is_float_or_complex(o) and o.is_complex() for o in _as_tuple(func_out)):
             real_fn, imag_fn = _real_and_imag_output(func)
             imag_out = imag_fn(*inputs)
-            _slow_gradcheck(imag_fn, imag_out, inputs, _differentiable_outputs(imag_out), eps,
-                            rtol, atol, check_grad_dtypes, nondet_tol,
-                            complex_indices=complex_out, test_imag=True)
+            _slow_gradcheck(
+                imag_fn,
+                imag_out,
+                inputs,
+                _differentiable_outputs(imag_out),
+                eps,
+                rtol,
+                atol,
+                check_grad_dtypes,
+                nondet_tol,
+                complex_indices=complex_out,
+                test_imag=True,
+            )
             real_out = real_fn(*inputs)
-            _slow_gradcheck(real_fn, real_out, inputs, _differentiable_outputs(real_out), eps,
-                            rtol, atol, check_grad_dtypes, nondet_tol,
-                            complex_indices=complex_out)
+            _slow_gradcheck(
+                real_fn,
+                real_out,
+                inputs,
+                _differentiable_outputs(real_out),
+                eps,
+                rtol,
+                atol,
+                check_grad_dtypes,
+                nondet_tol,
+                complex_indices=complex_out,
+            )
         else:
-            _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-                            nondet_tol)
+            _slow_gradcheck(
+                func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol
+            )
     if check_forward_ad:
         complex_in = [i for i, t in enumerate(inputs) if _is_float_or_complex(t) and t.is_complex()]
         if complex_in:
             real_fn, imag_fn = _real_and_imag_input(func, complex_in, inputs)
             imag_inputs = [t.imag if i in complex_in else t for i, t in enumerate(inputs)]
             imag_out = imag_fn(*imag_inputs)
-            _slow_gradcheck(imag_fn, imag_out, imag_inputs, _differentiable_outputs(imag_out),
-                            eps, rtol, atol, check_grad_dtypes, nondet_tol, use_forward_ad=True,
-                            complex_indices=complex_in, test_imag=True)
+            _slow_gradcheck(
+                imag_fn,
+                imag_out,
+                imag_inputs,
+                _differentiable_outputs(imag_out),
+                eps,
+                rtol,
+                atol,
+                check_grad_dtypes,
+                nondet_tol,
+                use_forward_ad=True,
+                complex_indices=complex_in,
+                test_imag=True,
+            )
             real_inputs = [t.real if i in complex_in else t for i, t in enumerate(inputs)]
             real_out = real_fn(*real_inputs)
-            _slow_gradcheck(real_fn, real_out, real_inputs, _differentiable_outputs(real_out),
-                            eps, rtol, atol, check_grad_dtypes, nondet_tol, use_forward_ad=True,
-                            complex_indices=complex_in)
+            _slow_gradcheck(
+                real_fn,
+                real_out,
+                real_inputs,
+                _differentiable_outputs(real_out),
+                eps,
+                rtol,
+                atol,
+                check_grad_dtypes,
+                nondet_tol,
+                use_forward_ad=True,
+                complex_indices=complex_in,
+            )
         else:
-            _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-                            nondet_tol, use_forward_ad=True)
+            _slow_gradcheck(
+                func,
+                func_out,
+                inputs,
+                outputs,
+                eps,
+                rtol,
+                atol,
+                check_grad_dtypes,
+                nondet_tol,
+                use_forward_ad=True,
+            )
 
 
 def _check_inputs(inputs) -> None:
@@ -249,19 +345,35 @@ def gradcheck(
         True
     """
     if not (check_forward_ad or check_backward_ad):
-        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
+        raise AssertionError(
+            "Expected at least one of check_forward_ad or check_backward_ad to be True"
+        )
     if check_batched_grad and not check_backward_ad:
-        raise AssertionError("Setting check_batched_grad=True requires check_backward_ad to be True")
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_backward_ad to be True"
+        )
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError(
-            "Setting check_batched_forward_grad=True requires check_forward_ad to be True")
+            "Setting check_batched_forward_grad=True requires check_forward_ad to be True"
+        )
     try:
         inputs = _as_tuple(inputs)
         _check_inputs(inputs)
         func_out = func(*inputs)
         outputs = _differentiable_outputs(func_out)
-        _gradcheck_real_imag(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-                             check_forward_ad, check_backward_ad, nondet_tol)
+        _gradcheck_real_imag(
+            func,
+            func_out,
+            inputs,
+            outputs,
+            eps,
+            rtol,
+            atol,
+            check_grad_dtypes,
+            check_forward_ad,
+            check_backward_ad,
+            nondet_tol,
+        )
         if check_backward_ad and outputs:
             _backward_mul_by_grad_output(outputs, inputs)
     except GradcheckError:
@@ -305,10 +417,12 @@ def gradgradcheck(
 
     if not (check_fwd_over_rev or check_rev_over_rev):
         raise AssertionError(
-            "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
+            "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True"
+        )
     if check_undefined_grad and not check_rev_over_rev:
         raise AssertionError(
-            "Setting check_undefined_grad=True requires check_rev_over_rev to be True")
+            "Setting check_undefined_grad=True requires check_rev_over_rev to be True"
+        )
     inputs = _as_tuple(inputs)
     T = _tensor_cls()
     if grad_outputs is None:
@@ -329,11 +443,15 @@ def gradgradcheck(
 
     def new_func(*args):
         # gradcheck detaches inputs for forward mode: restore what requires grad
-        ins = tuple(x.requires_grad_() if i in diff_in and not x.requires_grad else x
-                    for i, x in enumerate(args[:-n_out] if n_out else args))
+        ins = tuple(
+            x.requires_grad_() if i in diff_in and not x.requires_grad else x
+            for i, x in enumerate(args[:-n_out] if n_out else args)
+        )
         outs = _differentiable_outputs(func(*ins))
-        gos = tuple(x.requires_grad_() if i in diff_go and not x.requires_grad else x
-                    for i, x in enumerate(args[len(ins):]))
+        gos = tuple(
+            x.requires_grad_() if i in diff_go and not x.requires_grad else x
+            for i, x in enumerate(args[len(ins) :])
+        )
         diff = tuple(x for i, x in enumerate(ins) if i in diff_in)
         gs = _grad(list(outs), list(diff), list(gos), create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)

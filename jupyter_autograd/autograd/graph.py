@@ -54,17 +54,22 @@ _TLS = threading.local()
 _ACTIVE = [0]  # blocks active in any thread: the record callback is installed while > 0
 _LOCK = threading.Lock()
 
-ERR_HOOKS_SET = ("Calling register_hooks on a saved tensor whose hooks have already been set. "
-                 "Hint: only one pair of hooks is allowed at a time.")
-ERR_FREED = ("Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
-             "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
-             "retain_graph=True if you need to backward through the graph a second time or if you "
-             "need to access saved variables after calling backward.")
+ERR_HOOKS_SET = (
+    "Calling register_hooks on a saved tensor whose hooks have already been set. "
+    "Hint: only one pair of hooks is allowed at a time."
+)
+ERR_FREED = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+    "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if you "
+    "need to access saved variables after calling backward."
+)
 ERR_NONE = "Calling register_hooks on a saved tensor with value None is forbidden"
 ERR_PACK_INPLACE = (
     "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack "
     "hook cannot be modified by in-place operations as this can lead to unexpected side-effects. "
-    "Please open an issue if you need to perform in-place operations on the input to a pack hook.")
+    "Please open an issue if you need to perform in-place operations on the input to a pack hook."
+)
 
 
 def _stack() -> list:
@@ -232,15 +237,19 @@ class _Slot:
         self.grad_fn = t.grad_fn if t is not None else None
         self.output_nr = t._output_nr if t is not None else 0
         # a leaf keeps its AccumulateGrad, so that a double backward reaches the real leaf
-        self.acc = t._grad_acc if t is not None and self.requires_grad and self.grad_fn is None else None
+        self.acc = (
+            t._grad_acc if t is not None and self.requires_grad and self.grad_fn is None else None
+        )
         self.orig = weakref.ref(t) if t is not None else None
 
     def tensor(self):
         u = self.unpack(self.packed)
         T = _tensor()
         if not isinstance(u, T):
-            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
-                            f"result of type {type(u).__name__}")
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got "
+                f"result of type {type(u).__name__}"
+            )
         if not self.requires_grad and self.grad_fn is None and not u._requires_grad:
             return u  # nothing to rebuild: torch hands the unpacked tensor back as it is
         t = T._wrap(u._data, self.requires_grad)
@@ -402,13 +411,15 @@ class SavedTensor:
     def register_hooks(self, *args, **kwargs) -> None:
         """``pack_hook`` runs now on the saved tensor; ``unpack_hook`` whenever it is read."""
         if kwargs or len(args) != 2 or not all(callable(a) for a in args):
-            shown = ", ".join([repr(self)] + [repr(a) for a in args]
-                              + [f"{k}={v!r}" for k, v in kwargs.items()])
+            shown = ", ".join(
+                [repr(self)] + [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
+            )
             raise TypeError(
                 "register_hooks(): incompatible function arguments. The following argument types "
                 "are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
                 "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\n"
-                f"Invoked with: {shown}")
+                f"Invoked with: {shown}"
+            )
         pack, unpack = args
         node = self._node
         saved = node._saved
@@ -432,8 +443,9 @@ class SavedTensor:
             slots[key] = _Slot(_call_pack(pack, t), unpack, t)
             ins[self._idx] = raw[self._idx] = None
         _drop_version_check(node, key[0], self._idx)
-        node._saved = _PackedSaved(tuple(ins), out if self._kind != "result" else None,
-                                   tuple(raw), slots)
+        node._saved = _PackedSaved(
+            tuple(ins), out if self._kind != "result" else None, tuple(raw), slots
+        )
 
     def __repr__(self) -> str:
         return f"<torch._C._autograd.SavedTensor object at {hex(id(self))}>"
@@ -466,8 +478,9 @@ def pack_function_saved(to_save, packed: list) -> list:
             res.append((kind, a, nr, vc, ver))
             continue
         # an output's slot keeps no reference to its node (no ctx -> slot -> ctx cycle)
-        res.append(("hook", _Slot(_call_pack(pack, t), unpack, t if kind == "in" else None),
-                    nr, None, 0))
+        res.append(
+            ("hook", _Slot(_call_pack(pack, t), unpack, t if kind == "in" else None), nr, None, 0)
+        )
     return res
 
 
@@ -479,5 +492,6 @@ def unpack_function_saved(ctx, slot: _Slot, nr: int):
         t.grad_fn = ctx
         t._output_nr = nr
     return t
+
 
 _slots.raw_saved = raw_saved

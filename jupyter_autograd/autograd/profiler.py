@@ -55,9 +55,15 @@ class _Recorder:
         if stack is None:
             stack = _TLS.stack = []
         self.next_id += 1
-        ev = FunctionEvent(self.next_id, name, _thread_id(),
-                           _now_us() - self.t0, 0.0,
-                           shapes if self.record_shapes else None, is_user_annotation=user)
+        ev = FunctionEvent(
+            self.next_id,
+            name,
+            _thread_id(),
+            _now_us() - self.t0,
+            0.0,
+            shapes if self.record_shapes else None,
+            is_user_annotation=user,
+        )
         if stack:
             ev.cpu_parent = stack[-1]
             stack[-1].cpu_children.append(ev)
@@ -174,8 +180,10 @@ def _uninstall() -> None:
         op.fwd = fwd
     executor._run_general = _SAVED.pop("run_general")
     function._apply_function = _SAVED.pop("apply_function")
-    for lst, cb in ((engine.FLAGS.backward_tracers, _backward_tracer),
-                    (engine.FLAGS.record_tracers, _record_tracer)):
+    for lst, cb in (
+        (engine.FLAGS.backward_tracers, _backward_tracer),
+        (engine.FLAGS.record_tracers, _record_tracer),
+    ):
         if cb in lst:
             lst.remove(cb)
     _SAVED.clear()
@@ -197,12 +205,23 @@ class profile:
         ['aten::sin']
     """
 
-    def __init__(self, enabled: bool = True, *, use_cuda: bool = False, use_device=None,
-                 record_shapes: bool = False, with_flops: bool = False,
-                 profile_memory: bool = False, with_stack: bool = False,
-                 with_modules: bool = False, use_kineto: bool = False, use_cpu: bool = True,
-                 experimental_config=None, acc_events: bool = False,
-                 custom_trace_id_callback=None) -> None:
+    def __init__(
+        self,
+        enabled: bool = True,
+        *,
+        use_cuda: bool = False,
+        use_device=None,
+        record_shapes: bool = False,
+        with_flops: bool = False,
+        profile_memory: bool = False,
+        with_stack: bool = False,
+        with_modules: bool = False,
+        use_kineto: bool = False,
+        use_cpu: bool = True,
+        experimental_config=None,
+        acc_events: bool = False,
+        custom_trace_id_callback=None,
+    ) -> None:
         self.enabled = enabled
         self.record_shapes = record_shapes
         self.use_device = use_device
@@ -236,17 +255,37 @@ class profile:
         self.function_events = EventList(sorted(self._rec.events, key=lambda e: e.time_range[0]))
         return False
 
-    def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0,
-                     group_by_overload_name: bool = False) -> EventList:
-        return self.function_events.key_averages(group_by_input_shape, group_by_stack_n,
-                                                 group_by_overload_name)
+    def key_averages(
+        self,
+        group_by_input_shape: bool = False,
+        group_by_stack_n: int = 0,
+        group_by_overload_name: bool = False,
+    ) -> EventList:
+        return self.function_events.key_averages(
+            group_by_input_shape, group_by_stack_n, group_by_overload_name
+        )
 
-    def table(self, sort_by=None, row_limit: int = 100, max_src_column_width: int = 75,
-              max_name_column_width: int = 55, max_shapes_column_width: int = 80, header=None,
-              top_level_events_only: bool = False, time_unit=None) -> str:
-        return self.function_events.table(sort_by, row_limit, max_src_column_width,
-                                          max_name_column_width, max_shapes_column_width, header,
-                                          top_level_events_only, time_unit)
+    def table(
+        self,
+        sort_by=None,
+        row_limit: int = 100,
+        max_src_column_width: int = 75,
+        max_name_column_width: int = 55,
+        max_shapes_column_width: int = 80,
+        header=None,
+        top_level_events_only: bool = False,
+        time_unit=None,
+    ) -> str:
+        return self.function_events.table(
+            sort_by,
+            row_limit,
+            max_src_column_width,
+            max_name_column_width,
+            max_shapes_column_width,
+            header,
+            top_level_events_only,
+            time_unit,
+        )
 
     def total_average(self) -> FunctionEventAvg:
         return self.function_events.total_average()

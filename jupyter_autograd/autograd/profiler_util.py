@@ -62,8 +62,17 @@ class _Times:
 class FunctionEvent(_Times):
     """One profiled call: its name, start and end (microseconds), and the events inside it."""
 
-    def __init__(self, id, name, thread, start_us, end_us, input_shapes=None, sequence_nr=-1,
-                 is_user_annotation=False) -> None:
+    def __init__(
+        self,
+        id,
+        name,
+        thread,
+        start_us,
+        end_us,
+        input_shapes=None,
+        sequence_nr=-1,
+        is_user_annotation=False,
+    ) -> None:
         self.id = id
         self.name = name
         self.thread = thread
@@ -92,13 +101,15 @@ class FunctionEvent(_Times):
 
     def __repr__(self) -> str:
         start, end = self.time_range
-        return (f"<FunctionEvent id={self.id} name={self.name} overload_name= "
-                f"device_type=DeviceType.CPU node_id=-1 cpu_time={self.cpu_time_str} "
-                f"start_us={start:.3f} end_us={end:.3f} "
-                f"cpu_children={[c.id for c in self.cpu_children]} None_time=0.000us "
-                f"name={self.name} thread={self.thread} input_shapes={self.input_shapes} "
-                "cpu_memory_usage=0 None_memory_usage=0 is_async=False is_remote=False "
-                f"seq_nr={self.sequence_nr} is_legacy=False>")
+        return (
+            f"<FunctionEvent id={self.id} name={self.name} overload_name= "
+            f"device_type=DeviceType.CPU node_id=-1 cpu_time={self.cpu_time_str} "
+            f"start_us={start:.3f} end_us={end:.3f} "
+            f"cpu_children={[c.id for c in self.cpu_children]} None_time=0.000us "
+            f"name={self.name} thread={self.thread} input_shapes={self.input_shapes} "
+            "cpu_memory_usage=0 None_memory_usage=0 is_async=False is_remote=False "
+            f"seq_nr={self.sequence_nr} is_legacy=False>"
+        )
 
 
 class FunctionEventAvg(_Times):
@@ -127,7 +138,8 @@ class FunctionEventAvg(_Times):
             self.scope = other.scope
         if not isinstance(other, (FunctionEvent, FunctionEventAvg)):
             raise AssertionError(  # noqa: TRY004 - torch's
-                "Expected other to be a FunctionEvent or FunctionEventAvg")
+                "Expected other to be a FunctionEvent or FunctionEventAvg"
+            )
         if other.key != self.key:
             raise AssertionError(f"Expected keys to match, but got {other.key} vs {self.key}")
         self.cpu_time_total += other.cpu_time_total
@@ -139,10 +151,12 @@ class FunctionEventAvg(_Times):
         return self.add(other)
 
     def __repr__(self) -> str:
-        return (f"<FunctionEventAvg key={self.key} self_cpu_time={self.self_cpu_time_total_str} "
-                f"cpu_time={self.cpu_time_str}  self_cuda_time=0.000us cuda_time=0.000us "
-                f"input_shapes={self.input_shapes} "
-                "cpu_memory_usage=0 cuda_memory_usage=0>")
+        return (
+            f"<FunctionEventAvg key={self.key} self_cpu_time={self.self_cpu_time_total_str} "
+            f"cpu_time={self.cpu_time_str}  self_cuda_time=0.000us cuda_time=0.000us "
+            f"input_shapes={self.input_shapes} "
+            "cpu_memory_usage=0 cuda_memory_usage=0>"
+        )
 
 
 class EventList(list):
@@ -157,8 +171,12 @@ class EventList(list):
     def self_cpu_time_total(self) -> float:
         return sum(e.self_cpu_time_total for e in self)
 
-    def key_averages(self, group_by_input_shapes: bool = False, group_by_stack_n: int = 0,
-                     group_by_overload_name: bool = False) -> EventList:
+    def key_averages(
+        self,
+        group_by_input_shapes: bool = False,
+        group_by_stack_n: int = 0,
+        group_by_overload_name: bool = False,
+    ) -> EventList:
         """One :class:`FunctionEventAvg` per name (and input shapes), in order of first call."""
         groups: OrderedDict = OrderedDict()
         for e in self:
@@ -178,18 +196,44 @@ class EventList(list):
         total.key = "Total"
         return total
 
-    def table(self, sort_by=None, row_limit: int = 100, max_src_column_width: int = 75,
-              max_name_column_width: int = 55, max_shapes_column_width: int = 80, header=None,
-              top_level_events_only: bool = False, time_unit=None) -> str:
+    def table(
+        self,
+        sort_by=None,
+        row_limit: int = 100,
+        max_src_column_width: int = 75,
+        max_name_column_width: int = 55,
+        max_shapes_column_width: int = 80,
+        header=None,
+        top_level_events_only: bool = False,
+        time_unit=None,
+    ) -> str:
         """torch's summary table: one row per event, sorted by ``sort_by`` (an attribute such
         as ``"self_cpu_time_total"``) when given."""
-        return _build_table(self, sort_by, header, row_limit, max_name_column_width,
-                            max_shapes_column_width, top_level_events_only, time_unit)
+        return _build_table(
+            self,
+            sort_by,
+            header,
+            row_limit,
+            max_name_column_width,
+            max_shapes_column_width,
+            top_level_events_only,
+            time_unit,
+        )
 
     def export_chrome_trace(self, path: str) -> None:
         """Write the events as a Chrome trace (``chrome://tracing``, Perfetto)."""
-        trace = [{"name": e.name, "ph": "X", "ts": e.time_range[0], "dur": e.cpu_time_total,
-                  "tid": e.thread, "pid": "CPU functions", "args": {}} for e in self]
+        trace = [
+            {
+                "name": e.name,
+                "ph": "X",
+                "ts": e.time_range[0],
+                "dur": e.cpu_time_total,
+                "tid": e.thread,
+                "pid": "CPU functions",
+                "args": {},
+            }
+            for e in self
+        ]
         with open(path, "w") as f:
             json.dump({"traceEvents": trace}, f)
 
@@ -207,8 +251,9 @@ def _unit(time_us: float, default: str, time_unit) -> str:
     return default
 
 
-def _build_table(events, sort_by, header, row_limit, max_name_width, max_shapes_width,
-                 top_level_only, time_unit) -> str:
+def _build_table(
+    events, sort_by, header, row_limit, max_name_width, max_shapes_width, top_level_only, time_unit
+) -> str:
     if len(events) == 0:
         return ""
     if sort_by is not None:
@@ -218,8 +263,15 @@ def _build_table(events, sort_by, header, row_limit, max_name_width, max_shapes_
     name_w = max(len(e.key) for e in events) + 4
     if max_name_width is not None:
         name_w = min(name_w, max_name_width)
-    heads = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg",
-             "# of Calls"]
+    heads = [
+        "Name",
+        "Self CPU %",
+        "Self CPU",
+        "CPU total %",
+        "CPU total",
+        "CPU time avg",
+        "# of Calls",
+    ]
     widths = [name_w] + [12] * 6
     if shapes:
         shapes_w = max(len(str(e.input_shapes)) for e in events) + 4
@@ -247,11 +299,15 @@ def _build_table(events, sort_by, header, row_limit, max_name_width, max_shapes_
         name = e.key
         if max_name_width is not None and len(name) >= max_name_width - 3:
             name = name[: max_name_width - 3] + "..."
-        vals = [name, _format_share(e.self_cpu_time_total, total),
-                _unit(e.self_cpu_time_total, e.self_cpu_time_total_str, time_unit),
-                _format_share(e.cpu_time_total, total),
-                _unit(e.cpu_time_total, e.cpu_time_total_str, time_unit),
-                _unit(e.cpu_time, e.cpu_time_str, time_unit), e.count]
+        vals = [
+            name,
+            _format_share(e.self_cpu_time_total, total),
+            _unit(e.self_cpu_time_total, e.self_cpu_time_total_str, time_unit),
+            _format_share(e.cpu_time_total, total),
+            _unit(e.cpu_time_total, e.cpu_time_total_str, time_unit),
+            _unit(e.cpu_time, e.cpu_time_str, time_unit),
+            e.count,
+        ]
         if shapes:
             vals.append(str(e.input_shapes)[:shapes_w])
         out.append(row.format(*vals))

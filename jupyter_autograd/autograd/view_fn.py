@@ -45,8 +45,15 @@ def _strided(parent, arr):
     from .views import Geometry
 
     geo = Geometry(parent, arr)
-    return (AS_STRIDED, {"size": geo.shape, "stride": geo.stride,
-                         "storage_offset": geo.storage_offset, "geometry": geo})
+    return (
+        AS_STRIDED,
+        {
+            "size": geo.shape,
+            "stride": geo.stride,
+            "storage_offset": geo.storage_offset,
+            "geometry": geo,
+        },
+    )
 
 
 def aliases(steps) -> bool:
@@ -97,8 +104,13 @@ def _like(base_arr, g):
     lo = sum(min(0, (n - 1) * s) for n, s in zip(base_arr.shape, base_arr.strides) if n)
     hi = sum(max(0, (n - 1) * s) for n, s in zip(base_arr.shape, base_arr.strides) if n)
     buf = np.empty((hi - lo) // it + 1, base_arr.dtype)
-    interface = {"shape": base_arr.shape, "typestr": base_arr.dtype.str, "version": 3,
-                 "strides": base_arr.strides, "data": (_ptr(buf) - lo, False)}
+    interface = {
+        "shape": base_arr.shape,
+        "typestr": base_arr.dtype.str,
+        "version": 3,
+        "strides": base_arr.strides,
+        "data": (_ptr(buf) - lo, False),
+    }
     out = np.asarray(_Alias(interface, buf))
     out[...] = g
     return out
@@ -106,9 +118,13 @@ def _like(base_arr, g):
 
 def _at(result, base_arr, view_arr):
     """The array viewing ``result`` where ``view_arr`` views ``base_arr`` (same bytes)."""
-    interface = {"shape": view_arr.shape, "typestr": view_arr.dtype.str, "version": 3,
-                 "strides": view_arr.strides,
-                 "data": (_ptr(result) + _ptr(view_arr) - _ptr(base_arr), False)}
+    interface = {
+        "shape": view_arr.shape,
+        "typestr": view_arr.dtype.str,
+        "version": 3,
+        "strides": view_arr.strides,
+        "data": (_ptr(result) + _ptr(view_arr) - _ptr(base_arr), False),
+    }
     return np.asarray(_Alias(interface, result))
 
 

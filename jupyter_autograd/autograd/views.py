@@ -139,8 +139,17 @@ class Geometry:
     """Where a view's elements sit in its base: torch's (size, stride, storage_offset) of the
     view, plus each element's flat C-order index into the base (made on first use)."""
 
-    __slots__ = ("_base_contig", "_base_strides", "_flat", "base_numel", "base_shape", "offset",
-                 "overlap", "shape", "stride")
+    __slots__ = (
+        "_base_contig",
+        "_base_strides",
+        "_flat",
+        "base_numel",
+        "base_shape",
+        "offset",
+        "overlap",
+        "shape",
+        "stride",
+    )
 
     def __init__(self, base_arr, view_arr) -> None:
         it = base_arr.itemsize
@@ -245,8 +254,11 @@ def sync_conj(writer) -> None:
     view of it) writes its values back, conjugated, into its source; the others re-read
     theirs. torch's conj() is a lazy view: both directions show at once."""
     root = writer._base if writer._base is not None else writer
-    live = [(d, src, fn) for d, src, fn in ((r(), src, fn) for r, src, fn in root._conj_views)
-            if d is not None]
+    live = [
+        (d, src, fn)
+        for d, src, fn in ((r(), src, fn) for r, src, fn in root._conj_views)
+        if d is not None
+    ]
     if not live:
         root._conj_views = None
         return
@@ -272,8 +284,9 @@ def handle_view_on_rebase(v, indirect: bool) -> None:
     modified = "its base or another view of its base has been" if indirect else "is being"
     if cm in (INFERENCE_MODE, NO_GRAD_MODE) or fn is None:
         if fn is not None:
-            prefix = (f"Output {v._output_nr} of {_short(fn)} is a view of a view which was "
-                      "created in")
+            prefix = (
+                f"Output {v._output_nr} of {_short(fn)} is a view of a view which was created in"
+            )
         else:
             prefix = "A view was created in"
         if cm == INFERENCE_MODE:
@@ -314,10 +327,15 @@ def check_inplace(t, requires_grad: bool, overlap: str = "error") -> None:
                     raise RuntimeError(ERR_OVERLAP)
                 import warnings
 
-                key, value = ("indices", "tensor") if overlap == "index_put_" else ("mask", "scalar")
+                key, value = (
+                    ("indices", "tensor") if overlap == "index_put_" else ("mask", "scalar")
+                )
                 # the user's line: x[idx] = v (via _setitem), or x.masked_fill_(...)
-                warnings.warn(_OVERLAP_WARNING.format(op=overlap, key=key, value=value),
-                              UserWarning, stacklevel=4 if overlap == "index_put_" else 3)
+                warnings.warn(
+                    _OVERLAP_WARNING.format(op=overlap, key=key, value=value),
+                    UserWarning,
+                    stacklevel=4 if overlap == "index_put_" else 3,
+                )
                 return
 
 
@@ -344,8 +362,13 @@ def overlap_status(a, b) -> int:
     """torch's get_overlap_status of two arrays (TooHard, a strided one, counts as no overlap)."""
     if a is b:
         return _FULL
-    if (a.__class__ is not np.ndarray or b.__class__ is not np.ndarray or not a.size or not b.size
-            or not np.may_share_memory(a, b)):
+    if (
+        a.__class__ is not np.ndarray
+        or b.__class__ is not np.ndarray
+        or not a.size
+        or not b.size
+        or not np.may_share_memory(a, b)
+    ):
         return _NO
     sa, sb = _dense_span(a), _dense_span(b)
     if sa is None or sb is None:
@@ -354,7 +377,8 @@ def overlap_status(a, b) -> int:
         # torch compares the stride lists; a size-1 dim's stride is arbitrary in NumPy (where
         # torch's expand and unsqueeze derive it from the next dim), so it is not compared
         same = a.ndim == b.ndim and all(
-            sa_ == sb_ or n == 1 for n, sa_, sb_ in zip(a.shape, a.strides, b.strides))
+            sa_ == sb_ or n == 1 for n, sa_, sb_ in zip(a.shape, a.strides, b.strides)
+        )
         return _FULL if same else _PARTIAL
     return _PARTIAL if sa[0] < sb[1] and sb[0] < sa[1] else _NO
 
@@ -390,8 +414,12 @@ def view_grad_fn(v):
     from ..ops.strided import AS_STRIDED  # the rows sit above the engine
 
     geo = Geometry(base._data, v._data)
-    p = {"size": geo.shape, "stride": geo.stride, "storage_offset": geo.storage_offset,
-         "geometry": geo}
+    p = {
+        "size": geo.shape,
+        "stride": geo.stride,
+        "storage_offset": geo.storage_offset,
+        "geometry": geo,
+    }
     old = fn
     v._view_version = vc[0]
     node = engine.record(AS_STRIDED, (base,), None, p, (v,))
@@ -461,8 +489,9 @@ class CopySlices(Node):
             outs = _run(self._fn, [flat_g[idx]], True)
             first = outs[0]
             if first is not None:
-                first = apply(OPS["index_put"], (flat_g, first),
-                              {"key": (idx,), "shape": (geo.base_numel,)}).reshape(geo.base_shape)
+                first = apply(
+                    OPS["index_put"], (flat_g, first), {"key": (idx,), "shape": (geo.base_numel,)}
+                ).reshape(geo.base_shape)
         else:
             from ..ops.strided import _flat
 

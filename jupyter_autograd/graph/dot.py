@@ -33,8 +33,10 @@ def to_dot(payload: dict) -> str:
                 f'  {n["id"]} [label="{label}", shape=box, style="filled", fillcolor="{fill}"];'
             )
         else:
-            out.append(f'  {n["id"]} [label="{label}", shape=box, style="rounded,filled", '
-                       f'fillcolor="{fill}"];')
+            out.append(
+                f'  {n["id"]} [label="{label}", shape=box, style="rounded,filled", '
+                f'fillcolor="{fill}"];'
+            )
     for s, t, count, _ in view.edges:
         extra = f' [label="\u00d7{count}", penwidth=2]' if count > 1 else ""
         out.append(f"  {view.nodes[s]['id']} -> {view.nodes[t]['id']}{extra};")

@@ -175,14 +175,14 @@ def _owners(path: list, adj: _Adjacency, on_spine: list, n: int) -> list:
             o = owner[u]
             if o == -1:
                 owner[u] = i
-                stack.extend(src[ptr[u]:ptr[u + 1]])
+                stack.extend(src[ptr[u] : ptr[u + 1]])
             elif o != i and o != _SHARED:
                 owner[u] = _SHARED
                 shared.append(u)
     # whatever a shared node depends on is shared too
     while shared:
         u = shared.pop()
-        for w in src[ptr[u]:ptr[u + 1]]:
+        for w in src[ptr[u] : ptr[u + 1]]:
             if not on_spine[w] and owner[w] != _SHARED:
                 owner[w] = _SHARED
                 shared.append(w)
@@ -222,8 +222,9 @@ def _runs(ids: np.ndarray, max_period: int, min_count: int) -> list:
     return out
 
 
-def find_repeats(kinds, objs, edges, roots, *, min_count: int = MIN_COUNT,
-                 max_period: int = MAX_PERIOD) -> list:
+def find_repeats(
+    kinds, objs, edges, roots, *, min_count: int = MIN_COUNT, max_period: int = MAX_PERIOD
+) -> list:
     """Runs of identical iterations in a raw graph (parallel ``kinds``/``objs``, data-flow
     ``edges`` as an (m, 4) int array of (source, target, input, output), -1 for no slot),
     loops first, then siblings.
@@ -285,7 +286,7 @@ def find_repeats(kinds, objs, edges, roots, *, min_count: int = MIN_COUNT,
         sigs, members, start = signed
         pos[path_arr] = -1
         for a, p, count in _runs(sigs, max_period, min_count):
-            block = members[start[a]:start[a + count * p]].reshape(count, -1)
+            block = members[start[a] : start[a + count * p]].reshape(count, -1)
             if in_repeat[block].any():
                 continue  # already in a run of another root's spine
             ops = [op_name(kinds[path[i]], objs[path[i]]) for i in range(a, a + p)]
@@ -318,8 +319,9 @@ def _sign_steps(path, pos, owner, on_spine, adj: _Adjacency, signer: _Signer):
 _VECTOR_SIBLINGS = 32  # a node with this many inputs or more signs them all at once
 
 
-def _sibling_repeats(n, adj: _Adjacency, signer: _Signer, tokens: _Tokens, local, in_repeat,
-                     min_count) -> list:
+def _sibling_repeats(
+    n, adj: _Adjacency, signer: _Signer, tokens: _Tokens, local, in_repeat, min_count
+) -> list:
     """Identical input subtrees of one node (``torch.stack(xs)``, ``torch.cat``): each input
     with the nodes only it feeds (out-degree 1), in input order."""
     out = []
@@ -332,7 +334,7 @@ def _sibling_repeats(n, adj: _Adjacency, signer: _Signer, tokens: _Tokens, local
     for v in np.flatnonzero(adj.indeg >= min_count).tolist():
         if in_repeat[v]:
             continue
-        ins = adj.in_src[adj.in_ptr[v]:adj.in_ptr[v + 1]]
+        ins = adj.in_src[adj.in_ptr[v] : adj.in_ptr[v + 1]]
         ok = single[ins] & ~in_repeat[ins]
         signed = None
         if len(ins) >= _VECTOR_SIBLINGS:
@@ -363,9 +365,10 @@ def _sibling_repeats(n, adj: _Adjacency, signer: _Signer, tokens: _Tokens, local
             if b - a < min_count or sid[a] < 0:
                 continue
             k = int(which[a])
-            block = members[start[k]:start[k + b - a]].reshape(b - a, -1)
+            block = members[start[k] : start[k + b - a]].reshape(b - a, -1)
             first = int(block[0, 0])
-            out.append(Repeat(block, "siblings", [op_name(signer.kinds[first],
-                                                          signer.objs[first])]))
+            out.append(
+                Repeat(block, "siblings", [op_name(signer.kinds[first], signer.objs[first])])
+            )
             in_repeat[block] = True
     return out

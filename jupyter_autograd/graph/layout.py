@@ -81,8 +81,11 @@ def layered(sizes: list, edges: list, direction: str = "forward", rankdir: str =
                     nb = [u for u in neighbours[v] if level[u] > lv]
                 else:
                     nb = [u for u in neighbours[v] if level[u] < lv] if (sweep or lv) else ()
-                want = sum(centre[u] for u in nb) / len(nb) if nb else (
-                    centre[v] if sweep else (end or 0.0))
+                want = (
+                    sum(centre[u] for u in nb) / len(nb)
+                    if nb
+                    else (centre[v] if sweep else (end or 0.0))
+                )
                 half = size[v][0] / 2
                 c = max(want, end + GAP + half) if end is not None else max(want, half)
                 centre[v] = c

@@ -33,7 +33,6 @@ HARD_LIMIT_BYTES = 10_000_000
 _MIN_NODE_BYTES = 100
 
 
-
 # ------------------------------------------------------------------ backward tracing
 class BackwardRecord:
     """Records the nodes backward executes, in order, and the gradients they received.
@@ -139,8 +138,9 @@ def _select_folded(raw, repeats) -> _Selection:
     # iteration): each bundle in the order of its first edge, with that edge's slots
     ko = keep[outside[keep]]
     bundled: dict = {}
-    for k, s_, d_, inp, o in zip(ko.tolist(), s[ko].tolist(), d[ko].tolist(),
-                                 e[ko, 2].tolist(), e[ko, 3].tolist()):
+    for k, s_, d_, inp, o in zip(
+        ko.tolist(), s[ko].tolist(), d[ko].tolist(), e[ko, 2].tolist(), e[ko, 3].tolist()
+    ):
         key = (s_, d_, inp, o)
         hit = bundled.get(key)
         if hit is None:
@@ -152,13 +152,22 @@ def _select_folded(raw, repeats) -> _Selection:
     if len(kr):
         _, first, counts = np.unique(rs[kr] * n + rd[kr], return_index=True, return_counts=True)
         f = kr[first]
-        groups += map(list, zip(f.tolist(), rs[f].tolist(), rd[f].tolist(), e[f, 2].tolist(),
-                                e[f, 3].tolist(), counts.tolist()))
+        groups += map(
+            list,
+            zip(
+                f.tolist(),
+                rs[f].tolist(),
+                rd[f].tolist(),
+                e[f, 2].tolist(),
+                e[f, 3].tolist(),
+                counts.tolist(),
+            ),
+        )
     groups.sort()
-    edges = [(a, b, None if inp < 0 else inp, None if o < 0 else o, c)
-             for _, a, b, inp, o, c in groups]
-    return _Selection(kept, edges,
-                      [(r, r.nodes[:1].tolist()) for r in repeats], {})
+    edges = [
+        (a, b, None if inp < 0 else inp, None if o < 0 else o, c) for _, a, b, inp, o, c in groups
+    ]
+    return _Selection(kept, edges, [(r, r.nodes[:1].tolist()) for r in repeats], {})
 
 
 def _collapse(raw, sel: _Selection, max_nodes: int) -> _Selection:
@@ -175,8 +184,11 @@ def _collapse(raw, sel: _Selection, max_nodes: int) -> _Selection:
         succ[s] = d
     roots = set(raw.roots)
     kinds = raw.kind
-    cand = {v for v in order if kinds[v] == "function" and indeg.get(v) == 1
-            and outdeg.get(v) == 1 and v not in roots}
+    cand = {
+        v
+        for v in order
+        if kinds[v] == "function" and indeg.get(v) == 1 and outdeg.get(v) == 1 and v not in roots
+    }
     rep = {v: v for v in order}
     groups: dict = {}
     for v in order:
@@ -196,7 +208,7 @@ def _collapse(raw, sel: _Selection, max_nodes: int) -> _Selection:
     if len(keep) > max_nodes:
         # still too big (a wide graph): keep the first nodes of the walk, one group for the rest
         kept = set(keep[: max_nodes - 1])
-        rest = keep[max_nodes - 1:]
+        rest = keep[max_nodes - 1 :]
         cut = rest[0]
         members = []
         for r in rest:
@@ -214,8 +226,9 @@ def _collapse(raw, sel: _Selection, max_nodes: int) -> _Selection:
             merged[key] = (s2, d2, inp, o, c) if hit is None else hit[:4] + (hit[4] + c,)
         edges = list(merged.values())
     grouped = {m for ms in groups.values() for m in ms}
-    repeats = [(r, its) for r, its in sel.repeats
-               if not any(v in grouped for it in its for v in it)]
+    repeats = [
+        (r, its) for r, its in sel.repeats if not any(v in grouped for it in its for v in it)
+    ]
     return _Selection(keep, edges, repeats, groups)
 
 
@@ -287,16 +300,45 @@ def build_graph(
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        return _build(roots, names, source_of, inputs_of, modules_of, backward, max_nodes,
-                      max_bytes, direction, values, saved, show_saved, replay_step,
-                      replay_controls, title)
+        return _build(
+            roots,
+            names,
+            source_of,
+            inputs_of,
+            modules_of,
+            backward,
+            max_nodes,
+            max_bytes,
+            direction,
+            values,
+            saved,
+            show_saved,
+            replay_step,
+            replay_controls,
+            title,
+        )
     finally:
         if gc_was_on:
             gc.enable()
 
 
-def _build(roots, names, source_of, inputs_of, modules_of, backward, max_nodes, max_bytes,
-           direction, values, saved, show_saved, replay_step, replay_controls, title) -> dict:
+def _build(
+    roots,
+    names,
+    source_of,
+    inputs_of,
+    modules_of,
+    backward,
+    max_nodes,
+    max_bytes,
+    direction,
+    values,
+    saved,
+    show_saved,
+    replay_step,
+    replay_controls,
+    title,
+) -> dict:
     limit = None if max_nodes is not None else HARD_LIMIT_BYTES // _MIN_NODE_BYTES
     try:
         raw = walk(roots, names.tensors(), inputs_of, limit)
@@ -317,8 +359,11 @@ def _build(roots, names, source_of, inputs_of, modules_of, backward, max_nodes, 
         sel = _select_all(raw, repeats)
     ctx = _Context(raw, names, source_of, modules_of, backward, direction, saved)
     cap = PREVIEW_CAP
-    extra = {"show_saved": bool(show_saved), "title": title,
-             "replay": {"step": replay_step, "controls": bool(replay_controls)}}
+    extra = {
+        "show_saved": bool(show_saved),
+        "title": title,
+        "replay": {"step": replay_step, "controls": bool(replay_controls)},
+    }
     while True:
         payload = serialize(ctx, sel, values, saved, total, truncated, cap, extra)
         if max_bytes is None:

@@ -100,7 +100,7 @@ def serialize(ctx, sel, values, saved, total, truncated, cap, extra) -> dict:
                 rep_of[m] = head
         for r, listed in sel.repeats:
             template = r.iterations[0]
-            for it in r.iterations[len(listed):]:
+            for it in r.iterations[len(listed) :]:
                 for m, v in enumerate(it[: len(template)]):
                     rep_of[v] = rep_of.get(template[m], template[m])
         pos = {id(objs[r]): r for r in range(len(objs)) if kinds[r] != "tensor"}
@@ -186,8 +186,10 @@ def serialize(ctx, sel, values, saved, total, truncated, cap, extra) -> dict:
     replay = extra["replay"]
     if order_ids and (replay["step"] is not None or not replay["controls"]):
         step = len(order_ids) if replay["step"] is None else replay["step"]
-        payload["replay"] = {"step": max(0, min(int(step), len(order_ids))),
-                             "controls": replay["controls"]}
+        payload["replay"] = {
+            "step": max(0, min(int(step), len(order_ids))),
+            "controls": replay["controls"],
+        }
     if extra["title"] is not None:
         payload["title"] = clean(extra["title"])
     return payload
@@ -240,8 +242,15 @@ def _repeats(repeats, ids) -> list:
             continue
         ops = list(reversed(r.ops)) if r.kind == "loop" else r.ops
         label = f"\u00d7{r.count} " + f" {ARROW} ".join(ops)
-        out.append({"id": f"r{len(out)}", "kind": r.kind, "count": r.count,
-                    "label": clean(label, 300), "iterations": its})
+        out.append(
+            {
+                "id": f"r{len(out)}",
+                "kind": r.kind,
+                "count": r.count,
+                "label": clean(label, 300),
+                "iterations": its,
+            }
+        )
     return out
 
 
@@ -271,8 +280,9 @@ def _saved_list(fn, drawn_tensors, values, cap, kept=None) -> list:
             v = getattr(fn, name)
         except RuntimeError:
             if kept is None or name not in kept:
-                item.update(shape=None, dtype=None,
-                            value="<freed by backward; use retain_graph=True>")
+                item.update(
+                    shape=None, dtype=None, value="<freed by backward; use retain_graph=True>"
+                )
                 out.append(item)
                 continue
             v = kept[name]

@@ -52,7 +52,13 @@ class _Signer:
         local: dict = {}
         order: list = []
         parts: list = []
-        ptr, src, inps, outs, token = self.adj.ptr, self.adj.src, self.adj._inp, self.adj._out, self.token
+        ptr, src, inps, outs, token = (
+            self.adj.ptr,
+            self.adj.src,
+            self.adj._inp,
+            self.adj._out,
+            self.token,
+        )
         for s in starts:
             if s in local:
                 parts.append(("=", local[s]))
@@ -136,8 +142,9 @@ class _Tokens:
         if tensors:
             ts = [objs[k] for k in tensors]
             datas = list(map(_get_data, ts))
-            keys = list(zip(map(_get_shape, datas), map(_get_char, datas),
-                            map(bool, map(_get_rg, ts))))
+            keys = list(
+                zip(map(_get_shape, datas), map(_get_char, datas), map(bool, map(_get_rg, ts)))
+            )
             uniq = dict.fromkeys(keys)
             for k in uniq:
                 uniq[k] = ids.setdefault(("T", *k), len(ids))
@@ -250,7 +257,8 @@ def _intern_rows(flat: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     inv = inv.reshape(-1)
     rep = first[inv]
     if np.array_equal(lengths, lengths[rep]) and np.array_equal(
-            flat, flat[pos + np.repeat(bounds[:-1][rep], lengths)]):
+        flat, flat[pos + np.repeat(bounds[:-1][rep], lengths)]
+    ):
         return inv
     # a hash collision: intern the rows' bytes
     data = flat.tobytes()

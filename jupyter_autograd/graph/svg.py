@@ -31,8 +31,11 @@ _COLOR = {"l": "#111", "m": "#555", "g": "#b91c1c"}
 def _xml(s: str) -> str:
     s = _XML_BAD.sub("\ufffd", s)
     return (
-        s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        .replace('"', "&quot;").replace("'", "&#39;")
+        s.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#39;")
     )
 
 
@@ -79,8 +82,9 @@ def _tooltip(n: dict) -> str:
     return _xml(safe_text(tip[:2000], multiline=True))
 
 
-def to_svg(payload: dict, *, show_saved: bool = False, show_values: bool = False,
-           rankdir: str = "TB") -> str:
+def to_svg(
+    payload: dict, *, show_saved: bool = False, show_values: bool = False, rankdir: str = "TB"
+) -> str:
     """A static SVG of the graph (big repeated runs folded into ``×k`` blocks).
 
     Args:
@@ -103,13 +107,16 @@ def to_svg(payload: dict, *, show_saved: bool = False, show_values: bool = False
     view = View(payload)
     lines = [_box_lines(n, show_saved, show_values) for n in view.nodes]
     sizes = [
-        (max(48.0, max(len(t) for t, _ in ls) * _CHAR_W + 2 * _PAD_X),
-         len(ls) * _LINE_H + 2 * _PAD_Y)
+        (
+            max(48.0, max(len(t) for t, _ in ls) * _CHAR_W + 2 * _PAD_X),
+            len(ls) * _LINE_H + 2 * _PAD_Y,
+        )
         for ls in lines
     ]
     direction = payload.get("direction", "forward")
-    boxes, (width, height) = layered(sizes, [(s, t) for s, t, _, _ in view.edges], direction,
-                                     rankdir)
+    boxes, (width, height) = layered(
+        sizes, [(s, t) for s, t, _, _ in view.edges], direction, rankdir
+    )
     m = _MARGIN
     W, H = width + 2 * m, height + 2 * m
     digest = hashlib.sha1(
@@ -172,11 +179,19 @@ def _ends(a, b, lr: bool) -> tuple:
     m = _MARGIN
     if lr:
         down = ax < bx
-        return (ax + (aw if down else 0) + m, ay + ah / 2 + m,
-                bx + (0 if down else bw) + m, by + bh / 2 + m)
+        return (
+            ax + (aw if down else 0) + m,
+            ay + ah / 2 + m,
+            bx + (0 if down else bw) + m,
+            by + bh / 2 + m,
+        )
     down = ay < by
-    return (ax + aw / 2 + m, ay + (ah if down else 0) + m,
-            bx + bw / 2 + m, by + (0 if down else bh) + m)
+    return (
+        ax + aw / 2 + m,
+        ay + (ah if down else 0) + m,
+        bx + bw / 2 + m,
+        by + (0 if down else bh) + m,
+    )
 
 
 def _node(n: dict, x: float, y: float, w: float, h: float, lines: list) -> list:
@@ -188,8 +203,10 @@ def _node(n: dict, x: float, y: float, w: float, h: float, lines: list) -> list:
     dash = ' stroke-dasharray="5,3"' if dashed else ""
     out = [f'<g class="node {kind}"><title>{_tooltip(n)}</title>']
     if kind == "repeat":  # a stack of cards: one iteration stands for count
-        out.append(f'<rect x="{x + 4:.1f}" y="{y - 4:.1f}" width="{w:.1f}" height="{h:.1f}" '
-                   f'rx="{rx}" fill="{fill}" stroke="{stroke}" stroke-width="1"/>')
+        out.append(
+            f'<rect x="{x + 4:.1f}" y="{y - 4:.1f}" width="{w:.1f}" height="{h:.1f}" '
+            f'rx="{rx}" fill="{fill}" stroke="{stroke}" stroke-width="1"/>'
+        )
     out.append(
         f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="{rx}" '
         f'fill="{fill}" stroke="{stroke}" stroke-width="{sw}"{dash}/>'

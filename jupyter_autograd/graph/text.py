@@ -41,7 +41,6 @@ def safe_text(s, *, multiline: bool = False) -> str:
     return pattern.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
 
 
-
 def _cap(s: str, cap: int) -> str:
     return s if len(s) <= cap else s[: cap - 1] + "\u2026"
 
@@ -111,12 +110,14 @@ def to_text(payload: dict, max_lines: int = 500) -> str:
         kids = inputs.get(v, [])
         for k, (_, s, c) in reversed(list(enumerate(kids))):
             last = k == len(kids) - 1
-            stack.append((
-                s,
-                child_prefix + ("\u2514\u2500\u2500 " if last else "\u251c\u2500\u2500 "),
-                child_prefix + ("    " if last else "\u2502   "),
-                c,
-            ))
+            stack.append(
+                (
+                    s,
+                    child_prefix + ("\u2514\u2500\u2500 " if last else "\u251c\u2500\u2500 "),
+                    child_prefix + ("    " if last else "\u2502   "),
+                    c,
+                )
+            )
     if stack:
         lines.append(f"\u2026 ({len(view.nodes) - len(seen)} more nodes not shown)")
     if payload.get("truncated"):
@@ -191,9 +192,11 @@ def grad_fn_tree(fn, names: Mapping[str, object] | None = None, max_lines: int =
         nf = list(node.next_functions)
         for k in range(len(nf) - 1, -1, -1):
             last = k == len(nf) - 1
-            stack.append((
-                nf[k][0],
-                child + ("\u2514\u2500\u2500 " if last else "\u251c\u2500\u2500 "),
-                child + ("    " if last else "\u2502   "),
-            ))
+            stack.append(
+                (
+                    nf[k][0],
+                    child + ("\u2514\u2500\u2500 " if last else "\u251c\u2500\u2500 "),
+                    child + ("    " if last else "\u2502   "),
+                )
+            )
     return "\n".join(lines)

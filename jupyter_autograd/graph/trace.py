@@ -117,7 +117,11 @@ class trace:
         src = None
         if hit is not None:
             line = hit.f_lineno
-            if self.lines is not None and hit.f_code.co_filename == target and 0 < line <= len(self.lines):
+            if (
+                self.lines is not None
+                and hit.f_code.co_filename == target
+                and 0 < line <= len(self.lines)
+            ):
                 code = self.lines[line - 1]
             else:
                 code = linecache.getline(hit.f_code.co_filename, line)

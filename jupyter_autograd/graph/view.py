@@ -30,8 +30,13 @@ class View:
             for r in payload.get("repeats") or ():
                 if folds(r):
                     members = [i for it in r["iterations"] for i in it]
-                    block = {"id": r["id"], "kind": "repeat", "label": r["label"],
-                             "count": r["count"], "members": members}
+                    block = {
+                        "id": r["id"],
+                        "kind": "repeat",
+                        "label": r["label"],
+                        "count": r["count"],
+                        "members": members,
+                    }
                     blocks[r["id"]] = block
                     for i in members:
                         block_of.setdefault(i, r["id"])

@@ -60,7 +60,12 @@ class Raw:
         if self._edges is None:
             f = self.flat
             self._edges = [
-                (f[k], f[k + 1], None if f[k + 2] < 0 else f[k + 2], None if f[k + 3] < 0 else f[k + 3])
+                (
+                    f[k],
+                    f[k + 1],
+                    None if f[k + 2] < 0 else f[k + 2],
+                    None if f[k + 3] < 0 else f[k + 3],
+                )
                 for k in range(0, len(f), 4)
             ]
         return self._edges

@@ -66,5 +66,3 @@ class AccumulationState:
 
     def text(self) -> str:
         return self.log[-1] if self.log else "inp.grad = None (press backward)"
-
-

@@ -83,5 +83,3 @@ class GraphState:
             if leaf.grad is not None:
                 leaf.grad.zero_()
         self.message = "leaves' grads zeroed"
-
-

@@ -82,5 +82,3 @@ def grad_mode_text(probe: dict) -> str:
             f"is_leaf={p['is_leaf']} is_inference={p['is_inference']}"
         )
     return "\n".join(lines)
-
-

@@ -35,8 +35,13 @@ def _adapter_graph_payload(
         return src
 
     return _graph.build_graph(
-        [root], names=names, source_of=source_of, inputs_of=_viz._inputs_of,
-        modules_of=_viz._modules_of, backward=rec, **replay,
+        [root],
+        names=names,
+        source_of=source_of,
+        inputs_of=_viz._inputs_of,
+        modules_of=_viz._modules_of,
+        backward=rec,
+        **replay,
     )
 
 

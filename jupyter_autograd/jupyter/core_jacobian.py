@@ -181,5 +181,3 @@ def jacobian_report(f: Callable[[Tensor], Tensor], x, v, u, eps: float = 1e-6) -
         vjp_fd=v @ J_fd,
         jvp_fd=J_fd @ u,
     )
-
-

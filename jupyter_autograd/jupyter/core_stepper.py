@@ -215,5 +215,3 @@ class StepperState:
         if self.position == 0:
             return f"before backward: {len(self.steps)} nodes will run (press next)"
         return f"{self.position}/{len(self.steps)}  " + self.steps[self.position - 1].describe()
-
-

@@ -33,6 +33,8 @@ def _graph():
     from .. import graph
 
     return graph
+
+
 _STATE_ATTR = "_jupyter_autograd_extension"
 
 
@@ -55,12 +57,24 @@ def _display(obj) -> None:
 _COMMON = [
     argument("--saved", action="store_true", help="show each function's saved tensors"),
     argument("--values", action="store_true", help="print value previews in tensor boxes"),
-    argument("--max-nodes", metavar="N", default="2000",
-             help="collapse larger graphs to N nodes (default 2000)"),
-    argument("--direction", choices=("forward", "backward"), default="forward",
-             help="forward: arrows from inputs to outputs; backward: gradient flow"),
-    argument("--format", choices=("auto", "svg", "text", "json"), default="auto",
-             help="auto: interactive + SVG + text; or only svg, text or json"),
+    argument(
+        "--max-nodes",
+        metavar="N",
+        default="2000",
+        help="collapse larger graphs to N nodes (default 2000)",
+    ),
+    argument(
+        "--direction",
+        choices=("forward", "backward"),
+        default="forward",
+        help="forward: arrows from inputs to outputs; backward: gradient flow",
+    ),
+    argument(
+        "--format",
+        choices=("auto", "svg", "text", "json"),
+        default="auto",
+        help="auto: interactive + SVG + text; or only svg, text or json",
+    ),
 ]
 
 
@@ -92,15 +106,27 @@ class AutogradMagics(Magics):
     """The magics ``%load_ext jupyter_autograd`` registers."""
 
     @magic_arguments()
-    @argument("--backward", metavar="NAME", help="call NAME.backward() after the cell and show "
-              "the gradients and the order backward visited the nodes")
-    @argument("--gradient", metavar="EXPR", help="gradient= passed to backward: an expression "
-              'evaluated after the cell; quote it if it has spaces: --gradient "torch.ones(2) * 3"')
+    @argument(
+        "--backward",
+        metavar="NAME",
+        help="call NAME.backward() after the cell and show "
+        "the gradients and the order backward visited the nodes",
+    )
+    @argument(
+        "--gradient",
+        metavar="EXPR",
+        help="gradient= passed to backward: an expression "
+        'evaluated after the cell; quote it if it has spaces: --gradient "torch.ones(2) * 3"',
+    )
     @argument("--retain-graph", action="store_true", help="backward(retain_graph=True)")
     @argument("--no-grad", action="store_true", help="run the cell under torch.no_grad()")
     @argument("--show", metavar="NAMES", help="comma-separated variable names to draw")
-    @argument("--widget", action="store_true", help="show the interactive view as an ipywidget "
-              "(anywidget), for frontends without the JupyterLab extension: VS Code, Colab")
+    @argument(
+        "--widget",
+        action="store_true",
+        help="show the interactive view as an ipywidget "
+        "(anywidget), for frontends without the JupyterLab extension: VS Code, Colab",
+    )
     @_with_common
     @cell_magic
     @_keeps_state
@@ -123,7 +149,7 @@ class AutogradMagics(Magics):
         show = options.names("--show", args.show) or None
         if args.gradient and not backward:
             raise options.usage_error(
-                "--gradient needs --backward NAME; e.g. --backward y --gradient \"torch.ones(2)\""
+                '--gradient needs --backward NAME; e.g. --backward y --gradient "torch.ones(2)"'
             )
         shell = self.shell
         # named after the running cell, so tracebacks say "Cell In[7]" as for any cell
@@ -135,9 +161,16 @@ class AutogradMagics(Magics):
             return
         try:
             g = _viz().run_traced(
-                cell, shell.user_ns, filename=filename, code=code,
-                backward=backward[0] if backward else None, gradient=args.gradient,
-                retain_graph=args.retain_graph, no_grad=args.no_grad, show=show, **graph_options,
+                cell,
+                shell.user_ns,
+                filename=filename,
+                code=code,
+                backward=backward[0] if backward else None,
+                gradient=args.gradient,
+                retain_graph=args.retain_graph,
+                no_grad=args.no_grad,
+                show=show,
+                **graph_options,
             )
         except _viz().OptionError as e:
             raise options.usage_error(str(e)) from None
@@ -175,7 +208,9 @@ class AutogradMagics(Magics):
         print(_graph().grad_fn_tree(fn, self._names()))
 
     @magic_arguments()
-    @argument("expr", nargs="+", help="an expression giving a tensor, a grad_fn, or a tuple of them")
+    @argument(
+        "expr", nargs="+", help="an expression giving a tensor, a grad_fn, or a tuple of them"
+    )
     @_with_common
     @line_magic
     @_keeps_state
@@ -224,8 +259,11 @@ class AutogradMagics(Magics):
             ) from None
 
     def _names(self) -> dict:
-        return {k: v for k, v in self.shell.user_ns.items()
-                if isinstance(v, Tensor) and not k.startswith("_")}
+        return {
+            k: v
+            for k, v in self.shell.user_ns.items()
+            if isinstance(v, Tensor) and not k.startswith("_")
+        }
 
 
 def _cell_number(shell) -> int:
@@ -287,7 +325,11 @@ def _grad_fn_bundle(obj, include=None, exclude=None):
     """Display formatter for a bare ``grad_fn`` as a cell's last line."""
     try:
         ip = _get_ipython()
-        names = {k: v for k, v in ip.user_ns.items() if isinstance(v, Tensor) and not k.startswith("_")} if ip else {}
+        names = (
+            {k: v for k, v in ip.user_ns.items() if isinstance(v, Tensor) and not k.startswith("_")}
+            if ip
+            else {}
+        )
         b = _viz().graph(obj, names=names)._repr_mimebundle_()
         b["text/plain"] = _graph().safe_text(repr(obj)) + "\n" + b["text/plain"]
         return b
@@ -322,7 +364,10 @@ def unload_ipython_extension(ipython) -> str | None:
     if state is None:
         return "not loaded"
     table = ipython.magics_manager.magics
-    for kind, names in (("cell", ("autograd",)), ("line", ("grad_fn", "autograd_graph", "grad_mode"))):
+    for kind, names in (
+        ("cell", ("autograd",)),
+        ("line", ("grad_fn", "autograd_graph", "grad_mode")),
+    ):
         for name in names:
             table[kind].pop(name, None)
     registry = ipython.magics_manager.registry

@@ -119,8 +119,15 @@ def plot_jacobian(ax, J: np.ndarray, annotate: bool = True) -> None:
             for j in range(n):
                 # white on the dark ends of the colour map, black on the light middle
                 dark = abs(J[i, j]) > 0.6 * lim
-                ax.text(j, i, f"{J[i, j]:.3g}", ha="center", va="center", fontsize=8,
-                        color="white" if dark else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{J[i, j]:.3g}",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if dark else "black",
+                )
     ax.set_xticks(range(n), [f"x{j}" for j in range(n)])
     ax.set_yticks(range(m), [f"f{i}" for i in range(m)])
     ax.set_title(TITLE_JACOBIAN, fontsize=9)

@@ -17,10 +17,33 @@ from ..ops.dispatch import apply, apply1
 from ..tensor import Tensor
 
 __all__ = [
-    "bilinear", "celu", "celu_", "channel_shuffle", "elu", "elu_", "glu", "hardshrink",
-    "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "linear_cross_entropy",
-    "mish", "normalize", "one_hot", "pdist", "prelu", "relu6", "selu", "selu_", "silu",
-    "softshrink", "softsign", "tanhshrink", "threshold", "threshold_",
+    "bilinear",
+    "celu",
+    "celu_",
+    "channel_shuffle",
+    "elu",
+    "elu_",
+    "glu",
+    "hardshrink",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "hardtanh_",
+    "linear_cross_entropy",
+    "mish",
+    "normalize",
+    "one_hot",
+    "pdist",
+    "prelu",
+    "relu6",
+    "selu",
+    "selu_",
+    "silu",
+    "softshrink",
+    "softsign",
+    "tanhshrink",
+    "threshold",
+    "threshold_",
 ]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -34,6 +57,7 @@ def _float(x):
 def _maybe_inplace(fn):
     """``fn(input, ..., inplace=False)``: with ``inplace=True`` the result is written into
     ``input`` (recorded as torch records the in-place op) and ``input`` is returned."""
+
     def wrapped(input, *args, inplace=False, **kwargs):
         if inplace:
             from .._tensor_inplace import _inplace
@@ -61,7 +85,9 @@ def celu(input, alpha=1.0):
 @_maybe_inplace
 def selu(input):
     """Scaled elu with the self-normalizing constants."""
-    return apply1(AC.ELU, _float(input), {"alpha": _SELU_ALPHA, "scale": _SELU_SCALE, "input_scale": 1.0})
+    return apply1(
+        AC.ELU, _float(input), {"alpha": _SELU_ALPHA, "scale": _SELU_SCALE, "input_scale": 1.0}
+    )
 
 
 def elu_(input, alpha=1.0):
@@ -96,8 +122,6 @@ def hardswish(input):
 @_maybe_inplace
 def hardsigmoid(input):
     return apply1(AC.HARDSIGMOID, input)
-
-
 
 
 def softsign(input):
@@ -146,14 +170,13 @@ def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0, inplace=inplace)
 
 
-
-
 def prelu(input, weight):
     """``max(0, x) + weight * min(0, x)``, one weight or one per channel (dim 1)."""
     if weight.numel() != 1 and (input.ndim < 2 or weight.numel() != input.shape[1]):
         raise RuntimeError(
             f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
-            f"{weight.numel()} and channel size = {input.shape[1] if input.ndim >= 2 else 1}.")
+            f"{weight.numel()} and channel size = {input.shape[1] if input.ndim >= 2 else 1}."
+        )
     return apply(AC.PRELU, (input, weight))
 
 
@@ -164,10 +187,9 @@ def glu(input, dim=-1):
     d = _wrap_dim(dim, input.ndim)
     if input.shape[d] % 2:
         raise RuntimeError(
-            f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}")
+            f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}"
+        )
     return apply1(AC.GLU, input, {"dim": d})
-
-
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -215,7 +237,8 @@ def channel_shuffle(input, groups):
     n, c, *rest = input.shape
     if c % groups:
         raise RuntimeError(
-            f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+            f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups."
+        )
     x = A.reshape(input, (n, groups, c // groups, *rest))
     return A.reshape(A.transpose(x, 1, 2).contiguous(), (n, c, *rest))
 
@@ -227,28 +250,54 @@ def bilinear(input1, input2, weight, bias=None):
     a = A.reshape(input1, (-1, input1.shape[-1]))
     b = A.reshape(input2, (-1, input2.shape[-1]))
     # (N, in1) @ (in1, out * in2) -> (N, out, in2), times x2, summed over in2
-    aw = A.reshape(A.matmul(a, A.reshape(A.permute(w, (1, 0, 2)), (w.shape[1], -1))), (-1, w.shape[0], w.shape[2]))
+    aw = A.reshape(
+        A.matmul(a, A.reshape(A.permute(w, (1, 0, 2)), (w.shape[1], -1))),
+        (-1, w.shape[0], w.shape[2]),
+    )
     out = A.sum(A.mul(aw, A.unsqueeze(b, 1)), -1)
     if bias is not None:
         out = A.add(out, bias)
     return A.reshape(out, lead + (w.shape[0],))
 
 
-def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
-                         reduction="mean", ignore_index=None, label_smoothing=0.0, options=None):
+def linear_cross_entropy(
+    input,
+    linear_weight,
+    target,
+    *,
+    linear_bias=None,
+    weight=None,
+    reduction="mean",
+    ignore_index=None,
+    label_smoothing=0.0,
+    options=None,
+):
     """``cross_entropy(linear(input, linear_weight, linear_bias), target)`` (``options`` choose
     how torch's fused kernel chunks the work, not what it computes)."""
     from .functional import cross_entropy, linear
 
     out_features = tuple(linear_weight.shape[:-1])  # (C, d_1, ..., d_K) for a K-dim loss
-    w = A.reshape(linear_weight, (-1, linear_weight.shape[-1])) if len(out_features) > 1 else linear_weight
-    b = A.reshape(linear_bias, (-1,)) if linear_bias is not None and linear_bias.ndim > 1 else linear_bias
+    w = (
+        A.reshape(linear_weight, (-1, linear_weight.shape[-1]))
+        if len(out_features) > 1
+        else linear_weight
+    )
+    b = (
+        A.reshape(linear_bias, (-1,))
+        if linear_bias is not None and linear_bias.ndim > 1
+        else linear_bias
+    )
     logits = linear(input, w, b)
     if len(out_features) > 1:
         logits = A.reshape(logits, tuple(input.shape[:-1]) + out_features)
-    return cross_entropy(logits, target, weight=weight, reduction=reduction,
-                         ignore_index=-100 if ignore_index is None else ignore_index,
-                         label_smoothing=label_smoothing)
+    return cross_entropy(
+        logits,
+        target,
+        weight=weight,
+        reduction=reduction,
+        ignore_index=-100 if ignore_index is None else ignore_index,
+        label_smoothing=label_smoothing,
+    )
 
 
 def _load_leaky_relu():

@@ -13,11 +13,28 @@ from ..tensor import Tensor
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
-_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-               "int32": "int", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
-_SCALAR = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-           "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-           "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+_TYPE_NAMES = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "int64": "long int",
+    "int32": "int",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
+_SCALAR = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
+}
 _warned_same = False
 
 
@@ -69,7 +86,10 @@ def _same_padding(weight, dilation, d: int, stride):
             _warned_same = True
             warnings.warn(
                 "Using padding='same' with even kernel lengths and odd dilation may require a "
-                "zero-padded copy of the input be created", UserWarning, stacklevel=4)
+                "zero-padded copy of the input be created",
+                UserWarning,
+                stacklevel=4,
+            )
         pad = []
         for i in reversed(range(d)):  # F.pad lists the last dim first
             pad += [0, extra[i]]
@@ -161,8 +181,12 @@ def _convolution(x, weight, bias, p):
     return real + imag * 1j
 
 
-_TYPE_STR = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-             "complex64": "CPUComplexFloatType", "complex128": "CPUComplexDoubleType"}
+_TYPE_STR = {
+    "float32": "torch.FloatTensor",
+    "float64": "torch.DoubleTensor",
+    "complex64": "CPUComplexFloatType",
+    "complex128": "CPUComplexDoubleType",
+}
 
 
 def _same_type_as_parameters(x, w, b):
@@ -170,7 +194,8 @@ def _same_type_as_parameters(x, w, b):
     if x.dtype != w.dtype:
         raise RuntimeError(
             f"Input type ({_TYPE_STR.get(x.dtype.name, x.dtype.name)}) and weight type "
-            f"({_TYPE_STR.get(w.dtype.name, w.dtype.name)}) should be the same")
+            f"({_TYPE_STR.get(w.dtype.name, w.dtype.name)}) should be the same"
+        )
 
 
 def _dtype_check(x, w):
@@ -214,16 +239,24 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, d: int, name: 
             raise RuntimeError(f"Invalid padding string: '{padding}'")
     if pre is not None:
         x = _pad_zeros(x, pre)
-    p = {"stride": stride, "padding": padding, "dilation": dilation, "transposed": False,
-         "output_padding": (0,) * k, "groups": int(groups)}
+    p = {
+        "stride": stride,
+        "padding": padding,
+        "dilation": dilation,
+        "transposed": False,
+        "output_padding": (0,) * k,
+        "groups": int(groups),
+    }
     xd, wd = x._data, weight._data
     bd = bias._data if bias is not None else None
     check_shape_forward(xd, wd, bd, p, k)
     _dtype_check(xd, wd)
     p["bias_sym_sizes_opt"] = (wd.shape[0],) if bias is not None else None
     p["x_shape"], p["w_shape"] = xd.shape, wd.shape
-    p["y_out"] = tuple(CV._out_size(n, kk, s, q, dl) for n, kk, s, q, dl in
-                       zip(xd.shape[2:], wd.shape[2:], stride, padding, dilation))
+    p["y_out"] = tuple(
+        CV._out_size(n, kk, s, q, dl)
+        for n, kk, s, q, dl in zip(xd.shape[2:], wd.shape[2:], stride, padding, dilation)
+    )
     out = _convolution(x, weight, bias, p)
     return out if batched else _api.squeeze(out, 0)
 
@@ -242,22 +275,38 @@ def _conv_t(input, weight, bias, stride, padding, output_padding, groups, dilati
     padding = expand_param(_sig(padding, d), "padding", k)
     dilation = expand_param(_sig(dilation, d), "dilation", k)
     output_padding = expand_param(_sig(output_padding, d), "output_padding", k)
-    p = {"stride": stride, "padding": padding, "dilation": dilation, "transposed": True,
-         "output_padding": output_padding, "groups": int(groups)}
+    p = {
+        "stride": stride,
+        "padding": padding,
+        "dilation": dilation,
+        "transposed": True,
+        "output_padding": output_padding,
+        "groups": int(groups),
+    }
     xd, wd = x._data, weight._data
     bd = bias._data if bias is not None else None
     check_shape_forward(xd, wd, bd, p, k)
     _dtype_check(xd, wd)
     if any(o >= s and o >= dl for o, s, dl in zip(output_padding, stride, dilation)):
-        dims = ["height", "width"] if k == 2 else (["width"] if k == 1 else ["depth", "height", "width"])
+        dims = (
+            ["height", "width"]
+            if k == 2
+            else (["width"] if k == 1 else ["depth", "height", "width"])
+        )
         raise RuntimeError(
             "output padding must be smaller than either stride or dilation, but got "
-            + " ".join(f"output_padding_{n}: {o}" for n, o in zip(dims, output_padding)) + " "
-            + " ".join(f"stride_{n}: {s}" for n, s in zip(dims, stride)) + " "
+            + " ".join(f"output_padding_{n}: {o}" for n, o in zip(dims, output_padding))
+            + " "
+            + " ".join(f"stride_{n}: {s}" for n, s in zip(dims, stride))
+            + " "
             + " ".join(f"dilation_{n}: {dl}" for n, dl in zip(dims, dilation))
         )
-    spatial = tuple((n - 1) * s - 2 * q + dl * (kk - 1) + o + 1 for n, s, q, dl, kk, o in
-                    zip(xd.shape[2:], stride, padding, dilation, wd.shape[2:], output_padding))
+    spatial = tuple(
+        (n - 1) * s - 2 * q + dl * (kk - 1) + o + 1
+        for n, s, q, dl, kk, o in zip(
+            xd.shape[2:], stride, padding, dilation, wd.shape[2:], output_padding
+        )
+    )
     if any(s <= 0 for s in spatial):
         raise RuntimeError(
             f"Given input size per channel: ({' x '.join(map(str, xd.shape[2:]))}). Calculated output "
@@ -306,15 +355,27 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
 
 
-def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1):
+def conv_transpose1d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):
     """Transposed 1-D convolution (the gradient of conv1d in its input; ConvolutionBackward0)."""
-    return _conv_t(input, weight, bias, stride, padding, output_padding, groups, dilation, 1,
-                   "conv_transpose1d")
+    return _conv_t(
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+        1,
+        "conv_transpose1d",
+    )
 
 
-def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1):
+def conv_transpose2d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):
     """Transposed 2-D convolution, weight ``(C_in, C_out / groups, kH, kW)`` (ConvolutionBackward0).
 
     Example:
@@ -323,12 +384,33 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         ...                                      stride=2).shape
         torch.Size([1, 1, 4, 4])
     """
-    return _conv_t(input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
-                   "conv_transpose2d")
+    return _conv_t(
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+        2,
+        "conv_transpose2d",
+    )
 
 
-def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1):
+def conv_transpose3d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):
     """Transposed 3-D convolution (ConvolutionBackward0)."""
-    return _conv_t(input, weight, bias, stride, padding, output_padding, groups, dilation, 3,
-                   "conv_transpose3d")
+    return _conv_t(
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+        3,
+        "conv_transpose3d",
+    )

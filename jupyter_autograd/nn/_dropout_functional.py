@@ -76,7 +76,8 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
         raise RuntimeError(
             f"dropout1d: Expected 2D or 3D input, but received a {nd}D input. Note that dropout1d "
             "exists to provide channel-wise dropout on inputs with 1 spatial dimension, a channel "
-            "dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+            "dimension, and an optional batch dimension (i.e. 2D or 3D inputs)."
+        )
     batched = nd == 3
     return _unbatched_or_not(input, p, training, inplace, batched)
 
@@ -91,7 +92,10 @@ def _unbatched_or_not(input, p, training, inplace, batched):
         from .._tensor_inplace import _inplace
 
         def run(t):
-            return _api.squeeze(_dropout_impl(_api.unsqueeze(t, 0), p, training, True, False, False), 0)
+            return _api.squeeze(
+                _dropout_impl(_api.unsqueeze(t, 0), p, training, True, False, False), 0
+            )
+
         run.__name__ = "feature_dropout"
         return _inplace(run)(input)
     if inplace:
@@ -118,14 +122,18 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
             "an error in a future release. To retain the behavior and silence this warning, please use "
             "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with "
             "2 spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
-            "inputs).", stacklevel=2)
+            "inputs).",
+            stacklevel=2,
+        )
     if nd == 3:
         warnings.warn(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
             "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel "
             "dim. This behavior will change in a future release to interpret the input as one without "
             "a batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout "
-            "behavior, please switch to using dropout1d instead.", stacklevel=2)
+            "behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
     return _dropout_impl(input, p, training, True, False, inplace)
 
 
@@ -139,7 +147,9 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
             "an error in a future release. To retain the behavior and silence this warning, please use "
             "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with "
             "3 spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
-            "inputs).", stacklevel=2)
+            "inputs).",
+            stacklevel=2,
+        )
     batched = nd == 5
     return _unbatched_or_not(input, p, training, inplace, batched)
 

@@ -34,7 +34,10 @@ def _expand(input, target):
         warnings.warn(
             f"Using a target size ({target.size()}) that is different to the input size "
             f"({input.size()}). This will likely lead to incorrect results due to broadcasting. "
-            "Please ensure they have the same size.", UserWarning, stacklevel=3)
+            "Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=3,
+        )
     return _api.broadcast_tensors(input, target)
 
 
@@ -115,7 +118,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                 "reduction: 'mean' divides the total loss by both the batch size and the support "
                 "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
                 "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
-                "major release.", UserWarning, stacklevel=2)
+                "major release.",
+                UserWarning,
+                stacklevel=2,
+            )
         r = 2 if reduction == "batchmean" else _enum(reduction)
     for t in (input, target):
         if t.dtype.is_complex:

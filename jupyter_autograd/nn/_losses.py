@@ -43,8 +43,9 @@ def _opt(t):
     return None if t is None else (t._data if isinstance(t, Tensor) else np.asarray(t))
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
-                                     reduction="mean", pos_weight=None):
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+):
     """BCE on logits, stable at any logit: ``(1 - y) x - log sigmoid(x)`` (pos_weight scales
     the log term); the gradient is ``sigmoid(x) - y``, exact far into the tails.
 
@@ -62,7 +63,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return apply(LS.BCE_LOGITS, (input, target), p)
 
 
-def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+def binary_cross_entropy(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean"
+):
     """BCE on probabilities; each log is clamped at -100 as torch does."""
     r = _reduction(reduction, size_average, reduce)
     if input._data.shape != target._data.shape:
@@ -73,9 +76,13 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     # torch: the dtypes first (target as input's, then the kernel's floating types), then the
     # kernel checks input, then target; nan is outside [0, 1]
     if input._data.dtype != target._data.dtype:
-        raise RuntimeError(f"Found dtype {_api.scalar_type(target)} but expected {_api.scalar_type(input)}")
+        raise RuntimeError(
+            f"Found dtype {_api.scalar_type(target)} but expected {_api.scalar_type(input)}"
+        )
     if input._data.dtype.kind != "f":
-        raise NotImplementedError(f'"binary_cross_entropy" not implemented for \'{_api.scalar_type(input)}\'')
+        raise NotImplementedError(
+            f"\"binary_cross_entropy\" not implemented for '{_api.scalar_type(input)}'"
+        )
     for name, d in (("input", input._data), ("target", target._data)):
         if d.size and not np.all((d >= 0) & (d <= 1)):
             raise RuntimeError(f"all elements of {name} should be between 0 and 1")
@@ -109,13 +116,22 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 # ---------------------------------------------------------------- nll_loss and cross_entropy
-_LONG_OR_BYTE = {"float32": "Float", "float64": "Double", "float16": "Half", "bool": "Bool",
-                 "int32": "Int", "int16": "Short", "int8": "Char", "complex64": "ComplexFloat",
-                 "complex128": "ComplexDouble"}
+_LONG_OR_BYTE = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "bool": "Bool",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
+}
 
 
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-             reduction="mean"):
+def nll_loss(
+    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
+):
     """Negative log-likelihood of class indices (NllLossBackward0; NllLoss2DBackward0 for
     inputs of more than two dimensions, viewed to 4-D as torch does).
 
@@ -179,7 +195,9 @@ def _nll(op, input, target, weight, r, ignore_index):
                 f"only batches of spatial targets supported (3D tensors) but got targets of dimension: {t.ndim}"
             )
         if t.shape != (x.shape[0],) + x.shape[2:]:
-            raise RuntimeError(f"size mismatch (got input: {list(x.shape)} , target: {list(t.shape)}")
+            raise RuntimeError(
+                f"size mismatch (got input: {list(x.shape)} , target: {list(t.shape)}"
+            )
     w = _opt(weight)
     if w is not None:
         if w.ndim != 1 or w.shape[0] != n_classes:
@@ -192,15 +210,25 @@ def _nll(op, input, target, weight, r, ignore_index):
                 f"expected scalar type {_api.scalar_type(input)} but found {_api.scalar_type(weight)}"
             )
     shown_ignore = ignore_index % (1 << 64)  # torch keeps it as an unsigned 64-bit integer
-    if (w is None and t.size and ignore_index < 0
-            and (np.minimum.reduce(t, None) if t.__class__ is np.ndarray else t.min()) >= 0):
+    if (
+        w is None
+        and t.size
+        and ignore_index < 0
+        and (np.minimum.reduce(t, None) if t.__class__ is np.ndarray else t.min()) >= 0
+    ):
         # common case: no weights, nothing ignored: the coefficient is one number. A class index
         # past the end makes the forward's indexing fail; the general path below names it.
         count = t.size
         p = {
-            "reduction": r, "ignore_index": shown_ignore, "weight": None, "st": t, "valid": None,
-            "coef": -1.0 / count if r == 1 else -1.0, "nan_out": False,
-            "total_weight": Tensor._wrap(np.array(float(count), x.dtype)), "self_sym_sizes": x.shape,
+            "reduction": r,
+            "ignore_index": shown_ignore,
+            "weight": None,
+            "st": t,
+            "valid": None,
+            "coef": -1.0 / count if r == 1 else -1.0,
+            "nan_out": False,
+            "total_weight": Tensor._wrap(np.array(float(count), x.dtype)),
+            "self_sym_sizes": x.shape,
         }
         try:
             return apply(op, (input, target), p)
@@ -217,15 +245,29 @@ def _nll(op, input, target, weight, r, ignore_index):
     with np.errstate(invalid="ignore", divide="ignore"):  # 0 / 0 where every weight is 0: nan
         coef = xp.where(valid, -ww / total if r == 1 else -ww, 0.0).astype(x.dtype)
     p = {
-        "reduction": r, "ignore_index": shown_ignore, "weight": w, "st": st, "valid": valid,
-        "coef": coef, "nan_out": bool(r == 1 and float(total) == 0.0),
-        "total_weight": Tensor._wrap(xp.asarray(total, dtype=x.dtype)), "self_sym_sizes": x.shape,
+        "reduction": r,
+        "ignore_index": shown_ignore,
+        "weight": w,
+        "st": st,
+        "valid": valid,
+        "coef": coef,
+        "nan_out": bool(r == 1 and float(total) == 0.0),
+        "total_weight": Tensor._wrap(xp.asarray(total, dtype=x.dtype)),
+        "self_sym_sizes": x.shape,
     }
     return apply(op, (input, target), p)
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                  reduction="mean", label_smoothing=0.0):
+def cross_entropy(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index=-100,
+    reduce=None,
+    reduction="mean",
+    label_smoothing=0.0,
+):
     """log_softmax + nll_loss for class indices; ``-(log_softmax * p).sum()`` for class
     probabilities; with ``label_smoothing``, torch's blend of the two. The same nodes as torch.
 
@@ -237,8 +279,16 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """
     if getattr(input, "_bt", False) or getattr(target, "_bt", False):  # inside vmap
         return (input if getattr(input, "_bt", False) else target)._vmap_fn(
-            "cross_entropy", input, target, weight, size_average, ignore_index, reduce, reduction,
-            label_smoothing)
+            "cross_entropy",
+            input,
+            target,
+            weight,
+            size_average,
+            ignore_index,
+            reduce,
+            reduction,
+            label_smoothing,
+        )
     r = _reduction(reduction, size_average, reduce)
     d = input._data
     cdim = 1 if d.ndim > 1 else 0
@@ -247,7 +297,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if label_smoothing > 0.0:
         _check_smoothing(label_smoothing)
         with np.errstate(invalid="ignore", divide="ignore"):  # 0 / 0 when every target is ignored
-            return _cross_entropy_smoothed(input, target, weight, r, ignore_index, label_smoothing, cdim)
+            return _cross_entropy_smoothed(
+                input, target, weight, r, ignore_index, label_smoothing, cdim
+            )
     return _nll_loss_nd(_log_softmax(input, cdim), target, weight, r, ignore_index)
 
 
@@ -324,4 +376,6 @@ def _cross_entropy_smoothed(input, target, weight, r, ignore_index, ls, cdim):
         ret = smooth.sum()
     else:
         ret = smooth
-    return apply1(EW.MUL_SCALAR, nll, {"other": 1 - ls}) + apply1(EW.MUL_SCALAR, ret, {"other": ls / n})
+    return apply1(EW.MUL_SCALAR, nll, {"other": 1 - ls}) + apply1(
+        EW.MUL_SCALAR, ret, {"other": ls / n}
+    )

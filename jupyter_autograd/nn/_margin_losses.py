@@ -21,9 +21,16 @@ from ..ops import reduction as RD
 from ..ops.dispatch import apply
 
 __all__ = [
-    "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "margin_ranking_loss",
-    "multilabel_soft_margin_loss", "pairwise_distance", "poisson_nll_loss", "soft_margin_loss",
-    "triplet_margin_loss", "triplet_margin_with_distance_loss",
+    "cosine_embedding_loss",
+    "gaussian_nll_loss",
+    "hinge_embedding_loss",
+    "margin_ranking_loss",
+    "multilabel_soft_margin_loss",
+    "pairwise_distance",
+    "poisson_nll_loss",
+    "soft_margin_loss",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
 ]
 
 
@@ -32,8 +39,11 @@ def _legacy(size_average, reduce):
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     ret = "none" if not reduce else ("mean" if size_average else "sum")
-    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
-                  UserWarning, stacklevel=3)
+    warnings.warn(
+        f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+        UserWarning,
+        stacklevel=3,
+    )
     return ret
 
 
@@ -65,8 +75,9 @@ def _scalar(value, like):
     return factories.tensor(value, dtype=like.dtype, device=like.device)
 
 
-def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
-                        reduction="mean"):
+def margin_ranking_loss(
+    input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"
+):
     """``max(0, -y * (x1 - x2) + margin)``, reduced.
 
     Example:
@@ -79,11 +90,14 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
-            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
+        )
     return _apply_reduction(_add((-target) * (input1 - input2), margin).clamp_min(0), r)
 
 
-def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+def hinge_embedding_loss(
+    input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"
+):
     """``x`` where ``y == 1``, ``max(0, margin - x)`` where ``y == -1``, reduced.
 
     Example:
@@ -110,17 +124,22 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """
     r = _enum(reduction, size_average, reduce)
     if target.requires_grad:
-        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to "
-                           "argument 'target'. This input cannot have requires_grad True.")
+        raise RuntimeError(
+            "The function 'soft_margin_loss' is not differentiable with respect to "
+            "argument 'target'. This input cannot have requires_grad True."
+        )
     try:
         np.broadcast_shapes(input._data.shape, target._data.shape)
     except ValueError:
         _api._broadcast_error(input._data.shape, target._data.shape)
-    return apply(LX.SOFT_MARGIN, (input,), {"reduction": r, "target": target, "_target": target._data})
+    return apply(
+        LX.SOFT_MARGIN, (input,), {"reduction": r, "target": target, "_target": target._data}
+    )
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
-                          reduction="mean"):
+def cosine_embedding_loss(
+    input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"
+):
     """``1 - cos(x1, x2)`` where ``y == 1``, ``max(0, cos(x1, x2) - margin)`` where ``y == -1``,
     reduced; the cosine over the last dim with 1e-12 added to each squared norm.
 
@@ -137,11 +156,13 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     if d == 1 and (input1.dim() != 2 or input2.dim() != 2):
         raise RuntimeError(
             f"1D target tensor expects 2D input tensors, but found inputs with sizes {list(input1.shape)} "
-            f"and {list(input2.shape)}.")
+            f"and {list(input2.shape)}."
+        )
     if d == 0 and (input1.dim() != 1 or input2.dim() != 1):
         raise RuntimeError(
             f"0D target tensor expects 1D input tensors, but found inputs with sizes {list(input1.shape)} "
-            f"and {list(input2.shape)}.")
+            f"and {list(input2.shape)}."
+        )
     eps = 1e-12
     prod_sum = (input1 * input2).sum(d)
     mag1 = _add((input1 * input1).sum(d), eps)
@@ -154,8 +175,16 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     return _apply_reduction(out, r)
 
 
-def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
-                     reduce=None, reduction="mean"):
+def poisson_nll_loss(
+    input,
+    target,
+    log_input=True,
+    full=False,
+    size_average=None,
+    eps=1e-8,
+    reduce=None,
+    reduction="mean",
+):
     """The negative log likelihood of ``target ~ Poisson(exp(input))`` (or of rate ``input`` when
     ``log_input=False``), with Stirling's term for targets above 1 when ``full``.
 
@@ -200,8 +229,10 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if var.size() != input.size():
         if input.size()[:-1] == var.size():
             var = var.unsqueeze(-1)
-        elif not (input.dim() == var.dim()
-                  and sum(b for a, b in zip(input.size(), var.size()) if a != b) == 1):
+        elif not (
+            input.dim() == var.dim()
+            and sum(b for a, b in zip(input.size(), var.size()) if a != b) == 1
+        ):
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
@@ -237,8 +268,18 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return out
 
 
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
-                        size_average=None, reduce=None, reduction="mean"):
+def triplet_margin_loss(
+    anchor,
+    positive,
+    negative,
+    margin=1.0,
+    p=2,
+    eps=1e-6,
+    swap=False,
+    size_average=None,
+    reduce=None,
+    reduction="mean",
+):
     """``max(0, margin + d(a, p) - d(a, n))`` with ``d`` the pairwise ``p``-distance (with
     ``swap``, ``d(a, n)`` is the smaller of it and ``d(p, n)``), reduced.
 
@@ -255,7 +296,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     if not (da == dp == dn):
         raise RuntimeError(
             "The anchor, positive, and negative tensors are expected to have the same number of "
-            f"dimensions, but got: anchor {da}D, positive {dp}D, and negative {dn}D inputs")
+            f"dimensions, but got: anchor {da}D, positive {dp}D, and negative {dn}D inputs"
+        )
     dist_pos = pairwise_distance(anchor, positive, p, eps)
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -263,8 +305,9 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     return _apply_reduction((_add(dist_pos, margin) - dist_neg).clamp_min(0), r)
 
 
-def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
-                                      swap=False, reduction="mean"):
+def triplet_margin_with_distance_loss(
+    anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False, reduction="mean"
+):
     """The triplet margin loss with any distance (``pairwise_distance`` by default), as torch's
     Python composes it.
 
@@ -283,7 +326,8 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     if not (da == dp == dn):
         raise RuntimeError(
             "The anchor, positive, and negative tensors are expected to have the same number of "
-            f"dimensions, but got: anchor {da}D, positive {dp}D, and negative {dn}D inputs")
+            f"dimensions, but got: anchor {da}D, positive {dp}D, and negative {dn}D inputs"
+        )
     dist = distance_function if distance_function is not None else pairwise_distance
     dist_pos = dist(anchor, positive)
     dist_neg = dist(anchor, negative)
@@ -293,8 +337,9 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     return loss.sum() if reduction == "sum" else (loss.mean() if reduction == "mean" else loss)
 
 
-def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
-                                reduction="mean"):
+def multilabel_soft_margin_loss(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean"
+):
     """The mean over classes of the binary cross-entropy of ``sigmoid(input)`` against the 0/1
     ``target``, reduced over the batch.
 

@@ -12,8 +12,17 @@ from ._losses import _reduction
 
 __all__ = ["multi_margin_loss", "multilabel_margin_loss"]
 
-_SCALAR = {"int64": "Long", "int32": "Int", "float32": "Float", "float64": "Double", "int16": "Short",
-           "int8": "Char", "uint8": "Byte", "bool": "Bool", "float16": "Half"}
+_SCALAR = {
+    "int64": "Long",
+    "int32": "Int",
+    "float32": "Float",
+    "float64": "Double",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+    "float16": "Half",
+}
 
 
 def _expect(t, want):
@@ -24,13 +33,20 @@ def _expect(t, want):
 
 def _check_input(input):
     shape = tuple(input.shape)
-    if input.dim() > 2 or (input.dim() == 2 and shape[1] == 0) or (input.dim() <= 1 and input.numel() == 0):
-        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
-                           f"{list_str(shape)}")
+    if (
+        input.dim() > 2
+        or (input.dim() == 2 and shape[1] == 0)
+        or (input.dim() <= 1 and input.numel() == 0)
+    ):
+        raise RuntimeError(
+            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+            f"{list_str(shape)}"
+        )
 
 
-def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
-                      reduction="mean"):
+def multi_margin_loss(
+    input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"
+):
     """The multi-class hinge loss: per sample ``sum_{j != y} max(0, margin - x[y] + x[j])^p * w[y] / C``
     (MultiMarginLossBackward0), ``p`` 1 or 2.
 
@@ -48,19 +64,30 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     c = input.shape[-1] if input.dim() else 1
     n = 1 if input.dim() <= 1 else input.shape[0]
     if target.dim() > 1 or target.numel() != n:
-        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of "
-                           f"input samples (batch size). Expected target size [{n}], but got "
-                           f"{list_str(tuple(target.shape))}. Input has shape {list_str(tuple(input.shape))}.")
+        raise RuntimeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{n}], but got "
+            f"{list_str(tuple(target.shape))}. Input has shape {list_str(tuple(input.shape))}."
+        )
     _expect(target, "Long")
     if weight is not None:
         if weight.numel() != c:
-            raise RuntimeError(f"inconsistent weight size, expected {c} but got {list_str(tuple(weight.shape))}")
+            raise RuntimeError(
+                f"inconsistent weight size, expected {c} but got {list_str(tuple(weight.shape))}"
+            )
         _expect(weight, _SCALAR[input._data.dtype.name])
     t = target._data.astype(np.int64)
     if t.size and (t.min() < 0 or t.max() >= c):
         raise RuntimeError("target out of range")
-    params = {"p": int(p), "margin": float(margin), "reduction": r, "weight": weight, "target": target,
-              "_target": t, "_weight": None if weight is None else weight._data}
+    params = {
+        "p": int(p),
+        "margin": float(margin),
+        "reduction": r,
+        "weight": weight,
+        "target": target,
+        "_target": t,
+        "_weight": None if weight is None else weight._data,
+    }
     return apply1(MM.MULTI_MARGIN, input, params)
 
 
@@ -78,8 +105,10 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     r = _reduction(reduction, size_average, reduce)
     _check_input(input)
     if tuple(target.shape) != tuple(input.shape):
-        raise RuntimeError(f"inconsistent target size: {list_str(tuple(target.shape))} for input of size: "
-                           f"{list_str(tuple(input.shape))}")
+        raise RuntimeError(
+            f"inconsistent target size: {list_str(tuple(target.shape))} for input of size: "
+            f"{list_str(tuple(input.shape))}"
+        )
     _expect(target, "Long")
     t = target._data.astype(np.int64)
     c = input.shape[-1] if input.dim() else 1

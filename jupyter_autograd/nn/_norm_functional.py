@@ -21,7 +21,9 @@ def _verify_batch_size(size):
     for s in size[2:]:
         prod *= s
     if prod == 1:
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size {Size(size)}")
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size {Size(size)}"
+        )
 
 
 def _check_features(name, n, numel):
@@ -29,8 +31,9 @@ def _check_features(name, n, numel):
         raise RuntimeError(f"{name} should contain {n} elements not {numel}")
 
 
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.1, eps=1e-5):
+def batch_norm(
+    input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
+):
     """Normalize each channel (dim 1) over the batch and spatial dims (NativeBatchNormBackward0).
 
     Training uses the batch's statistics and, when running statistics are given, updates them
@@ -80,11 +83,18 @@ def _batch_norm(input, weight, bias, running_mean, running_var, training, moment
     """The NativeBatchNormBackward0 row and the running statistics' update: (out, save_mean,
     save_invstd) as ``torch.native_batch_norm`` returns them."""
     c = input._data.shape[1]
-    p = {"eps": float(eps), "training": bool(training), "running_mean": running_mean,
-         "running_var": running_var}
+    p = {
+        "eps": float(eps),
+        "training": bool(training),
+        "running_mean": running_mean,
+        "running_var": running_var,
+    }
     if not training:
         dt = input._data.dtype
-        p["_running"] = (running_mean._data.astype(dt, copy=False), running_var._data.astype(dt, copy=False))
+        p["_running"] = (
+            running_mean._data.astype(dt, copy=False),
+            running_var._data.astype(dt, copy=False),
+        )
     out = apply(NM.BATCH_NORM, (input, weight, bias), p)
     if training:
         n = input._data.size // max(c, 1)
@@ -104,8 +114,16 @@ def _batch_norm(input, weight, bias, running_mean, running_var, training, moment
     return out, p["result1"], p["result2"]
 
 
-def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
-                  use_input_stats=True, momentum=0.1, eps=1e-5):
+def instance_norm(
+    input,
+    running_mean=None,
+    running_var=None,
+    weight=None,
+    bias=None,
+    use_input_stats=True,
+    momentum=0.1,
+    eps=1e-5,
+):
     """Normalize each (sample, channel) over its spatial dims: batch norm of the input viewed as
     one sample of ``N * C`` channels, as torch computes it.
 
@@ -121,7 +139,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
             prod *= s
         if prod == 1:
             raise ValueError(
-                f"Expected more than 1 spatial element when training, got input size {Size(shape)}")
+                f"Expected more than 1 spatial element when training, got input size {Size(shape)}"
+            )
     b, c = shape[0], shape[1]
     x = _api.view(input, (1, b * c) + tuple(shape[2:]))
     w = _api.repeat(weight, b) if weight is not None else None
@@ -150,7 +169,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """
     shape = input._data.shape
     if len(shape) < 2:
-        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {len(shape)}")
+        raise RuntimeError(
+            f"Expected at least 2 dimensions for input tensor but received {len(shape)}"
+        )
     n, c = shape[0], shape[1]
     if c % num_groups:
         raise RuntimeError(
@@ -184,19 +205,27 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         tensor([[0.8485, 1.1314]])
     """
     if isinstance(normalized_shape, int):
-        raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
+        raise TypeError(
+            "rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int"
+        )
     ns = [int(s) for s in normalized_shape]
     shape = list(input._data.shape)
-    if not ns or len(shape) < len(ns) or shape[len(shape) - len(ns):] != ns:
+    if not ns or len(shape) < len(ns) or shape[len(shape) - len(ns) :] != ns:
         raise RuntimeError(
             f"Given normalized_shape={ns}, expected input with shape [*{', '.join(map(str, ns))}], "
-            f"but got input of size{shape}")
+            f"but got input of size{shape}"
+        )
     if weight is not None and list(weight._data.shape) != ns:
         raise RuntimeError(
             f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
-            f"{list(weight._data.shape)} and normalized_shape = {ns}")
+            f"{list(weight._data.shape)} and normalized_shape = {ns}"
+        )
     if eps is None:
-        eps = float(np.finfo(input._data.dtype).eps) if input._data.dtype.kind == "f" else 1.1920928955078125e-07
+        eps = (
+            float(np.finfo(input._data.dtype).eps)
+            if input._data.dtype.kind == "f"
+            else 1.1920928955078125e-07
+        )
     dims = list(range(len(shape) - len(ns), len(shape)))
     rms = apply(EW.ADD_SCALAR, (input.pow(2).mean(dims, keepdim=True),), {"other": eps}).rsqrt()
     out = input * rms
@@ -217,13 +246,20 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     """
     shape = input._data.shape
     c = shape[1] if len(shape) > 1 else 0
-    for name, t in (("running_mean", running_mean), ("running_var", running_var),
-                    ("weight", weight), ("bias", bias)):
+    for name, t in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
         if t is not None:
             _check_features(name, c, t._data.size)
     if not training and (running_mean is None or running_var is None):
-        raise RuntimeError("running_mean must be defined in evaluation mode" if running_mean is None
-                           else "running_var must be defined in evaluation mode")
+        raise RuntimeError(
+            "running_mean must be defined in evaluation mode"
+            if running_mean is None
+            else "running_var must be defined in evaluation mode"
+        )
     if len(shape) < 2:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
@@ -257,16 +293,20 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     return F.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
-def torch_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
-                     cudnn_enabled):
+def torch_batch_norm(
+    input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled
+):
     """``torch.batch_norm``: ``F.batch_norm`` with torch's argument order."""
     return batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
-def torch_instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
-                        eps, cudnn_enabled):
+def torch_instance_norm(
+    input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled
+):
     """``torch.instance_norm``: ``F.instance_norm`` with torch's argument order."""
-    return instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+    return instance_norm(
+        input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps
+    )
 
 
 def torch_group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):

@@ -120,5 +120,7 @@ def _circular(input, pad, d):
             out[every + (slice(0, lo),)] = out[every + (slice(start, start + lo),)]
         if hi > 0:
             start = max(lo, 0)
-            out[every + (slice(out_shape[ax] - hi, out_shape[ax]),)] = out[every + (slice(start, start + hi),)]
+            out[every + (slice(out_shape[ax] - hi, out_shape[ax]),)] = out[
+                every + (slice(start, start + hi),)
+            ]
     return out

@@ -13,8 +13,10 @@ def _check(input, name, what, factor):
     if factor <= 0:
         raise RuntimeError(f"{name} expects a positive {what}, but got {factor}")
     if input.dim() < 3:
-        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input with "
-                           f"{input.dim()} dimension(s)")
+        raise RuntimeError(
+            f"{name} expects input to have at least 3 dimensions, but got input with "
+            f"{input.dim()} dimension(s)"
+        )
 
 
 def pixel_shuffle(input, upscale_factor):
@@ -31,8 +33,10 @@ def pixel_shuffle(input, upscale_factor):
     _check(input, "pixel_shuffle", "upscale_factor", r)
     c = input.shape[-3]
     if c % (r * r):
-        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
-                           f"square of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+        raise RuntimeError(
+            "pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
+            f"square of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}"
+        )
     return apply1(PS.PIXEL_SHUFFLE, input, {"upscale_factor": r})
 
 
@@ -43,9 +47,13 @@ def pixel_unshuffle(input, downscale_factor):
     _check(input, "pixel_unshuffle", "downscale_factor", r)
     h, w = input.shape[-2:]
     if h % r:
-        raise RuntimeError("pixel_unshuffle expects height to be divisible by downscale_factor, but "
-                           f"input.size(-2)={h} is not divisible by {r}")
+        raise RuntimeError(
+            "pixel_unshuffle expects height to be divisible by downscale_factor, but "
+            f"input.size(-2)={h} is not divisible by {r}"
+        )
     if w % r:
-        raise RuntimeError("pixel_unshuffle expects width to be divisible by downscale_factor, but "
-                           f"input.size(-1)={w} is not divisible by {r}")
+        raise RuntimeError(
+            "pixel_unshuffle expects width to be divisible by downscale_factor, but "
+            f"input.size(-1)={w} is not divisible by {r}"
+        )
     return apply1(PS.PIXEL_UNSHUFFLE, input, {"downscale_factor": r})

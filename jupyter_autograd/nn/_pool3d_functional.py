@@ -25,15 +25,21 @@ def adaptive_avg_pool3d(input, output_size):
         raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
     shape = tuple(input.shape)
     if input.dim() not in (4, 5):
-        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list_str(shape)}")
+        raise RuntimeError(
+            f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list_str(shape)}"
+        )
     for d in range(1, input.dim()):
         if shape[d] == 0:
-            raise RuntimeError("adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch "
-                               f"dimensions, but input has sizes {list_str(shape)} with dimension {d} being empty")
+            raise RuntimeError(
+                "adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but input has sizes {list_str(shape)} with dimension {d} being empty"
+            )
     size = tuple(shape[-3 + i] if v is None else int(v) for i, v in enumerate(size))
     if any(v < 0 for v in size):
-        raise RuntimeError("adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 "
-                           f"but received {{{size[0]}, {size[1]},{size[2]}}}")
+        raise RuntimeError(
+            "adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 "
+            f"but received {{{size[0]}, {size[1]},{size[2]}}}"
+        )
     if size == (1, 1, 1):
         return _api.mean(input, (-1, -2, -3), True)
     return apply1(P3.ADAPTIVE_AVG_POOL3D, input, {"output_size": size})
@@ -46,8 +52,15 @@ def _triple(v, name, what, allow_empty=False):
     return v * 3 if len(v) == 1 else v
 
 
-def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
+def avg_pool3d(
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+):
     """3-D average pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)`` (AvgPool3DBackward0), with
     ``ceil_mode``, ``count_include_pad`` and ``divisor_override`` as torch.
 
@@ -58,30 +71,48 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """
     from ._pool_functional import _out
 
-    k = _triple(kernel_size, "avg_pool3d", "kernel_size must be a single int, or a tuple of three ints")
-    s = _triple(stride, "avg_pool3d", "stride must be omitted, a single int, or a tuple of three ints",
-                allow_empty=True)
+    k = _triple(
+        kernel_size, "avg_pool3d", "kernel_size must be a single int, or a tuple of three ints"
+    )
+    s = _triple(
+        stride,
+        "avg_pool3d",
+        "stride must be omitted, a single int, or a tuple of three ints",
+        allow_empty=True,
+    )
     pad = _triple(padding, "avg_pool3d", "padding must be a single int, or a tuple of three ints")
     step = s or k
     if any(v == 0 for v in step):
         raise RuntimeError("stride should not be zero")
     for kk, pp in zip(k, pad):
         if pp < 0 or pp > kk // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, "
-                               f"kernel_size={kk} and dilation=1")
+            raise RuntimeError(
+                f"pad should be at most half of effective kernel size, but got pad={pp}, "
+                f"kernel_size={kk} and dilation=1"
+            )
     shape = tuple(input.shape)
     if input.dim() not in (4, 5) or any(v == 0 for v in shape[-4:]):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
     t, h, w = shape[-3:]
     if t + 2 * pad[0] < k[0] or h + 2 * pad[1] < k[1] or w + 2 * pad[2] < k[2]:
-        raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size "
-                           f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
+        raise RuntimeError(
+            f"input image (T: {t} H: {h} W: {w}) smaller than kernel size "
+            f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})"
+        )
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     out = tuple(_out(n, kk, ss, pp, 1, ceil_mode) for n, kk, ss, pp in zip((t, h, w), k, step, pad))
-    p = {"kernel_size": k, "stride": s if s else k, "padding": pad, "ceil_mode": bool(ceil_mode),
-         "count_include_pad": bool(count_include_pad), "divisor_override": divisor_override,
-         "kernel": k, "step": step, "out": out}
+    p = {
+        "kernel_size": k,
+        "stride": s if s else k,
+        "padding": pad,
+        "ceil_mode": bool(ceil_mode),
+        "count_include_pad": bool(count_include_pad),
+        "divisor_override": divisor_override,
+        "kernel": k,
+        "step": step,
+        "out": out,
+    }
     return apply1(P3.AVG_POOL3D, input, p)
 
 
@@ -101,7 +132,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     dim = input.dim()
     if dim < 3:
         # torch's message carries its source's line-continuation spaces
-        raise ValueError(f"Expected 3D or higher dimensionality{' ' * 26}input (got {dim} dimensions)")
+        raise ValueError(
+            f"Expected 3D or higher dimensionality{' ' * 26}input (got {dim} dimensions)"
+        )
     if input.numel() == 0:
         return input
     div = input.mul(input)

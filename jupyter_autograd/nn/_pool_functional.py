@@ -46,8 +46,12 @@ def _out(n, k, s, pad, d, ceil):
 
 def _params(input, name, kernel_size, stride, padding, dilation, ceil_mode):
     k = _pair(kernel_size, name, "kernel_size must either be a single int, or a tuple of two ints")
-    s = _pair(stride, name, "stride must either be omitted, a single int, or a tuple of two ints",
-              allow_empty=True)
+    s = _pair(
+        stride,
+        name,
+        "stride must either be omitted, a single int, or a tuple of two ints",
+        allow_empty=True,
+    )
     pad = _pair(padding, name, "padding must either be a single int, or a tuple of two ints")
     if dilation is None:
         d = (1, 1)
@@ -58,32 +62,51 @@ def _params(input, name, kernel_size, stride, padding, dilation, ceil_mode):
         raise RuntimeError("stride should not be zero")
     x = input._data
     if any(v <= 0 for v in k):
-        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+        raise RuntimeError(
+            f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}"
+        )
     if any(v < 0 for v in step):
-        raise RuntimeError(f"stride should be greater than zero, but got dH: {step[0]} dW: {step[1]}")
+        raise RuntimeError(
+            f"stride should be greater than zero, but got dH: {step[0]} dW: {step[1]}"
+        )
     if any(v <= 0 for v in d):
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {d[0]} "
-                           f"dilationW: {d[1]}")
+        raise RuntimeError(
+            f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}"
+        )
     for kk, pp, dd in zip(k, pad, d):
         if pp < 0 or pp > ((kk - 1) * dd + 1) // 2:
             raise RuntimeError(
                 f"pad should be at most half of effective kernel size, but got pad={pp}, "
                 f"kernel_size={kk} and dilation={dd}"
             )
-    out = tuple(_out(n, kk, ss, pp, dd, ceil_mode) for n, kk, ss, pp, dd in
-                zip(x.shape[-2:], k, step, pad, d))
+    out = tuple(
+        _out(n, kk, ss, pp, dd, ceil_mode)
+        for n, kk, ss, pp, dd in zip(x.shape[-2:], k, step, pad, d)
+    )
     if out[0] < 1 or out[1] < 1:
         c = x.shape[-3]
         raise RuntimeError(
             f"Given input size: ({c}x{x.shape[-2]}x{x.shape[-1]}). Calculated output size: "
             f"({c}x{out[0]}x{out[1]}). Output size is too small"
         )
-    return {"kernel_size": k, "stride": s, "padding": pad, "dilation": d, "ceil_mode": bool(ceil_mode),
-            "kernel": k, "step": step, "out": out}
+    return {
+        "kernel_size": k,
+        "stride": s,
+        "padding": pad,
+        "dilation": d,
+        "ceil_mode": bool(ceil_mode),
+        "kernel": k,
+        "step": step,
+        "out": out,
+    }
 
 
 def _check_3d_4d(x):
-    if x.ndim not in (3, 4) or any(s == 0 for s in x.shape[1:]) or (x.ndim == 3 and x.shape[0] == 0):
+    if (
+        x.ndim not in (3, 4)
+        or any(s == 0 for s in x.shape[1:])
+        or (x.ndim == 3 and x.shape[0] == 0)
+    ):
         if x.ndim in (3, 4):
             raise RuntimeError(
                 "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
@@ -92,8 +115,9 @@ def _check_3d_4d(x):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
 
 
-def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices=True):
+def max_pool2d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
     """``(values, indices)`` of 2-D max pooling; indices are flat positions in each input plane."""
     p = _params(input, "max_pool2d", kernel_size, stride, padding, dilation, ceil_mode)
     _check_3d_4d(input._data)
@@ -103,8 +127,9 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return out, idx
 
 
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
+def max_pool2d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
     """2-D max pooling over ``(N, C, H, W)`` or ``(C, H, W)`` (MaxPool2DWithIndicesBackward0);
     ``stride`` defaults to ``kernel_size``.
 
@@ -140,13 +165,16 @@ def _one(v, name, what):
         return None
     v = _ints(v)
     if len(v) != 1:
-        raise RuntimeError(f"{name}() {what} must be an int, list of ints or tuple of ints of size 1 "
-                           f"but got size {len(v)}")
+        raise RuntimeError(
+            f"{name}() {what} must be an int, list of ints or tuple of ints of size 1 "
+            f"but got size {len(v)}"
+        )
     return v[0]
 
 
-def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices=True):
+def max_pool1d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
     """``(values, indices)`` of 1-D max pooling."""
     nd = input._data.ndim
     if nd not in (2, 3) or any(s == 0 for s in input._data.shape[1:]):
@@ -165,21 +193,32 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         if o < 1:
             raise RuntimeError(f"max_pool1d() Invalid computed output size: {o}")
     x = _api.unsqueeze(input, -2)
-    out, idx = max_pool2d_with_indices(x, (1, k), (1, s) if s is not None else None, (0, pad),
-                                       (1, d), ceil_mode)
-    return _api.squeeze(out, -2), Tensor._wrap(idx._data.reshape(idx._data.shape[:-2] + idx._data.shape[-1:]))
+    out, idx = max_pool2d_with_indices(
+        x, (1, k), (1, s) if s is not None else None, (0, pad), (1, d), ceil_mode
+    )
+    return _api.squeeze(out, -2), Tensor._wrap(
+        idx._data.reshape(idx._data.shape[:-2] + idx._data.shape[-1:])
+    )
 
 
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
+def max_pool1d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
     """1-D max pooling over ``(N, C, L)`` or ``(C, L)``: the 2-D row on a unit height
     (SqueezeBackward1 over MaxPool2DWithIndicesBackward0), as torch."""
     out, idx = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, idx) if return_indices else out
 
 
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
+def avg_pool2d(
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+):
     """2-D average pooling (AvgPool2DBackward0): windows clipped at the padded border are averaged
     over their in-bounds part unless ``count_include_pad``; ``divisor_override`` replaces the count.
 
@@ -212,7 +251,9 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     s = _one(stride, "avg_pool1d", "stride")
     pad = _one(padding, "avg_pool1d", "padding")
     x = _api.unsqueeze(input, -2)
-    out = avg_pool2d(x, (1, k), (1, s) if s is not None else None, (0, pad), ceil_mode, count_include_pad)
+    out = avg_pool2d(
+        x, (1, k), (1, s) if s is not None else None, (0, pad), ceil_mode, count_include_pad
+    )
     return _api.squeeze(out, -2)
 
 
@@ -223,7 +264,9 @@ def _adaptive_size(input, output_size, name):
     output_size = tuple(output_size)
     if len(output_size) != 2:
         if name == "adaptive_max_pool2d":
-            raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+            raise RuntimeError(
+                "adaptive_max_pool2d(): internal error: output_size.size() must be 2"
+            )
         raise RuntimeError(f"{name}: output_size must be 2")
     size = tuple(x.shape[-2 + i] if v is None else int(v) for i, v in enumerate(output_size))
     if x.ndim not in (3, 4):
@@ -258,8 +301,9 @@ def adaptive_avg_pool1d(input, output_size):
     _check_1d(input, "adaptive_avg_pool1d")
     size = _ints(output_size)
     if len(size) != 1:
-        raise RuntimeError(f"adaptive_avg_pool1d() argument 'output_size' should contain one int "
-                           f"(got {len(size)})")
+        raise RuntimeError(
+            f"adaptive_avg_pool1d() argument 'output_size' should contain one int (got {len(size)})"
+        )
     x = _api.unsqueeze(input, -2)
     return _api.squeeze(adaptive_avg_pool2d(x, (1, size[0])), -2)
 
@@ -283,10 +327,13 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
     _check_1d(input, "adaptive_max_pool1d")
     size = _ints(output_size)
     if len(size) != 1:
-        raise RuntimeError(f"adaptive_max_pool1d() argument 'output_size' should contain one int "
-                           f"(got {len(size)})")
+        raise RuntimeError(
+            f"adaptive_max_pool1d() argument 'output_size' should contain one int (got {len(size)})"
+        )
     out, idx = adaptive_max_pool2d_with_indices(_api.unsqueeze(input, -2), (1, size[0]))
-    return _api.squeeze(out, -2), Tensor._wrap(idx._data.reshape(idx._data.shape[:-2] + idx._data.shape[-1:]))
+    return _api.squeeze(out, -2), Tensor._wrap(
+        idx._data.reshape(idx._data.shape[:-2] + idx._data.shape[-1:])
+    )
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):

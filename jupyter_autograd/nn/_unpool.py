@@ -13,8 +13,16 @@ from ..tensor import Tensor
 
 __all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
-_SCALAR = {"float32": "Float", "float64": "Double", "int32": "Int", "int16": "Short", "int8": "Char",
-           "uint8": "Byte", "bool": "Bool", "float16": "Half"}
+_SCALAR = {
+    "float32": "Float",
+    "float64": "Double",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+    "float16": "Half",
+}
 
 
 def _tuple(v, n):
@@ -31,12 +39,16 @@ def _unpool_output_size(input, kernel_size, stride, padding, output_size):
     if len(output_size) == k + 2:
         output_size = output_size[2:]
     if len(output_size) != k:
-        raise ValueError(f"output_size should be a sequence containing {k} or {k + 2} elements, but it has "
-                         f"a length of '{len(output_size)}'")
+        raise ValueError(
+            f"output_size should be a sequence containing {k} or {k + 2} elements, but it has "
+            f"a length of '{len(output_size)}'"
+        )
     for d in range(k):
         lo, hi = default[d] - stride[d], default[d] + stride[d]
         if not lo < output_size[d] < hi:
-            raise ValueError(f'invalid output_size "{given}" (dim {d} must be between {lo} and {hi})')
+            raise ValueError(
+                f'invalid output_size "{given}" (dim {d} must be between {lo} and {hi})'
+            )
     return output_size
 
 
@@ -46,21 +58,29 @@ def _unpool(row, name, input, indices, size, ndims):
         got = _SCALAR.get(indices._data.dtype.name, indices._data.dtype.name)
         raise RuntimeError(f"elements in indices should be type int64 but got: {got}")
     if tuple(indices.shape) != tuple(input.shape):
-        raise RuntimeError("Expected shape of indices to be same as that of the input tensor "
-                           f"({list_str(tuple(input.shape))}) but got indices tensor with shape: "
-                           f"{list_str(tuple(indices.shape))}")
+        raise RuntimeError(
+            "Expected shape of indices to be same as that of the input tensor "
+            f"({list_str(tuple(input.shape))}) but got indices tensor with shape: "
+            f"{list_str(tuple(indices.shape))}"
+        )
     if input.dim() not in ndims:
-        raise RuntimeError(f"Input to {name} should be a {ndims[0]}d or {ndims[1]}d Tensor, but got a tensor "
-                           f"with {input.dim()} dimensions.")
+        raise RuntimeError(
+            f"Input to {name} should be a {ndims[0]}d or {ndims[1]}d Tensor, but got a tensor "
+            f"with {input.dim()} dimensions."
+        )
     idx = indices._data
     total = int(np.prod(size))
     if idx.size and (idx.min() < 0 or idx.max() >= total):
         flat = idx.reshape(-1)
         # torch's kernel keeps the last invalid index its loop meets
         bad = flat[np.nonzero((flat < 0) | (flat >= total))[0][-1]]
-        raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
-                           f"{'x'.join(str(s) for s in size)})")
-    return apply1(row, input, {"_idx": idx, "indices": indices, "output_size": tuple(int(s) for s in size)})
+        raise RuntimeError(
+            f"Found an invalid max index: {bad} (output volumes are of size "
+            f"{'x'.join(str(s) for s in size)})"
+        )
+    return apply1(
+        row, input, {"_idx": idx, "indices": indices, "output_size": tuple(int(s) for s in size)}
+    )
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):

@@ -99,7 +99,9 @@ def logsigmoid(input):
 def _float_kernel(input, name):
     if input._data.dtype.kind not in "fc":
         dev = "cpu" if input._data.__class__ is np.ndarray else "cuda"
-        raise NotImplementedError(f'"{name}_{dev}" not implemented for \'{_api.scalar_type(input)}\'')
+        raise NotImplementedError(
+            f"\"{name}_{dev}\" not implemented for '{_api.scalar_type(input)}'"
+        )
 
 
 def _addmm_t(bias, x, weight):
@@ -114,13 +116,23 @@ def linear(input, weight, bias=None):
     Raises:
         RuntimeError: when the input's last dimension differs from ``weight.shape[1]``.
     """
-    if input.__class__ is not Tensor and getattr(input, "_bt", False) or getattr(weight, "_bt", False):
-        return (input if getattr(input, "_bt", False) else weight)._vmap_fn("linear", input, weight, bias)
+    if (
+        input.__class__ is not Tensor
+        and getattr(input, "_bt", False)
+        or getattr(weight, "_bt", False)
+    ):
+        return (input if getattr(input, "_bt", False) else weight)._vmap_fn(
+            "linear", input, weight, bias
+        )
     x, w = input._data, weight._data
     if bias is not None and x.ndim == 2:  # the common case (a batch through a layer), first
         b = bias._data
-        if (x.dtype == w.dtype == b.dtype and w.ndim == 2 and x.shape[1] == w.shape[1]
-                and b.shape == w.shape[:1]):
+        if (
+            x.dtype == w.dtype == b.dtype
+            and w.ndim == 2
+            and x.shape[1] == w.shape[1]
+            and b.shape == w.shape[:1]
+        ):
             return _addmm_t(bias, input, weight)
     if x.shape[-1] != w.shape[-1] if w.ndim else False:
         rows = int(np.prod(x.shape[:-1])) if x.ndim > 1 else 1
@@ -128,9 +140,17 @@ def linear(input, weight, bias=None):
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} and "
             f"{w.shape[-1]}x{w.shape[0]})"
         )
-    if (bias is None or w.ndim != 2 or x.ndim == 0
-            or (x.ndim > 2 and not (x.flags.c_contiguous and bias._data.ndim
-                                    and bias._data.size == bias._data.shape[-1]))):
+    if (
+        bias is None
+        or w.ndim != 2
+        or x.ndim == 0
+        or (
+            x.ndim > 2
+            and not (
+                x.flags.c_contiguous and bias._data.ndim and bias._data.size == bias._data.shape[-1]
+            )
+        )
+    ):
         out = _api.matmul(input, weight.t())
         return out + bias if bias is not None else out
     # torch: addmm(bias, input, weight.t()); a 1-D input, or a contiguous one of higher rank with
@@ -198,7 +218,7 @@ def _layer_norm(input, normalized_shape, weight, bias, eps):
     normalized_shape = tuple(int(s) for s in normalized_shape)
     n = len(normalized_shape)
     shp = input._data.shape
-    if n == 0 or len(shp) < n or tuple(shp[len(shp) - n:]) != normalized_shape:
+    if n == 0 or len(shp) < n or tuple(shp[len(shp) - n :]) != normalized_shape:
         raise RuntimeError(
             f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
             f"[*, {', '.join(str(s) for s in normalized_shape)}], but got input of size"
@@ -222,8 +242,15 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return _layer_norm(input, normalized_shape, weight, bias, eps)[0]
 
 
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
-              scale_grad_by_freq=False, sparse=False):
+def embedding(
+    input,
+    weight,
+    padding_idx=None,
+    max_norm=None,
+    norm_type=2.0,
+    scale_grad_by_freq=False,
+    sparse=False,
+):
     """Rows of ``weight`` picked by the integer ``input`` (EmbeddingBackward0).
 
     Raises:
@@ -255,8 +282,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm(weight, idx, max_norm, norm_type)
-    p = {"padding_idx": -1 if padding_idx is None else padding_idx, "weight_shape": weight._data.shape,
-         "scale_grad_by_freq": scale_grad_by_freq, "sparse": sparse, "weight_sym_argsize_dim0": n}
+    p = {
+        "padding_idx": -1 if padding_idx is None else padding_idx,
+        "weight_shape": weight._data.shape,
+        "scale_grad_by_freq": scale_grad_by_freq,
+        "sparse": sparse,
+        "weight_sym_argsize_dim0": n,
+    }
     ind = input if isinstance(input, Tensor) else Tensor._wrap(idx)
     return apply(NN.EMBEDDING, (weight, ind), p)
 
@@ -275,7 +307,7 @@ def _embedding_renorm(weight, idx, max_norm, norm_type):
     elif p == 0:
         norms = (r != 0).sum(axis=1).astype(w.dtype)
     else:
-        norms = (r ** p).sum(axis=1) ** (1.0 / p)
+        norms = (r**p).sum(axis=1) ** (1.0 / p)
     big = norms > max_norm
     if big.any():
         new = w.copy()
@@ -309,16 +341,22 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1:
         noise = np.zeros((), x.dtype)
     else:
-        noise = bernoulli_(Tensor._wrap(np.empty_like(x) if x.__class__ is np.ndarray
-                                        else np.empty(x.shape, x.dtype)), 1 - p)._data
+        noise = bernoulli_(
+            Tensor._wrap(
+                np.empty_like(x) if x.__class__ is np.ndarray else np.empty(x.shape, x.dtype)
+            ),
+            1 - p,
+        )._data
         if x.dtype.kind in "iub":
             # torch's mask is empty_like(input).bernoulli_(1 - p).div_(1 - p): an integer
             # mask cannot hold the float quotient
             from .._dtype import get_default_dtype
             from ..ops.api_matmul import scalar_type
 
-            raise RuntimeError(f"result type {get_default_dtype()._legacy[:-6]} can't be cast "
-                               f"to the desired output type {scalar_type(input)}")
+            raise RuntimeError(
+                f"result type {get_default_dtype()._legacy[:-6]} can't be cast "
+                f"to the desired output type {scalar_type(input)}"
+            )
         keep = x.dtype.type(1 - p)
         if x.dtype == np.float16:  # torch multiplies reduced floats by the float reciprocal
             noise = np.asarray(noise * (np.float32(1) / np.float32(1 - p))).astype(x.dtype)
@@ -368,13 +406,21 @@ def native_dropout(input, p: float, train):
         return input, mask
     if train is False:  # a clone recorded as the row with a mask of ones and scale 1
         mask = np.ones(x.shape, bool)
-        params = {"result1": _on_device_of(mask.astype(x.dtype), x), "scale": x.dtype.type(1), "p": p,
-                  "train": False}
+        params = {
+            "result1": _on_device_of(mask.astype(x.dtype), x),
+            "scale": x.dtype.type(1),
+            "p": p,
+            "train": False,
+        }
         return apply(NN.DROPOUT, (input,), params), Tensor._wrap(_on_device_of(mask, x))
     keep = 1.0 - p
     # the mask is drawn in the input's memory order (empty_like keeps a transposed layout)
-    mask = bernoulli_(Tensor._wrap(np.empty_like(x, dtype=bool) if x.__class__ is np.ndarray
-                                   else np.empty(x.shape, bool)), keep)._data
+    mask = bernoulli_(
+        Tensor._wrap(
+            np.empty_like(x, dtype=bool) if x.__class__ is np.ndarray else np.empty(x.shape, bool)
+        ),
+        keep,
+    )._data
     scale = x.dtype.type(0.0 if keep == 0 else 1.0 / keep)
     params = {"result1": _on_device_of(mask.astype(x.dtype), x), "scale": scale, "p": p}
     return apply(NN.DROPOUT, (input,), params), Tensor._wrap(_on_device_of(mask, x))

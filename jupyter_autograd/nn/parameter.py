@@ -38,7 +38,9 @@ class Parameter(Tensor):
         t._requires_grad = False
         if requires_grad:
             if arr.dtype.kind not in "fc":
-                raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+                raise RuntimeError(
+                    "Only Tensors of floating point and complex dtype can require gradients"
+                )
             t._requires_grad = True
         if isinstance(data, Tensor):
             if data._vc is None:

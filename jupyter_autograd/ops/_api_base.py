@@ -1,5 +1,6 @@
 """Helpers the public op functions (``ops/api*.py``) share: operands as tensors, dims,
 torch's Tensor-only argument checks."""
+
 from __future__ import annotations
 
 from .. import _dtype
@@ -14,6 +15,7 @@ def _xp(t):
     from ..autograd.engine import xp_of
 
     return xp_of(t._data)
+
 
 _SCALARS = (int, float, bool, complex)
 
@@ -49,9 +51,11 @@ def _dims(dim, ndim: int):
 def tensor_args(*names):
     """torch's signature takes Tensors for ``names`` (no Python numbers): its TypeError, at
     each argument's position (a Tensor method's ``self`` is not counted: see _tensor_methods)."""
+
     def deco(fn):
         fn._tensor_args = names
         return fn
+
     return deco
 
 
@@ -65,6 +69,7 @@ def invalid_combination(name, args, kwargs, overloads, method=False) -> TypeErro
         >>> str(invalid_combination("lerp", (1.0,), {}, ((("Tensor", "end"),),), method=True))
         "lerp() received an invalid combination of arguments - got (float), but expected one of:\\n * (Tensor end)\\n      didn't match because some of the arguments have invalid types: (!float!)\\n"
     """
+
     def tname(v):
         return "Tensor" if isinstance(v, Tensor) else type(v).__name__
 
@@ -78,18 +83,24 @@ def invalid_combination(name, args, kwargs, overloads, method=False) -> TypeErro
         sig = ", ".join(f"{kind} {n}" for kind, n in params)
         lines.append(f" * ({sig})" if method else f" * ({sig}, *, Tensor out = None)")
         if method and not kwargs and len(args) == len(params):
-            marked = ", ".join(tname(a) if fits(a, kind) else f"!{tname(a)}!"
-                               for a, (kind, _) in zip(args, params))
-            lines.append(f"      didn't match because some of the arguments have invalid types: ({marked})")
-    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but "
-                     "expected one of:\n" + "".join(line + "\n" for line in lines))
+            marked = ", ".join(
+                tname(a) if fits(a, kind) else f"!{tname(a)}!" for a, (kind, _) in zip(args, params)
+            )
+            lines.append(
+                f"      didn't match because some of the arguments have invalid types: ({marked})"
+            )
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got ({got}), but "
+        "expected one of:\n" + "".join(line + "\n" for line in lines)
+    )
 
 
 def check_tensor_args(name, names, args, first=1) -> None:
     for i, (n, v) in enumerate(zip(names, args)):
         if not isinstance(v, Tensor):
             raise TypeError(
-                f"{name}(): argument '{n}' (position {i + first}) must be Tensor, not {type(v).__name__}")
+                f"{name}(): argument '{n}' (position {i + first}) must be Tensor, not {type(v).__name__}"
+            )
 
 
 def _float(x: Tensor) -> Tensor:
@@ -110,8 +121,10 @@ def _cat_out_rule(r, o, inputs):
 
     if can_cast(r.dtype, o.dtype):
         return None
-    return TypeError(f"torch.cat(): input types can't be cast to the desired output type "
-                     f"{_dtype.from_numpy_dtype(o.dtype)._legacy[:-6]}")
+    return TypeError(
+        f"torch.cat(): input types can't be cast to the desired output type "
+        f"{_dtype.from_numpy_dtype(o.dtype)._legacy[:-6]}"
+    )
 
 
 def _mv_out_rule(r, o, inputs):
@@ -121,15 +134,22 @@ def _mv_out_rule(r, o, inputs):
 
     if r.shape != o.shape:
         return _dtype_error("expected", r, o, inputs)
-    names = [_dtype.from_numpy_dtype(d)._legacy[:-6] for d in (o.dtype, inputs[0]._data.dtype, inputs[1]._data.dtype)]
-    return RuntimeError(f"addmv input tensors must have the same dtype, but got {names[0]}, {names[1]}, and {names[2]}")
+    names = [
+        _dtype.from_numpy_dtype(d)._legacy[:-6]
+        for d in (o.dtype, inputs[0]._data.dtype, inputs[1]._data.dtype)
+    ]
+    return RuntimeError(
+        f"addmv input tensors must have the same dtype, but got {names[0]}, {names[1]}, and {names[2]}"
+    )
 
 
 def _dot_out_rule(r, o, inputs):
     if r.dtype == o.dtype:
         return None
-    return RuntimeError(f"result dtype {_dtype.from_numpy_dtype(o.dtype)._legacy[:-6]} does not match "
-                        f"input dtype {_dtype.from_numpy_dtype(r.dtype)._legacy[:-6]}")
+    return RuntimeError(
+        f"result dtype {_dtype.from_numpy_dtype(o.dtype)._legacy[:-6]} does not match "
+        f"input dtype {_dtype.from_numpy_dtype(r.dtype)._legacy[:-6]}"
+    )
 
 
 def _clamp_out_rule(lo, hi):

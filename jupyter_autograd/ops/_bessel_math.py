@@ -73,8 +73,7 @@ def _j_near(n, x):
 def bessel_j(n, x):
     x = np.asarray(x, dtype=np.float64)
     a = np.abs(x)
-    r = _pieces(a, (a <= _FAR, lambda v: _j_near(n, v)),
-                (a > _FAR, lambda v: _hankel(n, v, "j")))
+    r = _pieces(a, (a <= _FAR, lambda v: _j_near(n, v)), (a > _FAR, lambda v: _hankel(n, v, "j")))
     return r * np.sign(x) if n else r  # J_1 is odd (J_1(-0) = -0)
 
 
@@ -95,7 +94,7 @@ def _y_series(n, x):
 
 def _y_mid(n, x):
     """Y_n(x) = (1/pi) int_0^pi sin(x sin t - n t) dt
-               - (1/pi) int_0^inf (e^{n t} + (-1)^n e^{-n t}) e^{-x sinh t} dt, 4 < x <= 25."""
+    - (1/pi) int_0^inf (e^{n t} + (-1)^n e^{-n t}) e^{-x sinh t} dt, 4 < x <= 25."""
     t = np.pi * _GL_X
     first = (np.sin(x[..., None] * np.sin(t) - n * t) * _GL_W).sum(-1)  # times pi / pi
     top = np.arcsinh(45.0 / x)
@@ -107,10 +106,13 @@ def _y_mid(n, x):
 
 def bessel_y(n, x):
     x = np.asarray(x, dtype=np.float64)
-    r = _pieces(x, (x == 0, lambda v: np.full(v.shape, -np.inf)),
-                ((x > 0) & (x <= 4), lambda v: _y_series(n, v)),
-                ((x > 4) & (x <= _FAR), lambda v: _y_mid(n, v)),
-                ((x > _FAR) & np.isfinite(x), lambda v: _hankel(n, v, "y")))
+    r = _pieces(
+        x,
+        (x == 0, lambda v: np.full(v.shape, -np.inf)),
+        ((x > 0) & (x <= 4), lambda v: _y_series(n, v)),
+        ((x > 4) & (x <= _FAR), lambda v: _y_mid(n, v)),
+        ((x > _FAR) & np.isfinite(x), lambda v: _hankel(n, v, "y")),
+    )
     return r
 
 
@@ -156,11 +158,14 @@ def _ke_far(nu, z):
 def bessel_ke(n, x):
     """e^x K_n(x) (n = 0, 1): inf at 0, nan below, 0 at inf."""
     x = np.asarray(x, dtype=np.float64)
-    return _pieces(x, (x == 0, lambda v: np.full(v.shape, np.inf)),
-                   ((x > 0) & (x <= 2), lambda v: _k_series(n, v)),
-                   ((x > 2) & (x <= _FAR), lambda v: _ke_mid(n, v)),
-                   ((x > _FAR) & np.isfinite(x), lambda v: _ke_far(n, v)),
-                   (x == np.inf, lambda v: np.zeros(v.shape)))
+    return _pieces(
+        x,
+        (x == 0, lambda v: np.full(v.shape, np.inf)),
+        ((x > 0) & (x <= 2), lambda v: _k_series(n, v)),
+        ((x > 2) & (x <= _FAR), lambda v: _ke_mid(n, v)),
+        ((x > _FAR) & np.isfinite(x), lambda v: _ke_far(n, v)),
+        (x == np.inf, lambda v: np.zeros(v.shape)),
+    )
 
 
 def bessel_k(n, x):
@@ -184,7 +189,7 @@ _AIP0 = 0.258819403792806798405  # -Ai'(0)
 
 def _airy_series(x):
     """Ai(x) = Ai(0) f(x) + Ai'(0) g(x), the Maclaurin series (|x| <= 4)."""
-    x3 = x ** 3
+    x3 = x**3
     f = np.ones_like(x)
     g = x.copy()
     tf = np.ones_like(x)
@@ -210,7 +215,7 @@ _U = _airy_u(40)
 def _airy_pos(x):
     """x > 4: Ai(x) = sqrt(x / 3) K_{1/3}(zeta) / pi, zeta = 2/3 x^{3/2}; beyond zeta = 25
     the asymptotic series e^-zeta / (2 sqrt(pi) x^{1/4}) sum (-1)^k u_k / zeta^k."""
-    zeta = 2.0 / 3.0 * x ** 1.5
+    zeta = 2.0 / 3.0 * x**1.5
     near = zeta <= _FAR
     out = np.empty_like(x)
     if near.any():
@@ -244,7 +249,7 @@ def _airy_neg(x):
     """x < -4: Ai(x) = (sqrt|x| / 3)(J_{1/3}(zeta) + J_{-1/3}(zeta)); beyond zeta = 25 the
     asymptotic form with cos/sin(zeta - pi/4)."""
     a = -x
-    zeta = 2.0 / 3.0 * a ** 1.5
+    zeta = 2.0 / 3.0 * a**1.5
     near = zeta <= _FAR
     out = np.empty_like(x)
     if near.any():
@@ -270,6 +275,9 @@ def _airy_neg(x):
 
 def airy_ai(x):
     x = np.asarray(x, dtype=np.float64)
-    return _pieces(x, ((x >= -4) & (x <= 4), _airy_series),
-                   ((x > 4) & np.isfinite(x), _airy_pos),
-                   ((x < -4) & np.isfinite(x), _airy_neg))
+    return _pieces(
+        x,
+        ((x >= -4) & (x <= 4), _airy_series),
+        ((x > 4) & np.isfinite(x), _airy_pos),
+        ((x < -4) & np.isfinite(x), _airy_neg),
+    )

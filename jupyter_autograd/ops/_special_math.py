@@ -41,9 +41,15 @@ def lgamma(x):
     return _f64(_lgamma(_f64(x)))
 
 
-_PSI_A = (8.33333333333333333333e-2, -2.10927960927960927961e-2, 7.57575757575757575758e-3,
-          -4.16666666666666666667e-3, 3.96825396825396825397e-3, -8.33333333333333333333e-3,
-          8.33333333333333333333e-2)
+_PSI_A = (
+    8.33333333333333333333e-2,
+    -2.10927960927960927961e-2,
+    7.57575757575757575758e-3,
+    -4.16666666666666666667e-3,
+    3.96825396825396825397e-3,
+    -8.33333333333333333333e-3,
+    8.33333333333333333333e-2,
+)
 
 
 def digamma(x):
@@ -83,9 +89,20 @@ def trigamma(x):
         return np.where(refl, -res, res)
 
 
-_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
-           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
-           1.8152105401943546773e17, -7.1661652561756670113e18)
+_ZETA_A = (
+    12.0,
+    -720.0,
+    30240.0,
+    -1209600.0,
+    47900160.0,
+    -1.8924375803183791606e9,
+    7.47242496e10,
+    -2.950130727918164224e12,
+    1.1646782814350067249e14,
+    -4.5979787224074726105e15,
+    1.8152105401943546773e17,
+    -7.1661652561756670113e18,
+)
 
 
 def _zeta1(x, q):
@@ -100,14 +117,14 @@ def _zeta1(x, q):
             return math.inf
         if x != math.floor(x):
             return math.nan
-    s = q ** -x
+    s = q**-x
     a = q
     i = 0
     b = 0.0
     while i < 9 or a <= 9.0:
         i += 1
         a += 1.0
-        b = a ** -x
+        b = a**-x
         s += b
         if -machep * s < b < machep * s:
             return s
@@ -157,10 +174,15 @@ def erfinv(y):
     with np.errstate(all="ignore"):
         ya = np.abs(y)
         z = y * y
-        central = y * (((a[3] * z + a[2]) * z + a[1]) * z + a[0]) / (
-            (((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + 1.0)
+        central = (
+            y
+            * (((a[3] * z + a[2]) * z + a[1]) * z + a[0])
+            / ((((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + 1.0)
+        )
         t = np.sqrt(-np.log((1.0 - ya) / 2.0))
-        tail = np.copysign(((c[3] * t + c[2]) * t + c[1]) * t + c[0], y) / ((d[1] * t + d[0]) * t + 1.0)
+        tail = np.copysign(((c[3] * t + c[2]) * t + c[1]) * t + c[0], y) / (
+            (d[1] * t + d[0]) * t + 1.0
+        )
         x = np.where(ya <= 0.7, central, tail)
         k = 2.0 / math.sqrt(math.pi)
         for _ in range(2):
@@ -208,7 +230,9 @@ def ndtri(p):
             xs = np.where(inside, x, 0.0)
             # Newton on f(x) = log Phi(x) - log p: f' = phi(x) / Phi(x)
             lp = log_ndtr(xs)
-            step = (lp - np.log(np.where(inside, p, 0.5))) / np.exp(-0.5 * xs * xs - lp - 0.5 * math.log(2 * math.pi))
+            step = (lp - np.log(np.where(inside, p, 0.5))) / np.exp(
+                -0.5 * xs * xs - lp - 0.5 * math.log(2 * math.pi)
+            )
             x = np.where(inside & np.isfinite(step), xs - step, x)
         x = np.where(p == 0, -np.inf, np.where(p == 1, np.inf, x))
         return np.where((p < 0) | (p > 1), np.nan, x)
@@ -217,8 +241,11 @@ def ndtri(p):
 def entr(x):
     x = _f64(x)
     with np.errstate(all="ignore"):
-        return np.where(x > 0, -x * np.log(np.where(x > 0, x, 1.0)),
-                        np.where(x == 0, 0.0, np.where(np.isnan(x), np.nan, -np.inf)))
+        return np.where(
+            x > 0,
+            -x * np.log(np.where(x > 0, x, 1.0)),
+            np.where(x == 0, 0.0, np.where(np.isnan(x), np.nan, -np.inf)),
+        )
 
 
 # ---------------------------------------------------------------- incomplete gamma

@@ -23,10 +23,16 @@ def act(name, node, fwd, d, saved=("self",), call=None, domain=(-4, 4), smooth=T
         return [(None, [x], lambda tt, t: call(tt.nn.functional, t))]
 
     return defop(
-        name, node=node, inputs=("self",), saved=saved, fwd=fwd,
+        name,
+        node=node,
+        inputs=("self",),
+        saved=saved,
+        fwd=fwd,
         vjp=lambda xp, g, x, out, p: g * d(xp, x, out, p),
         jvp=lambda xp, t, x, out, p: t[0] * d(xp, x[0], out, p),
-        smooth=smooth, sample={"cases": cases}, batch=ELEMENTWISE,
+        smooth=smooth,
+        sample={"cases": cases},
+        batch=ELEMENTWISE,
         complex=complex or kernel_refuses(f"{name}_cpu"),
     )
 
@@ -51,17 +57,29 @@ def _elu_d(xp, x, out, p):
     return xp.where(x > 0, s, xp.exp(x * i) * (a * s * i))
 
 
-ELU = act("elu", "EluBackward0", _elu_fwd, _elu_d, saved=("alpha", "input_scale", "scale", "self"),
-          call=lambda F, x: F.elu(x, 0.7))
+ELU = act(
+    "elu",
+    "EluBackward0",
+    _elu_fwd,
+    _elu_d,
+    saved=("alpha", "input_scale", "scale", "self"),
+    call=lambda F, x: F.elu(x, 0.7),
+)
 # silu = x sigmoid(x): d = s (1 + x (1 - s))
-SILU = act("silu", "SiluBackward0", lambda xp, x, p: x * _sig(xp, x),
-           lambda xp, x, out, p: _sig(xp, x) * (1 + x * (1 - _sig(xp, x))),
-           complex=no_complex_autograd("silu"))
+SILU = act(
+    "silu",
+    "SiluBackward0",
+    lambda xp, x, p: x * _sig(xp, x),
+    lambda xp, x, out, p: _sig(xp, x) * (1 + x * (1 - _sig(xp, x))),
+    complex=no_complex_autograd("silu"),
+)
 
 
 # mish = x tanh(softplus(x)): d = tanh(sp) + x sigmoid(x) (1 - tanh(sp)^2)
 def _softplus1(xp, x):
-    return xp.logaddexp(x, 0.0) if not xp.is_txp else xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(x, 0.0)
+    return (
+        xp.logaddexp(x, 0.0) if not xp.is_txp else xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(x, 0.0)
+    )
 
 
 def _mish_d(xp, x, out, p):
@@ -72,39 +90,75 @@ def _mish_d(xp, x, out, p):
 MISH = act("mish", "MishBackward0", lambda xp, x, p: x * xp.tanh(_softplus1(xp, x)), _mish_d)
 # hardswish = x relu6(x + 3) / 6: torch's backward is 0 below -3, x/3 + 1/2 up to 3 (inclusive)
 HARDSWISH = act(
-    "hardswish", "HardswishBackward0",
+    "hardswish",
+    "HardswishBackward0",
     lambda xp, x, p: x * xp.minimum(xp.maximum(x + 3, 0.0), 6.0) / 6,
-    lambda xp, x, out, p: xp.where(x < -3, 0.0, xp.where(x <= 3, x / 3 + 0.5, 1.0)), smooth=False)
+    lambda xp, x, out, p: xp.where(x < -3, 0.0, xp.where(x <= 3, x / 3 + 0.5, 1.0)),
+    smooth=False,
+)
 HARDSIGMOID = act(
-    "hardsigmoid", "HardsigmoidBackward0",
+    "hardsigmoid",
+    "HardsigmoidBackward0",
     lambda xp, x, p: xp.minimum(xp.maximum(x + 3, 0.0), 6.0) / 6,
     # torch's kernel multiplies by the float constant 1.0f / 6 in every dtype
-    lambda xp, x, out, p: ((x > -3) & (x < 3)) * float(np.float32(1.0 / 6)), smooth=False)
+    lambda xp, x, out, p: ((x > -3) & (x < 3)) * float(np.float32(1.0 / 6)),
+    smooth=False,
+)
 THRESHOLD = act(
-    "threshold", "ThresholdBackward0",
-    lambda xp, x, p: xp.where(x > p["threshold"], x, xp.asarray(p["value"], dtype=x.dtype)) if not xp.is_txp
-    else xp.where(x > p["threshold"], x, p["value"]),
-    lambda xp, x, out, p: x > p["threshold"], saved=("self", "threshold"), smooth=False,
-    call=lambda F, x: F.threshold(x, 0.5, -2.0))
+    "threshold",
+    "ThresholdBackward0",
+    lambda xp, x, p: (
+        xp.where(x > p["threshold"], x, xp.asarray(p["value"], dtype=x.dtype))
+        if not xp.is_txp
+        else xp.where(x > p["threshold"], x, p["value"])
+    ),
+    lambda xp, x, out, p: x > p["threshold"],
+    saved=("self", "threshold"),
+    smooth=False,
+    call=lambda F, x: F.threshold(x, 0.5, -2.0),
+)
 SOFTSHRINK = act(
-    "softshrink", "SoftshrinkBackward0",
-    lambda xp, x, p: xp.where(x > p["lambd"], x - p["lambd"], xp.where(x < -p["lambd"], x + p["lambd"], 0.0)).astype(x.dtype)
-    if not xp.is_txp else xp.where(x > p["lambd"], x - p["lambd"], xp.where(x < -p["lambd"], x + p["lambd"], 0.0)),
-    lambda xp, x, out, p: (x > p["lambd"]) | (x < -p["lambd"]), saved=("lambd", "self"), smooth=False,
-    call=lambda F, x: F.softshrink(x, 0.7), complex=kernel_refuses("softshrink_check"))
+    "softshrink",
+    "SoftshrinkBackward0",
+    lambda xp, x, p: (
+        xp.where(
+            x > p["lambd"], x - p["lambd"], xp.where(x < -p["lambd"], x + p["lambd"], 0.0)
+        ).astype(x.dtype)
+        if not xp.is_txp
+        else xp.where(
+            x > p["lambd"], x - p["lambd"], xp.where(x < -p["lambd"], x + p["lambd"], 0.0)
+        )
+    ),
+    lambda xp, x, out, p: (x > p["lambd"]) | (x < -p["lambd"]),
+    saved=("lambd", "self"),
+    smooth=False,
+    call=lambda F, x: F.softshrink(x, 0.7),
+    complex=kernel_refuses("softshrink_check"),
+)
 HARDSHRINK = act(
-    "hardshrink", "HardshrinkBackward0",
-    lambda xp, x, p: xp.where((x >= -p["lambd"]) & (x <= p["lambd"]), 0.0, x).astype(x.dtype)
-    if not xp.is_txp else xp.where((x >= -p["lambd"]) & (x <= p["lambd"]), 0.0, x),
-    lambda xp, x, out, p: (x < -p["lambd"]) | (x > p["lambd"]), saved=("lambd", "self"), smooth=False,
-    call=lambda F, x: F.hardshrink(x, 0.7))
+    "hardshrink",
+    "HardshrinkBackward0",
+    lambda xp, x, p: (
+        xp.where((x >= -p["lambd"]) & (x <= p["lambd"]), 0.0, x).astype(x.dtype)
+        if not xp.is_txp
+        else xp.where((x >= -p["lambd"]) & (x <= p["lambd"]), 0.0, x)
+    ),
+    lambda xp, x, out, p: (x < -p["lambd"]) | (x > p["lambd"]),
+    saved=("lambd", "self"),
+    smooth=False,
+    call=lambda F, x: F.hardshrink(x, 0.7),
+)
 # hardtanh: the gradient passes strictly inside (min_val, max_val), as torch's hardtanh_backward
 HARDTANH = act(
-    "hardtanh", "HardtanhBackward0",
+    "hardtanh",
+    "HardtanhBackward0",
     lambda xp, x, p: xp.minimum(xp.maximum(x, p["min_val"]), p["max_val"]),
-    lambda xp, x, out, p: (x > p["min_val"]) & (x < p["max_val"]), saved=("max_val", "min_val", "self"),
-    smooth=False, call=lambda F, x: F.hardtanh(x, -0.5, 1.5),
-    complex=Refuse(NotImplementedError, "clamp is not supported for complex types"))
+    lambda xp, x, out, p: (x > p["min_val"]) & (x < p["max_val"]),
+    saved=("max_val", "min_val", "self"),
+    smooth=False,
+    call=lambda F, x: F.hardtanh(x, -0.5, 1.5),
+    complex=Refuse(NotImplementedError, "clamp is not supported for complex types"),
+)
 
 
 # prelu(x, w): w (one value, or one per channel: dim 1) scales the negative part
@@ -123,14 +177,26 @@ def _prelu_w_vjp(xp, g, x, w, out, p):
 
 
 PRELU = defop(
-    "_prelu_kernel", node="PreluKernelBackward0", inputs=("self", "weight"), saved=("self", "weight"),
+    "_prelu_kernel",
+    node="PreluKernelBackward0",
+    inputs=("self", "weight"),
+    saved=("self", "weight"),
     complex=kernel_refuses("prelu_cpu"),
     fwd=lambda xp, x, w, p: xp.where(x > 0, x, x * _prelu_w(xp, w, x)),
     vjp=(lambda xp, g, x, w, out, p: xp.where(x > 0, g, g * _prelu_w(xp, w, x)), _prelu_w_vjp),
-    jvp=lambda xp, t, x, out, p: xp.where(x[0] > 0, t[0], t[0] * _prelu_w(xp, x[1], x[0]) + x[0] * _prelu_w(xp, t[1], x[0])),
+    jvp=lambda xp, t, x, out, p: xp.where(
+        x[0] > 0, t[0], t[0] * _prelu_w(xp, x[1], x[0]) + x[0] * _prelu_w(xp, t[1], x[0])
+    ),
     smooth=False,
-    sample={"cases": lambda rng: [(None, [rng.uniform(-3, 3, (2, 3, 4)) + 0.01,
-                                   rng.uniform(0.1, 0.5, (3,))], lambda tt, x, w: tt.nn.functional.prelu(x, w))]},
+    sample={
+        "cases": lambda rng: [
+            (
+                None,
+                [rng.uniform(-3, 3, (2, 3, 4)) + 0.01, rng.uniform(0.1, 0.5, (3,))],
+                lambda tt, x, w: tt.nn.functional.prelu(x, w),
+            )
+        ]
+    },
 )
 
 
@@ -155,9 +221,17 @@ def _glu_jvp(xp, t, x, out, p):
 
 
 GLU = defop(
-    "glu", node="GluBackward0", inputs=("self",), saved=("dim", "self"), complex=kernel_refuses("glu_cpu"),
+    "glu",
+    node="GluBackward0",
+    inputs=("self",),
+    saved=("dim", "self"),
+    complex=kernel_refuses("glu_cpu"),
     fwd=lambda xp, x, p: _halves(xp, x, p["dim"])[0] * _sig(xp, _halves(xp, x, p["dim"])[1]),
-    vjp=_glu_vjp, jvp=_glu_jvp,
-    sample={"cases": lambda rng: [(None, [rng.uniform(-3, 3, (3, 4))],
-                                   lambda tt, x: tt.nn.functional.glu(x, 1))]},
+    vjp=_glu_vjp,
+    jvp=_glu_jvp,
+    sample={
+        "cases": lambda rng: [
+            (None, [rng.uniform(-3, 3, (3, 4))], lambda tt, x: tt.nn.functional.glu(x, 1))
+        ]
+    },
 )

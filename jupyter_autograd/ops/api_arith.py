@@ -37,7 +37,11 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
     if out is not None:
         return out_call("add", add, (input, other), {"alpha": alpha}, out)
     if not isinstance(input, Tensor):
-        return add(_t(other), input, alpha=1) if alpha == 1 else add(_t(input, other), other, alpha=alpha)
+        return (
+            add(_t(other), input, alpha=1)
+            if alpha == 1
+            else add(_t(input, other), other, alpha=alpha)
+        )
     return apply2(EW.ADD, input, other, None if alpha == 1 else {"alpha": alpha})
 
 
@@ -105,7 +109,11 @@ def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
         return AR.div_rounded(input, other, rounding_mode)
     if not isinstance(input, Tensor):
         input = _t(input, other)
-    if input._data.dtype.kind in "iub" and (not isinstance(other, Tensor) or other._data.dtype.kind in "iub") and not isinstance(other, float):
+    if (
+        input._data.dtype.kind in "iub"
+        and (not isinstance(other, Tensor) or other._data.dtype.kind in "iub")
+        and not isinstance(other, float)
+    ):
         input = input.to(_dtype.get_default_dtype())
     return apply2(EW.DIV, input, other)
 
@@ -147,7 +155,9 @@ def pow(input, exponent, *, out=None) -> Tensor:
         if e._data.dtype.kind in "iub" and isinstance(input, float):
             e = e.to(_dtype.get_default_dtype())
         elif e._data.dtype.kind == "c" and isinstance(input, (int, float)):
-            input = complex(input)  # torch's pow_backward_exponent takes the complex log of the base
+            input = complex(
+                input
+            )  # torch's pow_backward_exponent takes the complex log of the base
         return apply1(EW.POW_ST, e, {"self": input})
     if isinstance(exponent, Tensor):
         return apply2(EW.POW_TT, input, exponent)
@@ -171,13 +181,14 @@ def square(input) -> Tensor:
 
 def float_power(input, exponent) -> Tensor:
     """``input ** exponent`` in double precision: float64, or complex128 if either is complex."""
-    complex_ = builtins.any(isinstance(v, complex) or (isinstance(v, Tensor) and v._data.dtype.kind == "c")
-                   for v in (input, exponent))
+    complex_ = builtins.any(
+        isinstance(v, complex) or (isinstance(v, Tensor) and v._data.dtype.kind == "c")
+        for v in (input, exponent)
+    )
     dt = _dtype.complex128 if complex_ else _dtype.float64
     if isinstance(exponent, Tensor):
         exponent = exponent.to(dt)
     return pow(_t(input).to(dt), exponent)
-
 
 
 def _unary_fn(op, name):
@@ -257,7 +268,12 @@ def round(input, *, decimals=_NO_DECIMALS, out=None) -> Tensor:
 
 trunc, fix, frac = AR.trunc, AR.fix, AR.frac
 remainder, fmod, floor_divide = AR.remainder, AR.fmod, AR.floor_divide
-bitwise_and, bitwise_or, bitwise_xor, bitwise_not = AR.bitwise_and, AR.bitwise_or, AR.bitwise_xor, AR.bitwise_not
+bitwise_and, bitwise_or, bitwise_xor, bitwise_not = (
+    AR.bitwise_and,
+    AR.bitwise_or,
+    AR.bitwise_xor,
+    AR.bitwise_not,
+)
 bitwise_left_shift, bitwise_right_shift = AR.bitwise_left_shift, AR.bitwise_right_shift
 
 
@@ -271,19 +287,24 @@ def clamp(input, min=None, max=None, *, out=None) -> Tensor:
         tensor([-1.0000,  0.5000,  1.0000], grad_fn=<ClampBackward1>)
     """
     if out is not None:
-        return out_call("clamp", clamp, (input, min, max), {}, out, dtype_rule=_clamp_out_rule(min, max))
+        return out_call(
+            "clamp", clamp, (input, min, max), {}, out, dtype_rule=_clamp_out_rule(min, max)
+        )
     return _clamp(input, (), {"min": min, "max": max}, "clamp", False)
 
 
 def clip(input, min=None, max=None, *, out=None) -> Tensor:
     if out is not None:
-        return out_call("clamp", clip, (input, min, max), {}, out, dtype_rule=_clamp_out_rule(min, max))
+        return out_call(
+            "clamp", clip, (input, min, max), {}, out, dtype_rule=_clamp_out_rule(min, max)
+        )
     return _clamp(input, (), {"min": min, "max": max}, "clip", False)
 
 
 def clamp_call(name, method):
     """``clamp``/``clip`` as called (positionally or by keyword): torch's argument parser
     names the arguments as given when the bounds mix a tensor with a number."""
+
     def fn(input, *args, **kwargs):
         return _clamp(input, args, kwargs, name, method)
 
@@ -309,13 +330,19 @@ def _clamp(input, args, kwargs, name, method):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     tensors = [b for b in (lo, hi) if isinstance(b, Tensor)]
     if tensors and not (lo is None or hi is None or len(tensors) == 2):
-        if builtins.all(_bound_is_number(b) for b in tensors):  # a 0-d tensor with a number: numbers
+        if builtins.all(
+            _bound_is_number(b) for b in tensors
+        ):  # a 0-d tensor with a number: numbers
             lo, hi = (b.item() if isinstance(b, Tensor) else b for b in (lo, hi))
             tensors = []
         else:
             raise TypeError(_clamp_signature_error(name, method, args, kwargs))
     if tensors:
-        ts = [input] + [b if b is None or isinstance(b, Tensor) else _scalar_tensor(b, input) for b in (lo, hi) if b is not None]
+        ts = [input] + [
+            b if b is None or isinstance(b, Tensor) else _scalar_tensor(b, input)
+            for b in (lo, hi)
+            if b is not None
+        ]
         rt = _dtype.result_type([(x._data.ndim, x._data.dtype) for x in ts])
         ts = [x if x._data.dtype == rt else x.to(_dtype.from_numpy_dtype(rt)) for x in ts]
         it = iter(ts[1:])
@@ -327,8 +354,16 @@ def _clamp(input, args, kwargs, name, method):
     if (isinstance(lo, float) or isinstance(hi, float)) and a._data.dtype.kind in "iub":
         a = a.to(_dtype.get_default_dtype())
     elif a._data.dtype.kind in "iub":
-        kernel = "clamp" if lo is not None and hi is not None else "clamp_min" if hi is None else "clamp_max"
-        bools = a._data.dtype.kind == "b" and builtins.all(b is None or b.__class__ is bool for b in (lo, hi))
+        kernel = (
+            "clamp"
+            if lo is not None and hi is not None
+            else "clamp_min"
+            if hi is None
+            else "clamp_max"
+        )
+        bools = a._data.dtype.kind == "b" and builtins.all(
+            b is None or b.__class__ is bool for b in (lo, hi)
+        )
         lo, hi = _int_bound(a, lo, kernel, bools), _int_bound(a, hi, kernel, bools)
     return apply1(EW.CLAMP, a, {"min": lo, "max": hi})
 
@@ -344,8 +379,10 @@ def _complex_bounds(a, lo, hi, name):
                 raise RuntimeError("value cannot be converted to type double without overflow")
         return (b.real if b.__class__ is complex else b for b in (lo, hi))
     if k in "iub" and name.endswith("_"):
-        raise RuntimeError("result type ComplexFloat can't be cast to the desired output type "
-                           + _dtype.cpp_name(a._data.dtype))
+        raise RuntimeError(
+            "result type ComplexFloat can't be cast to the desired output type "
+            + _dtype.cpp_name(a._data.dtype)
+        )
     return lo, hi
 
 
@@ -356,7 +393,7 @@ def _int_bound(a, b, kernel, bools):
     k = a._data.dtype.kind
     if k == "b":
         if bools:
-            raise NotImplementedError(f'"{kernel}_scalar_cpu" not implemented for \'Bool\'')
+            raise NotImplementedError(f"\"{kernel}_scalar_cpu\" not implemented for 'Bool'")
         return b
     if b.__class__ is not int:
         return b
@@ -369,6 +406,7 @@ def _int_bound(a, b, kernel, bools):
 
 def _clamp_signature_error(name, method, args, kwargs) -> str:
     """torch's arg-parser message for clamp bounds mixing a tensor and a number."""
+
     def tname(v):
         return "Tensor" if isinstance(v, Tensor) else type(v).__name__
 
@@ -377,31 +415,43 @@ def _clamp_signature_error(name, method, args, kwargs) -> str:
     head = f"{name}() received an invalid combination of arguments - got ("
     if not method:
         got = ", ".join(["Tensor"] + got_pos + got_kw)
-        return (head + got + "), but expected one of:\n"
-                " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
-                " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+        return (
+            head + got + "), but expected one of:\n"
+            " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+            " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n"
+        )
     if kwargs:
         got = ", ".join(got_pos + got_kw) if got_pos else "".join(k + ", " for k in got_kw)
         why = "some of the keywords were incorrect: " + ", ".join(sorted(kwargs))
     else:
         got = ", ".join(got_pos)
-        why = "some of the arguments have invalid types: (" + ", ".join(f"!{t}!" for t in got_pos) + ")"
-    return (head + got + "), but expected one of:\n"
-            f" * (Tensor min = None, Tensor max = None)\n      didn't match because {why}\n"
-            f" * (Number min = None, Number max = None)\n      didn't match because {why}\n")
+        why = (
+            "some of the arguments have invalid types: ("
+            + ", ".join(f"!{t}!" for t in got_pos)
+            + ")"
+        )
+    return (
+        head + got + "), but expected one of:\n"
+        f" * (Tensor min = None, Tensor max = None)\n      didn't match because {why}\n"
+        f" * (Number min = None, Number max = None)\n      didn't match because {why}\n"
+    )
 
 
 def clamp_min(input, min, *, out=None):
     """``max(input, min)`` (ClampMinBackward0; ClampMinBackward1 for a tensor bound)."""
     if out is not None:
-        return out_call("clamp_min", clamp_min, (input, min), {}, out, dtype_rule=_clamp_out_rule(min, None))
+        return out_call(
+            "clamp_min", clamp_min, (input, min), {}, out, dtype_rule=_clamp_out_rule(min, None)
+        )
     return _clamp_one(input, min, RO.CLAMP_MIN, RO.CLAMP_MIN_T, "min")
 
 
 def clamp_max(input, max, *, out=None):
     """``min(input, max)`` (ClampMaxBackward0; ClampMaxBackward1 for a tensor bound)."""
     if out is not None:
-        return out_call("clamp_max", clamp_max, (input, max), {}, out, dtype_rule=_clamp_out_rule(None, max))
+        return out_call(
+            "clamp_max", clamp_max, (input, max), {}, out, dtype_rule=_clamp_out_rule(None, max)
+        )
     return _clamp_one(input, max, RO.CLAMP_MAX, RO.CLAMP_MAX_T, "max")
 
 
@@ -442,7 +492,11 @@ def where(condition, input=None, other=None) -> Tensor:
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = _t(input)
     orig = None
-    if isinstance(input, Tensor) and isinstance(other, Tensor) and input._data.dtype != other._data.dtype:
+    if (
+        isinstance(input, Tensor)
+        and isinstance(other, Tensor)
+        and input._data.dtype != other._data.dtype
+    ):
         from .dispatch import promote_data
 
         orig = (condition, input, other)  # promoted inside the op, as torch
@@ -456,14 +510,18 @@ def where(condition, input=None, other=None) -> Tensor:
         if cd != np.uint8:
             from .registry import _CPP_NAMES
 
-            raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
-                               f"with dtype {_CPP_NAMES.get(cd.name, cd.name)}")
+            raise RuntimeError(
+                "where expected condition to be a boolean tensor, but got a tensor "
+                f"with dtype {_CPP_NAMES.get(cd.name, cd.name)}"
+            )
         import warnings
 
-        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
-                      "will be removed in a future version of PyTorch. Use a boolean condition "
-                      "instead.", UserWarning, stacklevel=2)
+        warnings.warn(
+            "where received a uint8 condition tensor. This behavior is deprecated and "
+            "will be removed in a future version of PyTorch. Use a boolean condition "
+            "instead.",
+            UserWarning,
+            stacklevel=2,
+        )
         condition = Tensor._wrap(condition._data != 0)
     return apply(EW.WHERE, (condition, input, other), None, orig)
-
-

@@ -1,5 +1,6 @@
 """Comparisons, logical ops and tests (``eq``, ``isclose``, ``all``...): no gradient, torch's
 promotion and messages."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,7 +21,11 @@ def _operands(input, other):
     """The arrays of a comparison's operands on one device: a 0-d cpu tensor meets a device
     tensor as a number (torch allows it); other mixes raise torch's device error."""
     if not isinstance(input, Tensor):
-        b, a = _operands(other, input) if isinstance(other, Tensor) else (np.asarray(other), np.asarray(input))
+        b, a = (
+            _operands(other, input)
+            if isinstance(other, Tensor)
+            else (np.asarray(other), np.asarray(input))
+        )
         return a, b
     a = input._data
     if isinstance(other, Tensor):
@@ -68,10 +73,19 @@ def _cmp(f, name, tensors_only=False):
         elif not isinstance(input, Tensor):  # torch's overloads take a Tensor first
             from ._api_base import invalid_combination
 
-            raise invalid_combination(name, (input, other), {}, (
-                (("Tensor", "input"), ("Tensor", "other")), (("Tensor", "input"), ("Number", "other"))))
+            raise invalid_combination(
+                name,
+                (input, other),
+                {},
+                (
+                    (("Tensor", "input"), ("Tensor", "other")),
+                    (("Tensor", "input"), ("Number", "other")),
+                ),
+            )
         if out is not None:
-            return out_call(name, fn, (input, other), {}, out, differentiable=False, dtype_rule="any")
+            return out_call(
+                name, fn, (input, other), {}, out, differentiable=False, dtype_rule="any"
+            )
         a, b = _operands(input, other)
         if ordering and (_is_complex(a) or _is_complex(b)):
             try:  # torch broadcasts before it dispatches on the dtype
@@ -85,7 +99,9 @@ def _cmp(f, name, tensors_only=False):
             r = f(a, b)
         except ValueError:
             _broadcast_error(a.shape, np.shape(b))
-        return Tensor._wrap(np.asarray(r) if not hasattr(r, "shape") or r.__class__ is np.bool_ else r)
+        return Tensor._wrap(
+            np.asarray(r) if not hasattr(r, "shape") or r.__class__ is np.bool_ else r
+        )
 
     ordering = name in ("lt", "le", "gt", "ge")  # complex numbers have no order
     fn.__name__ = fn.__qualname__ = name
@@ -138,16 +154,18 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
 
 
 def all(input, dim=None, keepdim=False) -> Tensor:
-    return _logical_reduction(input, np.all(input._data, axis=_dims(dim, input._data.ndim), keepdims=keepdim))
+    return _logical_reduction(
+        input, np.all(input._data, axis=_dims(dim, input._data.ndim), keepdims=keepdim)
+    )
 
 
 def any(input, dim=None, keepdim=False) -> Tensor:
-    return _logical_reduction(input, np.any(input._data, axis=_dims(dim, input._data.ndim), keepdims=keepdim))
+    return _logical_reduction(
+        input, np.any(input._data, axis=_dims(dim, input._data.ndim), keepdims=keepdim)
+    )
 
 
 def _logical_reduction(input, r) -> Tensor:
     """all/any's result: bool, but uint8 for a uint8 input (torch keeps that legacy)."""
     r = _xp(input).asarray(r)
     return Tensor._wrap(r.astype(np.uint8) if input._data.dtype == np.uint8 else r)
-
-

@@ -18,10 +18,25 @@ from .dispatch import apply, apply1
 from .shape import _along_key
 
 __all__ = [
-    "diagonal_scatter", "index_add", "index_copy", "index_fill", "index_put", "index_reduce",
-    "masked_scatter", "masked_select", "nonzero_static", "put", "scatter", "scatter_add",
-    "scatter_reduce", "select_scatter", "slice_scatter", "take", "take_along_dim",
-    "tril_indices", "triu_indices",
+    "diagonal_scatter",
+    "index_add",
+    "index_copy",
+    "index_fill",
+    "index_put",
+    "index_reduce",
+    "masked_scatter",
+    "masked_select",
+    "nonzero_static",
+    "put",
+    "scatter",
+    "scatter_add",
+    "scatter_reduce",
+    "select_scatter",
+    "slice_scatter",
+    "take",
+    "take_along_dim",
+    "tril_indices",
+    "triu_indices",
 ]
 
 
@@ -38,6 +53,7 @@ def _index_arg(index, name="index"):
 
 def _zero_d(fn):
     """Run a scatter on a 0-d input as on its 1-element view (torch allows 0-d everywhere)."""
+
     def wrapped(input, dim, index, *args, **kwargs):
         if input.ndim == 0:
             _wrap_dim(dim, 0)
@@ -65,14 +81,27 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None) -> Tensor:
     if src is not None and not isinstance(src, Tensor):
         value, src = src, None
     index = _index_arg(index, "scatter")
-    key = _along_key(None, _arr(index, input), dim) if index.numel() else (np.zeros((0,), np.int64),) * input.ndim
+    key = (
+        _along_key(None, _arr(index, input), dim)
+        if index.numel()
+        else (np.zeros((0,), np.int64),) * input.ndim
+    )
     if reduce is not None:
         with_src = src if src is not None else A.full_like(index, value, dtype=input.dtype)
         r = scatter_reduce(input, dim, index, with_src, {"add": "sum", "multiply": "prod"}[reduce])
         return r.detach()
     if src is None:
-        return apply1(IX.SCATTER_VALUE, input, {"key": key, "value": value, "shape": input._data.shape,
-                                                "dim": dim, "index": index._data})
+        return apply1(
+            IX.SCATTER_VALUE,
+            input,
+            {
+                "key": key,
+                "value": value,
+                "shape": input._data.shape,
+                "dim": dim,
+                "index": index._data,
+            },
+        )
     a, v = promote(input, src)
     v = _region(v, index)
     return apply(IX.PUT_KEY["scatter.src"], (a, v), {"key": key, "shape": a._data.shape})
@@ -86,21 +115,28 @@ def scatter_add(input, dim, index, src) -> Tensor:
         return A.clone(input)
     key = _along_key(None, _arr(index, input), dim)
     a, v = promote(input, src)
-    return apply(IX.ADD_KEY["scatter_add"], (a, _region(v, index)), {"key": key, "shape": a._data.shape})
+    return apply(
+        IX.ADD_KEY["scatter_add"], (a, _region(v, index)), {"key": key, "shape": a._data.shape}
+    )
 
 
 @_zero_d
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True) -> Tensor:
     """``input`` with ``src`` reduced in at ``index`` (sum, prod, mean, amax, amin)."""
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
-        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+        raise RuntimeError(
+            f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
+        )
     index = _index_arg(index, "scatter_reduce")
     if not index.numel():
         return A.clone(input)
     key = _along_key(None, _arr(index, input), dim)
     a, v = promote(input, src)
-    return apply(IX.SCATTER_REDUCE, (a, _region(v, index)),
-                 {"key": key, "shape": a._data.shape, "reduce": reduce, "include_self": include_self})
+    return apply(
+        IX.SCATTER_REDUCE,
+        (a, _region(v, index)),
+        {"key": key, "shape": a._data.shape, "reduce": reduce, "include_self": include_self},
+    )
 
 
 def _dim_key(input, dim, index):
@@ -114,8 +150,11 @@ def index_add(input, dim, index, source, *, alpha=1) -> Tensor:
     a, v = promote(input, source)
     if v.ndim == 0:
         v = A.reshape(v, (1,))
-    return apply(IX.ADD_KEY["index_add"], (a, v), {"key": _dim_key(a, dim, index),
-                                                   "shape": a._data.shape, "alpha": alpha})
+    return apply(
+        IX.ADD_KEY["index_add"],
+        (a, v),
+        {"key": _dim_key(a, dim, index), "shape": a._data.shape, "alpha": alpha},
+    )
 
 
 @_zero_d
@@ -124,7 +163,9 @@ def index_copy(input, dim, index, source) -> Tensor:
     a, v = promote(input, source)
     if v.ndim == 0:
         v = A.reshape(v, (1,))
-    return apply(IX.PUT_KEY["index_copy"], (a, v), {"key": _dim_key(a, dim, index), "shape": a._data.shape})
+    return apply(
+        IX.PUT_KEY["index_copy"], (a, v), {"key": _dim_key(a, dim, index), "shape": a._data.shape}
+    )
 
 
 @_zero_d
@@ -134,8 +175,13 @@ def index_fill(input, dim, index, value) -> Tensor:
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError(
-                f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.ndim} dimension(s).")
-        return apply(IX.INDEX_FILL_TENSOR, (input, value.to(input.dtype)), {"key": key, "shape": input._data.shape})
+                f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.ndim} dimension(s)."
+            )
+        return apply(
+            IX.INDEX_FILL_TENSOR,
+            (input, value.to(input.dtype)),
+            {"key": key, "shape": input._data.shape},
+        )
     return apply1(IX.INDEX_FILL, input, {"key": key, "value": value, "shape": input._data.shape})
 
 
@@ -144,7 +190,9 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True) -> Ten
     """``input`` with the slices of ``source`` reduced into the slices ``index`` (prod, mean,
     amax, amin)."""
     if reduce not in ("prod", "mean", "amax", "amin"):
-        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+        raise RuntimeError(
+            f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}."
+        )
     a, v = promote(input, source)
     if v.ndim == 0:
         v = A.reshape(v, (1,))
@@ -153,8 +201,11 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True) -> Ten
     shape[dim] = -1
     full = np.broadcast_to(idx.reshape(shape), v._data.shape)
     key = _along_key(None, full, dim)
-    return apply(IX.INDEX_REDUCE, (a, v), {"key": key, "shape": a._data.shape, "reduce": reduce,
-                                           "include_self": include_self})
+    return apply(
+        IX.INDEX_REDUCE,
+        (a, v),
+        {"key": key, "shape": a._data.shape, "reduce": reduce, "include_self": include_self},
+    )
 
 
 def index_put(input, indices, values, accumulate=False) -> Tensor:
@@ -172,7 +223,9 @@ def _flat_key(input, index):
     n = input.numel()
     idx = _arr(index, input).reshape(-1)
     if idx.size and (idx.max() >= n or idx.min() < -n):
-        raise IndexError(f"out of range: tried to access index {int(idx.max())} on a tensor of {n} elements.")
+        raise IndexError(
+            f"out of range: tried to access index {int(idx.max())} on a tensor of {n} elements."
+        )
     return np.unravel_index(idx % max(n, 1), input._data.shape) if input.ndim else (), idx
 
 
@@ -191,10 +244,14 @@ def take(input, index) -> Tensor:
     n = input.numel()
     idx = _arr(index, input)
     if idx.size and (idx.max() >= n or idx.min() < -n):
-        raise IndexError(f"out of range: tried to access index {int(idx.max())} on a tensor of {n} elements.")
+        raise IndexError(
+            f"out of range: tried to access index {int(idx.max())} on a tensor of {n} elements."
+        )
     key = np.unravel_index(idx % max(n, 1), input._data.shape) if input.ndim else ()
     if not input.ndim:
-        return A.expand(A.reshape(input, (1,) * idx.ndim), idx.shape) if idx.ndim else A.clone(input)
+        return (
+            A.expand(A.reshape(input, (1,) * idx.ndim), idx.shape) if idx.ndim else A.clone(input)
+        )
     return apply1(IX.TAKE, input, {"key": key, "shape": input._data.shape, "index": index._data})
 
 
@@ -206,7 +263,9 @@ def take_along_dim(input, indices, dim=None) -> Tensor:
     d = _wrap_dim(dim, input.ndim)
     s_in, s_ix = list(input.shape), list(indices.shape)
     if len(s_in) != len(s_ix):
-        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions")
+        raise RuntimeError(
+            "torch.take_along_dim(): input and indices should have the same number of dimensions"
+        )
     bx = [max(a, b) if i != d else a for i, (a, b) in enumerate(zip(s_in, s_ix))]
     bi = [max(a, b) if i != d else b for i, (a, b) in enumerate(zip(s_in, s_ix))]
     x = input if list(input.shape) == bx else A.expand(input, bx)
@@ -234,16 +293,20 @@ def masked_select(input, mask) -> Tensor:
 def masked_scatter(input, mask, source) -> Tensor:
     """``input`` with its masked places filled in order by ``source``'s elements."""
     if mask._data.dtype.kind != "b":
-        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
-                           f"{mask.dtype}")
+        raise RuntimeError(
+            f"masked_scatter_ only supports boolean masks, but got mask with dtype {mask.dtype}"
+        )
     a, v = promote(input, source)
     shape = np.broadcast_shapes(a._data.shape, mask._data.shape)
     key = np.broadcast_to(mask._data, shape)
     count = int(key.sum())
     if count > v.numel():
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    return apply(IX.MASKED_SCATTER, (a, v), {"key": key, "shape": shape, "count": count,
-                                            "source_shape": tuple(v.shape)})
+    return apply(
+        IX.MASKED_SCATTER,
+        (a, v),
+        {"key": key, "shape": shape, "count": count, "source_shape": tuple(v.shape)},
+    )
 
 
 def select_scatter(input, src, dim, index) -> Tensor:
@@ -251,18 +314,26 @@ def select_scatter(input, src, dim, index) -> Tensor:
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d]
     if not -n <= index < n:
-        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {d}")
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {d}"
+        )
     a, v = promote(input, src)
-    return apply(IX.PUT_KEY["select_scatter"], (a, v), {"key": (slice(None),) * d + (index % n,),
-                                                        "shape": a._data.shape})
+    return apply(
+        IX.PUT_KEY["select_scatter"],
+        (a, v),
+        {"key": (slice(None),) * d + (index % n,), "shape": a._data.shape},
+    )
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1) -> Tensor:
     """``input`` with ``input[start:end:step]`` along ``dim`` replaced by ``src``."""
     d = _wrap_dim(dim, input.ndim)
     a, v = promote(input, src)
-    return apply(IX.PUT_KEY["slice_scatter"], (a, v), {"key": (slice(None),) * d + (slice(start, end, step),),
-                                                       "shape": a._data.shape})
+    return apply(
+        IX.PUT_KEY["slice_scatter"],
+        (a, v),
+        {"key": (slice(None),) * d + (slice(start, end, step),), "shape": a._data.shape},
+    )
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1) -> Tensor:
@@ -272,8 +343,11 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1) -> Tensor:
     d1, d2 = _wrap_dim(dim1, input.ndim), _wrap_dim(dim2, input.ndim)
     a, v = promote(input, src)
     r, c = _diag_index((a.shape[d1], a.shape[d2]), offset)
-    return apply(IX.DIAGONAL_SCATTER, (a, v), {"key": (Ellipsis, r, c), "shape": a._data.shape,
-                                              "dim1": d1, "dim2": d2, "offset": offset})
+    return apply(
+        IX.DIAGONAL_SCATTER,
+        (a, v),
+        {"key": (Ellipsis, r, c), "shape": a._data.shape, "dim1": d1, "dim2": d2, "offset": offset},
+    )
 
 
 def nonzero_static(input, *, size, fill_value=-1) -> Tensor:

@@ -1,5 +1,6 @@
 """Shape and layout ops (``reshape``, ``view``, ``transpose``, ``cat``, ``split``, ``gather``...)
 in torch's signatures."""
+
 from __future__ import annotations
 
 import builtins
@@ -22,7 +23,11 @@ from .out import out_call
 def _shape_arg(shape, fn="reshape", arg="shape"):
     """The sizes of a ``*sizes`` argument (one sequence or ints); none at all is torch's
     TypeError (its argument parser requires them, even where ``()`` would do)."""
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Tensor.__mro__[0].__class__)) and not isinstance(shape[0], int):
+    if (
+        len(shape) == 1
+        and isinstance(shape[0], (tuple, list, Tensor.__mro__[0].__class__))
+        and not isinstance(shape[0], int)
+    ):
         shape = tuple(shape[0])
     elif not shape:
         raise missing_sizes(fn, arg)
@@ -32,8 +37,10 @@ def _shape_arg(shape, fn="reshape", arg="shape"):
 def missing_sizes(fn, arg) -> TypeError:
     """torch's argument-parser error for a call without its required sizes."""
     if arg is None:  # a method with overloads: torch lists them
-        return TypeError(f"{fn}() received an invalid combination of arguments - got (), but "
-                         "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n")
+        return TypeError(
+            f"{fn}() received an invalid combination of arguments - got (), but "
+            "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n"
+        )
     return TypeError(f'{fn}() missing 1 required positional arguments: "{arg}"')
 
 
@@ -51,7 +58,8 @@ def _infer_shape(shape, numel):
         if known == 0 and numel == 0:  # torch's infer_size: any size would do
             raise RuntimeError(
                 f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
-                "unspecified dimension size -1 can be any value and is ambiguous")
+                "unspecified dimension size -1 can be any value and is ambiguous"
+            )
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
@@ -115,7 +123,7 @@ def flatten(input, start_dim=0, end_dim=-1) -> Tensor:
     if s == e:
         return input
     shp = input._data.shape
-    return reshape(input, shp[:s] + (-1,) + shp[e + 1:])
+    return reshape(input, shp[:s] + (-1,) + shp[e + 1 :])
 
 
 def unflatten(input, dim, sizes) -> Tensor:
@@ -132,8 +140,9 @@ def unflatten(input, dim, sizes) -> Tensor:
             raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
         raise RuntimeError(
             f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
-            f"({shp[d]}) in the input tensor") from None
-    return reshape(input, shp[:d] + sizes + shp[d + 1:])
+            f"({shp[d]}) in the input tensor"
+        ) from None
+    return reshape(input, shp[:d] + sizes + shp[d + 1 :])
 
 
 def transpose(input, dim0, dim1) -> Tensor:
@@ -146,7 +155,9 @@ swapaxes = swapdims = transpose
 
 def t(input) -> Tensor:
     if input._data.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D")
+        raise RuntimeError(
+            f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D"
+        )
     return apply1(SH.T, input)
 
 
@@ -169,12 +180,24 @@ def squeeze(input, dim=None) -> Tensor:
     if not shp:
         _dims(dim, 0)
         if isinstance(dim, (list, tuple)):  # squeeze.dims (SqueezeBackward2), even on 0-d
-            return apply1(SH.SQUEEZE_DIMS, input, {"dim": (0,) * len(dim), "out_shape": (), "self_sym_sizes": shp})
+            return apply1(
+                SH.SQUEEZE_DIMS,
+                input,
+                {"dim": (0,) * len(dim), "out_shape": (), "self_sym_sizes": shp},
+            )
         return apply1(SH.SQUEEZE_DIM, input, {"dim": 0, "out_shape": (), "self_sym_sizes": shp})
     dims = _dims(dim, input._data.ndim)
     out_shape = tuple(s for i, s in enumerate(shp) if not (i in dims and s == 1))
     op = SH.SQUEEZE_DIM if not isinstance(dim, (list, tuple)) else SH.SQUEEZE_DIMS
-    return apply1(op, input, {"dim": dims[0] if op is SH.SQUEEZE_DIM else dims, "out_shape": out_shape, "self_sym_sizes": shp})
+    return apply1(
+        op,
+        input,
+        {
+            "dim": dims[0] if op is SH.SQUEEZE_DIM else dims,
+            "out_shape": out_shape,
+            "self_sym_sizes": shp,
+        },
+    )
 
 
 def unsqueeze(input, dim) -> Tensor:
@@ -225,7 +248,9 @@ def _type_string(t) -> str:
     if t._data.dtype.kind not in "bc":
         return name
     dev = t.device.type
-    return f"{'CPU' if dev == 'cpu' else dev.upper()}{name.rsplit('.', 1)[-1][:-len('Tensor')]}Type"
+    return (
+        f"{'CPU' if dev == 'cpu' else dev.upper()}{name.rsplit('.', 1)[-1][: -len('Tensor')]}Type"
+    )
 
 
 def expand_as(input, other) -> Tensor:
@@ -300,12 +325,20 @@ def cat(tensors, dim=0, *, out=None) -> Tensor:
     if skip is None:
         # the result type counts the skipped empty tensors too (torch: bool with complex (0,) is complex)
         pts = _promote_all(ts, tensors, inside=True)
-        return apply(SH.CAT, tuple(pts), {"dim": d, "sizes": [x._data.shape[d] for x in ts]},
-                     None if pts is ts else tuple(ts))
+        return apply(
+            SH.CAT,
+            tuple(pts),
+            {"dim": d, "sizes": [x._data.shape[d] for x in ts]},
+            None if pts is ts else tuple(ts),
+        )
     pts = _promote_all(tensors, inside=True)
     sizes = [0 if i in skip else x._data.shape[d] for i, x in enumerate(pts)]
-    return apply(SH.CAT, tuple(pts), {"dim": d, "sizes": sizes, "skip": frozenset(skip)},
-                 None if pts is tensors else tuple(tensors))
+    return apply(
+        SH.CAT,
+        tuple(pts),
+        {"dim": d, "sizes": sizes, "skip": frozenset(skip)},
+        None if pts is tensors else tuple(tensors),
+    )
 
 
 concat = concatenate = cat
@@ -318,11 +351,12 @@ def _cat_zero_dim(tensors) -> None:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
 
 
-
 def stack(tensors, dim=0, *, out=None) -> Tensor:
     """Stack along a new dimension (StackBackward0)."""
     if out is not None:
-        return out_call("stack", stack, (tensors, dim), {}, out, dtype_rule=_cat_out_rule, resize_first=True)
+        return out_call(
+            "stack", stack, (tensors, dim), {}, out, dtype_rule=_cat_out_rule, resize_first=True
+        )
     tensors = [_t(x) for x in tensors]
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -356,7 +390,9 @@ def split(tensor, split_size_or_sections, dim=0):
     if isinstance(split_size_or_sections, int):
         s = split_size_or_sections
         if s <= 0 and n > 0:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+            raise RuntimeError(
+                f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
+            )
         # torch: one piece (of size 0) for an empty dimension
         sizes = ([s] * (n // s) + ([n % s] if n % s else [])) if s > 0 and n else [0]
         node = "SplitBackward0"
@@ -368,7 +404,11 @@ def split(tensor, split_size_or_sections, dim=0):
                 f"dimension {d}), but got split_sizes={sizes}"
             )
         node = "SplitWithSizesBackward0"
-    res = apply(SH.SPLIT, (tensor,), {"dim": d, "sizes": sizes, "split_sizes": sizes, "self_sym_sizes": tensor._data.shape})
+    res = apply(
+        SH.SPLIT,
+        (tensor,),
+        {"dim": d, "sizes": sizes, "split_sizes": sizes, "self_sym_sizes": tensor._data.shape},
+    )
     if node == "SplitBackward0" and res and res[0].grad_fn is not None:
         _rename_node(res[0].grad_fn, _SPLIT_NODE)
     return res
@@ -424,11 +464,18 @@ def narrow(input, dim, start, length) -> Tensor:
     if start < 0:
         start += size
     if start > size - length:
-        raise RuntimeError(
-            f"start ({start}) + length ({length}) exceeds dimension size ({size})."
-        )
-    return apply1(SH.SLICE, input, {"dim": d, "start": start, "end": start + length, "step": 1,
-                                    "self_sym_sizes": input._data.shape})
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return apply1(
+        SH.SLICE,
+        input,
+        {
+            "dim": d,
+            "start": start,
+            "end": start + length,
+            "step": 1,
+            "self_sym_sizes": input._data.shape,
+        },
+    )
 
 
 def select(input, dim, index) -> Tensor:
@@ -437,8 +484,12 @@ def select(input, dim, index) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
     if not -n <= index < n:
-        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input._data.shape)} at dimension {d}")
-    return apply1(SH.SELECT, input, {"dim": d, "index": index % n, "self_sym_sizes": input._data.shape})
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(input._data.shape)} at dimension {d}"
+        )
+    return apply1(
+        SH.SELECT, input, {"dim": d, "index": index % n, "self_sym_sizes": input._data.shape}
+    )
 
 
 def gather(input, dim, index, *, sparse_grad=False) -> Tensor:
@@ -448,7 +499,9 @@ def gather(input, dim, index, *, sparse_grad=False) -> Tensor:
         return reshape(reshape(input, (-1,))[:0], idx.shape)
     if input._data.ndim == 0:
         return reshape(gather(reshape(input, (1,)), 0, Tensor._wrap(idx.reshape(-1))), idx.shape)
-    return apply1(SH.TAKE_ALONG, input, {"dim": d, "index": idx, "self_sym_sizes": input._data.shape})
+    return apply1(
+        SH.TAKE_ALONG, input, {"dim": d, "index": idx, "self_sym_sizes": input._data.shape}
+    )
 
 
 def masked_fill(input, mask, value) -> Tensor:
@@ -473,17 +526,22 @@ def index_select(input, dim, index) -> Tensor:
         raise IndexError("index out of range in self")
     if input._data.ndim == 0:  # torch: a 0-d tensor indexed by a one-element index
         if idx.size != 1:
-            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
+            raise RuntimeError(
+                f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)"
+            )
         input, idx = reshape(input, (1,)), idx.reshape(-1)
         try:
-            return reshape(apply1(SH.INDEX_SELECT, input, {"dim": 0, "index": idx, "self_sym_sizes": (1,)}), ())
+            return reshape(
+                apply1(SH.INDEX_SELECT, input, {"dim": 0, "index": idx, "self_sym_sizes": (1,)}), ()
+            )
         except IndexError:
             raise IndexError("index out of range in self") from None
     try:
-        return apply1(SH.INDEX_SELECT, input, {"dim": d, "index": idx, "self_sym_sizes": input._data.shape})
+        return apply1(
+            SH.INDEX_SELECT, input, {"dim": d, "index": idx, "self_sym_sizes": input._data.shape}
+        )
     except IndexError:
         raise IndexError("index out of range in self") from None
-
 
 
 def cumsum(input, dim, *, dtype=None) -> Tensor:
@@ -511,7 +569,9 @@ def diag(input, diagonal=0) -> Tensor:
         return apply(SH.INDEX_PUT, (z, input), {"key": (idx, idx), "shape": (n, n)})
     n = builtins.min(input._data.shape)
     idx = np.arange(n)
-    return apply1(SH.INDEX, input, {"key": (idx, idx), "indices": None, "self_sym_sizes": input._data.shape})
+    return apply1(
+        SH.INDEX, input, {"key": (idx, idx), "indices": None, "self_sym_sizes": input._data.shape}
+    )
 
 
 def broadcast_tensors(*tensors):

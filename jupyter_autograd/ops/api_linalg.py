@@ -28,14 +28,17 @@ def _check_square(A, name):
     if A.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
-                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+        raise RuntimeError(
+            f"{name}: A must be batches of square matrices, but they are "
+            f"{A.shape[-2]} by {A.shape[-1]} matrices"
+        )
 
 
 def _check_float(A, name):
     if A._data.dtype.kind not in "fc":
         raise RuntimeError(
-            f"{name}: Expected a floating point or complex tensor as input. Got {A.dtype._legacy[:-6]}")
+            f"{name}: Expected a floating point or complex tensor as input. Got {A.dtype._legacy[:-6]}"
+        )
 
 
 def _matrix(A, name, square=True):
@@ -68,8 +71,10 @@ def inv_ex(A, *, check_errors=False):
         info = _info_zeros(A)
     except np.linalg.LinAlgError:
         if check_errors:
-            raise LinAlgError("linalg.inv: The diagonal element 1 is zero, the inversion could not be "
-                              "completed because the input matrix is singular.") from None
+            raise LinAlgError(
+                "linalg.inv: The diagonal element 1 is zero, the inversion could not be "
+                "completed because the input matrix is singular."
+            ) from None
         r = Tensor._wrap(np.full(A._data.shape, np.nan, A._data.dtype))
         info = Tensor._wrap(np.ones(A.shape[:-2], np.int32))
     return return_type("linalg_inv_ex", ("inverse", "info"))(r, info)
@@ -85,7 +90,8 @@ def inv(A, *, out=None) -> Tensor:
         k = int(info[info > 0].flat[0]) if (info > 0).any() else A.shape[-1]
         raise LinAlgError(
             f"linalg.inv: The diagonal element {k} is zero, the inversion could not be completed "
-            "because the input matrix is singular.") from None
+            "because the input matrix is singular."
+        ) from None
 
 
 def det(A, *, out=None) -> Tensor:
@@ -123,13 +129,17 @@ def solve(A, B, *, left=True, out=None) -> Tensor:
     try:
         return apply(LR.SOLVE, (a, b), {"left": left, "vector": vec})
     except np.linalg.LinAlgError:
-        raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
+        raise LinAlgError(
+            "torch.linalg.solve: The solver failed because the input matrix is singular."
+        ) from None
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None) -> Tensor:
     """X with ``A X = B`` (or ``X A = B``) for a triangular A (only its triangle is read)."""
     a, b = promote(A, B)
-    return apply(LR.SOLVE_TRIANGULAR, (a, b), {"upper": upper, "left": left, "unitriangular": unitriangular})
+    return apply(
+        LR.SOLVE_TRIANGULAR, (a, b), {"upper": upper, "left": left, "unitriangular": unitriangular}
+    )
 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
@@ -170,7 +180,8 @@ def cholesky(A, *, upper=False, out=None) -> Tensor:
         k = _cholesky_info(A._data)
         raise LinAlgError(
             "linalg.cholesky: The factorization could not be completed because the input is not "
-            f"positive-definite (the leading minor of order {k} is not positive-definite).") from None
+            f"positive-definite (the leading minor of order {k} is not positive-definite)."
+        ) from None
 
 
 def cholesky_legacy(input, upper=False) -> Tensor:
@@ -180,14 +191,22 @@ def cholesky_legacy(input, upper=False) -> Tensor:
 
 def cholesky_solve(B, L, upper=False) -> Tensor:
     """X with ``(L L^H) X = B`` for a Cholesky factor L."""
-    y = solve_triangular(L, B, upper=upper, left=True) if not upper else solve_triangular(L.mT, B, upper=False)
-    return solve_triangular(L.mT, y, upper=True) if not upper else solve_triangular(L, y, upper=True)
+    y = (
+        solve_triangular(L, B, upper=upper, left=True)
+        if not upper
+        else solve_triangular(L.mT, B, upper=False)
+    )
+    return (
+        solve_triangular(L.mT, y, upper=True) if not upper else solve_triangular(L, y, upper=True)
+    )
 
 
 def cholesky_inverse(L, upper=False) -> Tensor:
     """``(L L^H)^-1`` from its Cholesky factor (CholeskyInverseBackward0)."""
     if L.ndim < 2:
-        raise RuntimeError("cholesky_inverse: The input tensor input must have at least 2 dimensions.")
+        raise RuntimeError(
+            "cholesky_inverse: The input tensor input must have at least 2 dimensions."
+        )
     return apply1(LD.CHOLESKY_INVERSE, L, {"upper": upper})
 
 
@@ -218,7 +237,9 @@ def svd_legacy(input, some=True, compute_uv=True):
     """``torch.svd``: (U, S, V) with V (not Vh); zeros for U, V without ``compute_uv``."""
     u, s, vh = svd(input, full_matrices=not some)
     if not compute_uv:
-        z = lambda n: Tensor._wrap(np.zeros(input.shape[:-2] + (input.shape[-2 if n else -1],) * 2, input._data.dtype))
+        z = lambda n: Tensor._wrap(
+            np.zeros(input.shape[:-2] + (input.shape[-2 if n else -1],) * 2, input._data.dtype)
+        )
         return return_type("svd", ("U", "S", "V"))(z(1), s.detach(), z(0))
     return return_type("svd", ("U", "S", "V"))(u, s, vh.mT)
 
@@ -227,8 +248,10 @@ def qr(A, mode="reduced", *, out=None):
     """``A = Q R`` (LinalgQrBackward0); mode 'reduced', 'complete' or 'r'."""
     _matrix(A, "linalg.qr", square=False)
     if mode not in ("reduced", "complete", "r"):
-        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' "
-                           "(default), 'r', or 'complete'")
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' "
+            "(default), 'r', or 'complete'"
+        )
     q, r = apply(LD.QR, (A,), {"mode": mode})
     return return_type("linalg_qr", ("Q", "R"))(q, r)
 
@@ -245,7 +268,8 @@ def eig(A, *, out=None):
     w, v = np.linalg.eig(A._data)
     ct = np.complex128 if A._data.dtype in (np.float64, np.complex128) else np.complex64
     return return_type("linalg_eig", ("eigenvalues", "eigenvectors"))(
-        Tensor._wrap(w.astype(ct)), Tensor._wrap(v.astype(ct)))
+        Tensor._wrap(w.astype(ct)), Tensor._wrap(v.astype(ct))
+    )
 
 
 def eigvals(A, *, out=None) -> Tensor:
@@ -264,7 +288,9 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     lu, piv, info = _lu_parts(A)
     LU_ = apply1(LL.LU_FACTOR, A, {"LU": lu, "pivots": piv, "pivot": pivot})
-    return return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))(LU_, _on(piv, A), _on(info, A))
+    return return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))(
+        LU_, _on(piv, A), _on(info, A)
+    )
 
 
 def lu_factor(A, *, pivot=True, out=None):
@@ -283,7 +309,9 @@ def lu(A, *, pivot=True, out=None):
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     """``(P, L, U)`` from a packed LU factorization."""
-    outs = apply(LL.LU_UNPACK, (LU_data,), {"pivots": _host(LU_pivots), "shape": tuple(LU_data.shape[-2:])})
+    outs = apply(
+        LL.LU_UNPACK, (LU_data,), {"pivots": _host(LU_pivots), "shape": tuple(LU_data.shape[-2:])}
+    )
     return return_type("lu_unpack", ("P", "L", "U"))(*outs)
 
 
@@ -336,7 +364,9 @@ def matrix_power(A, n) -> Tensor:
 
 
 def _eye_like(A):
-    return Tensor._wrap(np.broadcast_to(np.eye(A.shape[-1], dtype=A._data.dtype), A._data.shape).copy())
+    return Tensor._wrap(
+        np.broadcast_to(np.eye(A.shape[-1], dtype=A._data.dtype), A._data.shape).copy()
+    )
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None) -> Tensor:
@@ -345,7 +375,8 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None) -> Tensor:
     if A._data.ndim < 2 or A._data.dtype.kind not in "fc":
         raise RuntimeError(
             f"linalg.pinv({scalar_type(A)}{{{list(A.shape)}}}): expected a tensor with 2 or more "
-            "dimensions of float, double, cfloat or cdouble types")
+            "dimensions of float, double, cfloat or cdouble types"
+        )
     _check_float(A, "linalg.pinv")
     arr = lambda t: t._data[..., None] if isinstance(t, Tensor) else t
     return apply1(LD.PINV, A, {"atol": arr(atol), "rtol": arr(rtol), "hermitian": hermitian})
@@ -357,11 +388,25 @@ def pinverse(input, rcond=1e-15) -> Tensor:
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None) -> Tensor:
     """The number of singular values above the tolerance (int64, no gradient)."""
-    s = np.linalg.svd(A._data, compute_uv=False) if not hermitian else np.abs(np.linalg.eigvalsh(A._data))
+    s = (
+        np.linalg.svd(A._data, compute_uv=False)
+        if not hermitian
+        else np.abs(np.linalg.eigvalsh(A._data))
+    )
     smax = s.max(-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,))
-    a = tol if tol is not None else (0.0 if atol is None else (atol._data[..., None] if isinstance(atol, Tensor) else atol))
+    a = (
+        tol
+        if tol is not None
+        else (
+            0.0 if atol is None else (atol._data[..., None] if isinstance(atol, Tensor) else atol)
+        )
+    )
     if rtol is None:
-        r = np.finfo(s.dtype).eps * max(A.shape[-2:]) if (atol is None and tol is None) or np.all(a == 0) else 0.0
+        r = (
+            np.finfo(s.dtype).eps * max(A.shape[-2:])
+            if (atol is None and tol is None) or np.all(a == 0)
+            else 0.0
+        )
     else:
         r = rtol._data[..., None] if isinstance(rtol, Tensor) else rtol
     return Tensor._wrap(np.asarray((s > np.maximum(a, r * smax)).sum(-1), dtype=np.int64))
@@ -385,21 +430,29 @@ def householder_product(input, tau, *, out=None) -> Tensor:
     lower = input.tril(-1) + _eye_mn(input, m, n)
     q = _eye_mn(input, m, n) + AP.mul(input, 0)  # the result depends on the input, as torch's
     for i in range(k - 1, -1, -1):
-        v = lower[..., :, i:i + 1]
+        v = lower[..., :, i : i + 1]
         t = AP.unsqueeze(AP.unsqueeze(tau[..., i], -1), -1)
         q = q - AP.mul(t, AP.matmul(v, AP.matmul(v.mT, q)))
     return q
 
 
 def _eye_mn(A, m, n):
-    return Tensor._wrap(np.broadcast_to(np.eye(m, n, dtype=A._data.dtype), A._data.shape[:-2] + (m, n)).copy())
+    return Tensor._wrap(
+        np.broadcast_to(np.eye(m, n, dtype=A._data.dtype), A._data.shape[:-2] + (m, n)).copy()
+    )
 
 
 def ormqr(input, tau, other, left=True, transpose=False) -> Tensor:
     """``Q @ other`` (or ``other @ Q``, ``Q^H``) for the Q of a geqrf factorization."""
     m = input.shape[-2]
-    full = AP.cat([input, FA.zeros(tuple(input.shape[:-1]) + (m - input.shape[-1],), dtype=input.dtype)], -1) \
-        if input.shape[-1] < m else input[..., :, :m]
+    full = (
+        AP.cat(
+            [input, FA.zeros(tuple(input.shape[:-1]) + (m - input.shape[-1],), dtype=input.dtype)],
+            -1,
+        )
+        if input.shape[-1] < m
+        else input[..., :, :m]
+    )
     q = householder_product(full, tau)
     q = q.mT if transpose else q
     return AP.matmul(q, other) if left else AP.matmul(other, q)
@@ -415,7 +468,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if dtype is not None:
         A = A.to(dtype)
     if A.ndim < 2:
-        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError(
+            "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
+        )
     d0, d1 = (d % A.ndim for d in dim)
     if ord == "fro":
         return AP._vector_norm(A, 2, (d0, d1), keepdim)
@@ -436,17 +491,38 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None) -> Tensor:
     """``torch.norm``: the vector p-norm, or a matrix norm for 'nuc' (and 'fro' over two dims)."""
-    if isinstance(p, str) and (p == "nuc" or (dim is not None and not isinstance(dim, int) and len(dim) == 2)):
-        return matrix_norm(input if dtype is None else input.to(dtype), p, (-2, -1) if dim is None else dim, keepdim)
+    if isinstance(p, str) and (
+        p == "nuc" or (dim is not None and not isinstance(dim, int) and len(dim) == 2)
+    ):
+        return matrix_norm(
+            input if dtype is None else input.to(dtype),
+            p,
+            (-2, -1) if dim is None else dim,
+            keepdim,
+        )
     return AP.norm(input, p, dim, keepdim, dtype)
 
 
 #: the torch.* (and Tensor method) names of these functions
 TOP = {
-    "inverse": inv, "det": det, "logdet": logdet, "slogdet": slogdet, "cholesky": cholesky_legacy,
-    "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "svd": svd_legacy,
-    "qr": qr_legacy, "lu": lu_legacy, "lu_solve": lu_solve_legacy, "lu_unpack": lu_unpack,
-    "triangular_solve": triangular_solve, "matrix_exp": matrix_exp, "pinverse": pinverse,
-    "matrix_power": matrix_power, "geqrf": geqrf, "ormqr": ormqr, "orgqr": householder_product,
+    "inverse": inv,
+    "det": det,
+    "logdet": logdet,
+    "slogdet": slogdet,
+    "cholesky": cholesky_legacy,
+    "cholesky_solve": cholesky_solve,
+    "cholesky_inverse": cholesky_inverse,
+    "svd": svd_legacy,
+    "qr": qr_legacy,
+    "lu": lu_legacy,
+    "lu_solve": lu_solve_legacy,
+    "lu_unpack": lu_unpack,
+    "triangular_solve": triangular_solve,
+    "matrix_exp": matrix_exp,
+    "pinverse": pinverse,
+    "matrix_power": matrix_power,
+    "geqrf": geqrf,
+    "ormqr": ormqr,
+    "orgqr": householder_product,
     "norm": norm,
 }

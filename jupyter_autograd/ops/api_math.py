@@ -57,7 +57,6 @@ __all__ = [
     "nextafter",
     "positive",
     "rad2deg",
-   
     "signbit",
     "sinc",
     "sinh",
@@ -101,7 +100,9 @@ def apply_promoted(op, args, p=None, floating: bool = False):
         ts = promote(*args, floating=floating)
     if all(t is a for t, a in zip(ts, args)):
         return apply(op, tuple(ts), p)
-    return apply(op, tuple(ts), p, tuple(a if isinstance(a, Tensor) else t for t, a in zip(ts, args)))
+    return apply(
+        op, tuple(ts), p, tuple(a if isinstance(a, Tensor) else t for t, a in zip(ts, args))
+    )
 
 
 # ---------------------------------------------------------------- unary
@@ -137,8 +138,7 @@ def logit(input, eps=None, *, out=None) -> Tensor:
 def positive(input) -> Tensor:
     """``input`` itself (torch returns the same tensor); bool tensors are refused as torch."""
     if input._data.dtype.kind == "b":
-        raise RuntimeError(
-            "The `+` operator, on a bool tensor is not supported.")
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -150,7 +150,9 @@ def _binary_fn(op, name, floating=True, doc="", tensors_only=True):
         return apply_promoted(op, (input, other), floating=floating)
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc or f"Elementwise ``{name}`` with broadcasting ({op.node_name}), as ``torch.{name}``."
+    fn.__doc__ = (
+        doc or f"Elementwise ``{name}`` with broadcasting ({op.node_name}), as ``torch.{name}``."
+    )
     if tensors_only:  # the method form counts its argument positions after self (_method)
         fn._tensor_args = ("input", "other")
     return fn
@@ -169,8 +171,10 @@ xlog1py = _binary_fn(BI.XLOG1PY, "xlog1py", tensors_only=False)
 nextafter = _binary_fn(BI.NEXTAFTER, "nextafter", floating=False)
 
 
-_LERP = ((("Tensor", "input"), ("Tensor", "end"), ("Tensor", "weight")),
-         (("Tensor", "input"), ("Tensor", "end"), ("Number", "weight")))
+_LERP = (
+    (("Tensor", "input"), ("Tensor", "end"), ("Tensor", "weight")),
+    (("Tensor", "input"), ("Tensor", "end"), ("Number", "weight")),
+)
 
 
 def _lerp_args(args, kwargs, method):
@@ -184,8 +188,13 @@ def _lerp_args(args, kwargs, method):
     bound.update(kwargs)
     if method:
         bound["input"] = args[0]
-    ok = (ok and len(bound) == 3 and isinstance(bound["input"], Tensor) and isinstance(bound["end"], Tensor)
-          and isinstance(bound["weight"], (Tensor, int, float, bool, complex)))
+    ok = (
+        ok
+        and len(bound) == 3
+        and isinstance(bound["input"], Tensor)
+        and isinstance(bound["end"], Tensor)
+        and isinstance(bound["weight"], (Tensor, int, float, bool, complex))
+    )
     if not ok:
         overloads = tuple(o[1:] for o in _LERP) if method else _LERP
         raise invalid_combination(method or "lerp", given, kwargs, overloads, method=bool(method))
@@ -214,17 +223,21 @@ def lerp(*args, out=None, _method=None, **kwargs) -> Tensor:
 
                 _broadcast_error(acc, sh)
     if weight.__class__ is complex and input._data.dtype.kind != "c":
-        raise RuntimeError(f"value cannot be converted to type {_dtype.cpp_name(input._data.dtype)} "
-                           "without overflow")
+        raise RuntimeError(
+            f"value cannot be converted to type {_dtype.cpp_name(input._data.dtype)} "
+            "without overflow"
+        )
     _CPP = _dtype._CPP_NAMES
     dt = input._data.dtype
     for name, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t._data.dtype != dt and (name == "end" or t._data.ndim):
-            raise RuntimeError(f"expected dtype {_CPP.get(dt.name, dt.name)} for `{name}` but got "
-                               f"dtype {_CPP.get(t._data.dtype.name, t._data.dtype.name)}")
+            raise RuntimeError(
+                f"expected dtype {_CPP.get(dt.name, dt.name)} for `{name}` but got "
+                f"dtype {_CPP.get(t._data.dtype.name, t._data.dtype.name)}"
+            )
     if dt.kind not in "fc":
         kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type(input)}\'')
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type(input)}'")
     if isinstance(weight, Tensor):
         a, b, w = promote(input, end, weight)
         return apply(BI.LERP_TENSOR, (a, b, w))
@@ -259,7 +272,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
             "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))."
             "to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
             "float inputs. The future addcdiv behavior is just the latter implementation: "
-            "(input + value * tensor1 / tensor2), for all dtypes.")
+            "(input + value * tensor1 / tensor2), for all dtypes."
+        )
     return apply_promoted(BI.ADDCDIV, (input, tensor1, tensor2), {"value": value})
 
 
@@ -268,7 +282,7 @@ def _nograd2(f, name, floating=False, int_only=False):
     def fn(input, other, *, out=None) -> Tensor:
         a, b = promote(input, other, floating=floating)
         if int_only and a._data.dtype.kind not in "iub":
-            raise RuntimeError(f'"{name}_cpu" not implemented for \'{_dtype_name(a)}\'')
+            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_dtype_name(a)}'")
         return Tensor._wrap(np.asarray(f(a._data, b._data), dtype=a._data.dtype))
 
     fn.__name__ = fn.__qualname__ = name
@@ -277,12 +291,16 @@ def _nograd2(f, name, floating=False, int_only=False):
 
 
 def _dtype_name(t):
-    return {"float32": "Float", "float64": "Double", "float16": "Half"}.get(t._data.dtype.name, t._data.dtype.name)
+    return {"float32": "Float", "float64": "Double", "float16": "Half"}.get(
+        t._data.dtype.name, t._data.dtype.name
+    )
 
 
 heaviside = _nograd2(np.heaviside, "heaviside")
 gcd = _nograd2(np.gcd, "gcd", int_only=True)
 lcm = _nograd2(np.lcm, "lcm", int_only=True)
+
+
 def ldexp(input, other, *, out=None) -> Tensor:
     """``input * 2 ** other``, composed as torch composes it (MulBackward0 over PowBackward2)."""
     from .api import mul, pow

@@ -1,5 +1,6 @@
 """Matrix products (``mm``, ``bmm``, ``matmul``, ``addmm``...) with torch's dtype and shape
 checks and its folding of batched ``matmul`` into ``mm``."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,7 +21,9 @@ def _mm_args(a, b, kind="mm", product=None):
     """torch's argument checks of a product; ``product`` (mm, mv, bmm, matmul) where torch
     checks the shapes before the dtypes."""
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
-        raise TypeError(f"expected Tensor as element, got {type(b if isinstance(a, Tensor) else a).__name__}")
+        raise TypeError(
+            f"expected Tensor as element, got {type(b if isinstance(a, Tensor) else a).__name__}"
+        )
     if a._data.dtype != b._data.dtype:
         if product is not None:  # (only on the way to an error) the shapes' error comes first
             product(a.detach().to(_dtype.float64), b.detach().to(_dtype.float64))
@@ -34,22 +37,35 @@ def scalar_type(t) -> str:
 
 # each product names a dtype mismatch its own way in torch 2.13
 _MM_DTYPE_ERRORS = {
-    "mm": lambda a, b: f"expected m1 and m2 to have the same dtype, but got: {_dname(a)} != {_dname(b)}",
+    "mm": lambda a, b: (
+        f"expected m1 and m2 to have the same dtype, but got: {_dname(a)} != {_dname(b)}"
+    ),
     "dot": lambda a, b: (
-        f"dot : expected both vectors to have same dtype, but found {scalar_type(a)} and {scalar_type(b)}"),
+        f"dot : expected both vectors to have same dtype, but found {scalar_type(a)} and {scalar_type(b)}"
+    ),
     "mv": lambda a, b: (
         f"addmv input tensors must have the same dtype, but got {scalar_type(b)}, {scalar_type(a)}, "
-        f"and {scalar_type(b)}"),
+        f"and {scalar_type(b)}"
+    ),
     "bmm": lambda a, b: f"expected scalar type {scalar_type(a)} but found {scalar_type(b)}",
     "addmm": lambda a, b: (
-        f"mat1 and mat2 must have the same dtype, but got {scalar_type(a)} and {scalar_type(b)}"),
+        f"mat1 and mat2 must have the same dtype, but got {scalar_type(a)} and {scalar_type(b)}"
+    ),
     "addmm_self": lambda a, b: (
-        f"self and mat2 must have the same dtype, but got {scalar_type(a)} and {scalar_type(b)}"),
+        f"self and mat2 must have the same dtype, but got {scalar_type(a)} and {scalar_type(b)}"
+    ),
 }
 
 
-_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+_C_NAMES = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "int64": "long int",
+    "int32": "int",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
 
 
 def _dname(t):
@@ -75,13 +91,16 @@ def mv(input, vec, *, out=None) -> Tensor:
     if input._data.ndim != 2 or vec._data.ndim != 1:
         # torch's message counts the result's rank first (mv is addmv into a fresh vector)
         raise RuntimeError(
-            f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}")
+            f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}"
+        )
     return apply2(LA.MV, input, vec)
 
 
 def dot(input, tensor, *, out=None) -> Tensor:
     if out is not None:
-        return out_call("dot", dot, (input, tensor), {}, out, dtype_rule=_dot_out_rule, resize_first=True)
+        return out_call(
+            "dot", dot, (input, tensor), {}, out, dtype_rule=_dot_out_rule, resize_first=True
+        )
     check_tensor_args("dot", ("input", "tensor"), (input, tensor))
     if input._data.ndim != 1 or tensor._data.ndim != 1:
         raise RuntimeError(
@@ -94,8 +113,13 @@ def dot(input, tensor, *, out=None) -> Tensor:
 def bmm(input, mat2, *, out=None) -> Tensor:
     if out is not None:
         return out_call("bmm", bmm, (input, mat2), {}, out, dtype_rule="expected")
-    if (isinstance(input, Tensor) and isinstance(mat2, Tensor) and input._data.dtype != mat2._data.dtype
-            and input._data.ndim == 3 and mat2._data.ndim == 3):
+    if (
+        isinstance(input, Tensor)
+        and isinstance(mat2, Tensor)
+        and input._data.dtype != mat2._data.dtype
+        and input._data.ndim == 3
+        and mat2._data.ndim == 3
+    ):
         (b1, n, k1), (b2, k2, m) = input._data.shape, mat2._data.shape
         if b1 == b2 and k1 == k2 and not (b1 * n * m and k1):
             # torch's bmm returns before its dtype check when there is nothing to multiply: an
@@ -135,7 +159,14 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor:
                 [2., 2.]])
     """
     if out is not None:
-        return out_call("addmm", addmm, (input, mat1, mat2), {"beta": beta, "alpha": alpha}, out, dtype_rule="expected")
+        return out_call(
+            "addmm",
+            addmm,
+            (input, mat1, mat2),
+            {"beta": beta, "alpha": alpha},
+            out,
+            dtype_rule="expected",
+        )
     _mm_args(mat1, mat2, "addmm")
     _mm_args(input, mat2, "addmm_self")
     for name, m in (("mat1", mat1), ("mat2", mat2)):
@@ -143,16 +174,29 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor:
             raise RuntimeError(f"{name} must be a matrix, got {m._data.ndim}-D tensor")
     _expanded_shape(input, (mat1._data.shape[0], mat2._data.shape[1]))
     k, dt = mat1._data.shape[1], input._data.dtype
-    if (not k and dt.kind in "biu" and beta is not False and beta != 0
-            and mat1._data.shape[0] and mat2._data.shape[1]):
+    if (
+        not k
+        and dt.kind in "biu"
+        and beta is not False
+        and beta != 0
+        and mat1._data.shape[0]
+        and mat2._data.shape[1]
+    ):
         # nothing to multiply: torch scales self in place by beta, a number of its own type
-        rt = (_dtype.get_default_dtype().np if isinstance(beta, float)
-              else np.dtype(np.int64) if dt.kind == "b" and type(beta) is int else None)
+        rt = (
+            _dtype.get_default_dtype().np
+            if isinstance(beta, float)
+            else np.dtype(np.int64)
+            if dt.kind == "b" and type(beta) is int
+            else None
+        )
         if rt is not None:
             from .registry import _CPP_NAMES
 
-            raise RuntimeError(f"result type {_CPP_NAMES[rt.name]} can't be cast to the desired "
-                               f"output type {_CPP_NAMES[dt.name]}")
+            raise RuntimeError(
+                f"result type {_CPP_NAMES[rt.name]} can't be cast to the desired "
+                f"output type {_CPP_NAMES[dt.name]}"
+            )
     p = None if alpha == 1 and beta == 1 else {"alpha": alpha, "beta": beta}
     return apply(LA.ADDMM, (input, mat1, mat2), p)
 
@@ -206,7 +250,11 @@ def matmul(input, other, *, out=None) -> Tensor:
                 f"{other._data.shape[0]}x{other._data.shape[1]})"
             )
         r = mm(unsqueeze(input, 0), other)
-        return apply1(SH.SQUEEZE_INPLACE_DIM, r, {"dim": 0, "out_shape": r._data.shape[1:], "self_sym_sizes": r._data.shape})
+        return apply1(
+            SH.SQUEEZE_INPLACE_DIM,
+            r,
+            {"dim": 0, "out_shape": r._data.shape[1:], "self_sym_sizes": r._data.shape},
+        )
     if da == 2 and db == 2:
         return mm(input, other)
     if da == 3 and db == 3 and (input._data.shape[0] == 1) != (other._data.shape[0] == 1):
@@ -254,7 +302,11 @@ def _matmul_folded(input, other, da, db) -> Tensor:
     folded = reshape(t1, (int(np.prod(out_shape)), sizes1[-1]))
     if t2._data.ndim == 2:
         r = mm(folded, t2)
-        out = apply1(SH.UNSAFE_VIEW, r, {"size": out_shape + (t2._data.shape[1],), "self_sym_sizes": r._data.shape})
+        out = apply1(
+            SH.UNSAFE_VIEW,
+            r,
+            {"size": out_shape + (t2._data.shape[1],), "self_sym_sizes": r._data.shape},
+        )
         return transpose(out, -2, -1).contiguous() if swap else out
     r = mv(folded, t2)
     return apply1(SH.UNSAFE_VIEW, r, {"size": out_shape, "self_sym_sizes": r._data.shape})
@@ -268,7 +320,7 @@ def _matmul_batched(input, other, da, db) -> Tensor:
     m1 = sa[-1]
     m2 = sb[-2] if db > 1 else sb[0]
     p = sb[-1] if db > 1 else 1
-    batch = tuple(_broadcast_sizes(sa[:da - 2] if da > 2 else (), sb[:db - 2] if db > 2 else ()))
+    batch = tuple(_broadcast_sizes(sa[: da - 2] if da > 2 else (), sb[: db - 2] if db > 2 else ()))
     nb = int(np.prod(batch))
     a = reshape(expand(input, *(batch + (n, m1))), (nb, n, m1))
     vector_rhs = db == 1
@@ -297,5 +349,3 @@ def _broadcast_sizes(s1, s2):
             )
         out.append(b if a == 1 else a)
     return out
-
-

@@ -11,8 +11,15 @@ from ..backend import move_array
 from ..tensor import Tensor
 from . import api as A
 
-__all__ = ["empty_permuted", "empty_strided", "hash_tensor", "repeat_interleave", "resize_as_",
-           "scalar_tensor", "unravel_index"]
+__all__ = [
+    "empty_permuted",
+    "empty_strided",
+    "hash_tensor",
+    "repeat_interleave",
+    "resize_as_",
+    "scalar_tensor",
+    "unravel_index",
+]
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Tensor:
@@ -29,11 +36,15 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
     n = x.shape[d]
     reps = repeats._data if isinstance(repeats, Tensor) else repeats
     if isinstance(reps, np.ndarray) and reps.ndim and reps.shape[0] not in (1, n):
-        raise RuntimeError("repeats must have the same size as input along dim, but got "
-                           f"repeats.size(0) = {reps.shape[0]} and input.size({d}) = {n}")
+        raise RuntimeError(
+            "repeats must have the same size as input along dim, but got "
+            f"repeats.size(0) = {reps.shape[0]} and input.size({d}) = {n}"
+        )
     if isinstance(reps, np.ndarray) and reps.size and reps.min() < 0:
         raise RuntimeError("repeats can not be negative")
-    idx = np.repeat(np.arange(n), np.broadcast_to(np.asarray(reps).reshape(-1) if np.ndim(reps) else reps, (n,)))
+    idx = np.repeat(
+        np.arange(n), np.broadcast_to(np.asarray(reps).reshape(-1) if np.ndim(reps) else reps, (n,))
+    )
     return A.index_select(x, d, Tensor._wrap(move_array(idx.astype(np.int64), input.device)))
 
 
@@ -50,23 +61,36 @@ def unravel_index(indices, shape):
     return tuple(Tensor._wrap(np.asarray(c, dtype=np.int64)) for c in coords)
 
 
-def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False) -> Tensor:
+def scalar_tensor(
+    s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False
+) -> Tensor:
     """A 0-d tensor of the default float dtype (or ``dtype``) holding ``s``."""
     from ..factories import tensor
 
-    return tensor(s, dtype=dtype or _dtype.get_default_dtype(), device=device, requires_grad=requires_grad)
+    return tensor(
+        s, dtype=dtype or _dtype.get_default_dtype(), device=device, requires_grad=requires_grad
+    )
 
 
-def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
-                  pin_memory=False) -> Tensor:
+def empty_strided(
+    size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+) -> Tensor:
     """An uninitialized tensor of ``size`` (NumPy chooses the strides: values are what count)."""
     from ..factories import zeros
 
     return zeros(tuple(size), dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
-                   pin_memory=False) -> Tensor:
+def empty_permuted(
+    size,
+    physical_layout,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
     from ..factories import zeros
 
     return zeros(tuple(size), dtype=dtype, device=device, requires_grad=requires_grad)
@@ -75,7 +99,9 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 def resize_(self, *sizes, memory_format=None) -> Tensor:
     """``Tensor.resize_``: the same storage seen with a new shape; new elements (when growing)
     are zeros here, uninitialized in torch."""
-    shape = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else tuple(sizes)
+    shape = (
+        tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else tuple(sizes)
+    )
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     n = int(np.prod(shape)) if shape else 1
@@ -100,6 +126,9 @@ def hash_tensor(input, dim=(), *, keepdim=False, mode=0) -> Tensor:
     a = input._data
     wide = a.astype(np.float64 if a.dtype.kind in "fc" else np.int64).view(np.uint64)
     dims = tuple(range(a.ndim)) if dim in ((), None, []) else A._dims(dim, a.ndim)
-    r = np.bitwise_xor.reduce(wide, axis=dims, keepdims=keepdim) if wide.size else \
-        np.zeros([s for i, s in enumerate(a.shape) if i not in dims or keepdim], np.uint64)
+    r = (
+        np.bitwise_xor.reduce(wide, axis=dims, keepdims=keepdim)
+        if wide.size
+        else np.zeros([s for i, s in enumerate(a.shape) if i not in dims or keepdim], np.uint64)
+    )
     return Tensor._wrap(np.asarray(r, dtype=np.uint64))

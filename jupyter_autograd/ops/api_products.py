@@ -18,8 +18,20 @@ from .dispatch import apply
 from .out import warn_once
 
 __all__ = [
-    "addbmm", "addmv", "addr", "baddbmm", "block_diag", "cartesian_prod", "chain_matmul",
-    "combinations", "cross", "inner", "kron", "meshgrid", "tensordot", "vdot",
+    "addbmm",
+    "addmv",
+    "addr",
+    "baddbmm",
+    "block_diag",
+    "cartesian_prod",
+    "chain_matmul",
+    "combinations",
+    "cross",
+    "inner",
+    "kron",
+    "meshgrid",
+    "tensordot",
+    "vdot",
 ]
 
 
@@ -40,12 +52,12 @@ def _size(t, dim: int) -> int:
 
 def _check_addmv(s, m, v):
     if m.ndim != 2 or v.ndim != 1 or s.ndim > 1:
-        raise RuntimeError(
-            f"vector + matrix @ vector expected, got {s.ndim}, {m.ndim}, {v.ndim}")
+        raise RuntimeError(f"vector + matrix @ vector expected, got {s.ndim}, {m.ndim}, {v.ndim}")
     if m.shape[1] != v.shape[0] or not (s.ndim == 0 or s.numel() == 1 or s.shape[0] == m.shape[0]):
         raise RuntimeError(
             f"size mismatch, got input ({s.shape[0] if s.ndim else 1}), mat ({m.shape[0]}x{m.shape[1]}), "
-            f"vec ({v.shape[0]})")
+            f"vec ({v.shape[0]})"
+        )
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None) -> Tensor:
@@ -55,32 +67,42 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None) -> Tensor:
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)`` (AddrBackward0)."""
+
     def check(s, a, b):
         if a.ndim != 1 or b.ndim != 1:
             raise RuntimeError(
-                f"addr: Expected 1-D argument vec1, but got {a.ndim}-D" if a.ndim != 1 else
-                f"addr: Expected 1-D argument vec2, but got {b.ndim}-D")
+                f"addr: Expected 1-D argument vec1, but got {a.ndim}-D"
+                if a.ndim != 1
+                else f"addr: Expected 1-D argument vec2, but got {b.ndim}-D"
+            )
         _expanded_shape(s, (a.shape[0], b.shape[0]))
+
     return _add(PR.ADDR, "addr", input, vec1, vec2, beta, alpha, check)
 
 
 def _check_batched(s, a, b, sizes):
     _expanded_shape(s, sizes)
     if a.ndim != 3 or b.ndim != 3:
-        raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
+        raise RuntimeError(
+            "batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor"
+        )
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None) -> Tensor:
     """``beta * input + alpha * batch1 @ batch2`` batched (BaddbmmBackward0)."""
+
     def check(s, a, b):
         _check_batched(s, a, b, (_size(a, 0), _size(a, 1), _size(b, 2)))
+
     return _add(PR.BADDBMM, "baddbmm", input, batch1, batch2, beta, alpha, check)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None) -> Tensor:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]`` (AddbmmBackward0)."""
+
     def check(s, a, b):
         _check_batched(s, a, b, (_size(a, 1), _size(b, 2)))
+
     return _add(PR.ADDBMM, "addbmm", input, batch1, batch2, beta, alpha, check)
 
 
@@ -91,7 +113,8 @@ def vdot(input, other, *, out=None) -> Tensor:
     if input.dtype != other.dtype:
         raise RuntimeError(
             f"vdot : expected both vectors to have same dtype, but found {A.scalar_type(input)} "
-            f"and {A.scalar_type(other)}")
+            f"and {A.scalar_type(other)}"
+        )
     return apply(PR.VDOT, (input, other))
 
 
@@ -102,7 +125,8 @@ def cross(input, other, dim=None, *, out=None) -> Tensor:
         warn_once(
             "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
             "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
-            "change to agree with that of linalg.cross in a future release.")
+            "change to agree with that of linalg.cross in a future release."
+        )
         # torch looks for the first size-3 dim of the input alone, before broadcasting
         dim = next((i for i, n in enumerate(a.shape) if n == 3), None)
         if dim is None:
@@ -114,13 +138,13 @@ def linalg_cross(input, other, *, dim=-1) -> Tensor:
     """``torch.linalg.cross``: the cross product of 3-vectors along ``dim`` (broadcasting)."""
     a, b = promote(input, other)
     if a.ndim != b.ndim:
-        raise RuntimeError(
-            "linalg.cross: inputs must have the same number of dimensions.")
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     nd = builtins.max(a.ndim, 1)
     d = _wrap_dim(dim, nd)
     if a.shape[d] != 3 or b.shape[d] != 3:
         raise RuntimeError(
-            f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and {b.shape[d]}")
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and {b.shape[d]}"
+        )
     return apply(PR.CROSS, (a, b), {"dim": d - nd})
 
 
@@ -131,7 +155,8 @@ def inner(input, other, *, out=None) -> Tensor:
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(
             f"inner() the last dimension must match on both input tensors but got shapes "
-            f"{list(input.shape)} and {list(other.shape)}")
+            f"{list(input.shape)} and {list(other.shape)}"
+        )
     return tensordot(input, other, ([-1], [-1]))
 
 
@@ -146,8 +171,10 @@ def tensordot(a, b, dims=2, out=None) -> Tensor:
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
     else:
-        da, db = ([dims[0]] if isinstance(dims[0], int) else list(dims[0]),
-                  [dims[1]] if isinstance(dims[1], int) else list(dims[1]))
+        da, db = (
+            [dims[0]] if isinstance(dims[0], int) else list(dims[0]),
+            [dims[1]] if isinstance(dims[1], int) else list(dims[1]),
+        )
     da = [_wrap_dim(d, a.ndim) for d in da]
     db = [_wrap_dim(d, b.ndim) for d in db]
     for x, y in zip(da, db):
@@ -160,7 +187,8 @@ def tensordot(a, b, dims=2, out=None) -> Tensor:
         else:
             raise RuntimeError(
                 f"contracted dimensions need to match, but first has size {a.shape[x]} in dim {x} "
-                f"and second has size {b.shape[y]} in dim {y}")
+                f"and second has size {b.shape[y]} in dim {y}"
+            )
     fa = [d for d in range(a.ndim) if d not in da]
     fb = [d for d in range(b.ndim) if d not in db]
     k = int(np.prod([a.shape[d] for d in da])) if da else 1
@@ -184,7 +212,8 @@ def chain_matmul(*matrices, out=None) -> Tensor:
     warn_once(
         "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
         "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
-        "multiple parameters.")
+        "multiple parameters."
+    )
     for m in matrices:
         if m.ndim != 2:
             raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
@@ -207,7 +236,8 @@ def _check_multi_dot(ts) -> None:
         if a.shape[-1] != b.shape[0]:
             raise RuntimeError(
                 f"multi_dot(): tensors {i} and {i + 1} with shapes {list(a.shape)} and "
-                f"{list(b.shape)} cannot be multiplied")
+                f"{list(b.shape)} cannot be multiplied"
+            )
 
 
 def multi_dot(tensors, *, out=None) -> Tensor:
@@ -242,25 +272,37 @@ def block_diag(*tensors) -> Tensor:
     for t in ts:
         if t.ndim > 2:
             raise RuntimeError(
-                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input 0 has {t.ndim} dimensions")
-    return apply(PR.BLOCK_DIAG, tuple(ts), {"rows": rows, "cols": cols, "shapes": shapes,
-                                           "dtype": ts[0]._data.dtype})
+                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input 0 has {t.ndim} dimensions"
+            )
+    return apply(
+        PR.BLOCK_DIAG,
+        tuple(ts),
+        {"rows": rows, "cols": cols, "shapes": shapes, "dtype": ts[0]._data.dtype},
+    )
 
 
 def meshgrid(*tensors, indexing=None):
     """Coordinate grids (expanded views) from 1-D tensors; ``indexing`` 'ij' (default) or 'xy'."""
-    ts = list(tensors[0]) if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else list(tensors)
+    ts = (
+        list(tensors[0])
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple))
+        else list(tensors)
+    )
     indexing = indexing or "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(
-            f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+            f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}'
+        )
     ts = [A.reshape(t, (-1,)) if t.ndim == 0 else t for t in ts]
     swap = indexing == "xy" and len(ts) >= 2
     if swap:
         ts[0], ts[1] = ts[1], ts[0]
     shape = tuple(t.shape[0] for t in ts)
     n = len(ts)
-    out = [A.expand(A.reshape(t, (1,) * i + (-1,) + (1,) * (n - i - 1)), shape) for i, t in enumerate(ts)]
+    out = [
+        A.expand(A.reshape(t, (1,) * i + (-1,) + (1,) * (n - i - 1)), shape)
+        for i, t in enumerate(ts)
+    ]
     if swap:
         out[0], out[1] = out[1], out[0]
     return tuple(out)
@@ -289,6 +331,8 @@ def combinations(input, r=2, with_replacement=False) -> Tensor:
     make = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     idx = np.array(list(make(range(n), r)), dtype=np.int64).reshape(-1, r)
     if idx.shape[0] == 0:
-        return A.reshape(input[:0], (0, r)) if n else Tensor._wrap(np.zeros((0, r), input._data.dtype))
+        return (
+            A.reshape(input[:0], (0, r)) if n else Tensor._wrap(np.zeros((0, r), input._data.dtype))
+        )
     cols = [A.index_select(input, 0, Tensor._wrap(idx[:, k].copy())) for k in range(r)]
     return A.stack(cols, 1)

@@ -19,10 +19,35 @@ from .dispatch import apply1
 from .rtypes import return_type
 
 __all__ = [
-    "aminmax", "argsort", "argwhere", "bincount", "bucketize", "count_nonzero", "cummax",
-    "cummin", "cumprod", "histc", "histogram", "histogramdd", "kthvalue", "logcumsumexp",
-    "median", "mode", "msort", "nanmean", "nanmedian", "nanquantile", "nansum", "nonzero",
-    "quantile", "searchsorted", "sort", "std_mean", "topk", "unique", "unique_consecutive",
+    "aminmax",
+    "argsort",
+    "argwhere",
+    "bincount",
+    "bucketize",
+    "count_nonzero",
+    "cummax",
+    "cummin",
+    "cumprod",
+    "histc",
+    "histogram",
+    "histogramdd",
+    "kthvalue",
+    "logcumsumexp",
+    "median",
+    "mode",
+    "msort",
+    "nanmean",
+    "nanmedian",
+    "nanquantile",
+    "nansum",
+    "nonzero",
+    "quantile",
+    "searchsorted",
+    "sort",
+    "std_mean",
+    "topk",
+    "unique",
+    "unique_consecutive",
     "var_mean",
 ]
 
@@ -48,7 +73,13 @@ def _sort_idx(a, d, descending=False):
 
 
 def _select(op, input, d, idx, keepdim=True, **extra):
-    p = {"dim": d, "indices": move_array(idx, input.device), "keepdim": keepdim, "self_sym_sizes": input._data.shape, **extra}
+    p = {
+        "dim": d,
+        "indices": move_array(idx, input.device),
+        "keepdim": keepdim,
+        "self_sym_sizes": input._data.shape,
+        **extra,
+    }
     return apply1(op, input, p)
 
 
@@ -108,8 +139,14 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     n = input.shape[_wrap_dim(dim, input.ndim)] if input.ndim else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
-    return _reduced_select("kthvalue", SO.KTHVALUE, input, dim, keepdim,
-                           lambda a, d: np.take(_sort_idx(a, d), k - 1, axis=d))
+    return _reduced_select(
+        "kthvalue",
+        SO.KTHVALUE,
+        input,
+        dim,
+        keepdim,
+        lambda a, d: np.take(_sort_idx(a, d), k - 1, axis=d),
+    )
 
 
 def _median_pick(a, d):
@@ -123,7 +160,9 @@ def _median_pick(a, d):
 
 def _nanmedian_pick(a, d):
     s = _sort_idx(a, d)
-    count = (~np.isnan(a)).sum(d) if a.dtype.kind == "f" else np.full(np.delete(a.shape, d), a.shape[d])
+    count = (
+        (~np.isnan(a)).sum(d) if a.dtype.kind == "f" else np.full(np.delete(a.shape, d), a.shape[d])
+    )
     k = np.maximum((count - 1) // 2, 0)
     return np.take_along_axis(s, np.expand_dims(k, d), d).squeeze(d)
 
@@ -178,9 +217,21 @@ def _cum_extreme(name, op, input, dim, better):
     shape[d] = -1
     pos = np.arange(a.shape[d]).reshape(shape)
     hit = (a == acc) | (np.isnan(a) if a.dtype.kind == "f" else False)
-    idx = np.maximum.accumulate(np.where(hit, pos, -1), axis=d) if a.size else np.zeros(a.shape, np.int64)
-    vals = apply1(op, input, {"dim": d, "indices": move_array(idx, input.device),
-                              "self_sym_sizes": a.shape, "repeats": True})
+    idx = (
+        np.maximum.accumulate(np.where(hit, pos, -1), axis=d)
+        if a.size
+        else np.zeros(a.shape, np.int64)
+    )
+    vals = apply1(
+        op,
+        input,
+        {
+            "dim": d,
+            "indices": move_array(idx, input.device),
+            "self_sym_sizes": a.shape,
+            "repeats": True,
+        },
+    )
     return return_type(name)(vals, _out(idx.astype(np.int64), input))
 
 
@@ -221,7 +272,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:
     if input._data.dtype.kind not in "fc":
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
-            f"{A.scalar_type(input)}")
+            f"{A.scalar_type(input)}"
+        )
     count = A.sum(A.logical_not(A.isnan(input)), dim, keepdim)
     return A.div(nansum(input, dim, keepdim, dtype=dtype), count)
 
@@ -245,11 +297,15 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def aminmax(input, *, dim=None, keepdim=False):
     """``(min, max)`` of all elements or along ``dim``."""
     d = () if dim is None else dim
-    return return_type("aminmax", ("min", "max"))(A.amin(input, d, keepdim), A.amax(input, d, keepdim))
+    return return_type("aminmax", ("min", "max"))(
+        A.amin(input, d, keepdim), A.amax(input, d, keepdim)
+    )
 
 
 def count_nonzero(input, dim=None) -> Tensor:
-    return Tensor._wrap(np.asarray(np.count_nonzero(input._data, axis=A._dims(dim, input.ndim)), dtype=np.int64))
+    return Tensor._wrap(
+        np.asarray(np.count_nonzero(input._data, axis=A._dims(dim, input.ndim)), dtype=np.int64)
+    )
 
 
 def argwhere(input) -> Tensor:
@@ -278,7 +334,8 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
     if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
         raise ValueError(
             f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-            f"Found {interpolation}")
+            f"Found {interpolation}"
+        )
     # torch's quantile_compute: sort the values to the last dim, rank = q (n - 1), then gather
     # the neighbours and lerp by the rank's fraction (a tensor q gets its gradient there)
     x = A.reshape(input, (-1,)) if dim is None else input
@@ -356,7 +413,7 @@ def histc(input, bins=100, min=0, max=0) -> Tensor:
     """Histogram of ``bins`` equal bins over [min, max] (the data's range when min == max)."""
     a = input._data
     if a.dtype.kind != "f":
-        raise RuntimeError(f'"histogram_cpu" not implemented for \'{A.scalar_type(input)}\'')
+        raise RuntimeError(f"\"histogram_cpu\" not implemented for '{A.scalar_type(input)}'")
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         lo, hi = float(a.min()), float(a.max())
@@ -442,7 +499,8 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
     w = weight._data if isinstance(weight, Tensor) else None
     h, edges = _hist(a.reshape(-1, d), b, range, w, density, a.dtype)
     return return_type("histogramdd", ("hist", "bin_edges"))(
-        Tensor._wrap(h), [Tensor._wrap(e) for e in edges])
+        Tensor._wrap(h), [Tensor._wrap(e) for e in edges]
+    )
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):

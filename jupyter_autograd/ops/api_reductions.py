@@ -1,5 +1,6 @@
 """Reductions (``sum``, ``mean``, ``max``, ``var``, ``norm``, ``softmax``...) in torch's
 signatures, each one registry row or a composition of rows."""
+
 from __future__ import annotations
 
 import builtins
@@ -37,7 +38,14 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:
         tensor([2., 2., 2.])
     """
     if out is not None:
-        return out_call("sum", sum, (input, dim, keepdim), {"dtype": dtype or _out_dtype(out)}, out, dtype_rule="any")
+        return out_call(
+            "sum",
+            sum,
+            (input, dim, keepdim),
+            {"dtype": dtype or _out_dtype(out)},
+            out,
+            dtype_rule="any",
+        )
     if dtype is not None:
         input = input.to(dtype)
     elif input._data.dtype.kind in "ib" or input._data.dtype.kind == "u":
@@ -57,19 +65,34 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:
     _check_float_reduce(input, "mean")
     if dim is None:
         return apply1(RD.MEAN, input, {"shape": input._data.shape, "numel": input._data.size})
-    return apply1(RD.MEAN_DIM, input, {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim, "shape": input._data.shape})
+    return apply1(
+        RD.MEAN_DIM,
+        input,
+        {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim, "shape": input._data.shape},
+    )
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:
     if out is not None:
-        return out_call("prod", prod, (input, dim, keepdim), {"dtype": dtype or _out_dtype(out)}, out, dtype_rule="any")
+        return out_call(
+            "prod",
+            prod,
+            (input, dim, keepdim),
+            {"dtype": dtype or _out_dtype(out)},
+            out,
+            dtype_rule="any",
+        )
     if dtype is not None:
         input = input.to(dtype)
     elif input._data.dtype.kind in "biu":  # torch's integral products are int64
         input = input.to(_dtype.int64)
     if dim is None:
         return apply1(RD.PROD, input, {"shape": input._data.shape})
-    return apply1(RD.PROD_DIM, input, {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim, "shape": input._data.shape})
+    return apply1(
+        RD.PROD_DIM,
+        input,
+        {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim, "shape": input._data.shape},
+    )
 
 
 def _return_type(name):
@@ -95,16 +118,28 @@ def _minmax_dim(input, dim, keepdim, op, argf, kind):
         if input._data.dtype.kind == "c":
             raise op.cx.error({}, input._data)
         idx = _xp(input).zeros((), np.int64)
-        vals = apply1(op, input, {"dim": 0, "keepdim": keepdim, "indices": idx, "out_shape": (), "shape": ()})
+        vals = apply1(
+            op, input, {"dim": 0, "keepdim": keepdim, "indices": idx, "out_shape": (), "shape": ()}
+        )
         return getattr(_ReturnTypes, kind)(vals, Tensor._wrap(idx.copy()))
     if input._data.shape[d] == 0:
-        raise IndexError(
-            f"{kind}(): Expected reduction dim {d} to have non-zero size."
-        )
+        raise IndexError(f"{kind}(): Expected reduction dim {d} to have non-zero size.")
     idx = argf(input._data, axis=d, keepdims=True)
-    out_shape = tuple(s for i, s in enumerate(input._data.shape) if i != d) if not keepdim else idx.shape
+    out_shape = (
+        tuple(s for i, s in enumerate(input._data.shape) if i != d) if not keepdim else idx.shape
+    )
     idx_k = idx if keepdim else idx.reshape(out_shape)
-    vals = apply1(op, input, {"dim": d, "keepdim": keepdim, "indices": idx_k, "out_shape": out_shape, "shape": input._data.shape})
+    vals = apply1(
+        op,
+        input,
+        {
+            "dim": d,
+            "keepdim": keepdim,
+            "indices": idx_k,
+            "out_shape": out_shape,
+            "shape": input._data.shape,
+        },
+    )
     return getattr(_ReturnTypes, kind)(vals, Tensor._wrap(idx_k.astype(np.int64)))
 
 
@@ -138,7 +173,7 @@ def _extremum_dims(input, dim, name):
         return tuple(range(d.ndim))
     dims = _dims(dim, d.ndim)
     if d.size == 0:
-        for given in (dim if isinstance(dim, (list, tuple)) else (dim,)):
+        for given in dim if isinstance(dim, (list, tuple)) else (dim,):
             if d.shape[_wrap_dim(given, d.ndim)] == 0 and d.ndim:
                 raise IndexError(f"{name}(): Expected reduction dim {given} to have non-zero size.")
     return dims
@@ -160,7 +195,9 @@ def _arg_extremum(input, dim, keepdim, f, name) -> Tensor:
         raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         if d.size == 0:
-            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+            raise IndexError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+            )
         return Tensor._wrap(_xp(input).asarray(f(d), dtype=np.int64))
     ax = _wrap_dim(dim, d.ndim)
     if d.size == 0 and d.ndim and d.shape[ax] == 0:
@@ -198,7 +235,11 @@ def _var_params(input, dim, unbiased, keepdim, correction, name) -> dict:
     c = _correction(unbiased, correction)
     shape = input._data.shape
     # torch's reduction factor: input numel / output numel (0 for an empty input)
-    out_numel = RD._count(shape, tuple(i for i in range(len(shape)) if i not in dims)) if dims is not None else 1
+    out_numel = (
+        RD._count(shape, tuple(i for i in range(len(shape)) if i not in dims))
+        if dims is not None
+        else 1
+    )
     if input._data.size // builtins.max(out_numel, 1) - c <= 0:
         import warnings
 
@@ -242,7 +283,9 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None) -> Te
 
 def logsumexp(input, dim, keepdim=False) -> Tensor:
     """log(sum(exp(x))) over ``dim``, stable for large inputs (LogsumexpBackward0)."""
-    return apply1(RD.LOGSUMEXP, _float(input), {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim})
+    return apply1(
+        RD.LOGSUMEXP, _float(input), {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim}
+    )
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None) -> Tensor:
@@ -277,7 +320,7 @@ def _vector_norm(x, ord, dim, keepdim) -> Tensor:
                 f"linalg.vector_norm cannot compute the {o:g} norm on an empty tensor because the "
                 "operation does not have an identity"
             )
-        for i in (dim if isinstance(dim, (list, tuple)) else (dim,)):
+        for i in dim if isinstance(dim, (list, tuple)) else (dim,):
             if d.ndim and d.shape[i] == 0:  # a 0-d tensor has no empty dim
                 raise RuntimeError(
                     f"linalg.vector_norm cannot compute the {o:g} norm on the dimension {i}because "
@@ -300,7 +343,7 @@ def _softmax_args(input, dim, dtype, name):
         return Tensor._wrap(d.copy()), None
     if d.dtype.kind not in "fc":
         kernel = "lastdim_kernel_impl" if dim == d.ndim - 1 or d.ndim == 0 else "kernel_impl"
-        raise NotImplementedError(f'"{name}_{kernel}" not implemented for \'{scalar_type(input)}\'')
+        raise NotImplementedError(f"\"{name}_{kernel}\" not implemented for '{scalar_type(input)}'")
     return input, dim
 
 
@@ -327,4 +370,10 @@ def trace(input) -> Tensor:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
     n = builtins.min(input._data.shape)
     idx = np.arange(n)
-    return sum(apply1(SH.INDEX, input, {"key": (idx, idx), "indices": None, "self_sym_sizes": input._data.shape}))
+    return sum(
+        apply1(
+            SH.INDEX,
+            input,
+            {"key": (idx, idx), "indices": None, "self_sym_sizes": input._data.shape},
+        )
+    )

@@ -29,7 +29,7 @@ def _kernel_error(name: str, t) -> NotImplementedError:
     from .api import scalar_type
 
     dev = "cpu" if t._data.__class__ is np.ndarray else "cuda"
-    return NotImplementedError(f'"{name}_{dev}" not implemented for \'{scalar_type(t)}\'')
+    return NotImplementedError(f"\"{name}_{dev}\" not implemented for '{scalar_type(t)}'")
 
 
 def _orig(orig, promoted):
@@ -79,7 +79,9 @@ def _reversed(name, a, b):
     orig = (a, b)
     b, a = _promoted(b, a)
     if name != "remainder":
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
+        raise TypeError(
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}"
+        )
     return apply(REMAINDER_SCALAR_TENSOR, (a, b), None, _orig(orig, (a, b)))
 
 
@@ -199,8 +201,12 @@ def _bitwise(fn, name, kinds="iub"):
         from ..tensor import Tensor
 
         if out is not None:
-            if not isinstance(other, Tensor) and out._data.size and isinstance(input, Tensor) \
-                    and out._data.shape != input._data.shape:
+            if (
+                not isinstance(other, Tensor)
+                and out._data.size
+                and isinstance(input, Tensor)
+                and out._data.shape != input._data.shape
+            ):
                 _warn_resize_twice(out, input)
             return out_call(f"aten::{name}", op, (input, other), {}, out)
         if isinstance(input, Tensor):
@@ -214,7 +220,11 @@ def _bitwise(fn, name, kinds="iub"):
 
         ad, bd = _operands(a, b)
         r = fn(ad, bd)
-        return Tensor._wrap(r if hasattr(r, "shape") and r.__class__ is not np.bool_ else np.asarray(r, t._data.dtype))
+        return Tensor._wrap(
+            r
+            if hasattr(r, "shape") and r.__class__ is not np.bool_
+            else np.asarray(r, t._data.dtype)
+        )
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise ``{name}`` of integer or bool tensors (no gradient), as torch."
@@ -228,8 +238,11 @@ def _warn_resize_twice(out, input):
 
     from .out import _RESIZED
 
-    warnings.warn(_RESIZED.format(old=list(out._data.shape), new=list(input._data.shape)),
-                  UserWarning, stacklevel=4)
+    warnings.warn(
+        _RESIZED.format(old=list(out._data.shape), new=list(input._data.shape)),
+        UserWarning,
+        stacklevel=4,
+    )
 
 
 bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")

@@ -17,12 +17,48 @@ from . import layout as LY
 from .dispatch import apply1
 
 __all__ = [
-    "alias_copy", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "diag", "diag_embed",
-    "diagflat", "diagonal", "diagonal_copy", "dsplit", "dstack", "expand_copy", "fill", "fliplr",
-    "flipud", "hsplit", "moveaxis", "movedim", "narrow_copy", "permute_copy", "ravel", "roll",
-    "rot90", "row_stack", "split_with_sizes", "split_with_sizes_copy", "squeeze_copy", "t_copy",
-    "tensor_split", "tile", "transpose_copy", "tril", "triu", "unbind_copy", "unfold_copy",
-    "unsafe_chunk", "unsafe_split", "unsqueeze_copy", "view_copy", "vsplit", "zero_",
+    "alias_copy",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "column_stack",
+    "diag",
+    "diag_embed",
+    "diagflat",
+    "diagonal",
+    "diagonal_copy",
+    "dsplit",
+    "dstack",
+    "expand_copy",
+    "fill",
+    "fliplr",
+    "flipud",
+    "hsplit",
+    "moveaxis",
+    "movedim",
+    "narrow_copy",
+    "permute_copy",
+    "ravel",
+    "roll",
+    "rot90",
+    "row_stack",
+    "split_with_sizes",
+    "split_with_sizes_copy",
+    "squeeze_copy",
+    "t_copy",
+    "tensor_split",
+    "tile",
+    "transpose_copy",
+    "tril",
+    "triu",
+    "unbind_copy",
+    "unfold_copy",
+    "unsafe_chunk",
+    "unsafe_split",
+    "unsqueeze_copy",
+    "view_copy",
+    "vsplit",
+    "zero_",
 ]
 
 
@@ -36,7 +72,9 @@ def roll(input, shifts, dims=None) -> Tensor:
     """Shift elements cyclically along ``dims`` (the flattened tensor without dims)."""
     shifts, dims = _tuple(shifts), () if dims is None else _tuple(dims)
     if dims and len(shifts) != len(dims):
-        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+        raise RuntimeError(
+            f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
+        )
     if not dims and len(shifts) != 1:
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
     nd = input.ndim
@@ -54,7 +92,9 @@ def rot90(input, k=1, dims=(0, 1)) -> Tensor:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
     d0, d1 = (_wrap_dim(d, input.ndim) for d in dims)
     if d0 == d1:
-        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+        raise RuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}"
+        )
     return apply1(LY.ROT90, input, {"k": k, "dims": (d0, d1)})
 
 
@@ -67,9 +107,17 @@ def unfold(input, dimension, size, step) -> Tensor:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    return apply1(LY.UNFOLD, input, {"dimension": d, "size": size, "step": step,
-                                     "n_windows": (n - size) // step + 1,
-                                     "self_sym_sizes": input._data.shape})
+    return apply1(
+        LY.UNFOLD,
+        input,
+        {
+            "dimension": d,
+            "size": size,
+            "step": step,
+            "n_windows": (n - size) // step + 1,
+            "self_sym_sizes": input._data.shape,
+        },
+    )
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1) -> Tensor:
@@ -78,8 +126,11 @@ def diagonal(input, offset=0, dim1=0, dim2=1) -> Tensor:
     d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return apply1(LY.DIAGONAL, input, {"offset": offset, "dim1": d1, "dim2": d2,
-                                       "self_sym_sizes": input._data.shape})
+    return apply1(
+        LY.DIAGONAL,
+        input,
+        {"offset": offset, "dim1": d1, "dim2": d2, "self_sym_sizes": input._data.shape},
+    )
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1) -> Tensor:
@@ -132,7 +183,8 @@ def movedim(input, source, destination) -> Tensor:
     if len(src) != len(dst):
         raise RuntimeError(
             f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
-            f"contain the same number of dims as destination ({list(dst)} dims)")
+            f"contain the same number of dims as destination ({list(dst)} dims)"
+        )
     src = [_wrap_dim(d, nd) for d in src]
     dst = [_wrap_dim(d, nd) for d in dst]
     if nd == 0:  # dims 0 and -1 name the scalar itself: torch returns an alias
@@ -162,7 +214,9 @@ def sum_to_size(input, *size) -> Tensor:
     lead = len(shape) - len(size)
     if lead < 0 or any(s != 1 and s != shape[lead + i] for i, s in enumerate(size)):
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
-    dims = list(range(lead)) + [lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1]
+    dims = list(range(lead)) + [
+        lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1
+    ]
     if not dims:
         return input
     r = A.sum(input, dims, keepdim=True)
@@ -221,7 +275,8 @@ def tensor_split(input, indices_or_sections, dim=0):
     if isinstance(ios, Tensor):
         if ios.ndim > 1 or ios.dtype.is_floating_point:
             raise RuntimeError(
-                "tensor_split expected tensor_indices_or_sections to have int64 dtype and be 0-D or 1-D")
+                "tensor_split expected tensor_indices_or_sections to have int64 dtype and be 0-D or 1-D"
+            )
         ios = ios.item() if ios.ndim == 0 else ios.tolist()
     if isinstance(ios, int):
         if ios <= 0:
@@ -243,14 +298,16 @@ def _dir_split(name, dim, min_dims):
         if input.ndim < min_dims:
             raise RuntimeError(
                 f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a "
-                f"tensor with {input.ndim} dimensions!")
+                f"tensor with {input.ndim} dimensions!"
+            )
         d = 0 if name == "hsplit" and input.ndim == 1 else dim
         if isinstance(indices_or_sections, int):
             s = indices_or_sections
             if s == 0 or input.shape[d] % s:
                 raise RuntimeError(
                     f"torch.{name} attempted to split along dimension {d}, but the size of the "
-                    f"dimension {input.shape[d]} is not divisible by the split_size {s}!")
+                    f"dimension {input.shape[d]} is not divisible by the split_size {s}!"
+                )
         return tensor_split(input, indices_or_sections, d)
 
     fn.__name__ = fn.__qualname__ = name
@@ -285,7 +342,11 @@ def _renamed(results, suffix_or_name, copy=True):
     for r in results if multi else (results,):
         fn = r.grad_fn
         if fn is not None:
-            name = suffix_or_name if not suffix_or_name.startswith("_") else type(fn).__name__ + suffix_or_name
+            name = (
+                suffix_or_name
+                if not suffix_or_name.startswith("_")
+                else type(fn).__name__ + suffix_or_name
+            )
             fn.__class__ = _subclass(type(fn), name)
         if copy:
             r._data = np.array(r._data) if r._data.__class__ is np.ndarray else r._data.copy()
@@ -351,7 +412,7 @@ def fill(input, value) -> Tensor:
         if value.ndim:
             raise RuntimeError(
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
-                "dimensions.")
+                "dimensions."
+            )
         return A.apply(LY.FILL_TENSOR, (input, value.to(input.dtype)))
     return apply1(LY.FILL, input, {"value": value})
-

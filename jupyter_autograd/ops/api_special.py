@@ -12,8 +12,17 @@ from .api import _float
 from .api_math import promote
 from .dispatch import apply1
 
-__all__ = ["digamma", "erfc", "erfinv", "i0", "igamma", "igammac", "lgamma", "mvlgamma",
-           "polygamma"]
+__all__ = [
+    "digamma",
+    "erfc",
+    "erfinv",
+    "i0",
+    "igamma",
+    "igammac",
+    "lgamma",
+    "mvlgamma",
+    "polygamma",
+]
 
 
 def _unary(op, name):

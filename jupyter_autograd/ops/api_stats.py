@@ -14,14 +14,25 @@ from . import api as A
 from .api_math import promote
 
 __all__ = [
-    "cdist", "corrcoef", "cov", "cumulative_trapezoid", "diff", "dist", "gradient", "renorm",
-    "trapezoid", "trapz",
+    "cdist",
+    "corrcoef",
+    "cov",
+    "cumulative_trapezoid",
+    "diff",
+    "dist",
+    "gradient",
+    "renorm",
+    "trapezoid",
+    "trapz",
 ]
 
 
 def _slice(t, d, start, stop):
     n = t.shape[d]
-    start, stop = builtins.max(0, start if start >= 0 else n + start), builtins.min(n, stop if stop >= 0 else n + stop)
+    start, stop = (
+        builtins.max(0, start if start >= 0 else n + start),
+        builtins.min(n, stop if stop >= 0 else n + stop),
+    )
     return A.narrow(t, d, start, builtins.max(stop - start, 0))
 
 
@@ -33,6 +44,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None) -> Tensor:
     d = _wrap_dim(dim, input.ndim)
     x = input
     if prepend is not None or append is not None:
+
         def full(t):
             t = A._t(t, input)
             if t.ndim == 0:
@@ -40,7 +52,12 @@ def diff(input, n=1, dim=-1, prepend=None, append=None) -> Tensor:
                 shape[d] = 1
                 t = A.expand(A.reshape(t, (1,) * input.ndim), shape)
             return t
-        seq = ([full(prepend)] if prepend is not None else []) + [x] + ([full(append)] if append is not None else [])
+
+        seq = (
+            ([full(prepend)] if prepend is not None else [])
+            + [x]
+            + ([full(append)] if append is not None else [])
+        )
         x = A.cat(seq, d)
     for _ in range(n):
         m = x.shape[d]
@@ -56,15 +73,23 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     one tensor per dim (``spacing``: a number, one per dim, or coordinate tensors)."""
     if spacing is None:
         spacing = 1
-    dims = list(range(input.ndim)) if dim is None else (
-        [_wrap_dim(dim, input.ndim)] if isinstance(dim, int) else [_wrap_dim(d, input.ndim) for d in dim])
+    dims = (
+        list(range(input.ndim))
+        if dim is None
+        else (
+            [_wrap_dim(dim, input.ndim)]
+            if isinstance(dim, int)
+            else [_wrap_dim(d, input.ndim) for d in dim]
+        )
+    )
     if isinstance(spacing, (list, tuple)):
         sp = list(spacing)
         if len(sp) != len(dims):
             raise RuntimeError(
                 f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
                 f"arguments to have the same length, but got a spacing argument of length {len(sp)} "
-                f"and a dim argument of length {len(dims)}.")
+                f"and a dim argument of length {len(dims)}."
+            )
     else:
         sp = [spacing] * len(dims)
     out = []
@@ -72,7 +97,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         n = input.shape[d]
         if n < edge_order + 1:
             raise RuntimeError(
-                "torch.gradient expected each dimension size to be at least edge_order+1")
+                "torch.gradient expected each dimension size to be at least edge_order+1"
+            )
         out.append(_gradient_1d(input, d, h, edge_order))
     return tuple(out)
 
@@ -94,11 +120,23 @@ def _gradient_1d(f, d, h, edge_order):
             last = (sl(n - 1, n) - sl(n - 2, n - 1)) / float(dx[-1])
         else:
             d1, d2 = dx[0], dx[1]
-            a0, b0, c0 = -(2 * d1 + d2) / (d1 * (d1 + d2)), (d1 + d2) / (d1 * d2), -d1 / (d2 * (d1 + d2))
+            a0, b0, c0 = (
+                -(2 * d1 + d2) / (d1 * (d1 + d2)),
+                (d1 + d2) / (d1 * d2),
+                -d1 / (d2 * (d1 + d2)),
+            )
             first = sl(0, 1) * float(a0) + sl(1, 2) * float(b0) + sl(2, 3) * float(c0)
             d1, d2 = dx[-2], dx[-1]
-            a1, b1, c1 = d2 / (d1 * (d1 + d2)), -(d2 + d1) / (d1 * d2), (2 * d2 + d1) / (d2 * (d1 + d2))
-            last = sl(n - 3, n - 2) * float(a1) + sl(n - 2, n - 1) * float(b1) + sl(n - 1, n) * float(c1)
+            a1, b1, c1 = (
+                d2 / (d1 * (d1 + d2)),
+                -(d2 + d1) / (d1 * d2),
+                (2 * d2 + d1) / (d2 * (d1 + d2)),
+            )
+            last = (
+                sl(n - 3, n - 2) * float(a1)
+                + sl(n - 2, n - 1) * float(b1)
+                + sl(n - 1, n) * float(c1)
+            )
         return A.cat([first, mid, last], d)
     h = float(h.item() if isinstance(h, Tensor) else h)
     mid = (sl(2, n) - sl(0, n - 2)) / (2 * h)
@@ -166,7 +204,9 @@ def renorm(input, p, dim, maxnorm) -> Tensor:
 def cov(input, *, correction=1, fweights=None, aweights=None) -> Tensor:
     """Covariance of the rows (variables) over the columns (observations), as ``torch.cov``."""
     if input.ndim > 2:
-        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {input.ndim} dimensions")
+        raise RuntimeError(
+            f"cov(): expected input to have two or fewer dimensions but got an input with {input.ndim} dimensions"
+        )
     x = A.reshape(input, (1, -1)) if input.ndim < 2 else input
     if x._data.dtype.kind in "iub":
         x = x.to(A._dtype.get_default_dtype())
@@ -183,13 +223,19 @@ def cov(input, *, correction=1, fweights=None, aweights=None) -> Tensor:
         if aweights is None:
             norm = A.sub(w_sum, correction)
         else:
-            norm = A.sub(w_sum, A.div(A.mul(A.sum(A.mul(w, aweights.to(x.dtype))), correction), w_sum))
+            norm = A.sub(
+                w_sum, A.div(A.mul(A.sum(A.mul(w, aweights.to(x.dtype))), correction), w_sum)
+            )
     else:
         avg = A.mean(x, 1)
         norm = Tensor._wrap(np.asarray(n_obs - correction, dtype=x._data.dtype))
     if float(np.real(norm.item()) if norm.numel() == 1 else 1) <= 0:
-        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than "
-                      "the number of observations.", UserWarning, stacklevel=2)
+        warnings.warn(
+            "cov(): degrees of freedom is <= 0. Correction should be strictly less than "
+            "the number of observations.",
+            UserWarning,
+            stacklevel=2,
+        )
         norm = A.mul(norm, 0)
     xc = A.sub(x, A.unsqueeze(avg, 1))
     other = A.t(xc if w is None else A.mul(xc, w))
@@ -227,7 +273,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") -> 
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(
-            f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+            f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}"
+        )
     a, b = promote(x1, x2)
     diffs = A.sub(A.unsqueeze(a, -2), A.unsqueeze(b, -3))
     return _vector_norm(diffs, p, -1, False)

@@ -35,55 +35,81 @@ def _add_alpha(a, b, alpha):
 
 
 ADD = defop(
-    "add", node="AddBackward0", inputs=("self", "other"), saved=("alpha=1",),
+    "add",
+    node="AddBackward0",
+    inputs=("self", "other"),
+    saved=("alpha=1",),
     batch=ELEMENTWISE,
-    complex=HOLOMORPHIC, cfwd=_cadd(1),
+    complex=HOLOMORPHIC,
+    cfwd=_cadd(1),
     fwd=lambda xp, a, b, p: a + b if p is None else _add_alpha(a, b, p["alpha"]),
-    vjp=(lambda xp, g, a, b, out, p: g,
-         lambda xp, g, a, b, out, p: g if p is None else g * p["alpha"]),
+    vjp=(
+        lambda xp, g, a, b, out, p: g,
+        lambda xp, g, a, b, out, p: g if p is None else g * p["alpha"],
+    ),
     jvp=lambda xp, t, x, out, p: t[0] + (t[1] if p is None else t[1] * p["alpha"]),
-    sample={"domain": (-3, 3)}, torch=lambda torch, a, b: torch.add(a, b),
+    sample={"domain": (-3, 3)},
+    torch=lambda torch, a, b: torch.add(a, b),
     doc="a + alpha * b",
 )
 SUB = defop(
-    "sub", node="SubBackward0", inputs=("self", "other"), saved=("alpha=1",),
+    "sub",
+    node="SubBackward0",
+    inputs=("self", "other"),
+    saved=("alpha=1",),
     batch=ELEMENTWISE,
-    complex=HOLOMORPHIC, cfwd=_cadd(-1),
+    complex=HOLOMORPHIC,
+    cfwd=_cadd(-1),
     fwd=lambda xp, a, b, p: a - b if p is None else a - p["alpha"] * b,
-    vjp=(lambda xp, g, a, b, out, p: g,
-         lambda xp, g, a, b, out, p: -g if p is None else g * (-p["alpha"])),
+    vjp=(
+        lambda xp, g, a, b, out, p: g,
+        lambda xp, g, a, b, out, p: -g if p is None else g * (-p["alpha"]),
+    ),
     jvp=lambda xp, t, x, out, p: t[0] - (t[1] if p is None else t[1] * p["alpha"]),
-    sample={"domain": (-3, 3)}, torch=lambda torch, a, b: torch.sub(a, b),
+    sample={"domain": (-3, 3)},
+    torch=lambda torch, a, b: torch.sub(a, b),
 )
 # 1 - a: torch's rsub takes the scalar as an argument, not an input (one next_function)
 RSUB = defop(
-    "rsub.Scalar", node="RsubBackward1", inputs=("self",), saved=("alpha=1",),
+    "rsub.Scalar",
+    node="RsubBackward1",
+    inputs=("self",),
+    saved=("alpha=1",),
     batch=ELEMENTWISE,
     complex=HOLOMORPHIC,
     fwd=lambda xp, a, p: p["other"] - a * p.get("alpha", 1),
     vjp=lambda xp, g, a, out, p: g * (-p.get("alpha", 1)),
     jvp=lambda xp, t, x, out, p: t[0] * (-p.get("alpha", 1)),
-    linear=False, sample={"domain": (-3, 3), "params": {"other": 1.5}},
+    linear=False,
+    sample={"domain": (-3, 3), "params": {"other": 1.5}},
     torch=lambda torch, a, other: other - a,
 )
 MUL = defop(
-    "mul", node="MulBackward0", inputs=("self", "other"), saved=("other", "self"),
+    "mul",
+    node="MulBackward0",
+    inputs=("self", "other"),
+    saved=("other", "self"),
     batch=ELEMENTWISE,
     complex=HOLOMORPHIC,
     fwd=lambda xp, a, b, p: a * b,
-    vjp=(lambda xp, g, a, b, out, p: g * b,
-         lambda xp, g, a, b, out, p: g * a),
+    vjp=(lambda xp, g, a, b, out, p: g * b, lambda xp, g, a, b, out, p: g * a),
     jvp=lambda xp, t, x, out, p: t[0] * x[1] + x[0] * t[1],
-    sample={"domain": (-3, 3)}, torch=lambda torch, a, b: torch.mul(a, b),
+    sample={"domain": (-3, 3)},
+    torch=lambda torch, a, b: torch.mul(a, b),
 )
 DIV = defop(
-    "div", node="DivBackward0", inputs=("self", "other"), saved=("other", "self"),
+    "div",
+    node="DivBackward0",
+    inputs=("self", "other"),
+    saved=("other", "self"),
     batch=ELEMENTWISE,
     complex=HOLOMORPHIC,
     fwd=lambda xp, a, b, p: a / b,
     # d(a/b)/db = -a / b^2
-    vjp=(lambda xp, g, a, b, out, p: g / b,
-         lambda xp, g, a, b, out, p: -g * (a / b / b)),  # torch: -grad * ((self / other) / other)
+    vjp=(
+        lambda xp, g, a, b, out, p: g / b,
+        lambda xp, g, a, b, out, p: -g * (a / b / b),
+    ),  # torch: -grad * ((self / other) / other)
     jvp=lambda xp, t, x, out, p: t[0] / x[1] - t[1] * x[0] / (x[1] * x[1]),
     sample={"domain": (-3, 3), "avoid": {1: (0.0,)}},
     torch=lambda torch, a, b: torch.div(a, b),
@@ -92,56 +118,109 @@ DIV = defop(
 
 # div(self, other: Scalar) as torch's internals call it (e.g. a loss divided by the batch size)
 DIV_SCALAR = defop(
-    "div.Scalar", node="DivBackward1", inputs=("self",), saved=("other",),
+    "div.Scalar",
+    node="DivBackward1",
+    inputs=("self",),
+    saved=("other",),
     batch=ELEMENTWISE,
     complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: x / p["other"],
     vjp=lambda xp, g, x, out, p: g / p["other"],
-    jvp=lambda xp, t, x, out, p: t[0] / p["other"], linear=True,
+    jvp=lambda xp, t, x, out, p: t[0] / p["other"],
+    linear=True,
     sample={"domain": (-3, 3), "kind": "div_scalar"},
 )
 
 
 # mul(self, other: Scalar), as torch's internals call it ((1 - label_smoothing) * nll_loss)
 MUL_SCALAR = defop(
-    "mul.Scalar", node="MulBackward1", inputs=("self",), saved=("other",), complex=HOLOMORPHIC,
+    "mul.Scalar",
+    node="MulBackward1",
+    inputs=("self",),
+    saved=("other",),
+    complex=HOLOMORPHIC,
     batch=ELEMENTWISE,
     fwd=lambda xp, x, p: x * p["other"],
     vjp=lambda xp, g, x, out, p: g * p["other"],
-    jvp=lambda xp, t, x, out, p: t[0] * p["other"], linear=True,
-    sample={"kind": "scalar_arg", "cases": lambda rng: [(
-        lambda t: _dispatch().apply1(MUL_SCALAR, t, {"other": 0.7}), [rng.uniform(-3, 3, (3, 4))], None)]},
+    jvp=lambda xp, t, x, out, p: t[0] * p["other"],
+    linear=True,
+    sample={
+        "kind": "scalar_arg",
+        "cases": lambda rng: [
+            (
+                lambda t: _dispatch().apply1(MUL_SCALAR, t, {"other": 0.7}),
+                [rng.uniform(-3, 3, (3, 4))],
+                None,
+            )
+        ],
+    },
 )
 # add/sub(self, other: Scalar), as torch's C++ composites write ``t + eps`` / ``cos - margin``
 # (a Python ``t + 0.5`` wraps the number as a tensor: AddBackward0); one edge, nothing saved
 ADD_SCALAR = defop(
-    "add.Scalar", node="AddBackward1", inputs=("self",), saved=(), complex=HOLOMORPHIC,
+    "add.Scalar",
+    node="AddBackward1",
+    inputs=("self",),
+    saved=(),
+    complex=HOLOMORPHIC,
     batch=ELEMENTWISE,
     fwd=lambda xp, x, p: x + p["other"],
     vjp=lambda xp, g, x, out, p: g,
     jvp=lambda xp, t, x, out, p: t[0],
-    sample={"kind": "scalar_arg", "cases": lambda rng: [(
-        lambda t: _dispatch().apply1(ADD_SCALAR, t, {"other": 0.7}), [rng.uniform(-3, 3, (3, 4))], None)]},
+    sample={
+        "kind": "scalar_arg",
+        "cases": lambda rng: [
+            (
+                lambda t: _dispatch().apply1(ADD_SCALAR, t, {"other": 0.7}),
+                [rng.uniform(-3, 3, (3, 4))],
+                None,
+            )
+        ],
+    },
 )
 SUB_SCALAR = defop(
-    "sub.Scalar", node="SubBackward1", inputs=("self",), saved=(), complex=HOLOMORPHIC,
+    "sub.Scalar",
+    node="SubBackward1",
+    inputs=("self",),
+    saved=(),
+    complex=HOLOMORPHIC,
     batch=ELEMENTWISE,
     fwd=lambda xp, x, p: x - p["other"],
     vjp=lambda xp, g, x, out, p: g,
     jvp=lambda xp, t, x, out, p: t[0],
-    sample={"kind": "scalar_arg", "cases": lambda rng: [(
-        lambda t: _dispatch().apply1(SUB_SCALAR, t, {"other": 0.7}), [rng.uniform(-3, 3, (3, 4))], None)]},
+    sample={
+        "kind": "scalar_arg",
+        "cases": lambda rng: [
+            (
+                lambda t: _dispatch().apply1(SUB_SCALAR, t, {"other": 0.7}),
+                [rng.uniform(-3, 3, (3, 4))],
+                None,
+            )
+        ],
+    },
 )
 # fill_(self, value: Scalar): Tensor.fill_ and cross_entropy's empty mean; the gradient is
 # zeros_like(grad) as derivatives.yaml (not grad * 0, which keeps NaN/inf)
 FILL = defop(
-    "fill_.Scalar", node="FillBackward2", inputs=("self",), saved=(), complex=AS_WRITTEN,
+    "fill_.Scalar",
+    node="FillBackward2",
+    inputs=("self",),
+    saved=(),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.full(x.shape, p["value"], x.dtype),
     vjp=lambda xp, g, x, out, p: g.new_zeros(g.shape) if xp.is_txp else xp.zeros_like(g),
     jvp=lambda xp, t, x, out, p: t[0].new_zeros(t[0].shape) if xp.is_txp else xp.zeros_like(t[0]),
     smooth=True,
-    sample={"kind": "scalar_arg", "cases": lambda rng: [(
-        lambda t: _dispatch().apply1(FILL, t, {"value": 2.0}) * t, [rng.uniform(-3, 3, (3, 4))], None)]},
+    sample={
+        "kind": "scalar_arg",
+        "cases": lambda rng: [
+            (
+                lambda t: _dispatch().apply1(FILL, t, {"value": 2.0}) * t,
+                [rng.uniform(-3, 3, (3, 4))],
+                None,
+            )
+        ],
+    },
 )
 
 
@@ -177,7 +256,7 @@ def _cpow(xp, a, b):
     Integers follow torch's powi (see _int_pow)."""
     if _integral(a) and _integral(b):
         return _int_pow(xp, a, b)
-    out = a ** b
+    out = a**b
     if out.dtype.kind == "c":
         zero = a == 0
         if zero is True or (zero is not False and xp.any(zero)):
@@ -200,7 +279,7 @@ def _int_pow(xp, a, b):
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     neg = b < 0
     if not xp.any(neg):
-        return a ** b
+        return a**b
     out = a ** xp.where(neg, 0, b)
     odd = (b % 2) != 0
     at_neg = xp.where(a == 1, 1, xp.where(a == -1, xp.where(odd, -1, 1), 0))
@@ -212,7 +291,10 @@ def _kind(v) -> str:
 
 
 POW = defop(
-    "pow.Tensor_Scalar", node="PowBackward0", inputs=("self",), saved=("exponent", "self"),
+    "pow.Tensor_Scalar",
+    node="PowBackward0",
+    inputs=("self",),
+    saved=("exponent", "self"),
     batch=ELEMENTWISE,
     complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: _cpow(xp, x, p["exponent"]),
@@ -237,21 +319,30 @@ def _pow_base_grad(xp, a, b):
     if getattr(b.dtype, "np", b.dtype).kind == "b":  # an array, or a Tensor (create_graph)
         raise RuntimeError(
             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-            "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
     return b * a ** xp.sub_scalar(b, 1)
 
 
 POW_TT = defop(
-    "pow.Tensor_Tensor", node="PowBackward1", inputs=("self", "exponent"),
+    "pow.Tensor_Tensor",
+    node="PowBackward1",
+    inputs=("self", "exponent"),
     batch=ELEMENTWISE,
     complex=HOLOMORPHIC,
     saved=("exponent", "self", "result"),
     fwd=lambda xp, a, b, p: _cpow(xp, a, b),
     # torch masks the base's gradient where the exponent is 0 (0 * 0^-1 would be nan)
-    vjp=(lambda xp, g, a, b, out, p: xp.where(b == 0, 0.0, g * _pow_base_grad(xp, a, b)), _pow_exponent_vjp),
+    vjp=(
+        lambda xp, g, a, b, out, p: xp.where(b == 0, 0.0, g * _pow_base_grad(xp, a, b)),
+        _pow_exponent_vjp,
+    ),
     jvp=lambda xp, t, x, out, p: t[0] * _pow_base_grad(xp, x[0], x[1]) + t[1] * out * xp.log(x[0]),
-    sample={"domain": (0.2, 3)}, torch=lambda torch, a, b: torch.pow(a, b),
+    sample={"domain": (0.2, 3)},
+    torch=lambda torch, a, b: torch.pow(a, b),
 )
+
+
 # 2 ** x: the base is a scalar argument. torch's pow_backward_exponent: g * result * log(base),
 # with the complex log of a real base for a complex exponent (log(-0.5) is log(0.5) + pi j), and
 # 0 where the base is 0 and the exponent real and >= 0
@@ -265,11 +356,16 @@ def _pow_scalar_base_vjp(xp, g, x, out, p):
             return g * xp.where(nonneg, r.new_zeros(r.shape) if xp.is_txp else 0.0, r)
     # a complex exponent gets a complex base from api.pow, so that the conjugate twin's base
     # (-0.5-0j) takes the log's other side of the branch cut
-    return g * xp.mul_scalar(out, cmath.log(base) if isinstance(base, complex) else float(np.log(base)))
+    return g * xp.mul_scalar(
+        out, cmath.log(base) if isinstance(base, complex) else float(np.log(base))
+    )
 
 
 POW_ST = defop(
-    "pow.Scalar", node="PowBackward2", inputs=("exponent",), saved=("self", "exponent", "result"),
+    "pow.Scalar",
+    node="PowBackward2",
+    inputs=("exponent",),
+    saved=("self", "exponent", "result"),
     batch=ELEMENTWISE,
     complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: _cpow(xp, p["self"], x),
@@ -287,35 +383,48 @@ def _maximum_vjp(xp, g, a, b, out, p):
 
 
 MAXIMUM = defop(
-    "maximum", node="MaximumBackward0", inputs=("self", "other"), saved=("other", "self"),
+    "maximum",
+    node="MaximumBackward0",
+    inputs=("self", "other"),
+    saved=("other", "self"),
     batch=ELEMENTWISE,
     complex=Refuse(RuntimeError, "maximum not implemented for complex tensors.", first=True),
     fwd=lambda xp, a, b, p: xp.maximum(a, b),
     vjp=(_maximum_vjp, lambda xp, g, a, b, out, p: _maximum_vjp(xp, g, b, a, out, p)),
     jvp=lambda xp, t, x, out, p: xp.where(x[0] >= x[1], t[0], t[1]),
-    smooth=False, sample={"domain": (-3, 3), "distinct": True},
+    smooth=False,
+    sample={"domain": (-3, 3), "distinct": True},
     torch=lambda torch, a, b: torch.maximum(a, b),
 )
 MINIMUM = defop(
-    "minimum", node="MinimumBackward0", inputs=("self", "other"), saved=("other", "self"),
+    "minimum",
+    node="MinimumBackward0",
+    inputs=("self", "other"),
+    saved=("other", "self"),
     batch=ELEMENTWISE,
     complex=Refuse(RuntimeError, "minimum not implemented for complex tensors.", first=True),
     fwd=lambda xp, a, b, p: xp.minimum(a, b),
     vjp=(lambda xp, g, a, b, out, p: _maximum_vjp(xp, g, b, a, out, p), _maximum_vjp),
     jvp=lambda xp, t, x, out, p: xp.where(x[0] <= x[1], t[0], t[1]),
-    smooth=False, sample={"domain": (-3, 3), "distinct": True},
+    smooth=False,
+    sample={"domain": (-3, 3), "distinct": True},
     torch=lambda torch, a, b: torch.minimum(a, b),
 )
 WHERE = defop(
-    "where.self", node="WhereBackward0", inputs=("condition", "self", "other"),
+    "where.self",
+    node="WhereBackward0",
+    inputs=("condition", "self", "other"),
     batch=ELEMENTWISE,
     complex=AS_WRITTEN,
     saved=("condition",),
     fwd=lambda xp, c, a, b, p: xp.where(c, a, b),
-    vjp=(NO_GRAD,
-         lambda xp, g, c, a, b, out, p: xp.where(c, g, 0.0),
-         lambda xp, g, c, a, b, out, p: xp.where(c, 0.0, g)),
+    vjp=(
+        NO_GRAD,
+        lambda xp, g, c, a, b, out, p: xp.where(c, g, 0.0),
+        lambda xp, g, c, a, b, out, p: xp.where(c, 0.0, g),
+    ),
     jvp=lambda xp, t, x, out, p: xp.where(x[0], t[1], t[2]),
-    smooth=True, sample={"domain": (-3, 3), "kind": "where"},
+    smooth=True,
+    sample={"domain": (-3, 3), "kind": "where"},
     torch=lambda torch, c, a, b: torch.where(c, a, b),
 )

@@ -65,10 +65,17 @@ class StorageGeometry:
         it = x.itemsize
         flat = self.owner.reshape(-1) if self.owner.flags.c_contiguous else None
         if flat is None or self.base_numel == 0:
-            return self.owner.reshape(-1)[self._flat] if self.base_numel else np.zeros(self.shape, x.dtype)
+            return (
+                self.owner.reshape(-1)[self._flat]
+                if self.base_numel
+                else np.zeros(self.shape, x.dtype)
+            )
         return np.lib.stride_tricks.as_strided(
-            flat[self.offset:], self.shape, tuple(s * it for s in self.stride),
-            writeable=x.flags.writeable)
+            flat[self.offset :],
+            self.shape,
+            tuple(s * it for s in self.stride),
+            writeable=x.flags.writeable,
+        )
 
 
 def _check(x, size, stride, offset, name="as_strided", have=None):
@@ -76,9 +83,13 @@ def _check(x, size, stride, offset, name="as_strided", have=None):
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
-        raise RuntimeError(f"{name}: Negative strides are not supported at the moment, got strides: {list(stride)}")
+        raise RuntimeError(
+            f"{name}: Negative strides are not supported at the moment, got strides: {list(stride)}"
+        )
     if any(n < 0 for n in size):
-        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}"
+        )
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     need = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
@@ -88,7 +99,8 @@ def _check(x, size, stride, offset, name="as_strided", have=None):
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
             f"itemsize {it} requiring a storage size of {need * it} are out of bounds for storage "
-            f"of size {have * it}")
+            f"of size {have * it}"
+        )
     return size, stride
 
 
@@ -106,8 +118,11 @@ def as_strided(input, size, stride, storage_offset=None) -> Tensor:
     offset = _storage_offset(d) if storage_offset is None else int(storage_offset)
     size, stride = _check(d, size, stride, offset)
     geo = StorageGeometry(d, size, stride, offset)
-    res = apply1(AS_STRIDED, input, {"geometry": geo, "storage": geo, "size": size,
-                                     "stride": stride, "storage_offset": offset})
+    res = apply1(
+        AS_STRIDED,
+        input,
+        {"geometry": geo, "storage": geo, "size": size, "stride": stride, "storage_offset": offset},
+    )
     if isinstance(res._data, np.ndarray) and res._data.base is not None:
         _views.make_view(res, input)
     return res
@@ -118,8 +133,9 @@ def as_strided_copy(input, size, stride, storage_offset=None, *, out=None) -> Te
     if out is not None:
         from .out import out_call
 
-        return out_call("as_strided_copy", as_strided_copy, (input, size, stride, storage_offset),
-                        {}, out)
+        return out_call(
+            "as_strided_copy", as_strided_copy, (input, size, stride, storage_offset), {}, out
+        )
     return as_strided(input, size, stride, storage_offset).clone()
 
 
@@ -152,16 +168,26 @@ def _scatter_src_vjp(xp, g, x, src, out, p):
 
 
 AS_STRIDED_SCATTER = defop(
-    "as_strided_scatter", node="AsStridedScatterBackward0", inputs=("self", "src"),
+    "as_strided_scatter",
+    node="AsStridedScatterBackward0",
+    inputs=("self", "src"),
     saved=("self_geometry", "size", "src_geometry", "storage_offset", "stride"),
     complex=AS_WRITTEN,
-    fwd=_scatter_fwd, vjp=(_scatter_self_vjp, _scatter_src_vjp),
+    fwd=_scatter_fwd,
+    vjp=(_scatter_self_vjp, _scatter_src_vjp),
     jvp=lambda xp, t, x, out, p: _scatter_fwd(xp, t[0], t[1], p),
     # the sample differentiates src only: self's gradient is torch's, not the derivative
-    sample={"cases": lambda rng: [(
-        None,
-        [rng.uniform(-1, 1, (2, 2))],
-        lambda tt, b: tt.as_strided_scatter(tt.ones(3, 3, dtype=b.dtype), b, (2, 2), (1, 3), 1))]},
+    sample={
+        "cases": lambda rng: [
+            (
+                None,
+                [rng.uniform(-1, 1, (2, 2))],
+                lambda tt, b: tt.as_strided_scatter(
+                    tt.ones(3, 3, dtype=b.dtype), b, (2, 2), (1, 3), 1
+                ),
+            )
+        ]
+    },
 )
 
 
@@ -175,7 +201,9 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None) -> Tensor:
     if tuple(src.shape) != tuple(int(s) for s in size):
         raise RuntimeError(
             f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
-            f"slice size = {[int(s) for s in size]}")
+            f"slice size = {[int(s) for s in size]}"
+        )
     size, stride = _check(d, size, stride, offset, have=d.size)
-    return apply(AS_STRIDED_SCATTER, (input, src), {"size": size, "stride": stride,
-                                                    "storage_offset": offset})
+    return apply(
+        AS_STRIDED_SCATTER, (input, src), {"size": size, "stride": stride, "storage_offset": offset}
+    )

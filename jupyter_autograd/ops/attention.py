@@ -46,7 +46,11 @@ def _ungroup(g, heads):
 def _flash_fwd(xp, q, k, v, p):
     k, v = _groups(xp, q, k), _groups(xp, q, v)
     s = _scores(xp, q, k, p)
-    m = s.max(axis=-1, keepdims=True) if s.shape[-1] else xp.full(s.shape[:-1] + (1,), -np.inf, s.dtype)
+    m = (
+        s.max(axis=-1, keepdims=True)
+        if s.shape[-1]
+        else xp.full(s.shape[:-1] + (1,), -np.inf, s.dtype)
+    )
     dead = xp.isneginf(m)  # a row masked out entirely: zeros out, logsumexp 0 (torch's kernel)
     m = xp.where(dead, s.dtype.type(0), m)
     e = xp.exp(s - m)
@@ -105,38 +109,59 @@ def _sdpa_cases(rng):
         return lambda q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v, **kw)
 
     shapes = [rng.standard_normal(s) for s in ((2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 4))]
-    return [(None, shapes, lambda tt, q, k, v, kw=kw: run(tt, **kw)(q, k, v))
-            for kw in ({}, {"is_causal": True, "scale": 0.7})]
+    return [
+        (None, shapes, lambda tt, q, k, v, kw=kw: run(tt, **kw)(q, k, v))
+        for kw in ({}, {"is_causal": True, "scale": 0.7})
+    ]
 
 
 def _safe_softmax_cases(rng):
     from .dispatch import apply1
 
-    return [(lambda t: apply1(SAFE_SOFTMAX, t, {"_dim": -1, "dim": 2 ** 64 - 1}),
-             [rng.standard_normal((3, 4))], lambda tt, t: tt._safe_softmax(t, -1))]
+    return [
+        (
+            lambda t: apply1(SAFE_SOFTMAX, t, {"_dim": -1, "dim": 2**64 - 1}),
+            [rng.standard_normal((3, 4))],
+            lambda tt, t: tt._safe_softmax(t, -1),
+        )
+    ]
 
 
 FLASH = defop(
     "_scaled_dot_product_flash_attention_for_cpu",
     node="ScaledDotProductFlashAttentionForCpuBackward0",
     inputs=("query", "key", "value"),
-    saved=("query", "key", "value", "output", "logsumexp", "dropout_p", "is_causal",
-           "attn_mask", "scale"),
+    saved=(
+        "query",
+        "key",
+        "value",
+        "output",
+        "logsumexp",
+        "dropout_p",
+        "is_causal",
+        "attn_mask",
+        "scale",
+    ),
     fwd=_flash_fwd,
-    vjp=(_flash_rule(0), _flash_rule(1), _flash_rule(2)), smooth=False,
+    vjp=(_flash_rule(0), _flash_rule(1), _flash_rule(2)),
+    smooth=False,
     complex=kernel_refuses("_scaled_dot_product_flash_attention_for_cpu"),
     sample={"kind": "cases", "cases": _sdpa_cases},
 )
 
+
 def _not_implemented(*_):
-    raise RuntimeError("derivative for aten::_scaled_dot_product_flash_attention_for_cpu_backward "
-                       "is not implemented")
+    raise RuntimeError(
+        "derivative for aten::_scaled_dot_product_flash_attention_for_cpu_backward "
+        "is not implemented"
+    )
 
 
 # torch has no derivative for the fused backward: a gradient computed with create_graph=True
 # records this node, and backward through it raises
 FLASH_BACKWARD = defop(
-    "_scaled_dot_product_flash_attention_for_cpu_backward", node="NotImplemented",
+    "_scaled_dot_product_flash_attention_for_cpu_backward",
+    node="NotImplemented",
     inputs=("grad_out", "query", "key", "value"),
     fwd=lambda xp, g, q, k, v, p: p["_res"],
     vjp=(_not_implemented,) * 4,
@@ -162,10 +187,13 @@ def _safe_softmax_vjp(xp, g, x, out, p):
 
 
 SAFE_SOFTMAX = defop(
-    "_safe_softmax", node="SafeSoftmaxBackward0", inputs=("self",), saved=("dim", "result"),
-    fwd=_safe_softmax_fwd, vjp=_safe_softmax_vjp,
+    "_safe_softmax",
+    node="SafeSoftmaxBackward0",
+    inputs=("self",),
+    saved=("dim", "result"),
+    fwd=_safe_softmax_fwd,
+    vjp=_safe_softmax_vjp,
     jvp=lambda xp, t, x, out, p: out * (t[0] - xp.sum(t[0] * out, axis=p["_dim"], keepdims=True)),
     complex=kernel_refuses("softmax_lastdim_kernel_impl"),
     sample={"kind": "cases", "cases": _safe_softmax_cases},
 )
-

@@ -44,6 +44,7 @@ def _zero(xp, g, *_):
 
 def _cases(name, n_in, params=None, theirs=None, domain=(-2, 2), shape=(3, 4), first_shape=None):
     """Sample cases: row ``name`` applied to ``n_in`` random inputs, and torch's aten op."""
+
     def build(rng):
         row = OPS[name]
         shapes = [first_shape or shape] + [shape] * (n_in - 1)
@@ -69,31 +70,47 @@ def _conj(xp, x):
 # torch's kernels conjugate the derivative for complex tensors (go * conj(1 - o^2)): the rows
 # are written in torch's convention, as derivatives.yaml's formulas (complex=AS_WRITTEN)
 TANH_BACKWARD = defop(
-    "tanh_backward", node="TanhBackwardBackward0", inputs=("grad_output", "output"),
-    saved=("grad_output", "output"), complex=AS_WRITTEN, batch=ELEMENTWISE,
+    "tanh_backward",
+    node="TanhBackwardBackward0",
+    inputs=("grad_output", "output"),
+    saved=("grad_output", "output"),
+    complex=AS_WRITTEN,
+    batch=ELEMENTWISE,
     fwd=lambda xp, go, o, p: go * _conj(xp, 1 - o * o),
     # torch: tanh_backward(grad, output.conj()), grad.conj() * (-2 * output.conj() * grad_output)
-    vjp=(lambda xp, g, go, o, out, p: xp.call(TANH_BACKWARD, g, _conj(xp, o)),
-         lambda xp, g, go, o, out, p: _conj(xp, g) * (xp.mul_scalar(_conj(xp, o), -2) * go)),
+    vjp=(
+        lambda xp, g, go, o, out, p: xp.call(TANH_BACKWARD, g, _conj(xp, o)),
+        lambda xp, g, go, o, out, p: _conj(xp, g) * (xp.mul_scalar(_conj(xp, o), -2) * go),
+    ),
     reads=({0, 1}, {0, 1}),  # torch keeps both inputs whenever the node exists
-    jvp=lambda xp, t, x, out, p: (t[0] * _conj(xp, 1 - x[1] * x[1])
-                                  + _conj(xp, t[1]) * (-2 * _conj(xp, x[1]) * x[0])),
+    jvp=lambda xp, t, x, out, p: (
+        t[0] * _conj(xp, 1 - x[1] * x[1]) + _conj(xp, t[1]) * (-2 * _conj(xp, x[1]) * x[0])
+    ),
     sample=_cases("tanh_backward", 2, theirs=lambda tt, go, o: tt.ops.aten.tanh_backward(go, o)),
 )
 SIGMOID_BACKWARD = defop(
-    "sigmoid_backward", node="SigmoidBackwardBackward0", inputs=("grad_output", "output"),
-    saved=("grad_output", "output"), complex=AS_WRITTEN, batch=ELEMENTWISE,
+    "sigmoid_backward",
+    node="SigmoidBackwardBackward0",
+    inputs=("grad_output", "output"),
+    saved=("grad_output", "output"),
+    complex=AS_WRITTEN,
+    batch=ELEMENTWISE,
     fwd=lambda xp, go, o, p: go * _conj(xp, o * (1 - o)),
     # torch: sigmoid_backward(grad, output.conj()), grad.conj() * grad_output *
     # (-2 * output.conj() + 1)
-    vjp=(lambda xp, g, go, o, out, p: xp.call(SIGMOID_BACKWARD, g, _conj(xp, o)),
-         lambda xp, g, go, o, out, p: _conj(xp, g) * go * xp.add_scalar(
-             xp.mul_scalar(_conj(xp, o), -2), 1)),
+    vjp=(
+        lambda xp, g, go, o, out, p: xp.call(SIGMOID_BACKWARD, g, _conj(xp, o)),
+        lambda xp, g, go, o, out, p: (
+            _conj(xp, g) * go * xp.add_scalar(xp.mul_scalar(_conj(xp, o), -2), 1)
+        ),
+    ),
     reads=({0, 1}, {0, 1}),  # torch keeps both inputs whenever the node exists
-    jvp=lambda xp, t, x, out, p: (t[0] * _conj(xp, x[1] * (1 - x[1]))
-                                  + _conj(xp, t[1]) * x[0] * (1 - 2 * _conj(xp, x[1]))),
-    sample=_cases("sigmoid_backward", 2,
-                  theirs=lambda tt, go, o: tt.ops.aten.sigmoid_backward(go, o)),
+    jvp=lambda xp, t, x, out, p: (
+        t[0] * _conj(xp, x[1] * (1 - x[1])) + _conj(xp, t[1]) * x[0] * (1 - 2 * _conj(xp, x[1]))
+    ),
+    sample=_cases(
+        "sigmoid_backward", 2, theirs=lambda tt, go, o: tt.ops.aten.sigmoid_backward(go, o)
+    ),
 )
 
 
@@ -105,13 +122,22 @@ def _threshold_backward(xp, go, x, p):
 
 
 THRESHOLD_BACKWARD = defop(
-    "threshold_backward", node="ThresholdBackwardBackward0", inputs=("grad_output", "self"),
-    saved=("self", "threshold"), complex=kernel_refuses("threshold_cpu"), batch=ELEMENTWISE,
+    "threshold_backward",
+    node="ThresholdBackwardBackward0",
+    inputs=("grad_output", "self"),
+    saved=("self", "threshold"),
+    complex=kernel_refuses("threshold_cpu"),
+    batch=ELEMENTWISE,
     fwd=_threshold_backward,
     vjp=(lambda xp, g, go, x, out, p: xp.call(THRESHOLD_BACKWARD, g, x, p=p), _zero),
-    jvp=lambda xp, t, x, out, p: _threshold_backward(xp, t[0], x[1], p), smooth=False,
-    sample=_cases("threshold_backward", 2, {"threshold": 0.0},
-                  lambda tt, go, x: tt.ops.aten.threshold_backward(go, x, 0.0)),
+    jvp=lambda xp, t, x, out, p: _threshold_backward(xp, t[0], x[1], p),
+    smooth=False,
+    sample=_cases(
+        "threshold_backward",
+        2,
+        {"threshold": 0.0},
+        lambda tt, go, x: tt.ops.aten.threshold_backward(go, x, 0.0),
+    ),
 )
 
 
@@ -120,13 +146,22 @@ def _leaky_backward(xp, go, x, p):
 
 
 LEAKY_RELU_BACKWARD = defop(
-    "leaky_relu_backward", node="LeakyReluBackwardBackward0", inputs=("grad_output", "self"),
-    saved=("negative_slope", "self"), complex=kernel_refuses("leaky_relu_backward_cpu"),
-    batch=ELEMENTWISE, fwd=_leaky_backward,
+    "leaky_relu_backward",
+    node="LeakyReluBackwardBackward0",
+    inputs=("grad_output", "self"),
+    saved=("negative_slope", "self"),
+    complex=kernel_refuses("leaky_relu_backward_cpu"),
+    batch=ELEMENTWISE,
+    fwd=_leaky_backward,
     vjp=(lambda xp, g, go, x, out, p: xp.call(LEAKY_RELU_BACKWARD, g, x, p=p), _zero),
-    jvp=lambda xp, t, x, out, p: _leaky_backward(xp, t[0], x[1], p), smooth=False,
-    sample=_cases("leaky_relu_backward", 2, {"negative_slope": 0.1},
-                  lambda tt, go, x: tt.ops.aten.leaky_relu_backward(go, x, 0.1, False)),
+    jvp=lambda xp, t, x, out, p: _leaky_backward(xp, t[0], x[1], p),
+    smooth=False,
+    sample=_cases(
+        "leaky_relu_backward",
+        2,
+        {"negative_slope": 0.1},
+        lambda tt, go, x: tt.ops.aten.leaky_relu_backward(go, x, 0.1, False),
+    ),
 )
 
 
@@ -148,17 +183,25 @@ def _softplus_double(xp, g, go, x, out, p):
 
 
 SOFTPLUS_BACKWARD = defop(
-    "softplus_backward", node="SoftplusBackwardBackward0", inputs=("grad_output", "self"),
-    saved=("beta", "grad_output", "self", "threshold"), complex=kernel_refuses("softplus_backward_cpu"),
+    "softplus_backward",
+    node="SoftplusBackwardBackward0",
+    inputs=("grad_output", "self"),
+    saved=("beta", "grad_output", "self", "threshold"),
+    complex=kernel_refuses("softplus_backward_cpu"),
     batch=ELEMENTWISE,
     fwd=lambda xp, go, x, p: go * softplus_grad(xp, x, p),
     vjp=(lambda xp, g, go, x, out, p: xp.call(SOFTPLUS_BACKWARD, g, x, p=p), _softplus_double),
     reads=({0, 1}, {0, 1}),  # torch keeps both inputs whenever the node exists
-    jvp=lambda xp, t, x, out, p: (t[0] * softplus_grad(xp, x[1], p)
-                                  + _softplus_double(xp, t[1], x[0], x[1], out, p)),
+    jvp=lambda xp, t, x, out, p: (
+        t[0] * softplus_grad(xp, x[1], p) + _softplus_double(xp, t[1], x[0], x[1], out, p)
+    ),
     smooth=False,
-    sample=_cases("softplus_backward", 2, {"beta": 2.0, "threshold": 4.0},
-                  lambda tt, go, x: tt.ops.aten.softplus_backward(go, x, 2.0, 4.0)),
+    sample=_cases(
+        "softplus_backward",
+        2,
+        {"beta": 2.0, "threshold": 4.0},
+        lambda tt, go, x: tt.ops.aten.softplus_backward(go, x, 2.0, 4.0),
+    ),
 )
 
 
@@ -186,18 +229,32 @@ def _log_sigmoid_case(rng):
         buf = Tensor._wrap(np.exp(-np.abs(t._data)))
         return _dispatch().apply(LOG_SIGMOID_BACKWARD, (g, t), {"buffer": buf._data})
 
-    return [(ours, [go, x], lambda tt, g, t: tt.ops.aten.log_sigmoid_backward(
-        g, t, tt.exp(-t.detach().abs()).to(t.dtype)))]
+    return [
+        (
+            ours,
+            [go, x],
+            lambda tt, g, t: tt.ops.aten.log_sigmoid_backward(
+                g, t, tt.exp(-t.detach().abs()).to(t.dtype)
+            ),
+        )
+    ]
 
 
 LOG_SIGMOID_BACKWARD = defop(
-    "log_sigmoid_backward", node="LogSigmoidBackwardBackward0", inputs=("grad_output", "self"),
-    saved=("buffer", "grad_output", "self"), complex=kernel_refuses("log_sigmoid_backward_cpu"),
+    "log_sigmoid_backward",
+    node="LogSigmoidBackwardBackward0",
+    inputs=("grad_output", "self"),
+    saved=("buffer", "grad_output", "self"),
+    complex=kernel_refuses("log_sigmoid_backward_cpu"),
     batch=ELEMENTWISE,
     fwd=lambda xp, go, x, p: go * log_sigmoid_grad(xp, x),
-    vjp=(lambda xp, g, go, x, out, p: xp.call(LOG_SIGMOID_BACKWARD, g, x, p=p), _log_sigmoid_double),
-    jvp=lambda xp, t, x, out, p: (t[0] * log_sigmoid_grad(xp, x[1])
-                                  + _log_sigmoid_double(xp, t[1], x[0], x[1], out, p)),
+    vjp=(
+        lambda xp, g, go, x, out, p: xp.call(LOG_SIGMOID_BACKWARD, g, x, p=p),
+        _log_sigmoid_double,
+    ),
+    jvp=lambda xp, t, x, out, p: (
+        t[0] * log_sigmoid_grad(xp, x[1]) + _log_sigmoid_double(xp, t[1], x[0], x[1], out, p)
+    ),
     sample={"cases": _log_sigmoid_case},
 )
 
@@ -222,7 +279,9 @@ def keep_reduce(xp, x, d, how):
         if x.dtype.kind == "f":  # the ufuncs' C reduce: ndarray.sum/max add a Python wrapper
             return (_max_reduce if how == "max" else _add_reduce)(x, d, keepdims=True)
     elif xp.is_txp:
-        return xp.amax(x, axis=d, keepdims=True) if how == "max" else xp.sum(x, axis=d, keepdims=True)
+        return (
+            xp.amax(x, axis=d, keepdims=True) if how == "max" else xp.sum(x, axis=d, keepdims=True)
+        )
     return x.max(axis=d, keepdims=True) if how == "max" else x.sum(axis=d, keepdims=True)
 
 
@@ -231,10 +290,11 @@ _max_reduce, _add_reduce = np.maximum.reduce, np.add.reduce
 
 def softmax_kernel(name):
     """torch's kernel error for a complex softmax: the last-dim kernel names itself apart."""
+
     def message(p, x):
         last = x.ndim <= 1 or p["dim"] % x.ndim == x.ndim - 1
         kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
-        return f'"{kernel}" not implemented for \'{{dtype}}\''
+        return f"\"{kernel}\" not implemented for '{{dtype}}'"
 
     return message
 
@@ -248,16 +308,24 @@ def _softmax_double(xp, g, go, o, out, p):
 def _softmax_cases(row, aten):
     def build(rng):
         go, o = rng.uniform(-2, 2, (3, 4)), rng.uniform(0.1, 1, (3, 4))
-        return [(lambda g, y: _dispatch().apply(row(), (g, y), {"dim": 1}), [go, o],
-                 lambda tt, g, y: getattr(tt.ops.aten, aten)(g, y, 1, y.dtype))]
+        return [
+            (
+                lambda g, y: _dispatch().apply(row(), (g, y), {"dim": 1}),
+                [go, o],
+                lambda tt, g, y: getattr(tt.ops.aten, aten)(g, y, 1, y.dtype),
+            )
+        ]
 
     return {"cases": build}
 
 
 SOFTMAX_BACKWARD_DATA = defop(
-    "_softmax_backward_data", node="SoftmaxBackwardDataBackward0",
-    inputs=("grad_output", "output"), saved=("dim", "grad_output", "output"),
-    complex=Refuse(NotImplementedError, softmax_kernel("softmax_backward")), batch=ShiftDims("dim"),
+    "_softmax_backward_data",
+    node="SoftmaxBackwardDataBackward0",
+    inputs=("grad_output", "output"),
+    saved=("dim", "grad_output", "output"),
+    complex=Refuse(NotImplementedError, softmax_kernel("softmax_backward")),
+    batch=ShiftDims("dim"),
     fwd=lambda xp, go, o, p: o * (go - keep_reduce(xp, go * o, p["dim"], "sum")),
     vjp=(lambda xp, g, go, o, out, p: xp.call(SOFTMAX_BACKWARD_DATA, g, o, p=p), _softmax_double),
     reads=({0, 1}, {0, 1}),  # torch keeps both whenever the node exists (as log_softmax's)
@@ -265,25 +333,32 @@ SOFTMAX_BACKWARD_DATA = defop(
     jvp=lambda xp, t, x, out, p: (
         SOFTMAX_BACKWARD_DATA.fwd(xp, t[0], x[1], p)
         + t[1] * (x[0] - keep_reduce(xp, x[0] * x[1], p["dim"], "sum"))
-        - x[1] * keep_reduce(xp, x[0] * t[1], p["dim"], "sum")),
+        - x[1] * keep_reduce(xp, x[0] * t[1], p["dim"], "sum")
+    ),
     sample=_softmax_cases(lambda: SOFTMAX_BACKWARD_DATA, "_softmax_backward_data"),
 )
 LOG_SOFTMAX_BACKWARD_DATA = defop(
-    "_log_softmax_backward_data", node="LogSoftmaxBackwardDataBackward0",
-    inputs=("grad_output", "output"), saved=("dim", "grad_output", "output"),
+    "_log_softmax_backward_data",
+    node="LogSoftmaxBackwardDataBackward0",
+    inputs=("grad_output", "output"),
+    saved=("dim", "grad_output", "output"),
     complex=Refuse(NotImplementedError, softmax_kernel("log_softmax_backward")),
     batch=ShiftDims("dim"),
     fwd=lambda xp, go, o, p: go - xp.exp(o) * keep_reduce(xp, go, p["dim"], "sum"),
     # torch: grad - (grad * output.exp()).sum(dim, true), -grad_output.sum(dim, true) *
     # output.exp() * grad
-    vjp=(lambda xp, g, go, o, out, p: g - keep_reduce(xp, g * xp.exp(o), p["dim"], "sum"),
-         lambda xp, g, go, o, out, p: -keep_reduce(xp, go, p["dim"], "sum") * xp.exp(o) * g),
+    vjp=(
+        lambda xp, g, go, o, out, p: g - keep_reduce(xp, g * xp.exp(o), p["dim"], "sum"),
+        lambda xp, g, go, o, out, p: -keep_reduce(xp, go, p["dim"], "sum") * xp.exp(o) * g,
+    ),
     # torch keeps grad_output whenever the node exists (its saved-tensor hooks see both packs
     # with grad_output alone requiring grad), as if both formulas read it
     reads=({0, 1}, {0, 1}),
     jvp=lambda xp, t, x, out, p: (
-        t[0] - xp.exp(x[1]) * keep_reduce(xp, t[0], p["dim"], "sum")
-        - keep_reduce(xp, x[0], p["dim"], "sum") * xp.exp(x[1]) * t[1]),
+        t[0]
+        - xp.exp(x[1]) * keep_reduce(xp, t[0], p["dim"], "sum")
+        - keep_reduce(xp, x[0], p["dim"], "sum") * xp.exp(x[1]) * t[1]
+    ),
     sample=_softmax_cases(lambda: LOG_SOFTMAX_BACKWARD_DATA, "_log_softmax_backward_data"),
 )
 
@@ -317,16 +392,29 @@ def _mse_double(sign):
 
 
 MSE_LOSS_BACKWARD = defop(
-    "mse_loss_backward", node="MseLossBackwardBackward0", inputs=("grad_output", "self", "target"),
-    saved=("grad_output", "reduction", "self", "target"), complex=kernel_refuses("mse_backward_cpu_out"),
+    "mse_loss_backward",
+    node="MseLossBackwardBackward0",
+    inputs=("grad_output", "self", "target"),
+    saved=("grad_output", "reduction", "self", "target"),
+    complex=kernel_refuses("mse_backward_cpu_out"),
     fwd=lambda xp, go, x, y, p: _unreduce(xp, go, p["reduction"], p["shape"]) * (2 * (x - y)),
-    vjp=(lambda xp, g, go, x, y, out, p: xp.call(MSE_LOSS_BACKWARD, g, x, y, p=p),
-         _mse_double(1), _mse_double(-1)),
-    jvp=lambda xp, t, x, out, p: (MSE_LOSS_BACKWARD.fwd(xp, t[0], x[1], x[2], p)
-                                  + _mse_double(1)(xp, t[1], x[0], x[1], x[2], out, p)
-                                  + _mse_double(-1)(xp, t[2], x[0], x[1], x[2], out, p)),
-    sample=_cases("mse_loss_backward", 3, {"reduction": 1, "shape": (3, 4)},
-                  lambda tt, go, x, y: tt.ops.aten.mse_loss_backward(go, x, y, 1), first_shape=()),
+    vjp=(
+        lambda xp, g, go, x, y, out, p: xp.call(MSE_LOSS_BACKWARD, g, x, y, p=p),
+        _mse_double(1),
+        _mse_double(-1),
+    ),
+    jvp=lambda xp, t, x, out, p: (
+        MSE_LOSS_BACKWARD.fwd(xp, t[0], x[1], x[2], p)
+        + _mse_double(1)(xp, t[1], x[0], x[1], x[2], out, p)
+        + _mse_double(-1)(xp, t[2], x[0], x[1], x[2], out, p)
+    ),
+    sample=_cases(
+        "mse_loss_backward",
+        3,
+        {"reduction": 1, "shape": (3, 4)},
+        lambda tt, go, x, y: tt.ops.aten.mse_loss_backward(go, x, y, 1),
+        first_shape=(),
+    ),
 )
 
 
@@ -407,23 +495,28 @@ def _ln_backward_case(rng):
         return mu, 1 / (((c - mu) * (c - mu)).mean(1, keepdim=True) + 1e-5).sqrt()
 
     def ours(g, t, wt, bt):
-        gi, gw, gb = _dispatch().apply(NATIVE_LAYER_NORM_BACKWARD, (g, t, *stats(t), wt, bt),
-                                       {"normalized_shape": (4,)})
+        gi, gw, gb = _dispatch().apply(
+            NATIVE_LAYER_NORM_BACKWARD, (g, t, *stats(t), wt, bt), {"normalized_shape": (4,)}
+        )
         return gi + gw + gb
 
     def theirs(tt, g, t, wt, bt):
-        gi, gw, gb = tt.ops.aten.native_layer_norm_backward(g, t, (4,), *stats(t), wt, bt,
-                                                            [True, True, True])
+        gi, gw, gb = tt.ops.aten.native_layer_norm_backward(
+            g, t, (4,), *stats(t), wt, bt, [True, True, True]
+        )
         return gi + gw + gb
 
     return [(ours, [go, x, w, b], theirs)]
 
 
 NATIVE_LAYER_NORM_BACKWARD = defop(
-    "native_layer_norm_backward", node="NativeLayerNormBackwardBackward0",
-    inputs=("grad_out", "input", "mean", "rstd", "weight", "bias"), n_out=3,
+    "native_layer_norm_backward",
+    node="NativeLayerNormBackwardBackward0",
+    inputs=("grad_out", "input", "mean", "rstd", "weight", "bias"),
+    n_out=3,
     saved=("grad_out", "input", "mean", "normalized_shape", "rstd", "weight"),
-    complex=kernel_refuses("LayerNormBackwardKernelImpl"), fwd=_ln_backward,
+    complex=kernel_refuses("LayerNormBackwardKernelImpl"),
+    fwd=_ln_backward,
     # mean and rstd are not differentiable (torch lists their edges, empty); the bias's
     # gradient is undefined (its edge is kept)
     vjp=(_ln_double_go, _ln_double_x, UNDEFINED_GRAD, UNDEFINED_GRAD, _ln_double_w, UNDEFINED_GRAD),

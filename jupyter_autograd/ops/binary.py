@@ -11,9 +11,24 @@ from .xp import isnan
 _LN2 = math.log(2.0)
 
 
-def _b(name, node, fwd, da, db, saved=("other", "self"), domain=(-3, 3), avoid=(), smooth=True,
-       torch=None, inputs=("self", "other"), sample=None, complex=HOLOMORPHIC, vjp=None,
-       reads=None, integral=None):
+def _b(
+    name,
+    node,
+    fwd,
+    da,
+    db,
+    saved=("other", "self"),
+    domain=(-3, 3),
+    avoid=(),
+    smooth=True,
+    torch=None,
+    inputs=("self", "other"),
+    sample=None,
+    complex=HOLOMORPHIC,
+    vjp=None,
+    reads=None,
+    integral=None,
+):
     """A two-input row with partial derivatives ``da``/``db(xp, a, b, out, p)`` (or NO_GRAD);
     ``vjp``: the rules composed otherwise than ``g * da`` (as torch's formula, whose double
     backward records its own graph)."""
@@ -30,11 +45,22 @@ def _b(name, node, fwd, da, db, saved=("other", "self"), domain=(-3, 3), avoid=(
             r = r + t[1] * db(xp, x[0], x[1], out, p)
         return r
 
-    return defop(name, node=node, inputs=inputs, saved=saved, fwd=fwd, vjp=(vjp_a, vjp_b), jvp=jvp,
-                 reads=reads, integral=integral,
-                 complex=complex, batch=ELEMENTWISE,
-                 smooth=smooth, sample=sample or {"domain": domain, "avoid": {1: avoid}},
-                 torch=torch or (lambda t, a, b, _n=name: getattr(t, _n)(a, b)))
+    return defop(
+        name,
+        node=node,
+        inputs=inputs,
+        saved=saved,
+        fwd=fwd,
+        vjp=(vjp_a, vjp_b),
+        jvp=jvp,
+        reads=reads,
+        integral=integral,
+        complex=complex,
+        batch=ELEMENTWISE,
+        smooth=smooth,
+        sample=sample or {"domain": domain, "avoid": {1: avoid}},
+        torch=torch or (lambda t, a, b, _n=name: getattr(t, _n)(a, b)),
+    )
 
 
 # atan2(a, b): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2); torch's atan2_backward takes
@@ -45,18 +71,34 @@ def _atan2_recip(xp, a, b):
     return xp.masked_fill(r, xp.isinf(r), 0.0)
 
 
-ATAN2 = _b("atan2", "Atan2Backward0", lambda xp, a, b, p: xp.arctan2(a, b),
-           lambda xp, a, b, out, p: b * _atan2_recip(xp, a, b),
-           lambda xp, a, b, out, p: -a * _atan2_recip(xp, a, b), avoid=(0.0,),
-           vjp=(lambda xp, g, a, b, out, p: g * b * _atan2_recip(xp, a, b),
-                lambda xp, g, a, b, out, p: g * -a * _atan2_recip(xp, a, b)),
-           complex=kernel_refuses("atan2_cpu"))
-HYPOT = _b("hypot", "HypotBackward0", lambda xp, a, b, p: xp.hypot(a, b),
-           lambda xp, a, b, out, p: a / out, lambda xp, a, b, out, p: b / out,
-           vjp=(lambda xp, g, a, b, out, p: g * a / out,  # torch: grad * self / result
-                lambda xp, g, a, b, out, p: g * b / out),
-           saved=("other", "result", "self"), avoid=(0.0,), complex=kernel_refuses("hypot_cpu"),
-           integral=kernel_refuses("hypot_cpu"))
+ATAN2 = _b(
+    "atan2",
+    "Atan2Backward0",
+    lambda xp, a, b, p: xp.arctan2(a, b),
+    lambda xp, a, b, out, p: b * _atan2_recip(xp, a, b),
+    lambda xp, a, b, out, p: -a * _atan2_recip(xp, a, b),
+    avoid=(0.0,),
+    vjp=(
+        lambda xp, g, a, b, out, p: g * b * _atan2_recip(xp, a, b),
+        lambda xp, g, a, b, out, p: g * -a * _atan2_recip(xp, a, b),
+    ),
+    complex=kernel_refuses("atan2_cpu"),
+)
+HYPOT = _b(
+    "hypot",
+    "HypotBackward0",
+    lambda xp, a, b, p: xp.hypot(a, b),
+    lambda xp, a, b, out, p: a / out,
+    lambda xp, a, b, out, p: b / out,
+    vjp=(
+        lambda xp, g, a, b, out, p: g * a / out,  # torch: grad * self / result
+        lambda xp, g, a, b, out, p: g * b / out,
+    ),
+    saved=("other", "result", "self"),
+    avoid=(0.0,),
+    complex=kernel_refuses("hypot_cpu"),
+    integral=kernel_refuses("hypot_cpu"),
+)
 
 
 # copysign: |a| with b's sign; d/da = result / a (0 where a == 0: torch's ratio.masked_fill_),
@@ -65,10 +107,18 @@ def _copysign_da(xp, a, b, out, p):
     return xp.masked_fill(out / a, a == 0, 0.0)
 
 
-COPYSIGN = _b("copysign", "CopysignBackward0", lambda xp, a, b, p: xp.copysign(a, b),
-              _copysign_da, lambda xp, a, b, out, p: 0.0, saved=("self", "result"),
-              reads=((0, -1), ()),
-              avoid=(0.0,), smooth=False, complex=kernel_refuses("copysign_cpu"))
+COPYSIGN = _b(
+    "copysign",
+    "CopysignBackward0",
+    lambda xp, a, b, p: xp.copysign(a, b),
+    _copysign_da,
+    lambda xp, a, b, out, p: 0.0,
+    saved=("self", "result"),
+    reads=((0, -1), ()),
+    avoid=(0.0,),
+    smooth=False,
+    complex=kernel_refuses("copysign_cpu"),
+)
 
 
 # fmax/fmin ignore NaN: the gradient goes to the argument that was taken (a on ties)
@@ -80,20 +130,41 @@ def _fmin_a(xp, a, b, out, p):
     return (a <= b) | isnan(b)
 
 
-FMAX = _b("fmax", "FmaxBackward0", lambda xp, a, b, p: xp.fmax(a, b), _fmax_a,
-          lambda xp, a, b, out, p: ~_fmax_a(xp, a, b, out, p), smooth=False,
-          complex=Refuse(RuntimeError, "fmax not implemented for complex tensors.", first=True))
-FMIN = _b("fmin", "FminBackward0", lambda xp, a, b, p: xp.fmin(a, b), _fmin_a,
-          lambda xp, a, b, out, p: ~_fmin_a(xp, a, b, out, p), smooth=False,
-          complex=Refuse(RuntimeError, "fmin not implemented for complex tensors.", first=True))
+FMAX = _b(
+    "fmax",
+    "FmaxBackward0",
+    lambda xp, a, b, p: xp.fmax(a, b),
+    _fmax_a,
+    lambda xp, a, b, out, p: ~_fmax_a(xp, a, b, out, p),
+    smooth=False,
+    complex=Refuse(RuntimeError, "fmax not implemented for complex tensors.", first=True),
+)
+FMIN = _b(
+    "fmin",
+    "FminBackward0",
+    lambda xp, a, b, p: xp.fmin(a, b),
+    _fmin_a,
+    lambda xp, a, b, out, p: ~_fmin_a(xp, a, b, out, p),
+    smooth=False,
+    complex=Refuse(RuntimeError, "fmin not implemented for complex tensors.", first=True),
+)
 
 
 # nextafter: torch passes the gradient to self where self != other (0 on ties: nextafter(a, a)
 # is a) and none to other
-NEXTAFTER = _b("nextafter", "NextafterBackward0", lambda xp, a, b, p: xp.nextafter(a, b),
-               lambda xp, a, b, out, p: a != b, lambda xp, a, b, out, p: 0.0, smooth=False,
-               reads=((0, 1), ()),
-               complex=kernel_refuses("nextafter_cpu"), integral=kernel_refuses("nextafter_cpu"))
+NEXTAFTER = _b(
+    "nextafter",
+    "NextafterBackward0",
+    lambda xp, a, b, p: xp.nextafter(a, b),
+    lambda xp, a, b, out, p: a != b,
+    lambda xp, a, b, out, p: 0.0,
+    smooth=False,
+    reads=((0, 1), ()),
+    complex=kernel_refuses("nextafter_cpu"),
+    integral=kernel_refuses("nextafter_cpu"),
+)
+
+
 # logaddexp(a, b) = log(e^a + e^b): d/da = 1 / (1 + e^(b - a))
 def _logaddexp(xp, a, b, p):
     if a.dtype.kind != "c":
@@ -105,18 +176,31 @@ def _logaddexp(xp, a, b, p):
 
 
 # torch: grad / (1 + exp(other - self)), grad / (1 + pow(2, other - self))
-LOGADDEXP = _b("logaddexp", "LogaddexpBackward0", _logaddexp,
-               lambda xp, a, b, out, p: 1 / (1 + xp.exp(b - a)),
-               lambda xp, a, b, out, p: 1 / (1 + xp.exp(a - b)),
-               vjp=(lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.exp(b - a), 1),
-                    lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.exp(a - b), 1)),
-               integral=kernel_refuses("logaddexp_cpu"))
-LOGADDEXP2 = _b("logaddexp2", "Logaddexp2Backward0", lambda xp, a, b, p: xp.logaddexp2(a, b),
-                lambda xp, a, b, out, p: 1 / (1 + xp.exp2(b - a)),
-                lambda xp, a, b, out, p: 1 / (1 + xp.exp2(a - b)),
-                vjp=(lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.scalar_pow(2.0, b - a), 1),
-                     lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.scalar_pow(2.0, a - b), 1)),
-                complex=kernel_refuses("logaddexp2_cpu"), integral=kernel_refuses("logaddexp2_cpu"))
+LOGADDEXP = _b(
+    "logaddexp",
+    "LogaddexpBackward0",
+    _logaddexp,
+    lambda xp, a, b, out, p: 1 / (1 + xp.exp(b - a)),
+    lambda xp, a, b, out, p: 1 / (1 + xp.exp(a - b)),
+    vjp=(
+        lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.exp(b - a), 1),
+        lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.exp(a - b), 1),
+    ),
+    integral=kernel_refuses("logaddexp_cpu"),
+)
+LOGADDEXP2 = _b(
+    "logaddexp2",
+    "Logaddexp2Backward0",
+    lambda xp, a, b, p: xp.logaddexp2(a, b),
+    lambda xp, a, b, out, p: 1 / (1 + xp.exp2(b - a)),
+    lambda xp, a, b, out, p: 1 / (1 + xp.exp2(a - b)),
+    vjp=(
+        lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.scalar_pow(2.0, b - a), 1),
+        lambda xp, g, a, b, out, p: g / xp.add_scalar(xp.scalar_pow(2.0, a - b), 1),
+    ),
+    complex=kernel_refuses("logaddexp2_cpu"),
+    integral=kernel_refuses("logaddexp2_cpu"),
+)
 
 
 # xlogy(a, b) = a log(b), 0 where a == 0 (unless b is NaN). torch's d/da is xlogy(grad, b), set to
@@ -130,6 +214,7 @@ def _xlog_partials(log, pole, row):
     """d/da of ``a * log(b)`` (log or log1p) as torch: ``xlogy(g, b)`` (``xlog1py``, the row
     itself, ``row()``) set to 0 where a == 0 and b is at or past the log's pole (masked_fill);
     the factor and the VJP."""
+
     def da(xp, a, b, out, p):
         return xp.where((a == 0) & (b <= pole), 0.0, log(xp, b))
 
@@ -143,22 +228,41 @@ _xlogy_da, _xlogy_vjp_a = _xlog_partials(lambda xp, b: xp.log(b), 0, lambda: XLO
 _xlog1py_da, _xlog1py_vjp_a = _xlog_partials(lambda xp, b: xp.log1p(b), -1, lambda: XLOG1PY)
 
 
-XLOGY = _b("xlogy", "XlogyBackward0", _xlogy, _xlogy_da,
-           lambda xp, a, b, out, p: a / b, domain=(0.1, 3), complex=kernel_refuses("xlogy_cpu"),
-           vjp=(_xlogy_vjp_a, lambda xp, g, a, b, out, p: g * a / b))
+XLOGY = _b(
+    "xlogy",
+    "XlogyBackward0",
+    _xlogy,
+    _xlogy_da,
+    lambda xp, a, b, out, p: a / b,
+    domain=(0.1, 3),
+    complex=kernel_refuses("xlogy_cpu"),
+    vjp=(_xlogy_vjp_a, lambda xp, g, a, b, out, p: g * a / b),
+)
 
 
 def _xlog1py(xp, a, b, p):
     return xp.where((a == 0) & ~xp.isnan(b), 0.0, a * xp.log1p(b)).astype(a.dtype)
 
 
-XLOG1PY = _b("special_xlog1py", "SpecialXlog1PyBackward0", _xlog1py,
-             _xlog1py_da, lambda xp, a, b, out, p: a / (b + 1), complex=kernel_refuses("xlog1py_cpu"),
-             vjp=(_xlog1py_vjp_a, lambda xp, g, a, b, out, p: g * a / xp.add_scalar(b, 1)),
-             torch=lambda torch, a, b: torch.special.xlog1py(a, b),
-             sample={"cases": lambda rng: [(None,
-                                            [rng.uniform(-3, 3, (3, 4)), rng.uniform(0.1, 3, (4,))],
-                                            lambda tt, a, b: tt.special.xlog1py(a, b))]})
+XLOG1PY = _b(
+    "special_xlog1py",
+    "SpecialXlog1PyBackward0",
+    _xlog1py,
+    _xlog1py_da,
+    lambda xp, a, b, out, p: a / (b + 1),
+    complex=kernel_refuses("xlog1py_cpu"),
+    vjp=(_xlog1py_vjp_a, lambda xp, g, a, b, out, p: g * a / xp.add_scalar(b, 1)),
+    torch=lambda torch, a, b: torch.special.xlog1py(a, b),
+    sample={
+        "cases": lambda rng: [
+            (
+                None,
+                [rng.uniform(-3, 3, (3, 4)), rng.uniform(0.1, 3, (4,))],
+                lambda tt, a, b: tt.special.xlog1py(a, b),
+            )
+        ]
+    },
+)
 
 
 # lerp(a, b, w) = a + w (b - a), computed from the nearer end as torch does (exact at w = 1)
@@ -166,11 +270,25 @@ def _lerp(xp, a, b, w):
     return xp.where(abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
 
 
-LERP = _b("lerp.Scalar", "LerpBackward0", lambda xp, a, b, p: _lerp(xp, a, b, p["weight"]),
-          lambda xp, a, b, out, p: 1 - p["weight"], lambda xp, a, b, out, p: p["weight"],
-          saved=("weight",), inputs=("self", "end"), torch=lambda torch, a, b: torch.lerp(a, b, 0.3),
-          sample={"cases": lambda rng: [(lambda a, b: a.lerp(b, 0.3), [rng.uniform(-3, 3, (3, 4)),
-                                         rng.uniform(-3, 3, (4,))], lambda tt, a, b: a.lerp(b, 0.3))]})
+LERP = _b(
+    "lerp.Scalar",
+    "LerpBackward0",
+    lambda xp, a, b, p: _lerp(xp, a, b, p["weight"]),
+    lambda xp, a, b, out, p: 1 - p["weight"],
+    lambda xp, a, b, out, p: p["weight"],
+    saved=("weight",),
+    inputs=("self", "end"),
+    torch=lambda torch, a, b: torch.lerp(a, b, 0.3),
+    sample={
+        "cases": lambda rng: [
+            (
+                lambda a, b: a.lerp(b, 0.3),
+                [rng.uniform(-3, 3, (3, 4)), rng.uniform(-3, 3, (4,))],
+                lambda tt, a, b: a.lerp(b, 0.3),
+            )
+        ]
+    },
+)
 
 
 def _lerp_jvp(xp, t, x, out, p):
@@ -179,16 +297,31 @@ def _lerp_jvp(xp, t, x, out, p):
 
 
 LERP_TENSOR = defop(
-    "lerp.Tensor", node="LerpBackward1", inputs=("self", "end", "weight"), complex=HOLOMORPHIC,
+    "lerp.Tensor",
+    node="LerpBackward1",
+    inputs=("self", "end", "weight"),
+    complex=HOLOMORPHIC,
     saved=("end", "self", "weight"),
     fwd=lambda xp, a, b, w, p: _lerp(xp, a, b, w),
-    vjp=(lambda xp, g, a, b, w, out, p: g * (1 - w),
-         lambda xp, g, a, b, w, out, p: g * w,
-         lambda xp, g, a, b, w, out, p: g * (b - a)),
+    vjp=(
+        lambda xp, g, a, b, w, out, p: g * (1 - w),
+        lambda xp, g, a, b, w, out, p: g * w,
+        lambda xp, g, a, b, w, out, p: g * (b - a),
+    ),
     jvp=_lerp_jvp,
-    sample={"cases": lambda rng: [(lambda a, b, w: a.lerp(b, w), [rng.uniform(-3, 3, (3, 4)),
-                                   rng.uniform(-3, 3, (4,)), rng.uniform(0.1, 0.4, (3, 1))],
-                                   lambda tt, a, b, w: a.lerp(b, w))]},
+    sample={
+        "cases": lambda rng: [
+            (
+                lambda a, b, w: a.lerp(b, w),
+                [
+                    rng.uniform(-3, 3, (3, 4)),
+                    rng.uniform(-3, 3, (4,)),
+                    rng.uniform(0.1, 0.4, (3, 1)),
+                ],
+                lambda tt, a, b, w: a.lerp(b, w),
+            )
+        ]
+    },
 )
 
 
@@ -198,28 +331,48 @@ def _value(p):
 
 # addcmul(s, t1, t2, value) = s + value t1 t2; addcdiv = s + value t1 / t2
 ADDCMUL = defop(
-    "addcmul", node="AddcmulBackward0", inputs=("self", "tensor1", "tensor2"), complex=HOLOMORPHIC,
+    "addcmul",
+    node="AddcmulBackward0",
+    inputs=("self", "tensor1", "tensor2"),
+    complex=HOLOMORPHIC,
     saved=("tensor1", "tensor2", "value"),
     fwd=lambda xp, s, a, b, p: s + _value(p) * a * b,
-    vjp=(lambda xp, g, s, a, b, out, p: g,
-         lambda xp, g, s, a, b, out, p: g * b * _value(p),
-         lambda xp, g, s, a, b, out, p: g * a * _value(p)),
+    vjp=(
+        lambda xp, g, s, a, b, out, p: g,
+        lambda xp, g, s, a, b, out, p: g * b * _value(p),
+        lambda xp, g, s, a, b, out, p: g * a * _value(p),
+    ),
     jvp=lambda xp, t, x, out, p: t[0] + _value(p) * (t[1] * x[2] + x[1] * t[2]),
-    sample={"cases": lambda rng: [(lambda s, a, b: s.addcmul(a, b, value=0.5),
-                                   [rng.uniform(-3, 3, (3, 4)), rng.uniform(-3, 3, (4,)),
-                                    rng.uniform(-3, 3, (3, 1))],
-                                   lambda tt, s, a, b: s.addcmul(a, b, value=0.5))]},
+    sample={
+        "cases": lambda rng: [
+            (
+                lambda s, a, b: s.addcmul(a, b, value=0.5),
+                [rng.uniform(-3, 3, (3, 4)), rng.uniform(-3, 3, (4,)), rng.uniform(-3, 3, (3, 1))],
+                lambda tt, s, a, b: s.addcmul(a, b, value=0.5),
+            )
+        ]
+    },
 )
 ADDCDIV = defop(
-    "addcdiv", node="AddcdivBackward0", inputs=("self", "tensor1", "tensor2"), complex=HOLOMORPHIC,
+    "addcdiv",
+    node="AddcdivBackward0",
+    inputs=("self", "tensor1", "tensor2"),
+    complex=HOLOMORPHIC,
     saved=("tensor1", "tensor2", "value"),
     fwd=lambda xp, s, a, b, p: s + _value(p) * (a / b),
-    vjp=(lambda xp, g, s, a, b, out, p: g,
-         lambda xp, g, s, a, b, out, p: g * _value(p) / b,
-         lambda xp, g, s, a, b, out, p: -g * _value(p) * a / (b * b)),
+    vjp=(
+        lambda xp, g, s, a, b, out, p: g,
+        lambda xp, g, s, a, b, out, p: g * _value(p) / b,
+        lambda xp, g, s, a, b, out, p: -g * _value(p) * a / (b * b),
+    ),
     jvp=lambda xp, t, x, out, p: t[0] + _value(p) * (t[1] / x[2] - t[2] * x[1] / (x[2] * x[2])),
-    sample={"cases": lambda rng: [(lambda s, a, b: s.addcdiv(a, b, value=0.5),
-                                   [rng.uniform(-3, 3, (3, 4)), rng.uniform(-3, 3, (4,)),
-                                    rng.uniform(1, 3, (3, 1))],
-                                   lambda tt, s, a, b: s.addcdiv(a, b, value=0.5))]},
+    sample={
+        "cases": lambda rng: [
+            (
+                lambda s, a, b: s.addcdiv(a, b, value=0.5),
+                [rng.uniform(-3, 3, (3, 4)), rng.uniform(-3, 3, (4,)), rng.uniform(1, 3, (3, 1))],
+                lambda tt, s, a, b: s.addcdiv(a, b, value=0.5),
+            )
+        ]
+    },
 )

@@ -37,11 +37,17 @@ def _windows(xp, x, ksize, p):
     else:
         x = xp.ascontiguousarray(x)
     out = p.get("y_out")  # the windows of a transposed convolution's output_padding rows are
-    if out is None:       # not counted: its F-geometry's output is the transposed input's size
-        out = tuple(_out_size(n, k, s, q, d) for n, k, s, q, d in zip(spatial, ksize, stride, pad, dil))
+    if out is None:  # not counted: its F-geometry's output is the transposed input's size
+        out = tuple(
+            _out_size(n, k, s, q, d) for n, k, s, q, d in zip(spatial, ksize, stride, pad, dil)
+        )
     st = x.strides
     shape = x.shape[:2] + tuple(ksize) + out
-    strides = st[:2] + tuple(a * d for a, d in zip(st[2:], dil)) + tuple(a * s for a, s in zip(st[2:], stride))
+    strides = (
+        st[:2]
+        + tuple(a * d for a, d in zip(st[2:], dil))
+        + tuple(a * s for a, s in zip(st[2:], stride))
+    )
     return xp.lib.stride_tricks.as_strided(x, shape, strides), out
 
 
@@ -89,8 +95,9 @@ def _Bi(xp, gy, w, x_shape, p):
     spatial = tuple(x_shape[2:])
     buf = xp.zeros((g * cg,) + tuple(s + 2 * q for s, q in zip(spatial, pad)) + (n,), dc.dtype)
     for k in itertools.product(*(range(s) for s in ksize)):
-        sl = tuple(slice(ki * d, ki * d + s * (o - 1) + 1, s)
-                   for ki, d, s, o in zip(k, dil, stride, out))
+        sl = tuple(
+            slice(ki * d, ki * d + s * (o - 1) + 1, s) for ki, d, s, o in zip(k, dil, stride, out)
+        )
         buf[(slice(None),) + sl] += dc[(slice(None),) + k]
     if any(pad):
         buf = buf[(slice(None),) + tuple(slice(q, q + s) for s, q in zip(spatial, pad))]
@@ -194,16 +201,33 @@ def _conv_jvp(xp, t, x, out, p):
 
 def _conv_cases(rng):
     specs = [  # small: the complex gradgradcheck differentiates element by element
-        ((1, 2, 5, 4), (2, 2, 3, 2), {"stride": (2, 1), "padding": (1, 0), "dilation": (1, 2)}, "conv2d"),
+        (
+            (1, 2, 5, 4),
+            (2, 2, 3, 2),
+            {"stride": (2, 1), "padding": (1, 0), "dilation": (1, 2)},
+            "conv2d",
+        ),
         ((1, 4, 5), (4, 2, 3), {"stride": 2, "padding": 1, "groups": 2}, "conv1d"),
-        ((1, 2, 3, 3), (2, 2, 2, 2), {"stride": 2, "padding": 1, "output_padding": 1}, "conv_transpose2d"),
+        (
+            (1, 2, 3, 3),
+            (2, 2, 2, 2),
+            {"stride": 2, "padding": 1, "output_padding": 1},
+            "conv_transpose2d",
+        ),
     ]
     out = []
     for xs, ws, kw, name in specs:
         oc = ws[1] if "transpose" in name else ws[0]
         arrays = [rng.uniform(-1, 1, xs), rng.uniform(-1, 1, ws), rng.uniform(-1, 1, (oc,))]
-        out.append((None, arrays, lambda tt, x, w, b, n=name, k=kw:
-                    getattr(tt.nn.functional, n)(*_same_dtype(tt, x, w, b), **k)))
+        out.append(
+            (
+                None,
+                arrays,
+                lambda tt, x, w, b, n=name, k=kw: getattr(tt.nn.functional, n)(
+                    *_same_dtype(tt, x, w, b), **k
+                ),
+            )
+        )
     return out
 
 
@@ -217,11 +241,25 @@ def _same_dtype(lib, *ts):
 
 
 CONVOLUTION = defop(
-    "convolution", node="ConvolutionBackward0", inputs=("input", "weight", "bias"),
-    saved=("bias_sym_sizes_opt", "dilation", "groups", "input", "output_padding", "padding",
-           "stride", "transposed", "weight"),
-    fwd=_conv_fwd, vjp=(_conv_vjp_input, _conv_vjp_weight, _conv_vjp_bias), jvp=_conv_jvp,
-    sample={"kind": "cases", "cases": _conv_cases}, complex=HOLOMORPHIC,
+    "convolution",
+    node="ConvolutionBackward0",
+    inputs=("input", "weight", "bias"),
+    saved=(
+        "bias_sym_sizes_opt",
+        "dilation",
+        "groups",
+        "input",
+        "output_padding",
+        "padding",
+        "stride",
+        "transposed",
+        "weight",
+    ),
+    fwd=_conv_fwd,
+    vjp=(_conv_vjp_input, _conv_vjp_weight, _conv_vjp_bias),
+    jvp=_conv_jvp,
+    sample={"kind": "cases", "cases": _conv_cases},
+    complex=HOLOMORPHIC,
     doc="conv1d/2d/3d and conv_transpose: im2col + GEMM",
 )
 
@@ -277,33 +315,61 @@ def _backward_cases(which):
             return F.conv_transpose2d if transposed else F.conv2d
 
         if which == "input":  # gradient of the input: a function of the weight and grad_output
+
             def run(lib, ww, v, transposed=False):
                 ww, v = _same_dtype(lib, ww, v)
                 leaf = xt[:, :2, :3, :3] if transposed else x
-                return _through_grad(lib, leaf.astype(complex) if v.is_complex() else leaf,
-                                     lambda t: conv(lib, transposed)(t, ww, **kw), v)
+                return _through_grad(
+                    lib,
+                    leaf.astype(complex) if v.is_complex() else leaf,
+                    lambda t: conv(lib, transposed)(t, ww, **kw),
+                    v,
+                )
+
             args = [(w, (1, 2, 3, 2), False), (wt, (1, 2, 5, 4), True)]
         else:  # gradient of the weight: a function of the input and grad_output
+
             def run(lib, xx, v, transposed=False):
                 xx, v = _same_dtype(lib, xx, v)
                 leaf = wt if transposed else w
-                return _through_grad(lib, leaf.astype(complex) if v.is_complex() else leaf,
-                                     lambda t: conv(lib, transposed)(xx, t, **kw), v)
+                return _through_grad(
+                    lib,
+                    leaf.astype(complex) if v.is_complex() else leaf,
+                    lambda t: conv(lib, transposed)(xx, t, **kw),
+                    v,
+                )
+
             args = [(x, (1, 2, 3, 2), False), (xt[:, :2, :3, :3], (1, 2, 5, 4), True)]
-        return [(None, [a, rng.uniform(-1, 1, vs)],
-                 lambda tt, a, v, tr=tr: run(tt, a, v, tr)) for a, vs, tr in args]
+        return [
+            (None, [a, rng.uniform(-1, 1, vs)], lambda tt, a, v, tr=tr: run(tt, a, v, tr))
+            for a, vs, tr in args
+        ]
+
     return cases
 
 
-_BWD_SAVED = ("dilation", "grad_output", "groups", "input", "output_padding", "padding", "stride",
-              "transposed", "weight")
+_BWD_SAVED = (
+    "dilation",
+    "grad_output",
+    "groups",
+    "input",
+    "output_padding",
+    "padding",
+    "stride",
+    "transposed",
+    "weight",
+)
 
 CONV_BACKWARD_INPUT = defop(
-    "convolution_backward.input", node="ConvolutionBackwardBackward0",
-    inputs=("grad_output", "weight"), saved=_BWD_SAVED,
+    "convolution_backward.input",
+    node="ConvolutionBackwardBackward0",
+    inputs=("grad_output", "weight"),
+    saved=_BWD_SAVED,
     fwd=lambda xp, g, w, p: _raw(xp, _bin_kind(p), g, w, p),
-    vjp=(_bin_vjp_grad, _bin_vjp_weight), jvp=_bin_jvp,
-    sample={"kind": "cases", "cases": _backward_cases("input")}, complex=HOLOMORPHIC,
+    vjp=(_bin_vjp_grad, _bin_vjp_weight),
+    jvp=_bin_jvp,
+    sample={"kind": "cases", "cases": _backward_cases("input")},
+    complex=HOLOMORPHIC,
 )
 
 
@@ -328,9 +394,13 @@ def _bw_jvp(xp, t, x, out, p):
 
 
 CONV_BACKWARD_WEIGHT = defop(
-    "convolution_backward.weight", node="ConvolutionBackwardBackward0",
-    inputs=("input", "grad_output"), saved=_BWD_SAVED,
+    "convolution_backward.weight",
+    node="ConvolutionBackwardBackward0",
+    inputs=("input", "grad_output"),
+    saved=_BWD_SAVED,
     fwd=lambda xp, x, g, p: _raw(xp, "Bw", *_bw_args(p, x, g), p),
-    vjp=(_bw_vjp_input, _bw_vjp_grad), jvp=_bw_jvp,
-    sample={"kind": "cases", "cases": _backward_cases("weight")}, complex=HOLOMORPHIC,
+    vjp=(_bw_vjp_input, _bw_vjp_grad),
+    jvp=_bw_jvp,
+    sample={"kind": "cases", "cases": _backward_cases("weight")},
+    complex=HOLOMORPHIC,
 )

@@ -18,9 +18,11 @@ from .dispatch import apply, apply1
 from .registry import AS_WRITTEN, defop
 from .xp import isnan
 
-_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
-               np.dtype(np.float64): np.dtype(np.complex128),
-               np.dtype(np.float16): np.dtype(np.complex64)}
+_COMPLEX_OF = {
+    np.dtype(np.float32): np.dtype(np.complex64),
+    np.dtype(np.float64): np.dtype(np.complex128),
+    np.dtype(np.float16): np.dtype(np.complex64),
+}
 
 
 def _as_complex(xp, g):
@@ -53,27 +55,44 @@ def _view_as_complex_fwd(xp, x, p):
 
 # _conj: torch's lazy conjugate (ConjBackward0); the gradient of a conjugate is the conjugate
 CONJ = defop(
-    "_conj", node="ConjBackward0", inputs=("self",), saved=(), complex=AS_WRITTEN,
+    "_conj",
+    node="ConjBackward0",
+    inputs=("self",),
+    saved=(),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.conj(x),
     vjp=lambda xp, g, x, out, p: xp.conj(g),
-    jvp=lambda xp, t, x, out, p: xp.conj(t[0]), linear=True,
-    sample={"domain": (-3, 3), "kind": "conj"}, torch=lambda torch, x: x.conj(),
+    jvp=lambda xp, t, x, out, p: xp.conj(t[0]),
+    linear=True,
+    sample={"domain": (-3, 3), "kind": "conj"},
+    torch=lambda torch, x: x.conj(),
 )
 # _neg_view: torch's lazy negation (NegViewBackward0), which imag() of a conjugate applies to
 # the real view of its physical values; here the values are negated at once
 NEG_VIEW = defop(
-    "_neg_view", node="NegViewBackward0", inputs=("self",), saved=(), complex=AS_WRITTEN,
+    "_neg_view",
+    node="NegViewBackward0",
+    inputs=("self",),
+    saved=(),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, p: -x,
     vjp=lambda xp, g, x, out, p: -g,
-    jvp=lambda xp, t, x, out, p: -t[0], linear=True,
+    jvp=lambda xp, t, x, out, p: -t[0],
+    linear=True,
     sample={"domain": (-3, 3), "kind": "conj"},  # x.conj().imag goes through it
 )
 CONJ_PHYSICAL = defop(
-    "_conj_physical", node="ConjPhysicalBackward0", inputs=("self",), saved=(), complex=AS_WRITTEN,
+    "_conj_physical",
+    node="ConjPhysicalBackward0",
+    inputs=("self",),
+    saved=(),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.conj(x),
     vjp=lambda xp, g, x, out, p: xp.conj(g),
-    jvp=lambda xp, t, x, out, p: xp.conj(t[0]), linear=True,
-    sample={"domain": (-3, 3), "kind": "conj_physical"}, torch=lambda torch, x: x.conj_physical(),
+    jvp=lambda xp, t, x, out, p: xp.conj(t[0]),
+    linear=True,
+    sample={"domain": (-3, 3), "kind": "conj_physical"},
+    torch=lambda torch, x: x.conj_physical(),
 )
 
 
@@ -91,11 +110,16 @@ def _sgn_backward(xp, g, x, out):
 
 
 SGN = defop(
-    "sgn", node="SgnBackward0", inputs=("self",), saved=("result", "self"), complex=AS_WRITTEN,
+    "sgn",
+    node="SgnBackward0",
+    inputs=("self",),
+    saved=("result", "self"),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.sgn(x),
     vjp=lambda xp, g, x, out, p: _sgn_backward(xp, g, x, out),
     jvp=lambda xp, t, x, out, p: _sgn_backward(xp, t[0], x[0], out),
-    smooth=False, sample={"domain": (-3, 3), "avoid": {0: (0.0,)}, "kind": "sgn"},
+    smooth=False,
+    sample={"domain": (-3, 3), "avoid": {0: (0.0,)}, "kind": "sgn"},
     torch=lambda torch, x: x.sgn(),
 )
 
@@ -120,25 +144,45 @@ def _angle_jvp(xp, t, x, out, p):
 
 
 ANGLE = defop(
-    "angle", node="AngleBackward0", inputs=("self",), saved=("self",), complex=AS_WRITTEN,
-    fwd=lambda xp, x, p: xp.angle(x) if xp.iscomplexobj(x) else xp.where(x < 0, np.pi, 0.0 * xp.where(isnan(x), x, 0)),
-    vjp=_angle_vjp, jvp=_angle_jvp,
-    smooth=False, sample={"domain": (-3, 3), "avoid": {0: (0.0,)}, "kind": "angle"},
+    "angle",
+    node="AngleBackward0",
+    inputs=("self",),
+    saved=("self",),
+    complex=AS_WRITTEN,
+    fwd=lambda xp, x, p: (
+        xp.angle(x)
+        if xp.iscomplexobj(x)
+        else xp.where(x < 0, np.pi, 0.0 * xp.where(isnan(x), x, 0))
+    ),
+    vjp=_angle_vjp,
+    jvp=_angle_jvp,
+    smooth=False,
+    sample={"domain": (-3, 3), "avoid": {0: (0.0,)}, "kind": "angle"},
     torch=lambda torch, x: x.angle(),
 )
 VIEW_AS_REAL = defop(
-    "view_as_real", node="ViewAsRealBackward0", inputs=("self",), saved=(), complex=AS_WRITTEN,
+    "view_as_real",
+    node="ViewAsRealBackward0",
+    inputs=("self",),
+    saved=(),
+    complex=AS_WRITTEN,
     fwd=_view_as_real_fwd,
     vjp=lambda xp, g, x, out, p: _as_complex(xp, g),
-    jvp=lambda xp, t, x, out, p: _as_real(xp, t[0]), linear=True,
-    sample={"domain": (-3, 3), "kind": "view_as_real"}, torch=lambda torch, x: torch.view_as_real(x),
+    jvp=lambda xp, t, x, out, p: _as_real(xp, t[0]),
+    linear=True,
+    sample={"domain": (-3, 3), "kind": "view_as_real"},
+    torch=lambda torch, x: torch.view_as_real(x),
 )
 VIEW_AS_COMPLEX = defop(
-    "view_as_complex", node="ViewAsComplexBackward0", inputs=("self",), saved=(),
+    "view_as_complex",
+    node="ViewAsComplexBackward0",
+    inputs=("self",),
+    saved=(),
     complex=AS_WRITTEN,
     fwd=_view_as_complex_fwd,
     vjp=lambda xp, g, x, out, p: _as_real(xp, g),
-    jvp=lambda xp, t, x, out, p: _as_complex(xp, t[0]), linear=True,
+    jvp=lambda xp, t, x, out, p: _as_complex(xp, t[0]),
+    linear=True,
     sample={"domain": (-3, 3), "kind": "view_as_complex"},
     torch=lambda torch, x: torch.view_as_complex(x),
 )
@@ -152,24 +196,38 @@ def _complex_fwd(xp, re, im, p):
 
 # complex(real, imag): the gradients are the real and imaginary parts of grad
 COMPLEX = defop(
-    "complex", node="ComplexBackward0", inputs=("real", "imag"), saved=(), complex=AS_WRITTEN,
+    "complex",
+    node="ComplexBackward0",
+    inputs=("real", "imag"),
+    saved=(),
+    complex=AS_WRITTEN,
     fwd=_complex_fwd,
     vjp=(lambda xp, g, re, im, out, p: xp.real(g), lambda xp, g, re, im, out, p: xp.imag(g)),
     jvp=lambda xp, t, x, out, p: t[0] + 1j * t[1],
-    sample={"domain": (-3, 3), "kind": "complex"}, torch=lambda torch, a, b: torch.complex(a, b),
+    sample={"domain": (-3, 3), "kind": "complex"},
+    torch=lambda torch, a, b: torch.complex(a, b),
 )
 
 
 # polar(abs, angle) = abs * exp(i angle): torch's polar_backward,
 # (Re(conj(g) sgn(result)), Re(conj(g) i result))
 POLAR = defop(
-    "polar", node="PolarBackward0", inputs=("abs", "angle"), saved=("result",), complex=AS_WRITTEN,
+    "polar",
+    node="PolarBackward0",
+    inputs=("abs", "angle"),
+    saved=("result",),
+    complex=AS_WRITTEN,
     fwd=lambda xp, r, a, p: _complex_fwd(xp, r * xp.cos(a), r * xp.sin(a), p),
-    vjp=(lambda xp, g, r, a, out, p: xp.real(xp.conj(g) * xp.sgn(out)),
-         lambda xp, g, r, a, out, p: xp.real(xp.conj(g) * out * 1j)),
-    jvp=lambda xp, t, x, out, p: (t[0] * xp.cos(x[1]) - t[1] * x[0] * xp.sin(x[1]))
-    + 1j * (t[0] * xp.sin(x[1]) + t[1] * x[0] * xp.cos(x[1])),
-    sample={"domain": (0.2, 3), "kind": "polar"}, torch=lambda torch, a, b: torch.polar(a, b),
+    vjp=(
+        lambda xp, g, r, a, out, p: xp.real(xp.conj(g) * xp.sgn(out)),
+        lambda xp, g, r, a, out, p: xp.real(xp.conj(g) * out * 1j),
+    ),
+    jvp=lambda xp, t, x, out, p: (
+        (t[0] * xp.cos(x[1]) - t[1] * x[0] * xp.sin(x[1]))
+        + 1j * (t[0] * xp.sin(x[1]) + t[1] * x[0] * xp.cos(x[1]))
+    ),
+    sample={"domain": (0.2, 3), "kind": "polar"},
+    torch=lambda torch, a, b: torch.polar(a, b),
 )
 
 
@@ -295,7 +353,9 @@ def view_as_complex(input) -> Tensor:
     if _storage_offset(d) % 2:
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     if d.dtype == np.float16:
-        raise NotImplementedError("view_as_complex of a float16 tensor (ComplexHalf) is not supported")
+        raise NotImplementedError(
+            "view_as_complex of a float16 tensor (ComplexHalf) is not supported"
+        )
     return _view(VIEW_AS_COMPLEX, input)
 
 
@@ -391,8 +451,12 @@ def _part(input, i) -> Tensor:
     if i:
         neg = _view(NEG_VIEW, pairs)
         d = neg._data
-        if (d.__class__ is np.ndarray and d.flags.writeable and neg._base is not None
-                and pairs._data.__class__ is np.ndarray):
+        if (
+            d.__class__ is np.ndarray
+            and d.flags.writeable
+            and neg._base is not None
+            and pairs._data.__class__ is np.ndarray
+        ):
             views.add_conj_view(neg, pairs._data, np.negative)  # torch's negative bit, synced
         pairs = neg
     return select(pairs, -1, i)

@@ -51,7 +51,15 @@ def apply(op, inputs: tuple, p=None, record_inputs=None):
                 rg = True
         else:
             arrays.append(t)
-    xp = NPX if cls is _ndarray or cls is None else xp_of(arrays[0] if isinstance(inputs[0], Tensor) else next(a for a in arrays if a.__class__ is cls))
+    xp = (
+        NPX
+        if cls is _ndarray or cls is None
+        else xp_of(
+            arrays[0]
+            if isinstance(inputs[0], Tensor)
+            else next(a for a in arrays if a.__class__ is cls)
+        )
+    )
     q = quiet_enter(QUIET)  # torch's kernels never warn (see ops.xp.QUIET)
     try:
         out = op.fwd(xp, *arrays, p)
@@ -157,11 +165,25 @@ def apply1(op, x: Tensor, p=None, tail=()) -> Tensor:
 # view, with the input's base and version counter, as torch's views. (_unsafe_view is not one:
 # torch uses it on fresh internal results, reshape's copy and matmul's product, and its result
 # has no base: an in-place op on it is a plain one.)
-VIEW_OPS = frozenset({
-    "view", "transpose.int", "t", "permute", "squeeze", "squeeze.dim", "squeeze.dims",
-    "squeeze_.dim", "_reshape_alias", "unsqueeze", "expand", "select.int", "slice.Tensor", "alias",
-    "diagonal",
-})
+VIEW_OPS = frozenset(
+    {
+        "view",
+        "transpose.int",
+        "t",
+        "permute",
+        "squeeze",
+        "squeeze.dim",
+        "squeeze.dims",
+        "squeeze_.dim",
+        "_reshape_alias",
+        "unsqueeze",
+        "expand",
+        "select.int",
+        "slice.Tensor",
+        "alias",
+        "diagonal",
+    }
+)
 
 
 def _make_view(res: Tensor, x: Tensor) -> None:
@@ -224,6 +246,7 @@ def binary_method(op):
     """``Tensor.__add__`` and friends for a binary row: ``tensor <op> float`` takes
     :func:`apply1` with the scalar as an input slot (no promotion: the hot path of small-tensor
     code), anything else :func:`apply2`'s promotion."""
+
     def method(a, b):
         if b.__class__ is float and a._data.dtype.kind == "f":
             return apply1(op, a, None, (b,))
@@ -237,6 +260,7 @@ def binary_method(op):
 def unary_method(op, fallback):
     """``Tensor.tanh`` and friends for an elementwise row: floating inputs take :func:`apply1`;
     others (integer promotion) go through ``fallback``."""
+
     def method(x):
         if x._data.dtype.kind != "f":
             return fallback(x)
@@ -323,7 +347,9 @@ def _refuse_complex_first(op, arrays, p) -> None:
 
 def as_operand(b, like: Tensor):
     """Turn a NumPy array / list / numpy scalar operand into a Tensor on ``like``'s device."""
-    if isinstance(b, (Tensor, int, float, bool, complex)):  # _SCALARS, spelled out: a constant tuple
+    if isinstance(
+        b, (Tensor, int, float, bool, complex)
+    ):  # _SCALARS, spelled out: a constant tuple
         return b
     if isinstance(b, np.generic):
         return b.item()
@@ -345,6 +371,3 @@ def _raise_broadcast(s1, s2):
     from .._errors import broadcast_error
 
     broadcast_error(s1, s2)
-
-
-

@@ -22,7 +22,8 @@ def _subscript(c: str, pos: int) -> int:
     if not c.isalpha() or not c.isascii():
         raise RuntimeError(
             f"einsum(): invalid subscript given at index {pos} in the equation string, subscripts "
-            "must be in [a-zA-Z]")
+            "must be in [a-zA-Z]"
+        )
     return ord(c) - ord("A") if c.isupper() else ord(c) - ord("a") + _LETTERS
 
 
@@ -41,16 +42,22 @@ def _parse_lhs(lhs: str, n_ops: int):
             pass
         elif c == ".":
             if ell:
-                raise RuntimeError(f"einsum(): found '.' for operand {cur} for which an ellipsis was already found")
+                raise RuntimeError(
+                    f"einsum(): found '.' for operand {cur} for which an ellipsis was already found"
+                )
             if not (i + 2 < len(lhs) and lhs[i + 1] == "." and lhs[i + 2] == "."):
-                raise RuntimeError(f"einsum(): found '.' for operand {cur} that is not part of any ellipsis")
+                raise RuntimeError(
+                    f"einsum(): found '.' for operand {cur} that is not part of any ellipsis"
+                )
             i += 2
             labels[cur].append(_ELLIPSIS)
             ell = True
         elif c == ",":
             cur += 1
             if cur >= n_ops:
-                raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+                raise RuntimeError(
+                    "einsum(): fewer operands were provided than specified in the equation"
+                )
             ell = False
         else:
             labels[cur].append(_subscript(c, i))
@@ -90,8 +97,12 @@ def _sumproduct_pair(left, right, sum_dims, keepdim):
         else:
             ro.append(i)
             ro_size *= right.shape[i]
-    out_size = [left.shape[d] for d in lro] + [left.shape[d] for d in lo] + [1] * len(sum_dims) + [
-        right.shape[d] for d in ro]
+    out_size = (
+        [left.shape[d] for d in lro]
+        + [left.shape[d] for d in lo]
+        + [1] * len(sum_dims)
+        + [right.shape[d] for d in ro]
+    )
     lperm = lro + lo + list(sum_dims) + ro
     rperm = lro + list(sum_dims) + ro + lo
     operm = [0] * len(out_size)
@@ -129,9 +140,12 @@ def einsum(*args):
         (torch.Size([2, 4]), <ViewBackward0 object at 0x...>)
     """
     if len(args) < 2:
-        raise ValueError("einsum(): must specify the equation string and at least one operand, or at "
-                         "least one operand and its subscripts list")
+        raise ValueError(
+            "einsum(): must specify the equation string and at least one operand, or at "
+            "least one operand and its subscripts list"
+        )
     if isinstance(args[0], Tensor):
+
         def sub(n):
             if n is Ellipsis:
                 return "..."
@@ -139,7 +153,10 @@ def einsum(*args):
                 return chr(ord("A") + n)
             if 26 <= n < 52:
                 return chr(ord("a") + n - 26)
-            raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+            raise ValueError(
+                "einsum(): subscript in subscript list is not within the valid range [0, 52)"
+            )
+
         equation = ",".join("".join(sub(s) for s in lst) for lst in args[1::2])
         if len(args) % 2 == 1:
             equation += "->" + "".join(sub(s) for s in args[-1])
@@ -175,8 +192,14 @@ def _einsum(equation: str, operands):
         if (nlabels > nd) if has_ell else (nlabels != nd):
             raise RuntimeError(
                 f"einsum(): the number of subscripts in the equation ({nlabels}) "
-                + ("is more than the number of dimensions (" if has_ell else "does not match the number of dimensions (")
-                + f"{nd}) for operand {i}" + ("" if has_ell else " and no ellipsis was given"))
+                + (
+                    "is more than the number of dimensions ("
+                    if has_ell
+                    else "does not match the number of dimensions ("
+                )
+                + f"{nd}) for operand {i}"
+                + ("" if has_ell else " and no ellipsis was given")
+            )
     perm_index_of = [-1] * (2 * _LETTERS)
     perm = 0
     ell_index = 0
@@ -189,7 +212,7 @@ def _einsum(equation: str, operands):
                 perm_index_of[s] = perm
                 perm += 1
     else:
-        rhs = equation[arrow + 2:]
+        rhs = equation[arrow + 2 :]
         i = 0
         while i < len(rhs):
             c = rhs[i]
@@ -197,9 +220,13 @@ def _einsum(equation: str, operands):
                 pass
             elif c == ".":
                 if ell_in_out:
-                    raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was already found")
+                    raise RuntimeError(
+                        "einsum(): found '.' for output but an ellipsis (...) was already found"
+                    )
                 if not (i + 2 < len(rhs) and rhs[i + 1] == "." and rhs[i + 2] == "."):
-                    raise RuntimeError("einsum(): found '.' for output that is not part of any ellipsis (...)")
+                    raise RuntimeError(
+                        "einsum(): found '.' for output that is not part of any ellipsis (...)"
+                    )
                 i += 2
                 ell_index = perm
                 perm += ell_num_dim
@@ -209,8 +236,12 @@ def _einsum(equation: str, operands):
                 if not (count[s] > 0 and perm_index_of[s] == -1):
                     raise RuntimeError(
                         f"einsum(): output subscript {c}"
-                        + (" appears more than once in the output" if perm_index_of[s] > -1
-                           else " does not appear in the equation for any input operand"))
+                        + (
+                            " appears more than once in the output"
+                            if perm_index_of[s] > -1
+                            else " does not appear in the equation for any input operand"
+                        )
+                    )
                 perm_index_of[s] = perm
                 perm += 1
             i += 1
@@ -238,7 +269,8 @@ def _einsum(equation: str, operands):
                             raise RuntimeError(
                                 f"einsum(): dimension {dim} covered by ellipsis in operand {i}has size "
                                 f"{op.shape[dim]} which does not broadcast with previously seen ellipsis "
-                                f"with size {ell_sizes[j]} for the respective dimension")
+                                f"with size {ell_sizes[j]} for the respective dimension"
+                            )
                         ell_sizes[j] = op.shape[dim]
                         dim_counts[ell_index + j] += 1
                     permutation[ell_index + j] = dim
@@ -248,7 +280,8 @@ def _einsum(equation: str, operands):
                     if label_size[s] not in (1, op.shape[dim]):
                         raise RuntimeError(
                             f"einsum(): subscript {_label(s)} has size {op.shape[dim]} for operand {i} "
-                            f"which does not broadcast with previously seen size {label_size[s]}")
+                            f"which does not broadcast with previously seen size {label_size[s]}"
+                        )
                     label_size[s] = op.shape[dim]
                     dim_counts[perm_index_of[s]] += 1
                 permutation[perm_index_of[s]] = dim
@@ -258,7 +291,8 @@ def _einsum(equation: str, operands):
                 if op.shape[dim] != op.shape[prev]:
                     raise RuntimeError(
                         f"einsum(): subscript {_label(s)} is repeated for operand {i} but the sizes don't "
-                        f"match, {op.shape[dim]} != {op.shape[prev]}")
+                        f"match, {op.shape[dim]} != {op.shape[prev]}"
+                    )
                 op = _diagonal(op, prev, dim)
                 order = list(range(op.dim() - 1))
                 order.insert(prev, op.dim() - 1)

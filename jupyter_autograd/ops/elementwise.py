@@ -35,12 +35,33 @@ from .registry import AS_WRITTEN, ELEMENTWISE, HOLOMORPHIC, Refuse, defop, kerne
 # ---------------------------------------------------------------- unary math
 
 
-def _unary(name, node, fwd, vjp, jvp, saved, domain=(-3, 3), avoid=(), smooth=True, torch=None,
-           complex=HOLOMORPHIC, bools=None):
+def _unary(
+    name,
+    node,
+    fwd,
+    vjp,
+    jvp,
+    saved,
+    domain=(-3, 3),
+    avoid=(),
+    smooth=True,
+    torch=None,
+    complex=HOLOMORPHIC,
+    bools=None,
+):
     return defop(
-        name, node=node, inputs=("self",), saved=saved, fwd=fwd, vjp=vjp, jvp=jvp,
-        smooth=smooth, sample={"domain": domain, "avoid": {0: avoid}},
-        torch=torch or (lambda t, x, _n=name: getattr(t, _n)(x)), complex=complex, bools=bools,
+        name,
+        node=node,
+        inputs=("self",),
+        saved=saved,
+        fwd=fwd,
+        vjp=vjp,
+        jvp=jvp,
+        smooth=smooth,
+        sample={"domain": domain, "avoid": {0: avoid}},
+        torch=torch or (lambda t, x, _n=name: getattr(t, _n)(x)),
+        complex=complex,
+        bools=bools,
         batch=ELEMENTWISE,
     )
 
@@ -48,40 +69,87 @@ def _unary(name, node, fwd, vjp, jvp, saved, domain=(-3, 3), avoid=(), smooth=Tr
 _CLAMP_REFUSED = Refuse(NotImplementedError, "clamp is not supported for complex types")
 
 
-NEG = _unary("neg", "NegBackward0", lambda xp, x, p: -x,
-             lambda xp, g, x, out, p: -g, lambda xp, t, x, out, p: -t[0], (), complex=AS_WRITTEN,
-             bools=Refuse(RuntimeError, "Negation, the `-` operator, on a bool tensor is not "
-                          "supported. If you are trying to invert a mask, use the `~` or "
-                          "`logical_not()` operator instead."))
-EXP = _unary("exp", "ExpBackward0", lambda xp, x, p: xp.exp(x),
-             lambda xp, g, x, out, p: g * out, lambda xp, t, x, out, p: t[0] * out, ("result",))
-LOG = _unary("log", "LogBackward0", lambda xp, x, p: xp.log(x),
-             lambda xp, g, x, out, p: g / x, lambda xp, t, x, out, p: t[0] / x[0], ("self",),
-             domain=(0.1, 5))
-LOG1P = _unary("log1p", "Log1PBackward0", lambda xp, x, p: xp.log1p(x),
-               # torch's log1p_backward: grad / (self + 1)
-               lambda xp, g, x, out, p: g / xp.add_scalar(x, 1),
-               lambda xp, t, x, out, p: t[0] / (x[0] + 1),
-               ("self",), domain=(-0.9, 5))
-EXPM1 = _unary("expm1", "Expm1Backward0", lambda xp, x, p: xp.expm1(x),
-               # torch: grad * (result.conj() + 1)
-               lambda xp, g, x, out, p: g * xp.add_scalar(xp.cj(out), 1),
-               lambda xp, t, x, out, p: t[0] * (out + 1),
-               ("result",))
-SQRT = _unary("sqrt", "SqrtBackward0", lambda xp, x, p: xp.sqrt(x),
-              lambda xp, g, x, out, p: g / xp.mul_scalar(xp.cj(out), 2),  # grad / (2 * result.conj())
-              lambda xp, t, x, out, p: t[0] / (2 * out),
-              ("result",), domain=(0.1, 5))
+NEG = _unary(
+    "neg",
+    "NegBackward0",
+    lambda xp, x, p: -x,
+    lambda xp, g, x, out, p: -g,
+    lambda xp, t, x, out, p: -t[0],
+    (),
+    complex=AS_WRITTEN,
+    bools=Refuse(
+        RuntimeError,
+        "Negation, the `-` operator, on a bool tensor is not "
+        "supported. If you are trying to invert a mask, use the `~` or "
+        "`logical_not()` operator instead.",
+    ),
+)
+EXP = _unary(
+    "exp",
+    "ExpBackward0",
+    lambda xp, x, p: xp.exp(x),
+    lambda xp, g, x, out, p: g * out,
+    lambda xp, t, x, out, p: t[0] * out,
+    ("result",),
+)
+LOG = _unary(
+    "log",
+    "LogBackward0",
+    lambda xp, x, p: xp.log(x),
+    lambda xp, g, x, out, p: g / x,
+    lambda xp, t, x, out, p: t[0] / x[0],
+    ("self",),
+    domain=(0.1, 5),
+)
+LOG1P = _unary(
+    "log1p",
+    "Log1PBackward0",
+    lambda xp, x, p: xp.log1p(x),
+    # torch's log1p_backward: grad / (self + 1)
+    lambda xp, g, x, out, p: g / xp.add_scalar(x, 1),
+    lambda xp, t, x, out, p: t[0] / (x[0] + 1),
+    ("self",),
+    domain=(-0.9, 5),
+)
+EXPM1 = _unary(
+    "expm1",
+    "Expm1Backward0",
+    lambda xp, x, p: xp.expm1(x),
+    # torch: grad * (result.conj() + 1)
+    lambda xp, g, x, out, p: g * xp.add_scalar(xp.cj(out), 1),
+    lambda xp, t, x, out, p: t[0] * (out + 1),
+    ("result",),
+)
+SQRT = _unary(
+    "sqrt",
+    "SqrtBackward0",
+    lambda xp, x, p: xp.sqrt(x),
+    lambda xp, g, x, out, p: g / xp.mul_scalar(xp.cj(out), 2),  # grad / (2 * result.conj())
+    lambda xp, t, x, out, p: t[0] / (2 * out),
+    ("result",),
+    domain=(0.1, 5),
+)
 # d/dx x^(-1/2) = -1/2 x^(-3/2) = -1/2 out^3
-RSQRT = _unary("rsqrt", "RsqrtBackward0", lambda xp, x, p: 1 / xp.sqrt(x),
-               # torch: -0.5 * grad * result.pow(3)
-               lambda xp, g, x, out, p: xp.mul_scalar(g, -0.5) * xp.pow_scalar(out, 3),
-               lambda xp, t, x, out, p: t[0] * (-0.5 * out * out * out), ("result",),
-               domain=(0.1, 5))
-RECIPROCAL = _unary("reciprocal", "ReciprocalBackward0", lambda xp, x, p: 1 / x,
-                    lambda xp, g, x, out, p: -g * (out * out),  # torch: -grad * (result * result)
-                    lambda xp, t, x, out, p: -t[0] * out * out, ("result",),
-                    domain=(-3, 3), avoid=(0.0,))
+RSQRT = _unary(
+    "rsqrt",
+    "RsqrtBackward0",
+    lambda xp, x, p: 1 / xp.sqrt(x),
+    # torch: -0.5 * grad * result.pow(3)
+    lambda xp, g, x, out, p: xp.mul_scalar(g, -0.5) * xp.pow_scalar(out, 3),
+    lambda xp, t, x, out, p: t[0] * (-0.5 * out * out * out),
+    ("result",),
+    domain=(0.1, 5),
+)
+RECIPROCAL = _unary(
+    "reciprocal",
+    "ReciprocalBackward0",
+    lambda xp, x, p: 1 / x,
+    lambda xp, g, x, out, p: -g * (out * out),  # torch: -grad * (result * result)
+    lambda xp, t, x, out, p: -t[0] * out * out,
+    ("result",),
+    domain=(-3, 3),
+    avoid=(0.0,),
+)
 
 
 # abs: grad * sgn(x) for real and complex alike (sgn = x / |x|, 0 at 0); a complex input's
@@ -93,32 +161,72 @@ def _abs_jvp(xp, t, x, out, p):
     return t * xp.sign(x)
 
 
-ABS = _unary("abs", "AbsBackward0", lambda xp, x, p: xp.abs(x),
-             lambda xp, g, x, out, p: g * xp.sgn(x), _abs_jvp,
-             ("self",), avoid=(0.0,), smooth=False, complex=AS_WRITTEN,
-             bools=kernel_refuses("abs_cpu"))
-SIGN = _unary("sign", "SignBackward0", lambda xp, x, p: xp.sgn(x),
-              zero_grad, zero_tangent, (),
-              avoid=(0.0,), smooth=False, complex=Refuse(
-                  NotImplementedError, "Unlike NumPy, torch.sign is not intended to support "
-                  "complex numbers. Please use torch.sgn instead."))
-SIN = _unary("sin", "SinBackward0", lambda xp, x, p: xp.sin(x),
-             lambda xp, g, x, out, p: g * xp.cos(x), lambda xp, t, x, out, p: t[0] * xp.cos(x[0]),
-             ("self",))
-COS = _unary("cos", "CosBackward0", lambda xp, x, p: xp.cos(x),
-             # grad * -self.sin().conj(), composed as torch's formula (its double backward
-             # records Neg)
-             lambda xp, g, x, out, p: g * -xp.cj(xp.sin(x)), lambda xp, t, x, out, p: -t[0] * xp.sin(x[0]),
-             ("self",))
+ABS = _unary(
+    "abs",
+    "AbsBackward0",
+    lambda xp, x, p: xp.abs(x),
+    lambda xp, g, x, out, p: g * xp.sgn(x),
+    _abs_jvp,
+    ("self",),
+    avoid=(0.0,),
+    smooth=False,
+    complex=AS_WRITTEN,
+    bools=kernel_refuses("abs_cpu"),
+)
+SIGN = _unary(
+    "sign",
+    "SignBackward0",
+    lambda xp, x, p: xp.sgn(x),
+    zero_grad,
+    zero_tangent,
+    (),
+    avoid=(0.0,),
+    smooth=False,
+    complex=Refuse(
+        NotImplementedError,
+        "Unlike NumPy, torch.sign is not intended to support "
+        "complex numbers. Please use torch.sgn instead.",
+    ),
+)
+SIN = _unary(
+    "sin",
+    "SinBackward0",
+    lambda xp, x, p: xp.sin(x),
+    lambda xp, g, x, out, p: g * xp.cos(x),
+    lambda xp, t, x, out, p: t[0] * xp.cos(x[0]),
+    ("self",),
+)
+COS = _unary(
+    "cos",
+    "CosBackward0",
+    lambda xp, x, p: xp.cos(x),
+    # grad * -self.sin().conj(), composed as torch's formula (its double backward
+    # records Neg)
+    lambda xp, g, x, out, p: g * -xp.cj(xp.sin(x)),
+    lambda xp, t, x, out, p: -t[0] * xp.sin(x[0]),
+    ("self",),
+)
 # d/dx tan x = 1 + tan^2 x
-TAN = _unary("tan", "TanBackward0", lambda xp, x, p: xp.tan(x),
-             lambda xp, g, x, out, p: g * xp.add_scalar(xp.pow_scalar(out, 2), 1),
-             lambda xp, t, x, out, p: t[0] * (1 + out * out), ("result",), domain=(-1.2, 1.2))
+TAN = _unary(
+    "tan",
+    "TanBackward0",
+    lambda xp, x, p: xp.tan(x),
+    lambda xp, g, x, out, p: g * xp.add_scalar(xp.pow_scalar(out, 2), 1),
+    lambda xp, t, x, out, p: t[0] * (1 + out * out),
+    ("result",),
+    domain=(-1.2, 1.2),
+)
 # torch: tanh_backward(grad, result), sigmoid_backward(grad, result), threshold_backward(grad,
 # result, 0) for relu: ops with their own double backward (see backward_rows)
-TANH = _unary("tanh", "TanhBackward0", lambda xp, x, p: xp.tanh(x),
-              lambda xp, g, x, out, p: xp.call(TANH_BACKWARD, g, out),
-              lambda xp, t, x, out, p: t[0] * (1 - out * out), ("result",), complex=AS_WRITTEN)
+TANH = _unary(
+    "tanh",
+    "TanhBackward0",
+    lambda xp, x, p: xp.tanh(x),
+    lambda xp, g, x, out, p: xp.call(TANH_BACKWARD, g, out),
+    lambda xp, t, x, out, p: t[0] * (1 - out * out),
+    ("result",),
+    complex=AS_WRITTEN,
+)
 
 
 # torch's 1 / (1 + exp(-x)): exact in the negative tail (sigmoid(-40) = 4.25e-18, where
@@ -133,30 +241,63 @@ def _log_sigmoid(xp, x):
     return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
 
 
-SIGMOID = _unary("sigmoid", "SigmoidBackward0", _sigmoid,
-                 lambda xp, g, x, out, p: xp.call(SIGMOID_BACKWARD, g, out),
-                 lambda xp, t, x, out, p: t[0] * (out * (1 - out)), ("result",),
-                 complex=AS_WRITTEN)
+SIGMOID = _unary(
+    "sigmoid",
+    "SigmoidBackward0",
+    _sigmoid,
+    lambda xp, g, x, out, p: xp.call(SIGMOID_BACKWARD, g, out),
+    lambda xp, t, x, out, p: t[0] * (out * (1 - out)),
+    ("result",),
+    complex=AS_WRITTEN,
+)
 _RELU_THRESHOLD = {"threshold": 0}
 # torch's threshold_backward: the gradient is cut where result <= 0 and passes elsewhere, NaN
 # too; cut by a mask, not a product, so an inf/nan gradient there gives 0 (0 * inf is nan)
-RELU = _unary("relu", "ReluBackward0", lambda xp, x, p: xp.maximum(x, 0),
-              lambda xp, g, x, out, p: xp.call(THRESHOLD_BACKWARD, g, out, p=_RELU_THRESHOLD),
-              lambda xp, t, x, out, p: xp.keep_where(out != 0, t[0]), ("result",), avoid=(0.0,),
-              smooth=False,
-              complex=_CLAMP_REFUSED, bools=Refuse(RuntimeError, "Boolean inputs not supported for relu"))
-FLOOR = _unary("floor", "FloorBackward0", lambda xp, x, p: xp.floor(x),
-               zero_grad, zero_tangent, (),
-               avoid=tuple(float(i) for i in range(-3, 4)), smooth=False,
-               complex=Refuse(NotImplementedError, "floor is not supported for complex inputs"))
-CEIL = _unary("ceil", "CeilBackward0", lambda xp, x, p: xp.ceil(x),
-              zero_grad, zero_tangent, (),
-              avoid=tuple(float(i) for i in range(-3, 4)), smooth=False,
-               complex=Refuse(NotImplementedError, "ceil is not supported for complex inputs"))
-ROUND = _unary("round", "RoundBackward0", lambda xp, x, p: xp.round(x),
-               zero_grad, zero_tangent, (),
-               avoid=tuple(i + 0.5 for i in range(-4, 4)), smooth=False,
-               complex=kernel_refuses("round_vml_cpu"))
+RELU = _unary(
+    "relu",
+    "ReluBackward0",
+    lambda xp, x, p: xp.maximum(x, 0),
+    lambda xp, g, x, out, p: xp.call(THRESHOLD_BACKWARD, g, out, p=_RELU_THRESHOLD),
+    lambda xp, t, x, out, p: xp.keep_where(out != 0, t[0]),
+    ("result",),
+    avoid=(0.0,),
+    smooth=False,
+    complex=_CLAMP_REFUSED,
+    bools=Refuse(RuntimeError, "Boolean inputs not supported for relu"),
+)
+FLOOR = _unary(
+    "floor",
+    "FloorBackward0",
+    lambda xp, x, p: xp.floor(x),
+    zero_grad,
+    zero_tangent,
+    (),
+    avoid=tuple(float(i) for i in range(-3, 4)),
+    smooth=False,
+    complex=Refuse(NotImplementedError, "floor is not supported for complex inputs"),
+)
+CEIL = _unary(
+    "ceil",
+    "CeilBackward0",
+    lambda xp, x, p: xp.ceil(x),
+    zero_grad,
+    zero_tangent,
+    (),
+    avoid=tuple(float(i) for i in range(-3, 4)),
+    smooth=False,
+    complex=Refuse(NotImplementedError, "ceil is not supported for complex inputs"),
+)
+ROUND = _unary(
+    "round",
+    "RoundBackward0",
+    lambda xp, x, p: xp.round(x),
+    zero_grad,
+    zero_tangent,
+    (),
+    avoid=tuple(i + 0.5 for i in range(-4, 4)),
+    smooth=False,
+    complex=kernel_refuses("round_vml_cpu"),
+)
 
 
 def _clamp_fwd(xp, x, p):
@@ -180,11 +321,16 @@ def _clamp_vjp(xp, g, x, out, p):
 
 
 CLAMP = defop(
-    "clamp", node="ClampBackward1", inputs=("self",), saved=("max", "min", "self"),
+    "clamp",
+    node="ClampBackward1",
+    inputs=("self",),
+    saved=("max", "min", "self"),
     batch=ELEMENTWISE,
-    fwd=_clamp_fwd, vjp=_clamp_vjp,
+    fwd=_clamp_fwd,
+    vjp=_clamp_vjp,
     jvp=lambda xp, t, x, out, p: _clamp_vjp(xp, t[0], x[0], out, p),
-    smooth=False, complex=_CLAMP_REFUSED,
+    smooth=False,
+    complex=_CLAMP_REFUSED,
     sample={"domain": (-3, 3), "params": {"min": -1.0, "max": 1.0}, "avoid": {0: (-1.0, 1.0)}},
     torch=lambda torch, x, min, max: torch.clamp(x, min, max),
 )

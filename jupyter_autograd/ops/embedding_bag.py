@@ -159,25 +159,55 @@ def _cases(rng):
 
     def run(lib, **kw):
         def f(w, *psw):
-            return lib.nn.functional.embedding_bag(lib.tensor(idx), w, lib.tensor([0, 3, 3]),
-                                                   per_sample_weights=psw[0] if psw else None, **kw)
+            return lib.nn.functional.embedding_bag(
+                lib.tensor(idx),
+                w,
+                lib.tensor([0, 3, 3]),
+                per_sample_weights=psw[0] if psw else None,
+                **kw,
+            )
+
         return f
 
     w = rng.standard_normal((10, 3))
     out = [(None, [w], lambda tt, a, m=m: run(tt, mode=m)(a)) for m in ("sum", "mean", "max")]
-    out.append((None, [w, rng.uniform(0.5, 1.5, 8)],
-                lambda tt, a, b: run(tt, mode="sum", padding_idx=4)(a, b)))
+    out.append(
+        (
+            None,
+            [w, rng.uniform(0.5, 1.5, 8)],
+            lambda tt, a, b: run(tt, mode="sum", padding_idx=4)(a, b),
+        )
+    )
     return out
 
 
 EMBEDDING_BAG = defop(
-    "_embedding_bag", node="EmbeddingBagBackward0", inputs=("weight", "per_sample_weights"),
-    saved=("weight", "indices", "offsets", "result1", "result2", "result3", "weight_sym_argsize_0",
-           "scale_grad_by_freq", "mode", "sparse", "per_sample_weights", "padding_idx"),
-    fwd=_fwd, vjp=(_vjp_weight, _vjp_psw), smooth=False,
-    complex=Refuse(RuntimeError, "Expected tensor for argument #1 'weight' to have one of the following "
-                   "scalar types: Half, BFloat16, Float, Double; but got CPU{dtype}Type instead (while "
-                   "checking arguments for embedding_bag)"),
+    "_embedding_bag",
+    node="EmbeddingBagBackward0",
+    inputs=("weight", "per_sample_weights"),
+    saved=(
+        "weight",
+        "indices",
+        "offsets",
+        "result1",
+        "result2",
+        "result3",
+        "weight_sym_argsize_0",
+        "scale_grad_by_freq",
+        "mode",
+        "sparse",
+        "per_sample_weights",
+        "padding_idx",
+    ),
+    fwd=_fwd,
+    vjp=(_vjp_weight, _vjp_psw),
+    smooth=False,
+    complex=Refuse(
+        RuntimeError,
+        "Expected tensor for argument #1 'weight' to have one of the following "
+        "scalar types: Half, BFloat16, Float, Double; but got CPU{dtype}Type instead (while "
+        "checking arguments for embedding_bag)",
+    ),
     sample={"kind": "cases", "cases": _cases},
 )
 
@@ -187,21 +217,28 @@ def _refuse_weight_backward(*_):
 
 
 def _refuse_psw_backward(*_):
-    raise RuntimeError("derivative for aten::_embedding_bag_per_sample_weights_backward is not "
-                       "implemented")
+    raise RuntimeError(
+        "derivative for aten::_embedding_bag_per_sample_weights_backward is not implemented"
+    )
 
 
 # torch's node here is EmbeddingBagBackwardBackward0; a NotImplemented node stands in for it
 # (same refusal, type and message), as a row whose backward always raises has no gradient to check
 EMBEDDING_BAG_BACKWARD = defop(
-    "_embedding_bag_backward", node="NotImplemented",
-    inputs=("grad", "per_sample_weights"), fwd=lambda xp, g, psw, p: p["_res"],
+    "_embedding_bag_backward",
+    node="NotImplemented",
+    inputs=("grad", "per_sample_weights"),
+    fwd=lambda xp, g, psw, p: p["_res"],
     vjp=(_refuse_weight_backward, _refuse_weight_backward),
-    complex=kernel_refuses("embedding_bag_backward"), sample={"kind": "not_differentiable"},
+    complex=kernel_refuses("embedding_bag_backward"),
+    sample={"kind": "not_differentiable"},
 )
 PSW_BACKWARD = defop(
-    "_embedding_bag_per_sample_weights_backward", node="NotImplemented", inputs=("grad", "weight"),
-    fwd=lambda xp, g, w, p: p["_res"], vjp=(_refuse_psw_backward, _refuse_psw_backward),
+    "_embedding_bag_per_sample_weights_backward",
+    node="NotImplemented",
+    inputs=("grad", "weight"),
+    fwd=lambda xp, g, w, p: p["_res"],
+    vjp=(_refuse_psw_backward, _refuse_psw_backward),
     complex=kernel_refuses("_embedding_bag_per_sample_weights_backward"),
     sample={"kind": "not_differentiable"},
 )

@@ -22,7 +22,9 @@ def _c2c(xp, x, dims, norm, forward):
     if xp.is_txp:
         return tensor_c2c(x, dims, norm, forward)
     f = np.fft.fftn if forward else np.fft.ifftn
-    return f(x, axes=dims, norm=norm).astype(_cdtype(x.dtype)) if dims else x.astype(_cdtype(x.dtype))
+    return (
+        f(x, axes=dims, norm=norm).astype(_cdtype(x.dtype)) if dims else x.astype(_cdtype(x.dtype))
+    )
 
 
 def _r2c(xp, x, dims, norm):
@@ -47,7 +49,11 @@ def _r2c_vjp(xp, g, x, out, p):
     if pad > 0:
         shape = list(g.shape)
         shape[d] = pad
-        zeros = xp.zeros(tuple(shape), dtype=g.dtype) if not xp.is_txp else _tensor_zeros(tuple(shape), g)
+        zeros = (
+            xp.zeros(tuple(shape), dtype=g.dtype)
+            if not xp.is_txp
+            else _tensor_zeros(tuple(shape), g)
+        )
         g = xp.concatenate([g, zeros], axis=d)
     full = _c2c(xp, g, dims, _SWAP[p["normalization"]], False)
     return full.real
@@ -62,6 +68,7 @@ def _c2r_vjp(xp, g, x, out, p):
     h = gi.shape[d]
     double = p["n_last"] - h
     if double > 0:  # bins 1..double doubled (slices: works for host, device and graph arrays)
+
         def part(a, b):
             idx = [slice(None)] * gi.ndim
             idx[d] = slice(a, b)
@@ -80,27 +87,39 @@ def _case(call, shape, cplx=False):
 
 
 FFT_C2C = defop(
-    "_fft_c2c", node="FftC2CBackward0", inputs=("self",), saved=("dim", "forward", "normalization"),
+    "_fft_c2c",
+    node="FftC2CBackward0",
+    inputs=("self",),
+    saved=("dim", "forward", "normalization"),
     fwd=lambda xp, x, p: _c2c(xp, x, p["dim"], p["normalization"], p["forward"]),
     vjp=lambda xp, g, x, out, p: _c2c(xp, g, p["dim"], _SWAP[p["normalization"]], not p["forward"]),
     jvp=lambda xp, t, x, out, p: _c2c(xp, t[0], p["dim"], p["normalization"], p["forward"]),
-    linear=True, complex=AS_WRITTEN,
+    linear=True,
+    complex=AS_WRITTEN,
     sample={"cases": _case(lambda m, t: m.fft.fft(t.to(m.complex128)).real, (3, 4))},
 )
 FFT_R2C = defop(
-    "_fft_r2c", node="FftR2CBackward0", inputs=("self",), saved=("dim", "normalization", "onesided"),
+    "_fft_r2c",
+    node="FftR2CBackward0",
+    inputs=("self",),
+    saved=("dim", "normalization", "onesided"),
     fwd=lambda xp, x, p: _r2c(xp, x, p["dim"], p["normalization"]),
     vjp=_r2c_vjp,
     jvp=lambda xp, t, x, out, p: _r2c(xp, t[0], p["dim"], p["normalization"]),
-    linear=True, complex=AS_WRITTEN,
+    linear=True,
+    complex=AS_WRITTEN,
     sample={"cases": _case(lambda m, t: m.fft.rfft(t).imag, (3, 5))},
 )
 FFT_C2R = defop(
-    "_fft_c2r", node="FftC2RBackward0", inputs=("self",), saved=("dim", "normalization"),
+    "_fft_c2r",
+    node="FftC2RBackward0",
+    inputs=("self",),
+    saved=("dim", "normalization"),
     fwd=lambda xp, x, p: _c2r(xp, x, p["dim"], p["normalization"], p["n_last"]),
     vjp=_c2r_vjp,
     jvp=lambda xp, t, x, out, p: _c2r(xp, t[0], p["dim"], p["normalization"], p["n_last"]),
-    linear=True, complex=AS_WRITTEN,
+    linear=True,
+    complex=AS_WRITTEN,
     sample={"cases": _case(lambda m, t: m.fft.irfft(m.fft.rfft(t), 5), (3, 5))},
 )
 
@@ -117,8 +136,11 @@ def tensor_r2c(x, dims, norm):
     from .dispatch import apply1
 
     # n_last (the input's length along the last dim) sizes the gradient's zero padding
-    return apply1(FFT_R2C, x, {"dim": tuple(dims), "normalization": norm, "onesided": True,
-                               "n_last": x.shape[dims[-1]]})
+    return apply1(
+        FFT_R2C,
+        x,
+        {"dim": tuple(dims), "normalization": norm, "onesided": True, "n_last": x.shape[dims[-1]]},
+    )
 
 
 def tensor_c2r(x, dims, norm, n_last):

@@ -19,8 +19,10 @@ def _slices(p, oh, ow):
     (kh, kw), (dh, dw), (sh, sw) = p["kernel_size"], p["dilation"], p["stride"]
     for i in range(kh):
         for j in range(kw):
-            yield (slice(i * dh, i * dh + sh * (oh - 1) + 1, sh),
-                   slice(j * dw, j * dw + sw * (ow - 1) + 1, sw))
+            yield (
+                slice(i * dh, i * dh + sh * (oh - 1) + 1, sh),
+                slice(j * dw, j * dw + sw * (ow - 1) + 1, sw),
+            )
 
 
 def _im2col(xp, x, p):
@@ -29,11 +31,16 @@ def _im2col(xp, x, p):
     if squeeze:
         x = x[None]
     n, c, h, w = x.shape
-    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = p["kernel_size"], p["dilation"], p["padding"], p["stride"]
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = (
+        p["kernel_size"],
+        p["dilation"],
+        p["padding"],
+        p["stride"],
+    )
     oh, ow = blocks(h, kh, dh, ph, sh), blocks(w, kw, dw, pw, sw)
     if ph or pw:
         buf = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), x.dtype)
-        buf[:, :, ph:ph + h, pw:pw + w] = x
+        buf[:, :, ph : ph + h, pw : pw + w] = x
     else:
         buf = x
     out = xp.empty((n, c, kh * kw, oh, ow), x.dtype)
@@ -49,7 +56,12 @@ def _col2im(xp, x, p):
     if squeeze:
         x = x[None]
     h, w = p["output_size"]
-    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = p["kernel_size"], p["dilation"], p["padding"], p["stride"]
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = (
+        p["kernel_size"],
+        p["dilation"],
+        p["padding"],
+        p["stride"],
+    )
     oh, ow = blocks(h, kh, dh, ph, sh), blocks(w, kw, dw, pw, sw)
     n = x.shape[0]
     c = x.shape[1] // (kh * kw)
@@ -57,14 +69,16 @@ def _col2im(xp, x, p):
     buf = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), x.dtype)
     for k, (rs, cs) in enumerate(_slices(p, oh, ow)):
         buf[:, :, rs, cs] += cols[:, :, k]
-    out = buf[:, :, ph:ph + h, pw:pw + w]
+    out = buf[:, :, ph : ph + h, pw : pw + w]
     out = xp.ascontiguousarray(out) if (ph or pw) else out
     return out[0] if squeeze else out
 
 
 def _im2col_vjp(xp, g, x, out, p):
-    q = {"output_size": (p["self_sym_argsize_minus_2"], p["self_sym_argsize_minus_1"]),
-         **{k: p[k] for k in ("kernel_size", "dilation", "padding", "stride")}}
+    q = {
+        "output_size": (p["self_sym_argsize_minus_2"], p["self_sym_argsize_minus_1"]),
+        **{k: p[k] for k in ("kernel_size", "dilation", "padding", "stride")},
+    }
     if xp.is_txp:
         from .dispatch import apply1
 
@@ -84,24 +98,51 @@ def _col2im_vjp(xp, g, x, out, p):
 
 def _cases(fn, shape, args, kw):
     def cases(rng):
-        return [(None, [rng.standard_normal(shape)],
-                 lambda tt, t: getattr(tt.nn.functional, fn)(t, *args, **kw))]
+        return [
+            (
+                None,
+                [rng.standard_normal(shape)],
+                lambda tt, t: getattr(tt.nn.functional, fn)(t, *args, **kw),
+            )
+        ]
+
     return cases
 
 
 IM2COL = defop(
-    "im2col", node="Im2ColBackward0", inputs=("self",),
-    saved=("dilation", "kernel_size", "padding", "self_sym_argsize_minus_1", "self_sym_argsize_minus_2",
-           "stride"),
-    fwd=_im2col, vjp=_im2col_vjp, jvp=lambda xp, t, x, out, p: _im2col(xp, t[0], p), linear=True,
+    "im2col",
+    node="Im2ColBackward0",
+    inputs=("self",),
+    saved=(
+        "dilation",
+        "kernel_size",
+        "padding",
+        "self_sym_argsize_minus_1",
+        "self_sym_argsize_minus_2",
+        "stride",
+    ),
+    fwd=_im2col,
+    vjp=_im2col_vjp,
+    jvp=lambda xp, t, x, out, p: _im2col(xp, t[0], p),
+    linear=True,
     complex=AS_WRITTEN,
-    sample={"kind": "cases", "cases": _cases("unfold", (2, 3, 5, 4), ((2, 3),),
-                                             {"padding": 1, "stride": (2, 1)})},
+    sample={
+        "kind": "cases",
+        "cases": _cases("unfold", (2, 3, 5, 4), ((2, 3),), {"padding": 1, "stride": (2, 1)}),
+    },
 )
 COL2IM = defop(
-    "col2im", node="Col2ImBackward0", inputs=("self",),
+    "col2im",
+    node="Col2ImBackward0",
+    inputs=("self",),
     saved=("dilation", "kernel_size", "padding", "stride"),
-    fwd=_col2im, vjp=_col2im_vjp, jvp=lambda xp, t, x, out, p: _col2im(xp, t[0], p), linear=True,
+    fwd=_col2im,
+    vjp=_col2im_vjp,
+    jvp=lambda xp, t, x, out, p: _col2im(xp, t[0], p),
+    linear=True,
     complex=AS_WRITTEN,
-    sample={"kind": "cases", "cases": _cases("fold", (2, 12, 9), ((4, 5), 2), {"dilation": (1, 2)})},
+    sample={
+        "kind": "cases",
+        "cases": _cases("fold", (2, 12, 9), ((4, 5), 2), {"dilation": (1, 2)}),
+    },
 )

@@ -34,8 +34,9 @@ def _put(xp, x, v, key, accumulate=False):
 
 
 def _case(call, *arrays):
-    return lambda rng: [(None, [np.asarray(a, float) for a in arrays],
-                         lambda tt, *ts: call(tt, *ts))]
+    return lambda rng: [
+        (None, [np.asarray(a, float) for a in arrays], lambda tt, *ts: call(tt, *ts))
+    ]
 
 
 _X = np.arange(12.0).reshape(3, 4) * 0.3 - 1.5
@@ -50,25 +51,36 @@ def _idx(m, a):
 # self's overwritten places get no gradient, the written values get g there
 PUT_KEY = {}
 for _name, _node, _call in (
-    ("index_put.values", "IndexPutBackward0",
-     lambda m, x, v: m.index_put(x, (_idx(m, [0, 2]),), v)),
-    ("index_copy", "IndexCopyBackward0",
-     lambda m, x, v: m.index_copy(x, 0, _idx(m, [2, 0]), v)),
-    ("select_scatter", "SelectScatterBackward0",
-     lambda m, x, v: m.select_scatter(x, v[0], 0, 1)),
-    ("slice_scatter", "SliceScatterBackward0",
-     lambda m, x, v: m.slice_scatter(x, v, 0, 0, 3, 2)),
-    ("scatter.src", "ScatterBackward0",
-     lambda m, x, v: m.scatter(x, 0, _idx(m, [[0, 2, 1, 1], [2, 0, 0, 2]]).narrow(0, 0, 1), v[:1])),
+    (
+        "index_put.values",
+        "IndexPutBackward0",
+        lambda m, x, v: m.index_put(x, (_idx(m, [0, 2]),), v),
+    ),
+    ("index_copy", "IndexCopyBackward0", lambda m, x, v: m.index_copy(x, 0, _idx(m, [2, 0]), v)),
+    ("select_scatter", "SelectScatterBackward0", lambda m, x, v: m.select_scatter(x, v[0], 0, 1)),
+    ("slice_scatter", "SliceScatterBackward0", lambda m, x, v: m.slice_scatter(x, v, 0, 0, 3, 2)),
+    (
+        "scatter.src",
+        "ScatterBackward0",
+        lambda m, x, v: m.scatter(
+            x, 0, _idx(m, [[0, 2, 1, 1], [2, 0, 0, 2]]).narrow(0, 0, 1), v[:1]
+        ),
+    ),
     ("put.replace", "PutBackward0", lambda m, x, v: m.put(x, _idx(m, [1, 5, 2]), v[0, :3])),
 ):
     PUT_KEY[_name] = defop(
-        _name, node=_node, inputs=("self", "src"), saved=("key",),
-        complex=no_complex_autograd(_name.split(".")[0]) if _name in ("select_scatter", "slice_scatter")
+        _name,
+        node=_node,
+        inputs=("self", "src"),
+        saved=("key",),
+        complex=no_complex_autograd(_name.split(".")[0])
+        if _name in ("select_scatter", "slice_scatter")
         else AS_WRITTEN,
         fwd=lambda xp, x, v, p: _put(xp, x, v, p["key"]),
-        vjp=(lambda xp, g, x, v, out, p: _mask_out(xp, g, p["key"], p["shape"]),
-             lambda xp, g, x, v, out, p: g[p["key"]]),
+        vjp=(
+            lambda xp, g, x, v, out, p: _mask_out(xp, g, p["key"], p["shape"]),
+            lambda xp, g, x, v, out, p: g[p["key"]],
+        ),
         jvp=lambda xp, t, x, out, p: _put(xp, t[0], t[1], p["key"]),
         sample={"cases": _case(_call, _X, np.arange(8.0).reshape(2, 4) - 3)},
     )
@@ -96,16 +108,24 @@ def _diagonal_of(xp, g, p):
 
 
 DIAGONAL_SCATTER = defop(
-    "diagonal_scatter", node="DiagonalScatterBackward0", inputs=("self", "src"), complex=AS_WRITTEN,
+    "diagonal_scatter",
+    node="DiagonalScatterBackward0",
+    inputs=("self", "src"),
+    complex=AS_WRITTEN,
     saved=("dim1", "dim2", "offset"),
     fwd=_diagonal_scatter_fwd,
     vjp=(_diagonal_scatter_self, lambda xp, g, x, v, out, p: _diagonal_of(xp, g, p)),
     jvp=lambda xp, t, x, out, p: _diagonal_scatter_fwd(xp, t[0], t[1], p),
-    sample={"cases": _case(lambda m, x, v: m.diagonal_scatter(x, v[0, :3], 0), _X, np.ones((2, 4)))},
+    sample={
+        "cases": _case(lambda m, x, v: m.diagonal_scatter(x, v[0, :3], 0), _X, np.ones((2, 4)))
+    },
 )
 # scatter(self, dim, index, value): a number written at the places
 SCATTER_VALUE = defop(
-    "scatter.value", node="ScatterBackward1", inputs=("self",), saved=("dim", "index", "value"),
+    "scatter.value",
+    node="ScatterBackward1",
+    inputs=("self",),
+    saved=("dim", "index", "value"),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: _put(xp, x, p["value"], p["key"]),
     vjp=lambda xp, g, x, out, p: _mask_out(xp, g, p["key"], p["shape"]),
@@ -113,7 +133,10 @@ SCATTER_VALUE = defop(
     sample={"cases": _case(lambda m, x: m.scatter(x, 1, _idx(m, _I), 2.5), _X)},
 )
 INDEX_FILL = defop(
-    "index_fill.int_Scalar", node="IndexFillBackward0", inputs=("self",), saved=("dim", "index", "value"),
+    "index_fill.int_Scalar",
+    node="IndexFillBackward0",
+    inputs=("self",),
+    saved=("dim", "index", "value"),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: _put(xp, x, p["value"], p["key"]),
     vjp=lambda xp, g, x, out, p: _mask_out(xp, g, p["key"], p["shape"]),
@@ -121,14 +144,21 @@ INDEX_FILL = defop(
     sample={"cases": _case(lambda m, x: m.index_fill(x, 1, _idx(m, [0, 3]), -1.0), _X)},
 )
 INDEX_FILL_TENSOR = defop(
-    "index_fill.int_Tensor", node="IndexFillBackward1", inputs=("self", "value"), saved=("dim", "index"),
+    "index_fill.int_Tensor",
+    node="IndexFillBackward1",
+    inputs=("self", "value"),
+    saved=("dim", "index"),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, v, p: _put(xp, x, v, p["key"]),
-    vjp=(lambda xp, g, x, v, out, p: _mask_out(xp, g, p["key"], p["shape"]),
-         # each filled place once, however often the index names it
-         lambda xp, g, x, v, out, p: xp.sum(g - _mask_out(xp, g, p["key"], p["shape"]))),
+    vjp=(
+        lambda xp, g, x, v, out, p: _mask_out(xp, g, p["key"], p["shape"]),
+        # each filled place once, however often the index names it
+        lambda xp, g, x, v, out, p: xp.sum(g - _mask_out(xp, g, p["key"], p["shape"])),
+    ),
     jvp=lambda xp, t, x, out, p: _put(xp, t[0], t[1], p["key"]),
-    sample={"cases": _case(lambda m, x, v: m.index_fill(x, 1, _idx(m, [0, 3]), v.sum()), _X, [1.0, 2.0])},
+    sample={
+        "cases": _case(lambda m, x, v: m.index_fill(x, 1, _idx(m, [0, 3]), v.sum()), _X, [1.0, 2.0])
+    },
 )
 
 
@@ -139,37 +169,69 @@ def _add_at(xp, x, v, p):
 
 ADD_KEY = {}
 for _name, _node, _call in (
-    ("index_add", "IndexAddBackward0", lambda m, x, v: m.index_add(x, 0, _idx(m, [2, 2]), v, alpha=0.5)),
-    ("scatter_add", "ScatterAddBackward0",
-     lambda m, x, v: m.scatter_add(x, 0, _idx(m, [[0, 2, 1, 1], [2, 0, 0, 2]]), v)),
-    ("index_put.accumulate", "IndexPutBackward0",
-     lambda m, x, v: m.index_put(x, (_idx(m, [0, 0]),), v, accumulate=True)),
-    ("put", "PutBackward0", lambda m, x, v: m.put(x, _idx(m, [1, 5, 1]), v[0, :3], accumulate=True)),
+    (
+        "index_add",
+        "IndexAddBackward0",
+        lambda m, x, v: m.index_add(x, 0, _idx(m, [2, 2]), v, alpha=0.5),
+    ),
+    (
+        "scatter_add",
+        "ScatterAddBackward0",
+        lambda m, x, v: m.scatter_add(x, 0, _idx(m, [[0, 2, 1, 1], [2, 0, 0, 2]]), v),
+    ),
+    (
+        "index_put.accumulate",
+        "IndexPutBackward0",
+        lambda m, x, v: m.index_put(x, (_idx(m, [0, 0]),), v, accumulate=True),
+    ),
+    (
+        "put",
+        "PutBackward0",
+        lambda m, x, v: m.put(x, _idx(m, [1, 5, 1]), v[0, :3], accumulate=True),
+    ),
 ):
     ADD_KEY[_name] = defop(
-        _name, node=_node, inputs=("self", "source"), saved=("key",), complex=AS_WRITTEN,
+        _name,
+        node=_node,
+        inputs=("self", "source"),
+        saved=("key",),
+        complex=AS_WRITTEN,
         fwd=lambda xp, x, v, p: _add_at(xp, x, v * p["alpha"] if p.get("alpha", 1) != 1 else v, p),
-        vjp=(lambda xp, g, x, v, out, p: g,
-             lambda xp, g, x, v, out, p: g[p["key"]] * p["alpha"] if p.get("alpha", 1) != 1 else g[p["key"]]),
+        vjp=(
+            lambda xp, g, x, v, out, p: g,
+            lambda xp, g, x, v, out, p: (
+                g[p["key"]] * p["alpha"] if p.get("alpha", 1) != 1 else g[p["key"]]
+            ),
+        ),
         jvp=lambda xp, t, x, out, p: _add_at(
-            xp, t[0], t[1] * p["alpha"] if p.get("alpha", 1) != 1 else t[1], p),
+            xp, t[0], t[1] * p["alpha"] if p.get("alpha", 1) != 1 else t[1], p
+        ),
         sample={"cases": _case(_call, _X, np.arange(8.0).reshape(2, 4) - 3)},
     )
 # take(self, index): flat gather; the gradient accumulates where an index repeats
 TAKE = defop(
-    "take", node="TakeBackward0", inputs=("self",), saved=("index", "self"), complex=AS_WRITTEN,
+    "take",
+    node="TakeBackward0",
+    inputs=("self",),
+    saved=("index", "self"),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, p: x[p["key"]],
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, p["key"], p["shape"]),
-    jvp=lambda xp, t, x, out, p: t[0][p["key"]], linear=True,
+    jvp=lambda xp, t, x, out, p: t[0][p["key"]],
+    linear=True,
     sample={"cases": _case(lambda m, x: m.take(x, _idx(m, [[0, 11], [5, 5]])), _X)},
 )
 # masked_select: the selected values, in order; the gradient goes back to them
 MASKED_SELECT = defop(
-    "masked_select", node="MaskedSelectBackward0", inputs=("self",), saved=("mask", "self"),
+    "masked_select",
+    node="MaskedSelectBackward0",
+    inputs=("self",),
+    saved=("mask", "self"),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.broadcast_to(x, p["shape"])[p["key"]],
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, p["key"], p["shape"]),
-    jvp=lambda xp, t, x, out, p: xp.broadcast_to(t[0], p["shape"])[p["key"]], linear=True,
+    jvp=lambda xp, t, x, out, p: xp.broadcast_to(t[0], p["shape"])[p["key"]],
+    linear=True,
     sample={"cases": _case(lambda m, x: m.masked_select(x, m.tensor(_X > 0.1)), _X)},
 )
 
@@ -188,18 +250,31 @@ def _masked_scatter_src(xp, g, x, v, out, p):
 
 
 MASKED_SCATTER = defop(
-    "masked_scatter", node="MaskedScatterBackward0", inputs=("self", "source"), complex=AS_WRITTEN,
+    "masked_scatter",
+    node="MaskedScatterBackward0",
+    inputs=("self", "source"),
+    complex=AS_WRITTEN,
     saved=("mask", "source_sym_sizes"),
     fwd=_masked_scatter_fwd,
     vjp=(lambda xp, g, x, v, out, p: _mask_out(xp, g, p["key"], p["shape"]), _masked_scatter_src),
     jvp=lambda xp, t, x, out, p: _masked_scatter_fwd(xp, t[0], t[1], p),
-    sample={"cases": _case(lambda m, x, v: m.masked_scatter(x, m.tensor(_X > 0.1), v), _X, np.arange(12.0) - 6)},
+    sample={
+        "cases": _case(
+            lambda m, x, v: m.masked_scatter(x, m.tensor(_X > 0.1), v), _X, np.arange(12.0) - 6
+        )
+    },
 )
 
 
 # ---------------------------------------------------------------- scatter_reduce / index_reduce
 _IDENTITY = {"sum": 0.0, "mean": 0.0, "prod": 1.0, "amax": -np.inf, "amin": np.inf}
-_UFUNC = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
+_UFUNC = {
+    "sum": np.add,
+    "mean": np.add,
+    "prod": np.multiply,
+    "amax": np.maximum,
+    "amin": np.minimum,
+}
 
 
 def _raw(a):
@@ -280,28 +355,42 @@ def _reduce_jvp(xp, t, x, out, p):
 def _reduce_complex(kernel_prefix, name):
     def message(p, out):
         if p["reduce"] in ("amax", "amin"):
-            return f'"{kernel_prefix}_{p["reduce"]}" not implemented for \'{{dtype}}\''
+            return f"\"{kernel_prefix}_{p['reduce']}\" not implemented for '{{dtype}}'"
         return f"{name} does not support automatic differentiation for outputs with complex dtype."
+
     return message
 
 
 def _reduce_row(name, node, call, complex):
     return defop(
-        name, node=node, inputs=("self", "src"), complex=complex,
+        name,
+        node=node,
+        inputs=("self", "src"),
+        complex=complex,
         saved=("dim", "include_self", "index", "reduce", "self", "src", "result"),
         fwd=_reduce_fwd,
-        vjp=(lambda xp, g, x, v, out, p: _reduce_grad(xp, g, x, v, out, p, 0),
-             lambda xp, g, x, v, out, p: _reduce_grad(xp, g, x, v, out, p, 1)),
-        jvp=_reduce_jvp, smooth=False,
+        vjp=(
+            lambda xp, g, x, v, out, p: _reduce_grad(xp, g, x, v, out, p, 0),
+            lambda xp, g, x, v, out, p: _reduce_grad(xp, g, x, v, out, p, 1),
+        ),
+        jvp=_reduce_jvp,
+        smooth=False,
         sample={"cases": _case(call, _X + 5, np.arange(8.0).reshape(2, 4) + 0.5)},
     )
 
 
 SCATTER_REDUCE = _reduce_row(
-    "scatter_reduce.two", "ScatterReduceBackward0",
+    "scatter_reduce.two",
+    "ScatterReduceBackward0",
     lambda m, x, v: m.scatter_reduce(x, 0, _idx(m, [[0, 2, 1, 1], [2, 0, 0, 2]]), v, "amax"),
-    Refuse(lambda m: (NotImplementedError if m.startswith('"') else RuntimeError)(m),
-           _reduce_complex("scatter_gather_tensor_cpu_reduce", "scatter_reduce")))
+    Refuse(
+        lambda m: (NotImplementedError if m.startswith('"') else RuntimeError)(m),
+        _reduce_complex("scatter_gather_tensor_cpu_reduce", "scatter_reduce"),
+    ),
+)
 INDEX_REDUCE = _reduce_row(
-    "index_reduce", "IndexReduceBackward0",
-    lambda m, x, v: m.index_reduce(x, 0, _idx(m, [2, 2]), v, "prod"), no_complex_autograd("index_reduce"))
+    "index_reduce",
+    "IndexReduceBackward0",
+    lambda m, x, v: m.index_reduce(x, 0, _idx(m, [2, 2]), v, "prod"),
+    no_complex_autograd("index_reduce"),
+)

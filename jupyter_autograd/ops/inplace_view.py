@@ -33,19 +33,29 @@ def _to_out_shape(xp, x, p):
 
 
 UNSQUEEZE_ = _shape_op(
-    "unsqueeze_", "UnsqueezeBackward1",
+    "unsqueeze_",
+    "UnsqueezeBackward1",
     lambda xp, x, p: xp.expand_dims(x, p["dim"]),
     lambda xp, g, x, out, p: xp.squeeze(g, axis=p["dim"]),
-    saved=("dim",), sample={"cases": _case("unsqueeze_", (2, 3), 1)},
+    saved=("dim",),
+    sample={"cases": _case("unsqueeze_", (2, 3), 1)},
 )
 SQUEEZE_ = _shape_op(
-    "squeeze_", "SqueezeBackward3", _to_out_shape, _reshape_back,
-    saved=("self_sym_sizes",), sample={"cases": _case("squeeze_", (2, 1, 3))},
+    "squeeze_",
+    "SqueezeBackward3",
+    _to_out_shape,
+    _reshape_back,
+    saved=("self_sym_sizes",),
+    sample={"cases": _case("squeeze_", (2, 1, 3))},
 )
 SQUEEZE_DIM_ = SQUEEZE_INPLACE_DIM  # the row matmul(1-D, 2-D) records too
 SQUEEZE_DIMS_ = _shape_op(
-    "squeeze_.dims", "SqueezeBackward5", _to_out_shape, _reshape_back,
-    saved=("dim", "self_sym_sizes"), sample={"cases": _case("squeeze_", (2, 1, 3), (0, 1))},
+    "squeeze_.dims",
+    "SqueezeBackward5",
+    _to_out_shape,
+    _reshape_back,
+    saved=("dim", "self_sym_sizes"),
+    sample={"cases": _case("squeeze_", (2, 1, 3), (0, 1))},
 )
 
 

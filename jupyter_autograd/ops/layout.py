@@ -9,9 +9,18 @@ from .registry import AS_WRITTEN, defop
 
 
 def _linear(name, node, fwd, vjp, saved, cases):
-    return defop(name, node=node, inputs=("self",), saved=saved, fwd=fwd, vjp=vjp, complex=AS_WRITTEN,
-                 jvp=lambda xp, t, x, out, p: fwd(xp, t[0], p), linear=True,
-                 sample={"cases": cases})
+    return defop(
+        name,
+        node=node,
+        inputs=("self",),
+        saved=saved,
+        fwd=fwd,
+        vjp=vjp,
+        complex=AS_WRITTEN,
+        jvp=lambda xp, t, x, out, p: fwd(xp, t[0], p),
+        linear=True,
+        sample={"cases": cases},
+    )
 
 
 def _case(shape, ours, theirs):
@@ -25,7 +34,8 @@ def _roll(xp, x, shifts, dims):
 
 
 ROLL = _linear(
-    "roll", "RollBackward0",
+    "roll",
+    "RollBackward0",
     lambda xp, x, p: _roll(xp, x, p["shifts"], p["dims"]),
     lambda xp, g, x, out, p: _roll(xp, g, tuple(-s for s in p["shifts"]), p["dims"]),
     ("dims", "shifts"),
@@ -48,7 +58,8 @@ def _rot90(xp, x, k, dims):
 
 
 ROT90 = _linear(
-    "rot90", "Rot90Backward0",
+    "rot90",
+    "Rot90Backward0",
     lambda xp, x, p: _rot90(xp, x, p["k"], p["dims"]),
     lambda xp, g, x, out, p: _rot90(xp, g, -p["k"], p["dims"]),
     ("dims", "k"),
@@ -73,12 +84,16 @@ def _unfold_fwd(xp, x, p):
 def _unfold_vjp(xp, g, x, out, p):
     if not p["self_sym_sizes"]:
         return xp.reshape(g, ())
-    return xp.scatter_add_zeros(xp.moveaxis(g, -1, p["dimension"] + 1), _window_key(p),
-                                p["self_sym_sizes"])
+    return xp.scatter_add_zeros(
+        xp.moveaxis(g, -1, p["dimension"] + 1), _window_key(p), p["self_sym_sizes"]
+    )
 
 
 UNFOLD = _linear(
-    "unfold", "UnfoldBackward0", _unfold_fwd, _unfold_vjp,
+    "unfold",
+    "UnfoldBackward0",
+    _unfold_fwd,
+    _unfold_vjp,
     ("dimension", "self_sym_sizes", "size", "step"),
     _case((4, 5), lambda t: t.unfold(1, 2, 2), lambda tt, t: t.unfold(1, 2, 2)),
 )
@@ -113,7 +128,9 @@ def _diagonal_fwd(xp, x, p):
         y = y[..., :, off:] if off >= 0 else y[..., -off:, :]
         st = y.strides
         return np.lib.stride_tricks.as_strided(
-            y, y.shape[:-2] + (len(r),), st[:-2] + (st[-2] + st[-1],),
+            y,
+            y.shape[:-2] + (len(r),),
+            st[:-2] + (st[-2] + st[-1],),
             writeable=y.flags.writeable,
         )
     return y[..., r, c]
@@ -128,7 +145,10 @@ def _diagonal_vjp(xp, g, x, out, p):
 
 
 DIAGONAL = _linear(
-    "diagonal", "DiagonalBackward0", _diagonal_fwd, _diagonal_vjp,
+    "diagonal",
+    "DiagonalBackward0",
+    _diagonal_fwd,
+    _diagonal_vjp,
     ("dim1", "dim2", "offset", "self_sym_sizes"),
     _case((3, 4), lambda t: t.diagonal(1), lambda tt, t: t.diagonal(1)),
 )
@@ -146,36 +166,67 @@ def _diag_embed_fwd(xp, x, p):
 
 
 DIAG_EMBED = _linear(
-    "diag_embed", "DiagEmbedBackward0", _diag_embed_fwd,
+    "diag_embed",
+    "DiagEmbedBackward0",
+    _diag_embed_fwd,
     lambda xp, g, x, out, p: _diagonal_fwd(xp, g, p),
     ("dim1", "dim2", "offset"),
     _case((2, 3), None, lambda tt, t: tt.diag_embed(t, 1)),
 )
 TRIL = _linear(
-    "tril", "TrilBackward0", lambda xp, x, p: xp.tril(x, p["diagonal"]),
-    lambda xp, g, x, out, p: xp.tril(g, p["diagonal"]), ("diagonal",),
+    "tril",
+    "TrilBackward0",
+    lambda xp, x, p: xp.tril(x, p["diagonal"]),
+    lambda xp, g, x, out, p: xp.tril(g, p["diagonal"]),
+    ("diagonal",),
     _case((3, 4), lambda t: t.tril(1), lambda tt, t: t.tril(1)),
 )
 TRIU = _linear(
-    "triu", "TriuBackward0", lambda xp, x, p: xp.triu(x, p["diagonal"]),
-    lambda xp, g, x, out, p: xp.triu(g, p["diagonal"]), ("diagonal",),
+    "triu",
+    "TriuBackward0",
+    lambda xp, x, p: xp.triu(x, p["diagonal"]),
+    lambda xp, g, x, out, p: xp.triu(g, p["diagonal"]),
+    ("diagonal",),
     _case((3, 4), lambda t: t.triu(-1), lambda tt, t: t.triu(-1)),
 )
 
 
 # fill(self, value): a constant; self gets a zero gradient, a tensor value the sum of g
 FILL = defop(
-    "fill.Scalar", node="FillBackward0", inputs=("self",), saved=(), complex=AS_WRITTEN,
+    "fill.Scalar",
+    node="FillBackward0",
+    inputs=("self",),
+    saved=(),
+    complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.full(x.shape, p["value"], dtype=x.dtype),
-    vjp=lambda xp, g, x, out, p: g * 0, jvp=lambda xp, t, x, out, p: t[0] * 0,
-    sample={"cases": lambda rng: [(None, [rng.uniform(-3, 3, (3, 4))],
-                                   lambda tt, t: tt.fill(t, 2.0) + t)]},
+    vjp=lambda xp, g, x, out, p: g * 0,
+    jvp=lambda xp, t, x, out, p: t[0] * 0,
+    sample={
+        "cases": lambda rng: [
+            (None, [rng.uniform(-3, 3, (3, 4))], lambda tt, t: tt.fill(t, 2.0) + t)
+        ]
+    },
 )
 FILL_TENSOR = defop(
-    "fill.Tensor", node="FillBackward1", inputs=("self", "value"), saved=(), complex=AS_WRITTEN,
-    fwd=lambda xp, x, v, p: xp.broadcast_to(v, x.shape).astype(x.dtype, copy=True) if not xp.is_txp else xp.broadcast_to(v, x.shape) + 0,
+    "fill.Tensor",
+    node="FillBackward1",
+    inputs=("self", "value"),
+    saved=(),
+    complex=AS_WRITTEN,
+    fwd=lambda xp, x, v, p: (
+        xp.broadcast_to(v, x.shape).astype(x.dtype, copy=True)
+        if not xp.is_txp
+        else xp.broadcast_to(v, x.shape) + 0
+    ),
     vjp=(lambda xp, g, x, v, out, p: g * 0, lambda xp, g, x, v, out, p: xp.sum(g)),
     jvp=lambda xp, t, x, out, p: xp.broadcast_to(t[1], out.shape) + 0 * t[0],
-    sample={"cases": lambda rng: [(None, [rng.uniform(-3, 3, (3, 4)),
-                                   rng.uniform(-3, 3, (2,))], lambda tt, t, v: tt.fill(t, v.sum()))]},
+    sample={
+        "cases": lambda rng: [
+            (
+                None,
+                [rng.uniform(-3, 3, (3, 4)), rng.uniform(-3, 3, (2,))],
+                lambda tt, t, v: tt.fill(t, v.sum()),
+            )
+        ]
+    },
 )

@@ -68,16 +68,22 @@ def _mm_fwd(xp, a, b, p):
 
 
 MM = defop(
-    "mm", node="MmBackward0", inputs=("self", "mat2"),
+    "mm",
+    node="MmBackward0",
+    inputs=("self", "mat2"),
     batch=ELEMENTWISE,
-    complex=HOLOMORPHIC, bools=kernel_refuses("addmm_impl_cpu_", when=_product_runs),
+    complex=HOLOMORPHIC,
+    bools=kernel_refuses("addmm_impl_cpu_", when=_product_runs),
     saved=("mat2", "mat2_sym_sizes", "self", "self_sym_sizes"),
     fwd=_mm_fwd,
-    vjp=(lambda xp, g, a, b, out, p: _mm_grad_mat1(xp, g, b, a),
-         lambda xp, g, a, b, out, p: _mm_grad_mat2(xp, g, a, b)),
+    vjp=(
+        lambda xp, g, a, b, out, p: _mm_grad_mat1(xp, g, b, a),
+        lambda xp, g, a, b, out, p: _mm_grad_mat2(xp, g, a, b),
+    ),
     layout=((0, 0), (1, 1)),  # torch saves mat2 for self's gradient only, self for mat2's
     jvp=lambda xp, t, x, out, p: xp.matmul(t[0], x[1]) + xp.matmul(x[0], t[1]),
-    sample={"domain": (-2, 2), "kind": "mm"}, torch=lambda torch, a, b: torch.mm(a, b),
+    sample={"domain": (-2, 2), "kind": "mm"},
+    torch=lambda torch, a, b: torch.mm(a, b),
 )
 
 
@@ -90,38 +96,51 @@ def _mv_fwd(xp, a, v, p):
 
 
 MV = defop(
-    "mv", node="MvBackward0", inputs=("self", "vec"), saved=("self", "vec"),
-    batch=lambda xp, t, x, out, p: (xp.matmul(t[0], x[1])
-                                     + xp.matmul(x[0], t[1][..., None])[..., 0]),
-    complex=HOLOMORPHIC, bools=kernel_refuses("addmv_impl_cpu", when=_product_runs),
+    "mv",
+    node="MvBackward0",
+    inputs=("self", "vec"),
+    saved=("self", "vec"),
+    batch=lambda xp, t, x, out, p: xp.matmul(t[0], x[1]) + xp.matmul(x[0], t[1][..., None])[..., 0],
+    complex=HOLOMORPHIC,
+    bools=kernel_refuses("addmv_impl_cpu", when=_product_runs),
     fwd=_mv_fwd,
     # torch: grad.ger(vec.conj()) (outer: grad.reshape(-1, 1) * vec), self.conj().t().mv(grad)
-    vjp=(lambda xp, g, a, v, out, p: xp.reshape(g, (-1, 1)) * v,
-         lambda xp, g, a, v, out, p: xp.call(MV, xp.t(xp.cj(a)), g)),
+    vjp=(
+        lambda xp, g, a, v, out, p: xp.reshape(g, (-1, 1)) * v,
+        lambda xp, g, a, v, out, p: xp.call(MV, xp.t(xp.cj(a)), g),
+    ),
     jvp=lambda xp, t, x, out, p: xp.matmul(t[0], x[1]) + xp.matmul(x[0], t[1]),
-    sample={"domain": (-2, 2), "kind": "mv"}, torch=lambda torch, a, v: torch.mv(a, v),
+    sample={"domain": (-2, 2), "kind": "mv"},
+    torch=lambda torch, a, v: torch.mv(a, v),
 )
 
 
 def _dot_fwd(xp, a, b, p):
     if a.shape != b.shape:
         raise RuntimeError(
-            "inconsistent tensor size, expected tensor [" + str(a.shape[0]) + "] and src ["
-            + str(b.shape[0]) + "] to have the same number of elements, but got "
+            "inconsistent tensor size, expected tensor ["
+            + str(a.shape[0])
+            + "] and src ["
+            + str(b.shape[0])
+            + "] to have the same number of elements, but got "
             + f"{a.shape[0]} and {b.shape[0]} elements respectively"
         )
     return xp.dot(a, b) if not xp.is_txp else xp.sum(a * b)
 
 
 DOT = defop(
-    "dot", node="DotBackward0", inputs=("self", "tensor"), saved=("self", "tensor"),
-    batch=lambda xp, t, x, out, p: (xp.sum(t[0] * x[1], axis=-1)
-                                     + xp.sum(x[0] * t[1], axis=-1)),
-    complex=HOLOMORPHIC, bools=kernel_refuses("dot", when=lambda args, p: args[0].shape == args[1].shape),
+    "dot",
+    node="DotBackward0",
+    inputs=("self", "tensor"),
+    saved=("self", "tensor"),
+    batch=lambda xp, t, x, out, p: xp.sum(t[0] * x[1], axis=-1) + xp.sum(x[0] * t[1], axis=-1),
+    complex=HOLOMORPHIC,
+    bools=kernel_refuses("dot", when=lambda args, p: args[0].shape == args[1].shape),
     fwd=_dot_fwd,
     vjp=(lambda xp, g, a, b, out, p: g * b, lambda xp, g, a, b, out, p: g * a),
     jvp=lambda xp, t, x, out, p: xp.sum(t[0] * x[1]) + xp.sum(x[0] * t[1]),
-    sample={"domain": (-2, 2), "kind": "dot"}, torch=lambda torch, a, b: torch.dot(a, b),
+    sample={"domain": (-2, 2), "kind": "dot"},
+    torch=lambda torch, a, b: torch.dot(a, b),
 )
 
 
@@ -135,15 +154,22 @@ def _bmm_fwd(xp, a, b, p):
 
 
 BMM = defop(
-    "bmm", node="BmmBackward0", inputs=("self", "mat2"), saved=("mat2", "self"),
+    "bmm",
+    node="BmmBackward0",
+    inputs=("self", "mat2"),
+    saved=("mat2", "self"),
     batch=ELEMENTWISE,
-    complex=HOLOMORPHIC, bools=kernel_refuses("bmm", when=_product_runs),
+    complex=HOLOMORPHIC,
+    bools=kernel_refuses("bmm", when=_product_runs),
     fwd=_bmm_fwd,
     # torch: grad.bmm(mat2.transpose(1, 2)), self.transpose(1, 2).bmm(grad)
-    vjp=(lambda xp, g, a, b, out, p: xp.call(BMM, g, xp.swapaxes(b, 1, 2)),
-         lambda xp, g, a, b, out, p: xp.call(BMM, xp.swapaxes(a, 1, 2), g)),
+    vjp=(
+        lambda xp, g, a, b, out, p: xp.call(BMM, g, xp.swapaxes(b, 1, 2)),
+        lambda xp, g, a, b, out, p: xp.call(BMM, xp.swapaxes(a, 1, 2), g),
+    ),
     jvp=lambda xp, t, x, out, p: xp.matmul(t[0], x[1]) + xp.matmul(x[0], t[1]),
-    sample={"domain": (-2, 2), "kind": "bmm"}, torch=lambda torch, a, b: torch.bmm(a, b),
+    sample={"domain": (-2, 2), "kind": "bmm"},
+    torch=lambda torch, a, b: torch.bmm(a, b),
 )
 
 
@@ -162,17 +188,25 @@ def _addmm_fwd(xp, bias, a, b, p):
 
 # addmm(bias, mat1, mat2) = beta * bias + alpha * mat1 @ mat2 (F.linear with a bias on 2-D input)
 ADDMM = defop(
-    "addmm", node="AddmmBackward0", inputs=("self", "mat1", "mat2"),
+    "addmm",
+    node="AddmmBackward0",
+    inputs=("self", "mat1", "mat2"),
     batch=ELEMENTWISE,
-    complex=HOLOMORPHIC, bools=kernel_refuses("addmm_impl_cpu_", when=_product_runs),
+    complex=HOLOMORPHIC,
+    bools=kernel_refuses("addmm_impl_cpu_", when=_product_runs),
     saved=("alpha=1", "beta=1", "mat1", "mat1_sym_sizes", "mat2", "mat2_sym_sizes"),
     fwd=_addmm_fwd,
-    vjp=(lambda xp, g, bias, a, b, out, p: g if p is None else g * p["beta"],
-         lambda xp, g, bias, a, b, out, p: _alpha(_mm_grad_mat1(xp, g, b, a), p),
-         lambda xp, g, bias, a, b, out, p: _alpha(_mm_grad_mat2(xp, g, a, b), p)),
+    vjp=(
+        lambda xp, g, bias, a, b, out, p: g if p is None else g * p["beta"],
+        lambda xp, g, bias, a, b, out, p: _alpha(_mm_grad_mat1(xp, g, b, a), p),
+        lambda xp, g, bias, a, b, out, p: _alpha(_mm_grad_mat2(xp, g, a, b), p),
+    ),
     layout=((1, 1), (2, 2)),  # torch saves mat2 for mat1's gradient only, mat1 for mat2's
-    jvp=lambda xp, t, x, out, p: (t[0] + xp.matmul(t[1], x[2]) + xp.matmul(x[1], t[2]) if p is None
-                                  else t[0] * p["beta"] + (xp.matmul(t[1], x[2]) + xp.matmul(x[1], t[2])) * p["alpha"]),
+    jvp=lambda xp, t, x, out, p: (
+        t[0] + xp.matmul(t[1], x[2]) + xp.matmul(x[1], t[2])
+        if p is None
+        else t[0] * p["beta"] + (xp.matmul(t[1], x[2]) + xp.matmul(x[1], t[2])) * p["alpha"]
+    ),
     sample={"domain": (-2, 2), "kind": "addmm"},
     torch=lambda torch, bias, a, b: torch.addmm(bias, a, b),
 )

@@ -53,10 +53,20 @@ def _eigh_jvp(xp, t, x, out, p):
 
 
 EIGH = defop(
-    "_linalg_eigh", node="LinalgEighBackward0", inputs=("A",), saved=("UPLO", "result"),
-    fwd=_eigh_fwd, vjp=_eigh_vjp, jvp=_eigh_jvp, n_out=-1, complex=AS_WRITTEN,
-    sample={"cases": lambda rng: [(None, [rng.uniform(-1, 1, (3, 3))],
-                                   lambda tt, a: tt.linalg.eigh(a + a.mH)[0])]},
+    "_linalg_eigh",
+    node="LinalgEighBackward0",
+    inputs=("A",),
+    saved=("UPLO", "result"),
+    fwd=_eigh_fwd,
+    vjp=_eigh_vjp,
+    jvp=_eigh_jvp,
+    n_out=-1,
+    complex=AS_WRITTEN,
+    sample={
+        "cases": lambda rng: [
+            (None, [rng.uniform(-1, 1, (3, 3))], lambda tt, a: tt.linalg.eigh(a + a.mH)[0])
+        ]
+    },
 )
 
 
@@ -123,10 +133,20 @@ def _svd_jvp(xp, t, x, out, p):
 
 
 SVD = defop(
-    "_linalg_svd", node="LinalgSvdBackward0", inputs=("A",), saved=("full_matrices", "result"),
-    fwd=_svd_fwd, vjp=_svd_vjp, jvp=_svd_jvp, n_out=-1, complex=AS_WRITTEN,
-    sample={"cases": lambda rng: [(None, [rng.uniform(-1, 1, (4, 3))],
-                                   lambda tt, a: tt.linalg.svdvals(a))]},
+    "_linalg_svd",
+    node="LinalgSvdBackward0",
+    inputs=("A",),
+    saved=("full_matrices", "result"),
+    fwd=_svd_fwd,
+    vjp=_svd_vjp,
+    jvp=_svd_jvp,
+    n_out=-1,
+    complex=AS_WRITTEN,
+    sample={
+        "cases": lambda rng: [
+            (None, [rng.uniform(-1, 1, (4, 3))], lambda tt, a: tt.linalg.svdvals(a))
+        ]
+    },
 )
 
 
@@ -144,11 +164,13 @@ def _qr_vjp(xp, g, A, out, p):
         raise RuntimeError(
             "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
             "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
-            "linalg.qr.")
+            "linalg.qr."
+        )
     m, n = Q.shape[-2], R.shape[-1]
     if p["mode"] == "complete" and m > n:
         raise RuntimeError(
-            "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+            "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
+        )
     gA = xp.matmul(gR, mHc(R)) - xp.matmul(mHc(Q), gQ)
     if m >= n:
         sym = xp.triu(gA, 0)
@@ -160,8 +182,10 @@ def _qr_vjp(xp, g, A, out, p):
     skew = xp.tril(X - mHc(X), 0)
     gA = xp.matmul(Q, skew)
     gA = trisolve(xp, mHc(R[..., :m]), gA, False, False)
-    gA = xp.concatenate([gA, xp.zeros(R.shape[:-1] + (n - m,), dtype=R.dtype) if not xp.is_txp
-                         else 0 * R[..., m:]], axis=-1)
+    gA = xp.concatenate(
+        [gA, xp.zeros(R.shape[:-1] + (n - m,), dtype=R.dtype) if not xp.is_txp else 0 * R[..., m:]],
+        axis=-1,
+    )
     return gA + xp.matmul(Q, gR)
 
 
@@ -187,10 +211,20 @@ def _qr_jvp(xp, t, x, out, p):
 
 
 QR = defop(
-    "linalg_qr", node="LinalgQrBackward0", inputs=("A",), saved=("mode", "result"),
-    fwd=_qr_fwd, vjp=_qr_vjp, jvp=_qr_jvp, n_out=-1, complex=AS_WRITTEN,
-    sample={"cases": lambda rng: [(None, [rng.uniform(-1, 1, (4, 3))],
-                                   lambda tt, a: tt.linalg.qr(a)[1])]},
+    "linalg_qr",
+    node="LinalgQrBackward0",
+    inputs=("A",),
+    saved=("mode", "result"),
+    fwd=_qr_fwd,
+    vjp=_qr_vjp,
+    jvp=_qr_jvp,
+    n_out=-1,
+    complex=AS_WRITTEN,
+    sample={
+        "cases": lambda rng: [
+            (None, [rng.uniform(-1, 1, (4, 3))], lambda tt, a: tt.linalg.qr(a)[1])
+        ]
+    },
 )
 
 
@@ -203,7 +237,9 @@ def _pinv_fwd(xp, A, p):
     else:
         u, s, vh = np.linalg.svd(A, full_matrices=False)
         absw = s
-    smax = absw.max(-1, keepdims=True) if absw.shape[-1] else np.zeros(absw.shape[:-1] + (1,), A.dtype)
+    smax = (
+        absw.max(-1, keepdims=True) if absw.shape[-1] else np.zeros(absw.shape[:-1] + (1,), A.dtype)
+    )
     atol, rtol = p["atol"], p["rtol"]
     a = 0.0 if atol is None else atol
     if rtol is None:
@@ -223,12 +259,20 @@ def _pinv_vjp(xp, g, A, out, p):
     if m <= n:
         K = xp.matmul(gh, P)
         KPh = xp.matmul(K, Ph)
-        return (-mHc(xp.matmul(P, K)) + KPh - xp.matmul(xp.matmul(A, P), KPh)
-                + xp.matmul(xp.matmul(Ph, P), gh - xp.matmul(K, A)))
+        return (
+            -mHc(xp.matmul(P, K))
+            + KPh
+            - xp.matmul(xp.matmul(A, P), KPh)
+            + xp.matmul(xp.matmul(Ph, P), gh - xp.matmul(K, A))
+        )
     K = xp.matmul(P, gh)
     PhK = xp.matmul(Ph, K)
-    return (-mHc(xp.matmul(K, P)) + xp.matmul(xp.matmul(gh - xp.matmul(A, K), P), Ph) + PhK
-            - xp.matmul(xp.matmul(PhK, P), A))
+    return (
+        -mHc(xp.matmul(K, P))
+        + xp.matmul(xp.matmul(gh - xp.matmul(A, K), P), Ph)
+        + PhK
+        - xp.matmul(xp.matmul(PhK, P), A)
+    )
 
 
 def _pinv_jvp(xp, t, x, out, p):
@@ -237,20 +281,28 @@ def _pinv_jvp(xp, t, x, out, p):
     dAh, Ph = mHc(dA), mHc(P)
     if m <= n:
         K = xp.matmul(Ph, dAh)
-        return (xp.matmul(P, K - mHc(K) - xp.matmul(K, xp.matmul(A, P)))
-                + xp.matmul(dAh - xp.matmul(P, xp.matmul(A, dAh)), xp.matmul(Ph, P)))
+        return xp.matmul(P, K - mHc(K) - xp.matmul(K, xp.matmul(A, P))) + xp.matmul(
+            dAh - xp.matmul(P, xp.matmul(A, dAh)), xp.matmul(Ph, P)
+        )
     K = xp.matmul(P, dA)
     Kh = mHc(K)
-    return (xp.matmul(Kh - K - xp.matmul(xp.matmul(P, A), Kh), P)
-            + xp.matmul(xp.matmul(P, Ph), dAh - xp.matmul(xp.matmul(dAh, A), P)))
+    return xp.matmul(Kh - K - xp.matmul(xp.matmul(P, A), Kh), P) + xp.matmul(
+        xp.matmul(P, Ph), dAh - xp.matmul(xp.matmul(dAh, A), P)
+    )
 
 
 PINV = defop(
-    "linalg_pinv", node="LinalgPinvBackward0", inputs=("self",), saved=("self", "result"),
+    "linalg_pinv",
+    node="LinalgPinvBackward0",
+    inputs=("self",),
+    saved=("self", "result"),
     complex=AS_WRITTEN,
-    fwd=_pinv_fwd, vjp=_pinv_vjp, jvp=_pinv_jvp,
-    sample={"cases": lambda rng: [(None, [rng.uniform(-1, 1, (4, 3))],
-                                   lambda tt, a: tt.linalg.pinv(a))]},
+    fwd=_pinv_fwd,
+    vjp=_pinv_vjp,
+    jvp=_pinv_jvp,
+    sample={
+        "cases": lambda rng: [(None, [rng.uniform(-1, 1, (4, 3))], lambda tt, a: tt.linalg.pinv(a))]
+    },
 )
 
 
@@ -280,9 +332,21 @@ def _chol_inv_jvp(xp, t, x, out, p):
 
 
 CHOLESKY_INVERSE = defop(
-    "cholesky_inverse", node="CholeskyInverseBackward0", inputs=("self",), saved=("self", "upper", "result"),
-    fwd=_chol_inv_fwd, vjp=_chol_inv_vjp, jvp=_chol_inv_jvp, complex=AS_WRITTEN,
-    sample={"cases": lambda rng: [(None,
-                                   [rng.uniform(-1, 1, (3, 3))],
-                                   lambda tt, a: tt.cholesky_inverse(a.tril(-1) + 2 * tt.eye(3, dtype=a.dtype)))]},
+    "cholesky_inverse",
+    node="CholeskyInverseBackward0",
+    inputs=("self",),
+    saved=("self", "upper", "result"),
+    fwd=_chol_inv_fwd,
+    vjp=_chol_inv_vjp,
+    jvp=_chol_inv_jvp,
+    complex=AS_WRITTEN,
+    sample={
+        "cases": lambda rng: [
+            (
+                None,
+                [rng.uniform(-1, 1, (3, 3))],
+                lambda tt, a: tt.cholesky_inverse(a.tril(-1) + 2 * tt.eye(3, dtype=a.dtype)),
+            )
+        ]
+    },
 )

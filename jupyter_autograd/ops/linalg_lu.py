@@ -35,8 +35,8 @@ def getrf(a):
             zero = pivot == 0
             info = np.where(zero & (info == 0), j + 1, info)
             scale = np.where(zero, 1.0, 1.0 / np.where(zero, 1.0, pivot))
-            a[..., j + 1:, j] = a[..., j + 1:, j] * scale[..., None]
-            a[..., j + 1:, j + 1:] -= a[..., j + 1:, j:j + 1] * a[..., j:j + 1, j + 1:]
+            a[..., j + 1 :, j] = a[..., j + 1 :, j] * scale[..., None]
+            a[..., j + 1 :, j + 1 :] -= a[..., j + 1 :, j : j + 1] * a[..., j : j + 1, j + 1 :]
     return a, piv, info
 
 
@@ -94,7 +94,9 @@ def lu_backward(xp, gL, gU, P, L, U, pivot=True):
             gA = term if gA is None else gA + term
         gA = trisolve(xp, mH(U1), xp.tril(gA, -1), False, False, False)
         if gU is not None:
-            gA = xp.concatenate([gA + xp.triu(_narrow(gU, -1, 0, k), 0), _narrow(gU, -1, k, n - k)], axis=-1)
+            gA = xp.concatenate(
+                [gA + xp.triu(_narrow(gU, -1, 0, k), 0), _narrow(gU, -1, k, n - k)], axis=-1
+            )
         gA = trisolve(xp, mH(L), gA, True, True, True)
         if gU is None:
             gA = xp.concatenate([gA, 0 * _narrow(U, -1, k, n - k)], axis=-1)
@@ -108,7 +110,9 @@ def lu_backward(xp, gL, gU, P, L, U, pivot=True):
             gA = term if gA is None else gA + term
         gA = trisolve(xp, mH(L1), xp.triu(gA, 0), True, True, True)
         if gL is not None:
-            gA = xp.concatenate([gA + xp.tril(_narrow(gL, -2, 0, k), -1), _narrow(gL, -2, k, m - k)], axis=-2)
+            gA = xp.concatenate(
+                [gA + xp.tril(_narrow(gL, -2, 0, k), -1), _narrow(gL, -2, k, m - k)], axis=-2
+            )
         gA = trisolve(xp, mH(U), gA, False, False, False)
         if gL is None:
             gA = xp.concatenate([gA, 0 * _narrow(L, -2, k, m - k)], axis=-2)
@@ -155,7 +159,9 @@ def _lu_factor_vjp(xp, g, A, out, p):
     if xp.is_txp:  # L and U read from the recorded result, so second order reaches A
         m = lu.shape[-2]
         P = _factories().tensor(P, device=out.device)
-        L = xp.tril(out[..., :, :k], -1) + _factories().tensor(np.eye(m, k, dtype=lu.dtype), device=out.device)
+        L = xp.tril(out[..., :, :k], -1) + _factories().tensor(
+            np.eye(m, k, dtype=lu.dtype), device=out.device
+        )
         U = xp.triu(out[..., :k, :])
     return lu_backward(xp, _narrow(g, -1, 0, k), _narrow(g, -2, 0, k), P, L, U, p["pivot"])
 
@@ -174,10 +180,19 @@ def _lu_factor_jvp(xp, t, x, out, p):
 
 
 LU_FACTOR = defop(
-    "linalg_lu_factor_ex", node="LinalgLuFactorExBackward0", inputs=("A",), saved=("pivot", "pivots", "result"), complex=HOLOMORPHIC,
-    fwd=lambda xp, A, p: p["LU"].copy(), vjp=_lu_factor_vjp, jvp=_lu_factor_jvp,
-    sample={"cases": lambda rng: [(None, [rng.uniform(-1, 1, (3, 3))],
-                                   lambda tt, a: tt.linalg.lu_factor(a)[0])]},
+    "linalg_lu_factor_ex",
+    node="LinalgLuFactorExBackward0",
+    inputs=("A",),
+    saved=("pivot", "pivots", "result"),
+    complex=HOLOMORPHIC,
+    fwd=lambda xp, A, p: p["LU"].copy(),
+    vjp=_lu_factor_vjp,
+    jvp=_lu_factor_jvp,
+    sample={
+        "cases": lambda rng: [
+            (None, [rng.uniform(-1, 1, (3, 3))], lambda tt, a: tt.linalg.lu_factor(a)[0])
+        ]
+    },
 )
 
 
@@ -195,10 +210,20 @@ def _lu_jvp_row(xp, t, x, out, p):
 
 
 LU = defop(
-    "linalg_lu", node="LinalgLuBackward0", inputs=("A",), saved=("pivot", "result"), complex=HOLOMORPHIC,
-    fwd=lambda xp, A, p: tuple(a.copy() for a in p["PLU"]), vjp=_lu_vjp, jvp=_lu_jvp_row, n_out=-1,
-    sample={"cases": lambda rng: [(None, [rng.uniform(-1, 1, (3, 4))],
-                                   lambda tt, a: tt.linalg.lu(a)[2])]},
+    "linalg_lu",
+    node="LinalgLuBackward0",
+    inputs=("A",),
+    saved=("pivot", "result"),
+    complex=HOLOMORPHIC,
+    fwd=lambda xp, A, p: tuple(a.copy() for a in p["PLU"]),
+    vjp=_lu_vjp,
+    jvp=_lu_jvp_row,
+    n_out=-1,
+    sample={
+        "cases": lambda rng: [
+            (None, [rng.uniform(-1, 1, (3, 4))], lambda tt, a: tt.linalg.lu(a)[2])
+        ]
+    },
 )
 
 
@@ -214,15 +239,29 @@ def _lu_unpack_vjp(xp, g, LU_, out, p):
 
 
 LU_UNPACK = defop(
-    "lu_unpack", node="LuUnpackBackward0", inputs=("LU_data",), saved=("LU_data_sym_argsize_minus_1",), complex=HOLOMORPHIC,
+    "lu_unpack",
+    node="LuUnpackBackward0",
+    inputs=("LU_data",),
+    saved=("LU_data_sym_argsize_minus_1",),
+    complex=HOLOMORPHIC,
     fwd=lambda xp, LU_, p: unpack(LU_, p["pivots"], LU_.dtype),
     vjp=_lu_unpack_vjp,
-    jvp=lambda xp, t, x, out, p: (0 * out[0], xp.tril(_narrow(t[0], -1, 0, out[1].shape[-1]), -1),
-                                  xp.triu(_narrow(t[0], -2, 0, out[2].shape[-2]), 0)),
-    n_out=-1, linear=True,
-    sample={"cases": lambda rng: [(None,
-                                   [rng.uniform(-1, 1, (3, 3))],
-                                   lambda tt, a: tt.lu_unpack(*tt.linalg.lu_factor(a))[1])]},
+    jvp=lambda xp, t, x, out, p: (
+        0 * out[0],
+        xp.tril(_narrow(t[0], -1, 0, out[1].shape[-1]), -1),
+        xp.triu(_narrow(t[0], -2, 0, out[2].shape[-2]), 0),
+    ),
+    n_out=-1,
+    linear=True,
+    sample={
+        "cases": lambda rng: [
+            (
+                None,
+                [rng.uniform(-1, 1, (3, 3))],
+                lambda tt, a: tt.lu_unpack(*tt.linalg.lu_factor(a))[1],
+            )
+        ]
+    },
 )
 
 
@@ -230,20 +269,29 @@ def lu_solve_arrays(xp, LU_, piv, B, left, adjoint):
     """X for A X = B (left) or X A = B, A = P L U packed in LU_ (or its adjoint)."""
     from ..backend import move_array
 
-    P, L, U = unpack(LU_ if not xp.is_txp else move_array(LU_._data, "cpu"), piv,
-                     B._data.dtype if xp.is_txp else B.dtype)
+    P, L, U = unpack(
+        LU_ if not xp.is_txp else move_array(LU_._data, "cpu"),
+        piv,
+        B._data.dtype if xp.is_txp else B.dtype,
+    )
     if xp.is_txp:
         P = _factories().tensor(P, device=LU_.device)
-        L = _api_shape().tril(LU_, -1) + _factories().eye(LU_.shape[-1], dtype=LU_.dtype, device=LU_.device)
+        L = _api_shape().tril(LU_, -1) + _factories().eye(
+            LU_.shape[-1], dtype=LU_.dtype, device=LU_.device
+        )
         U = _api_shape().triu(LU_)
     if left and not adjoint:  # L U X = P^T B
         return trisolve(xp, U, trisolve(xp, L, xp.matmul(mH(P), B), False, True, True), True)
     if left:  # U^H L^H P^T X = B
         return xp.matmul(P, trisolve(xp, mH(L), trisolve(xp, mH(U), B, False), True, True, True))
     if not adjoint:  # X P L U = B
-        return xp.matmul(trisolve(xp, L, trisolve(xp, U, B, True, False), False, False, True), mH(P))
+        return xp.matmul(
+            trisolve(xp, L, trisolve(xp, U, B, True, False), False, False, True), mH(P)
+        )
     # X U^H L^H P^T = B
-    return trisolve(xp, mH(U), trisolve(xp, mH(L), xp.matmul(B, P), True, False, True), False, False)
+    return trisolve(
+        xp, mH(U), trisolve(xp, mH(L), xp.matmul(B, P), True, False, True), False, False
+    )
 
 
 def _lu_solve_LU(xp, gX, LU_, X, p):
@@ -271,14 +319,28 @@ def _lu_solve_LU(xp, gX, LU_, X, p):
 
 
 LU_SOLVE = defop(
-    "linalg_lu_solve", node="LinalgLuSolveBackward0", inputs=("LU", "B"), saved=("LU", "adjoint", "left", "pivots", "result"), complex=HOLOMORPHIC,
+    "linalg_lu_solve",
+    node="LinalgLuSolveBackward0",
+    inputs=("LU", "B"),
+    saved=("LU", "adjoint", "left", "pivots", "result"),
+    complex=HOLOMORPHIC,
     fwd=lambda xp, LU_, B, p: lu_solve_arrays(xp, LU_, p["pivots"], B, p["left"], p["adjoint"]),
-    vjp=(lambda xp, g, LU_, B, out, p: _lu_solve_LU(xp, g, LU_, out, p),
-         lambda xp, g, LU_, B, out, p: lu_solve_arrays(xp, LU_, p["pivots"], g, p["left"], not p["adjoint"])),
+    vjp=(
+        lambda xp, g, LU_, B, out, p: _lu_solve_LU(xp, g, LU_, out, p),
+        lambda xp, g, LU_, B, out, p: lu_solve_arrays(
+            xp, LU_, p["pivots"], g, p["left"], not p["adjoint"]
+        ),
+    ),
     jvp=lambda xp, t, x, out, p: _lu_solve_jvp(xp, t, x, out, p),
-    sample={"cases": lambda rng: [(None,
-                                   [rng.uniform(-1, 1, (3, 3)) + 3 * np.eye(3), rng.uniform(-1, 1, (3, 2))],
-                                   lambda tt, a, b: tt.linalg.lu_solve(*tt.linalg.lu_factor(a), b))]},
+    sample={
+        "cases": lambda rng: [
+            (
+                None,
+                [rng.uniform(-1, 1, (3, 3)) + 3 * np.eye(3), rng.uniform(-1, 1, (3, 2))],
+                lambda tt, a, b: tt.linalg.lu_solve(*tt.linalg.lu_factor(a), b),
+            )
+        ]
+    },
 )
 
 
@@ -297,9 +359,22 @@ def _lu_solve_jvp(xp, t, x, out, p):
 
 
 # ---------------------------------------------------------------- matrix_exp
-_PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
-           129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
-           40840800.0, 960960.0, 16380.0, 182.0, 1.0)
+_PADE13 = (
+    64764752532480000.0,
+    32382376266240000.0,
+    7771770303897600.0,
+    1187353796428800.0,
+    129060195264000.0,
+    10559470521600.0,
+    670442572800.0,
+    33522128640.0,
+    1323241920.0,
+    40840800.0,
+    960960.0,
+    16380.0,
+    182.0,
+    1.0,
+)
 
 
 def expm(a):
@@ -311,13 +386,29 @@ def expm(a):
     for idx in np.ndindex(a.shape[:-2]):
         A = a[idx].astype(np.float64 if a.dtype.kind == "f" else np.complex128)
         norm = np.abs(A).sum(0).max() if n else 0.0
-        s = max(0, int(np.ceil(np.log2(norm / 5.371920351148152)))) if norm > 5.371920351148152 else 0
-        A = A / 2.0 ** s
+        s = (
+            max(0, int(np.ceil(np.log2(norm / 5.371920351148152))))
+            if norm > 5.371920351148152
+            else 0
+        )
+        A = A / 2.0**s
         A2 = A @ A
         A4 = A2 @ A2
         A6 = A4 @ A2
-        U = A @ (A6 @ (b[13] * A6 + b[11] * A4 + b[9] * A2) + b[7] * A6 + b[5] * A4 + b[3] * A2 + b[1] * ident)
-        V = A6 @ (b[12] * A6 + b[10] * A4 + b[8] * A2) + b[6] * A6 + b[4] * A4 + b[2] * A2 + b[0] * ident
+        U = A @ (
+            A6 @ (b[13] * A6 + b[11] * A4 + b[9] * A2)
+            + b[7] * A6
+            + b[5] * A4
+            + b[3] * A2
+            + b[1] * ident
+        )
+        V = (
+            A6 @ (b[12] * A6 + b[10] * A4 + b[8] * A2)
+            + b[6] * A6
+            + b[4] * A4
+            + b[2] * A2
+            + b[0] * ident
+        )
         R = np.linalg.solve(V - U, V + U)
         for _ in range(s):
             R = R @ R
@@ -329,7 +420,9 @@ def _block_exp(xp, A, G):
     """The upper-right block of exp([[A, G], [0, A]]): the Frechet derivative of exp at A along G."""
     if xp.is_txp:
         z = 0 * A
-        big = xp.concatenate([xp.concatenate([A, G], axis=-1), xp.concatenate([z, A], axis=-1)], axis=-2)
+        big = xp.concatenate(
+            [xp.concatenate([A, G], axis=-1), xp.concatenate([z, A], axis=-1)], axis=-2
+        )
         e = _api_linalg().matrix_exp(big)
     else:
         top = np.concatenate([A, G], -1)
@@ -340,10 +433,17 @@ def _block_exp(xp, A, G):
 
 
 MATRIX_EXP = defop(
-    "linalg_matrix_exp", node="LinalgMatrixExpBackward0", inputs=("self",), saved=("self",), complex=HOLOMORPHIC,
+    "linalg_matrix_exp",
+    node="LinalgMatrixExpBackward0",
+    inputs=("self",),
+    saved=("self",),
+    complex=HOLOMORPHIC,
     fwd=lambda xp, A, p: expm(A),
     vjp=lambda xp, g, A, out, p: _block_exp(xp, mH(A), g),
     jvp=lambda xp, t, x, out, p: _block_exp(xp, x[0], t[0]),
-    sample={"cases": lambda rng: [(None, [rng.uniform(-1, 1, (3, 3))],
-                                   lambda tt, a: tt.linalg.matrix_exp(a))]},
+    sample={
+        "cases": lambda rng: [
+            (None, [rng.uniform(-1, 1, (3, 3))], lambda tt, a: tt.linalg.matrix_exp(a))
+        ]
+    },
 )

@@ -119,10 +119,12 @@ def trisolve(xp, A, B, upper, left=True, unit=False):
     with np.errstate(all="ignore"):
         for i in order:
             if upper:
-                acc = X[..., i, :] - np.einsum("...j,...jk->...k", A[..., i, i + 1:], X[..., i + 1:, :])
+                acc = X[..., i, :] - np.einsum(
+                    "...j,...jk->...k", A[..., i, i + 1 :], X[..., i + 1 :, :]
+                )
             else:
                 acc = X[..., i, :] - np.einsum("...j,...jk->...k", A[..., i, :i], X[..., :i, :])
-            X[..., i, :] = acc if unit else acc / A[..., i, i:i + 1]
+            X[..., i, :] = acc if unit else acc / A[..., i, i : i + 1]
     return X
 
 
@@ -165,13 +167,19 @@ def _tri(xp, x, k, lower):
 # ---------------------------------------------------------------- inverse, det, slogdet, solve
 # d(A^-1) = -A^-1 dA A^-1
 INV = defop(
-    "linalg_inv_ex", node="LinalgInvExBackward0", inputs=("A",), saved=("result",),
+    "linalg_inv_ex",
+    node="LinalgInvExBackward0",
+    inputs=("A",),
+    saved=("result",),
     fwd=lambda xp, A, p: np.linalg.inv(A),
     vjp=lambda xp, g, A, out, p: -xp.matmul(mH(out), xp.matmul(g, mH(out))),
     jvp=lambda xp, t, x, out, p: -xp.matmul(out, xp.matmul(t[0], out)),
-    complex=HOLOMORPHIC, sample={"cases": lambda rng: [(
-        None, [rng.uniform(-1, 1, (3, 3)) + 3 * np.eye(3)],
-        lambda tt, a: tt.linalg.inv(a))]},
+    complex=HOLOMORPHIC,
+    sample={
+        "cases": lambda rng: [
+            (None, [rng.uniform(-1, 1, (3, 3)) + 3 * np.eye(3)], lambda tt, a: tt.linalg.inv(a))
+        ]
+    },
 )
 
 
@@ -192,13 +200,21 @@ def _det_cofactor(xp, A, det):
 
 
 DET = defop(
-    "linalg_det", node="LinalgDetBackward0", inputs=("A",), saved=("A", "result"), complex=HOLOMORPHIC,
+    "linalg_det",
+    node="LinalgDetBackward0",
+    inputs=("A",),
+    saved=("A", "result"),
+    complex=HOLOMORPHIC,
     fwd=lambda xp, A, p: np.linalg.det(A) if A.shape[-1] else np.ones(A.shape[:-2], A.dtype),
-    vjp=lambda xp, g, A, out, p: _expand(xp, _expand(xp, g, -1), -1) * _det_cofactor(xp, A, out)
-    if A.shape[-1] else A * 0,
+    vjp=lambda xp, g, A, out, p: (
+        _expand(xp, _expand(xp, g, -1), -1) * _det_cofactor(xp, A, out) if A.shape[-1] else A * 0
+    ),
     jvp=lambda xp, t, x, out, p: xp.sum(_det_cofactor(xp, x[0], out) * t[0], axis=(-2, -1)),
-    sample={"cases": lambda rng: [(None, [rng.uniform(-1, 1, (2, 3, 3))],
-                                   lambda tt, a: tt.linalg.det(a))]},
+    sample={
+        "cases": lambda rng: [
+            (None, [rng.uniform(-1, 1, (2, 3, 3))], lambda tt, a: tt.linalg.det(a))
+        ]
+    },
 )
 
 
@@ -214,8 +230,11 @@ def _slogdet_vjp(xp, g, A, out, p):
     gs, gl = g
     sign = out[0]
     if A.dtype.kind == "c" if not hasattr(A, "_data") else A.is_complex():
-        gl = gl - 1j * (xp.conj(gs) * sign).imag if not hasattr(gs, "_data") else \
-            gl + 0 * gs - 1j * _cplx_imag(xp.conj(gs) * sign)
+        gl = (
+            gl - 1j * (xp.conj(gs) * sign).imag
+            if not hasattr(gs, "_data")
+            else gl + 0 * gs - 1j * _cplx_imag(xp.conj(gs) * sign)
+        )
     diag = _diag_embed(xp, xp.broadcast_to(_expand(xp, gl, -1), A.shape[:-1]))
     return solve(xp, mHc(A), diag)
 
@@ -228,11 +247,20 @@ def _slogdet_jvp(xp, t, x, out, p):
 
 
 SLOGDET = defop(
-    "_linalg_slogdet", node="LinalgSlogdetBackward0", inputs=("A",), saved=("A", "result"),
-    fwd=_slogdet_fwd, n_out=-1, complex=AS_WRITTEN,
-    vjp=_slogdet_vjp, jvp=_slogdet_jvp,
-    sample={"cases": lambda rng: [(None, [rng.uniform(-1, 1, (2, 3, 3))],
-                                   lambda tt, a: tt.linalg.slogdet(a)[1])]},
+    "_linalg_slogdet",
+    node="LinalgSlogdetBackward0",
+    inputs=("A",),
+    saved=("A", "result"),
+    fwd=_slogdet_fwd,
+    n_out=-1,
+    complex=AS_WRITTEN,
+    vjp=_slogdet_vjp,
+    jvp=_slogdet_jvp,
+    sample={
+        "cases": lambda rng: [
+            (None, [rng.uniform(-1, 1, (2, 3, 3))], lambda tt, a: tt.linalg.slogdet(a)[1])
+        ]
+    },
 )
 
 
@@ -258,22 +286,48 @@ def _solve_fwd(xp, A, B, p):
         raise NotImplementedError("linalg.solve tangents run on arrays")
     if p["left"]:
         Bm = B[..., None] if p["vector"] else B
-        X = np.linalg.solve(np.broadcast_to(A, np.broadcast_shapes(A.shape[:-2], Bm.shape[:-2]) + A.shape[-2:]), Bm)
+        X = np.linalg.solve(
+            np.broadcast_to(A, np.broadcast_shapes(A.shape[:-2], Bm.shape[:-2]) + A.shape[-2:]), Bm
+        )
         return X[..., 0] if p["vector"] else X
     return mH(np.linalg.solve(mH(A), mH(B)))
 
 
 SOLVE = defop(
-    "linalg_solve_ex", node="LinalgSolveExBackward0", inputs=("A", "B"), saved=("A", "left", "result"),
+    "linalg_solve_ex",
+    node="LinalgSolveExBackward0",
+    inputs=("A", "B"),
+    saved=("A", "left", "result"),
     complex=HOLOMORPHIC,
     fwd=_solve_fwd,
-    vjp=(lambda xp, g, A, B, out, p: _solve_grads(xp, g, A, B, out, p)[0],
-         lambda xp, g, A, B, out, p: _solve_grads(xp, g, A, B, out, p)[1]),
-    jvp=lambda xp, t, x, out, p: _solve_fwd(xp, x[0], t[1] - (xp.matmul(t[0], _as_mat(out, p["vector"]))[..., 0]
-                                                         if p["vector"] else xp.matmul(t[0], out)), p)
-    if p["left"] else _solve_fwd(xp, x[0], t[1] - xp.matmul(out, t[0]), p),
-    sample={"cases": lambda rng: [(None, [rng.uniform(-1, 1, (3, 3)) + 3 * np.eye(3),
-                                   rng.uniform(-1, 1, (3, 2))], lambda tt, a, b: tt.linalg.solve(a, b))]},
+    vjp=(
+        lambda xp, g, A, B, out, p: _solve_grads(xp, g, A, B, out, p)[0],
+        lambda xp, g, A, B, out, p: _solve_grads(xp, g, A, B, out, p)[1],
+    ),
+    jvp=lambda xp, t, x, out, p: (
+        _solve_fwd(
+            xp,
+            x[0],
+            t[1]
+            - (
+                xp.matmul(t[0], _as_mat(out, p["vector"]))[..., 0]
+                if p["vector"]
+                else xp.matmul(t[0], out)
+            ),
+            p,
+        )
+        if p["left"]
+        else _solve_fwd(xp, x[0], t[1] - xp.matmul(out, t[0]), p)
+    ),
+    sample={
+        "cases": lambda rng: [
+            (
+                None,
+                [rng.uniform(-1, 1, (3, 3)) + 3 * np.eye(3), rng.uniform(-1, 1, (3, 2))],
+                lambda tt, a, b: tt.linalg.solve(a, b),
+            )
+        ]
+    },
 )
 
 
@@ -294,15 +348,26 @@ def _tri_jvp(xp, t, x, out, p):
 
 
 SOLVE_TRIANGULAR = defop(
-    "linalg_solve_triangular", node="LinalgSolveTriangularBackward0", inputs=("self", "B"),
+    "linalg_solve_triangular",
+    node="LinalgSolveTriangularBackward0",
+    inputs=("self", "B"),
     saved=("left", "result", "self", "unitriangular", "upper"),
     fwd=lambda xp, A, B, p: trisolve(xp, A, B, p["upper"], p["left"], p["unitriangular"]),
-    vjp=(lambda xp, g, A, B, out, p: _tri_grads(xp, g, A, B, out, p)[0],
-         lambda xp, g, A, B, out, p: _tri_grads(xp, g, A, B, out, p)[1]),
-    jvp=_tri_jvp, complex=HOLOMORPHIC,
-    sample={"cases": lambda rng: [(None,
-                                   [np.triu(rng.uniform(-1, 1, (3, 3))) + 3 * np.eye(3), rng.uniform(-1, 1, (3, 2))],
-                                   lambda tt, a, b: tt.linalg.solve_triangular(a, b, upper=True))]},
+    vjp=(
+        lambda xp, g, A, B, out, p: _tri_grads(xp, g, A, B, out, p)[0],
+        lambda xp, g, A, B, out, p: _tri_grads(xp, g, A, B, out, p)[1],
+    ),
+    jvp=_tri_jvp,
+    complex=HOLOMORPHIC,
+    sample={
+        "cases": lambda rng: [
+            (
+                None,
+                [np.triu(rng.uniform(-1, 1, (3, 3))) + 3 * np.eye(3), rng.uniform(-1, 1, (3, 2))],
+                lambda tt, a, b: tt.linalg.solve_triangular(a, b, upper=True),
+            )
+        ]
+    },
 )
 
 
@@ -326,10 +391,21 @@ def _cholesky_jvp(xp, t, x, out, p):
 
 
 CHOLESKY = defop(
-    "linalg_cholesky_ex", node="LinalgCholeskyExBackward0", inputs=("self",), saved=("upper", "result"),
+    "linalg_cholesky_ex",
+    node="LinalgCholeskyExBackward0",
+    inputs=("self",),
+    saved=("upper", "result"),
     fwd=lambda xp, A, p: mHc(np.linalg.cholesky(A)) if p["upper"] else np.linalg.cholesky(A),
-    vjp=_cholesky_vjp, jvp=_cholesky_jvp, complex=AS_WRITTEN,
-    sample={"cases": lambda rng: [(None,
-                                   [rng.uniform(-1, 1, (3, 3))],
-                                   lambda tt, a: tt.linalg.cholesky(a @ a.mH + tt.eye(3, dtype=a.dtype)))]},
+    vjp=_cholesky_vjp,
+    jvp=_cholesky_jvp,
+    complex=AS_WRITTEN,
+    sample={
+        "cases": lambda rng: [
+            (
+                None,
+                [rng.uniform(-1, 1, (3, 3))],
+                lambda tt, a: tt.linalg.cholesky(a @ a.mH + tt.eye(3, dtype=a.dtype)),
+            )
+        ]
+    },
 )

@@ -41,11 +41,15 @@ def _bce_logits_fwd(xp, x, y, p):
     cannot be subtracted from."""
     if y.dtype != x.dtype and x.dtype.kind == "f":
         if y.dtype.kind in "iu":
-            raise RuntimeError(f"result type {_CPP_NAMES[x.dtype.name]} can't be cast to the "
-                               f"desired output type {_CPP_NAMES[y.dtype.name]}")
+            raise RuntimeError(
+                f"result type {_CPP_NAMES[x.dtype.name]} can't be cast to the "
+                f"desired output type {_CPP_NAMES[y.dtype.name]}"
+            )
         if y.dtype.kind == "b":
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                               "Use the `^` or `logical_xor()` operator instead.")
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                "Use the `^` or `logical_xor()` operator instead."
+            )
     v = _reduce(xp, _bce_logits_elem(xp, x, y, p), p["reduction"])
     if y.dtype.kind == "f" and v.dtype != y.dtype:
         v = v.astype(y.dtype)
@@ -89,7 +93,8 @@ def _bce_logits_vjp_y(xp, g, x, y, out, p):
 
 
 BCE_LOGITS = defop(
-    "binary_cross_entropy_with_logits", node="BinaryCrossEntropyWithLogitsBackward0",
+    "binary_cross_entropy_with_logits",
+    node="BinaryCrossEntropyWithLogitsBackward0",
     complex=kernel_refuses("log_sigmoid_cpu"),
     integral=kernel_refuses("log_sigmoid_cpu", on=(0,)),  # judged on the input, as log_sigmoid
     inputs=("self", "target"),
@@ -100,13 +105,14 @@ BCE_LOGITS = defop(
     jvp=lambda xp, t, x, out, p: (
         xp.sum(_bce_logits_vjp_x(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[0])
         + xp.sum(_bce_logits_vjp_y(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[1])
-        if p["reduction"] else
-        _bce_logits_vjp_x(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[0]
+        if p["reduction"]
+        else _bce_logits_vjp_x(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[0]
         + _bce_logits_vjp_y(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[1]
     ),
     sample={"domain": (-3, 3), "kind": "bce_logits", "params": {"reduction": 1}},
     torch=lambda torch, x, y, reduction: torch.nn.functional.binary_cross_entropy_with_logits(
-        x, y, reduction=["none", "mean", "sum"][reduction]),
+        x, y, reduction=["none", "mean", "sum"][reduction]
+    ),
 )
 
 
@@ -139,39 +145,51 @@ def _bce_vjp_y(xp, g, x, y, out, p):
 
 
 BCE = defop(
-    "binary_cross_entropy", node="BinaryCrossEntropyBackward0", inputs=("self", "target"),
+    "binary_cross_entropy",
+    node="BinaryCrossEntropyBackward0",
+    inputs=("self", "target"),
     complex=kernel_refuses("binary_cross_entropy"),
     saved=("reduction", "self", "target", "weight"),
-    fwd=_bce_fwd, vjp=(_bce_vjp_x, _bce_vjp_y),
+    fwd=_bce_fwd,
+    vjp=(_bce_vjp_x, _bce_vjp_y),
     reads=((0, 1), (0, 1)),  # torch's target formula takes the target too: both are saved
     jvp=lambda xp, t, x, out, p: (
-        xp.sum(_bce_vjp_x(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[0]) + xp.sum(_bce_vjp_y(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[1])
-        if p["reduction"] else
-        _bce_vjp_x(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[0] + _bce_vjp_y(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[1]
+        xp.sum(_bce_vjp_x(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[0])
+        + xp.sum(_bce_vjp_y(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[1])
+        if p["reduction"]
+        else _bce_vjp_x(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[0]
+        + _bce_vjp_y(xp, 1.0 + 0 * out, x[0], x[1], out, p) * t[1]
     ),
     sample={"domain": (0.05, 0.95), "kind": "bce", "params": {"reduction": 1}},
     torch=lambda torch, x, y, reduction: torch.nn.functional.binary_cross_entropy(
-        x, y, reduction=["none", "mean", "sum"][reduction]),
+        x, y, reduction=["none", "mean", "sum"][reduction]
+    ),
 )
 
 
-
-
 MSE = defop(
-    "mse_loss", node="MseLossBackward0", inputs=("self", "target"),
-    complex=kernel_refuses("mse_cpu"), integral=kernel_refuses("mse_cpu"),
+    "mse_loss",
+    node="MseLossBackward0",
+    inputs=("self", "target"),
+    complex=kernel_refuses("mse_cpu"),
+    integral=kernel_refuses("mse_cpu"),
     saved=("reduction", "self", "target"),
     fwd=lambda xp, x, y, p: _reduce(xp, (x - y) * (x - y), p["reduction"]),
     # torch: mse_loss_backward(grad, self, target), mse_loss_backward(grad, target, self)
-    vjp=(lambda xp, g, x, y, out, p: xp.call(MSE_LOSS_BACKWARD, g, x, y, p=p),
-         lambda xp, g, x, y, out, p: xp.call(MSE_LOSS_BACKWARD, g, y, x, p=p)),
+    vjp=(
+        lambda xp, g, x, y, out, p: xp.call(MSE_LOSS_BACKWARD, g, x, y, p=p),
+        lambda xp, g, x, y, out, p: xp.call(MSE_LOSS_BACKWARD, g, y, x, p=p),
+    ),
     jvp=lambda xp, t, x, out, p: (
-        xp.sum(2 * (x[0] - x[1]) * (t[0] - t[1])) / (1 if p["reduction"] == 2 else max(x[0].size, 1))
-        if p["reduction"] else 2 * (x[0] - x[1]) * (t[0] - t[1])
+        xp.sum(2 * (x[0] - x[1]) * (t[0] - t[1]))
+        / (1 if p["reduction"] == 2 else max(x[0].size, 1))
+        if p["reduction"]
+        else 2 * (x[0] - x[1]) * (t[0] - t[1])
     ),
     sample={"domain": (-3, 3), "kind": "mse", "params": {"reduction": 1}},
     torch=lambda torch, x, y, reduction: torch.nn.functional.mse_loss(
-        x, y, reduction=["none", "mean", "sum"][reduction]),
+        x, y, reduction=["none", "mean", "sum"][reduction]
+    ),
 )
 
 
@@ -223,8 +241,11 @@ def _nll_vjp(xp, g, x, t, out, p):
             return z
         if gg.shape != st.shape:  # a reduced loss: every kept target gets the same value
             gg = xp.broadcast_to(gg, st.shape)
-        idx = xp.indices(st.shape, sparse=True) if len(shape) > 2 else (
-            _arange(shape[0]) if z.__class__ is np.ndarray else xp.arange(shape[0]),)
+        idx = (
+            xp.indices(st.shape, sparse=True)
+            if len(shape) > 2
+            else (_arange(shape[0]) if z.__class__ is np.ndarray else xp.arange(shape[0]),)
+        )
         key = (idx[0], st) + tuple(idx[1:])
         if valid is not None:
             key = tuple(xp.broadcast_to(k, st.shape)[valid] for k in key)
@@ -245,18 +266,27 @@ def _nll_cases(rng, name):
     w = [0.5, 1.0, 2.0]
     out = []
     for red, weight in (("mean", None), ("sum", w), ("none", None), ("mean", w)):
-        out.append((
-            None,
-            [rng.uniform(-3, 0, shape)],
-            lambda tt, x, r=red, wt=weight: tt.nn.functional.nll_loss(
-                x, tt.tensor(tgt), None if wt is None else tt.tensor(wt, dtype=tt.float64), reduction=r),
-        ))
+        out.append(
+            (
+                None,
+                [rng.uniform(-3, 0, shape)],
+                lambda tt, x, r=red, wt=weight: tt.nn.functional.nll_loss(
+                    x,
+                    tt.tensor(tgt),
+                    None if wt is None else tt.tensor(wt, dtype=tt.float64),
+                    reduction=r,
+                ),
+            )
+        )
     return out
 
 
 _NLL_SAVED = ("ignore_index", "reduction", "self", "target", "total_weight", "weight")
 NLL = defop(
-    "nll_loss", node="NllLossBackward0", inputs=("self", "target"), saved=_NLL_SAVED,
+    "nll_loss",
+    node="NllLossBackward0",
+    inputs=("self", "target"),
+    saved=_NLL_SAVED,
     complex=kernel_refuses("nll_loss_out_frame"),
     fwd=_nll_fwd,
     vjp=(_nll_vjp, NO_GRAD),
@@ -266,7 +296,10 @@ NLL = defop(
 )
 # (N, C, H, W) input: torch's nll_loss2d (3-D and > 4-D inputs are viewed to 4-D around it)
 NLL2D = defop(
-    "nll_loss2d", node="NllLoss2DBackward0", inputs=("self", "target"), saved=_NLL_SAVED,
+    "nll_loss2d",
+    node="NllLoss2DBackward0",
+    inputs=("self", "target"),
+    saved=_NLL_SAVED,
     complex=kernel_refuses("nll_loss2d_forward_out_frame"),
     fwd=_nll_fwd,
     vjp=(_nll_vjp, NO_GRAD),

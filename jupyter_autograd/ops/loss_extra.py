@@ -24,14 +24,23 @@ def _smooth_vjp(sign):
     def rule(xp, g, x, t, out, p):
         gx = _unreduce(xp, g, p["reduction"], _bshape(x, t)) * _smooth_slope(xp, x - t, p["beta"])
         return gx if sign > 0 else -gx
+
     return rule
 
 
 def _bshape(x, t):
     """The broadcast shape of input and target (a target of another size warns and broadcasts)."""
-    return x.shape if x.shape == t.shape else tuple(
-        max(a, b) for a, b in zip((1,) * (len(t.shape) - len(x.shape)) + tuple(x.shape),
-                                  (1,) * (len(x.shape) - len(t.shape)) + tuple(t.shape)))
+    return (
+        x.shape
+        if x.shape == t.shape
+        else tuple(
+            max(a, b)
+            for a, b in zip(
+                (1,) * (len(t.shape) - len(x.shape)) + tuple(x.shape),
+                (1,) * (len(x.shape) - len(t.shape)) + tuple(t.shape),
+            )
+        )
+    )
 
 
 def _loss_jvp(slope):
@@ -39,6 +48,7 @@ def _loss_jvp(slope):
         d = x[0] - x[1]
         v = slope(xp, d, p) * (t[0] - t[1])
         return _reduce(xp, v, p["reduction"])
+
     return jvp
 
 
@@ -48,21 +58,31 @@ def _cases(fn, kw_list):
         for kw in kw_list:
             a = rng.uniform(-2, 2, (3, 4))
             b = a + rng.uniform(-3, 3, (3, 4))  # differences on both sides of beta/delta
-            out.append((None, [a, b],
-                        lambda tt, x, y, k=kw: getattr(tt.nn.functional, fn)(x, y, **k)))
+            out.append(
+                (None, [a, b], lambda tt, x, y, k=kw: getattr(tt.nn.functional, fn)(x, y, **k))
+            )
         return out
+
     return cases
 
 
 SMOOTH_L1 = defop(
-    "smooth_l1_loss", node="SmoothL1LossBackward0", inputs=("self", "target"),
+    "smooth_l1_loss",
+    node="SmoothL1LossBackward0",
+    inputs=("self", "target"),
     saved=("beta", "reduction", "self", "target"),
     fwd=lambda xp, x, t, p: _reduce(xp, _smooth_elem(xp, x - t, p["beta"]), p["reduction"]),
     vjp=(_smooth_vjp(1), _smooth_vjp(-1)),
-    jvp=_loss_jvp(lambda xp, d, p: _smooth_slope(xp, d, p["beta"])), smooth=False,
+    jvp=_loss_jvp(lambda xp, d, p: _smooth_slope(xp, d, p["beta"])),
+    smooth=False,
     complex=kernel_refuses("smooth_l1_cpu"),
-    sample={"kind": "cases", "cases": _cases("smooth_l1_loss", [
-        {}, {"beta": 0.5, "reduction": "sum"}, {"beta": 2.0, "reduction": "none"}])},
+    sample={
+        "kind": "cases",
+        "cases": _cases(
+            "smooth_l1_loss",
+            [{}, {"beta": 0.5, "reduction": "sum"}, {"beta": 2.0, "reduction": "none"}],
+        ),
+    },
 )
 
 
@@ -80,18 +100,27 @@ def _huber_vjp(sign):
     def rule(xp, g, x, t, out, p):
         gx = _unreduce(xp, g, p["reduction"], _bshape(x, t)) * _huber_slope(xp, x - t, p["delta"])
         return gx if sign > 0 else -gx
+
     return rule
 
 
 HUBER = defop(
-    "huber_loss", node="HuberLossBackward0", inputs=("self", "target"),
+    "huber_loss",
+    node="HuberLossBackward0",
+    inputs=("self", "target"),
     saved=("delta", "reduction", "self", "target"),
     fwd=lambda xp, x, t, p: _reduce(xp, _huber_elem(xp, x - t, p["delta"]), p["reduction"]),
     vjp=(_huber_vjp(1), _huber_vjp(-1)),
-    jvp=_loss_jvp(lambda xp, d, p: _huber_slope(xp, d, p["delta"])), smooth=False,
+    jvp=_loss_jvp(lambda xp, d, p: _huber_slope(xp, d, p["delta"])),
+    smooth=False,
     complex=kernel_refuses("huber_cpu"),
-    sample={"kind": "cases", "cases": _cases("huber_loss", [
-        {}, {"delta": 0.5, "reduction": "sum"}, {"delta": 2.0, "reduction": "none"}])},
+    sample={
+        "kind": "cases",
+        "cases": _cases(
+            "huber_loss",
+            [{}, {"delta": 0.5, "reduction": "sum"}, {"delta": 2.0, "reduction": "none"}],
+        ),
+    },
 )
 
 
@@ -108,18 +137,26 @@ def _soft_margin_cases(rng):
     out = []
     for kw in ({}, {"reduction": "sum"}, {"reduction": "none"}):
         t = np.sign(rng.uniform(-1, 1, (3, 4)))
-        out.append((None, [rng.uniform(-2, 2, (3, 4))],
-                    lambda tt, x, k=kw, t=t: tt.nn.functional.soft_margin_loss(x, tt.tensor(t), **k)))
+        out.append(
+            (
+                None,
+                [rng.uniform(-2, 2, (3, 4))],
+                lambda tt, x, k=kw, t=t: tt.nn.functional.soft_margin_loss(x, tt.tensor(t), **k),
+            )
+        )
     return out
 
 
 SOFT_MARGIN = defop(
-    "soft_margin_loss", node="SoftMarginLossBackward0", inputs=("self",),
+    "soft_margin_loss",
+    node="SoftMarginLossBackward0",
+    inputs=("self",),
     complex=no_complex_autograd("soft_margin_loss"),
     saved=("reduction", "self", "target"),
     fwd=lambda xp, x, p: _reduce(xp, xp.log1p(xp.exp(-p["_target"] * x)), p["reduction"]),
     vjp=_soft_margin_vjp,
     jvp=lambda xp, t, x, out, p: _reduce(
-        xp, -p["_target"] * t[0] / (1 + xp.exp(p["_target"] * x[0])), p["reduction"]),
+        xp, -p["_target"] * t[0] / (1 + xp.exp(p["_target"] * x[0])), p["reduction"]
+    ),
     sample={"kind": "cases", "cases": _soft_margin_cases},
 )

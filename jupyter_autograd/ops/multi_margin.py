@@ -28,11 +28,13 @@ def _host(a):
 def _on_host(fwd):
     """``fwd`` run on host copies of the input, target and weight; the loss back on the input's
     device (the CuPy backend runs these rows through the host)."""
+
     def run(xp, x, p):
         for k in ("_target", "_weight"):
             if p.get(k) is not None:
                 p[k] = _host(p[k])
         return xp.asarray(fwd(xp, _host(x), p))
+
     return run
 
 
@@ -88,6 +90,7 @@ def _mm_grad(g, x, p):
 def _refuse(name):
     def rule(*_):
         raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
     return rule
 
 
@@ -100,6 +103,7 @@ def _vjp_via(row, grad):
             res = grad(_host(g._data), _host(x._data), p)
             return apply(row(), (g, x), {"_res": xp_of(g._data).asarray(res)})
         return xp.asarray(grad(_host(g), _host(x), p))
+
     return vjp
 
 
@@ -108,24 +112,44 @@ def _cases(fn, target, kw_list):
         out = []
         for kw in kw_list:
             x = rng.standard_normal((3, 5))
-            out.append((None, [x],
-                        lambda tt, t, kw=kw: getattr(tt.nn.functional, fn)(t, tt.tensor(target), **kw)))
+            out.append(
+                (
+                    None,
+                    [x],
+                    lambda tt, t, kw=kw: getattr(tt.nn.functional, fn)(t, tt.tensor(target), **kw),
+                )
+            )
         return out
+
     return cases
 
 
 MULTI_MARGIN = defop(
-    "multi_margin_loss", node="MultiMarginLossBackward0", inputs=("self",),
+    "multi_margin_loss",
+    node="MultiMarginLossBackward0",
+    inputs=("self",),
     saved=("margin", "p", "reduction", "self", "target", "weight"),
-    fwd=_on_host(_mm_fwd), vjp=_vjp_via(lambda: MULTI_MARGIN_BACKWARD, _mm_grad), smooth=False,
+    fwd=_on_host(_mm_fwd),
+    vjp=_vjp_via(lambda: MULTI_MARGIN_BACKWARD, _mm_grad),
+    smooth=False,
     complex=kernel_refuses("multi_margin_loss_cpu_kernel"),
-    sample={"kind": "cases", "cases": _cases("multi_margin_loss", [1, 0, 4], [
-        {}, {"p": 2, "margin": 0.5, "reduction": "sum"}, {"reduction": "none"}])},
+    sample={
+        "kind": "cases",
+        "cases": _cases(
+            "multi_margin_loss",
+            [1, 0, 4],
+            [{}, {"p": 2, "margin": 0.5, "reduction": "sum"}, {"reduction": "none"}],
+        ),
+    },
 )
 MULTI_MARGIN_BACKWARD = defop(
-    "multi_margin_loss_backward", node="NotImplemented", inputs=("grad_output", "self"),
-    fwd=lambda xp, g, x, p: p["_res"], vjp=(_refuse("multi_margin_loss_backward"),) * 2,
-    complex=kernel_refuses("multi_margin_loss_backward_cpu"), sample={"kind": "not_differentiable"},
+    "multi_margin_loss_backward",
+    node="NotImplemented",
+    inputs=("grad_output", "self"),
+    fwd=lambda xp, g, x, p: p["_res"],
+    vjp=(_refuse("multi_margin_loss_backward"),) * 2,
+    complex=kernel_refuses("multi_margin_loss_backward_cpu"),
+    sample={"kind": "not_differentiable"},
 )
 
 
@@ -179,16 +203,29 @@ def _ml_grad(g, x, p):
 
 
 MULTILABEL_MARGIN = defop(
-    "multilabel_margin_loss_forward", node="MultilabelMarginLossBackward0", inputs=("self",),
+    "multilabel_margin_loss_forward",
+    node="MultilabelMarginLossBackward0",
+    inputs=("self",),
     saved=("reduction", "self", "target", "is_target"),
-    fwd=_on_host(_ml_fwd), vjp=_vjp_via(lambda: MULTILABEL_MARGIN_BACKWARD, _ml_grad), smooth=False,
+    fwd=_on_host(_ml_fwd),
+    vjp=_vjp_via(lambda: MULTILABEL_MARGIN_BACKWARD, _ml_grad),
+    smooth=False,
     complex=kernel_refuses("multilabel_margin_loss_forward_out_frame"),
-    sample={"kind": "cases", "cases": _cases("multilabel_margin_loss",
-                                             [[3, 0, -1, 1, 2], [1, 2, 3, -1, 0], [-1, 0, 0, 0, 0]],
-                                             [{}, {"reduction": "none"}])},
+    sample={
+        "kind": "cases",
+        "cases": _cases(
+            "multilabel_margin_loss",
+            [[3, 0, -1, 1, 2], [1, 2, 3, -1, 0], [-1, 0, 0, 0, 0]],
+            [{}, {"reduction": "none"}],
+        ),
+    },
 )
 MULTILABEL_MARGIN_BACKWARD = defop(
-    "multilabel_margin_loss_backward", node="NotImplemented", inputs=("grad_output", "self"),
-    fwd=lambda xp, g, x, p: p["_res"], vjp=(_refuse("multilabel_margin_loss_backward"),) * 2,
-    complex=kernel_refuses("multilabel_margin_loss_backward_cpu"), sample={"kind": "not_differentiable"},
+    "multilabel_margin_loss_backward",
+    node="NotImplemented",
+    inputs=("grad_output", "self"),
+    fwd=lambda xp, g, x, p: p["_res"],
+    vjp=(_refuse("multilabel_margin_loss_backward"),) * 2,
+    complex=kernel_refuses("multilabel_margin_loss_backward_cpu"),
+    sample={"kind": "not_differentiable"},
 )

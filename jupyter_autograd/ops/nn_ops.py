@@ -55,14 +55,18 @@ def _erf(xp, x):
 
 # d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
 ERF = defop(
-    "erf", node="ErfBackward0", inputs=("self",), saved=("self",),
+    "erf",
+    node="ErfBackward0",
+    inputs=("self",),
+    saved=("self",),
     batch=ELEMENTWISE,
     complex=kernel_refuses("erf_vml_cpu"),
     fwd=lambda xp, x, p: _erf(xp, x),
     # torch: 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
     vjp=lambda xp, g, x, out, p: xp.mul_scalar(xp.exp(-xp.pow_scalar(x, 2)), _2_SQRTPI) * g,
     jvp=lambda xp, t, x, out, p: t[0] * (_2_SQRTPI * xp.exp(-(x[0] * x[0]))),
-    sample={"domain": (-3, 3)}, torch=lambda torch, x: torch.erf(x),
+    sample={"domain": (-3, 3)},
+    torch=lambda torch, x: torch.erf(x),
 )
 
 
@@ -107,9 +111,14 @@ def _gelu_backward_case(rng):
         return apply_row(GELU_BACKWARD, (go, x), {"approximate": a})
 
     x, go = rng.uniform(-3, 3, (3, 4)), rng.uniform(-2, 2, (3, 4))
-    return [(lambda g, t, a=a: ours(g, t, a), [go, x],
-             lambda tt, g, t, a=a: tt.ops.aten.gelu_backward(g, t, approximate=a))
-            for a in ("none", "tanh")]
+    return [
+        (
+            lambda g, t, a=a: ours(g, t, a),
+            [go, x],
+            lambda tt, g, t, a=a: tt.ops.aten.gelu_backward(g, t, approximate=a),
+        )
+        for a in ("none", "tanh")
+    ]
 
 
 def apply_row(row, inputs, p):
@@ -120,20 +129,28 @@ def apply_row(row, inputs, p):
 
 # torch: gelu_backward(grad, self, approximate), an op with its own double backward
 GELU_BACKWARD = defop(
-    "gelu_backward", node="GeluBackwardBackward0", inputs=("grad_output", "self"),
-    saved=("approximate", "grad_output", "self"), batch=ELEMENTWISE,
+    "gelu_backward",
+    node="GeluBackwardBackward0",
+    inputs=("grad_output", "self"),
+    saved=("approximate", "grad_output", "self"),
+    batch=ELEMENTWISE,
     complex=kernel_refuses("GeluBackwardKernelImpl"),
     fwd=lambda xp, go, x, p: go * _gelu_grad(xp, x, p),
     vjp=(lambda xp, g, go, x, out, p: xp.call(GELU_BACKWARD, g, x, p=p), _gelu_double),
     reads=({0, 1}, {0, 1}),  # torch keeps both inputs whenever the node exists
-    jvp=lambda xp, t, x, out, p: (t[0] * _gelu_grad(xp, x[1], p)
-                                  + _gelu_double(xp, t[1], x[0], x[1], out, p)),
+    jvp=lambda xp, t, x, out, p: (
+        t[0] * _gelu_grad(xp, x[1], p) + _gelu_double(xp, t[1], x[0], x[1], out, p)
+    ),
     sample={"cases": _gelu_backward_case},
 )
 GELU = defop(
-    "gelu", node="GeluBackward0", inputs=("self",), saved=("approximate", "self"),
+    "gelu",
+    node="GeluBackward0",
+    inputs=("self",),
+    saved=("approximate", "self"),
     batch=ELEMENTWISE,
-    complex=kernel_refuses("GeluKernelImpl"), integral=kernel_refuses("GeluKernelImpl"),
+    complex=kernel_refuses("GeluKernelImpl"),
+    integral=kernel_refuses("GeluKernelImpl"),
     fwd=_gelu_fwd,
     vjp=lambda xp, g, x, out, p: xp.call(GELU_BACKWARD, g, x, p=p),
     jvp=lambda xp, t, x, out, p: t[0] * _gelu_grad(xp, x[0], p),
@@ -148,14 +165,18 @@ def _leaky_grad(xp, x, p):
 
 
 LEAKY_RELU = defop(
-    "leaky_relu", node="LeakyReluBackward0", inputs=("self",),
+    "leaky_relu",
+    node="LeakyReluBackward0",
+    inputs=("self",),
     batch=ELEMENTWISE,
-    complex=kernel_refuses("leaky_relu_cpu"), integral=kernel_refuses("leaky_relu_cpu"),
+    complex=kernel_refuses("leaky_relu_cpu"),
+    integral=kernel_refuses("leaky_relu_cpu"),
     saved=("negative_slope", "self"),
     fwd=lambda xp, x, p: xp.where(x > 0, x, x * p["negative_slope"]),
     vjp=lambda xp, g, x, out, p: xp.call(LEAKY_RELU_BACKWARD, g, x, p=p),
     jvp=lambda xp, t, x, out, p: t[0] * _leaky_grad(xp, x[0], p),
-    smooth=False, sample={"domain": (-3, 3), "avoid": {0: (0.0,)}, "params": {"negative_slope": 0.01}},
+    smooth=False,
+    sample={"domain": (-3, 3), "avoid": {0: (0.0,)}, "params": {"negative_slope": 0.01}},
     torch=lambda torch, x, negative_slope: torch.nn.functional.leaky_relu(x, negative_slope),
 )
 
@@ -173,9 +194,13 @@ _softplus_grad = softplus_grad
 
 
 SOFTPLUS = defop(
-    "softplus", node="SoftplusBackward0", inputs=("self",), saved=("beta", "self", "threshold"),
+    "softplus",
+    node="SoftplusBackward0",
+    inputs=("self",),
+    saved=("beta", "self", "threshold"),
     batch=ELEMENTWISE,
-    complex=kernel_refuses("softplus_cpu"), integral=kernel_refuses("softplus_cpu"),
+    complex=kernel_refuses("softplus_cpu"),
+    integral=kernel_refuses("softplus_cpu"),
     fwd=_softplus_fwd,
     vjp=lambda xp, g, x, out, p: xp.call(SOFTPLUS_BACKWARD, g, x, p=p),
     jvp=lambda xp, t, x, out, p: t[0] * _softplus_grad(xp, x[0], p),
@@ -198,14 +223,23 @@ _log_sigmoid_grad = log_sigmoid_grad
 
 
 LOG_SIGMOID = defop(
-    "log_sigmoid_forward", node="LogSigmoidBackward0", inputs=("self",), saved=("buffer", "self"),
-    complex=kernel_refuses("log_sigmoid_cpu"), integral=kernel_refuses("log_sigmoid_cpu"),
+    "log_sigmoid_forward",
+    node="LogSigmoidBackward0",
+    inputs=("self",),
+    saved=("buffer", "self"),
+    complex=kernel_refuses("log_sigmoid_cpu"),
+    integral=kernel_refuses("log_sigmoid_cpu"),
     fwd=lambda xp, x, p: _log_sigmoid(xp, x),
     vjp=lambda xp, g, x, out, p: xp.call(LOG_SIGMOID_BACKWARD, g, x, p=p),
     jvp=lambda xp, t, x, out, p: t[0] * _log_sigmoid_grad(xp, x[0]),
-    sample={"domain": (-3, 3), "avoid": {0: (0.0,)}, "kind": "logsigmoid", "cases": lambda rng: [(
-        None, [rng.uniform(-3, 3, (3, 4))],
-        lambda tt, t: tt.nn.functional.logsigmoid(t))]},
+    sample={
+        "domain": (-3, 3),
+        "avoid": {0: (0.0,)},
+        "kind": "logsigmoid",
+        "cases": lambda rng: [
+            (None, [rng.uniform(-3, 3, (3, 4))], lambda tt, t: tt.nn.functional.logsigmoid(t))
+        ],
+    },
     torch=lambda torch, x: torch.nn.functional.logsigmoid(x),
 )
 
@@ -237,8 +271,10 @@ def _ln_check_mixed(x, w, b):
     if _ln_params_same_dtype((x, w, b), None):
         for t in (w, b):
             if t is not None and t.dtype != x.dtype:
-                raise RuntimeError(f"expected scalar type {_CPP_NAMES.get(x.dtype.name)} but found "
-                                   f"{_CPP_NAMES.get(t.dtype.name)}")
+                raise RuntimeError(
+                    f"expected scalar type {_CPP_NAMES.get(x.dtype.name)} but found "
+                    f"{_CPP_NAMES.get(t.dtype.name)}"
+                )
         return
     if any(t is not None and t.dtype != np.float32 for t in (w, b)):
         raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
@@ -269,10 +305,18 @@ def _ln_twice(xp, g, x, w, b, p, i):
     memo = p.get("_backward")
     if memo is None or memo[0] is not g:
         mean, rstd = xp.const(p["result1"], x), xp.const(p["result2"], x)
-        grads = xp.call(NATIVE_LAYER_NORM_BACKWARD, g, x, mean, rstd, w, b,
-                        p={"normalized_shape": p["normalized_shape"]})
+        grads = xp.call(
+            NATIVE_LAYER_NORM_BACKWARD,
+            g,
+            x,
+            mean,
+            rstd,
+            w,
+            b,
+            p={"normalized_shape": p["normalized_shape"]},
+        )
         memo = p["_backward"] = (g, grads)
-    if not any(t is not None and t.requires_grad for t in (x, w, b)[i + 1:]):
+    if not any(t is not None and t.requires_grad for t in (x, w, b)[i + 1 :]):
         p.pop("_backward", None)
     return memo[1][i]
 
@@ -309,21 +353,31 @@ def _ln_jvp(xp, t, x, out, p):
 
 
 NATIVE_LAYER_NORM = defop(
-    "native_layer_norm", node="NativeLayerNormBackward0", inputs=("input", "weight", "bias"),
+    "native_layer_norm",
+    node="NativeLayerNormBackward0",
+    inputs=("input", "weight", "bias"),
     complex=kernel_refuses("LayerNormKernelImpl"),
     # the kernel's dtype dispatch is on the input, after the mixed-dtype check (_ln_fwd)
     integral=kernel_refuses("LayerNormKernelImpl", on=(0,), when=_ln_params_same_dtype),
     saved=("bias", "input", "normalized_shape", "result1", "result2", "weight"),
     fwd=_ln_fwd,
-    vjp=(_ln_vjp_x, _ln_vjp_w,
-         lambda xp, g, x, w, b, out, p: _ln_twice(xp, g, x, w, b, p, 2) if xp.is_txp else g),
+    vjp=(
+        _ln_vjp_x,
+        _ln_vjp_w,
+        lambda xp, g, x, w, b, out, p: _ln_twice(xp, g, x, w, b, p, 2) if xp.is_txp else g,
+    ),
     jvp=_ln_jvp,
     # torch's one backward formula takes input, weight and bias for any of the three gradients,
     # so all are saved (and version-checked), though the bias's value is never read here
     reads=((0, 1, 2), (0, 1, 2), (0, 1, 2)),
-    sample={"domain": (-2, 2), "kind": "layer_norm", "params": {"normalized_shape": (3,), "eps": 1e-5}},
+    sample={
+        "domain": (-2, 2),
+        "kind": "layer_norm",
+        "params": {"normalized_shape": (3,), "eps": 1e-5},
+    },
     torch=lambda torch, x, w, b, normalized_shape, eps: torch.nn.functional.layer_norm(
-        x, normalized_shape, w, b, eps),
+        x, normalized_shape, w, b, eps
+    ),
 )
 
 
@@ -342,16 +396,22 @@ def _embedding_vjp(xp, g, w, idx, out, p):
 
 
 EMBEDDING = defop(
-    "embedding", node="EmbeddingBackward0", inputs=("weight", "indices"),
+    "embedding",
+    node="EmbeddingBackward0",
+    inputs=("weight", "indices"),
     complex=no_complex_autograd("embedding"),
     saved=("indices", "padding_idx", "scale_grad_by_freq", "sparse", "weight_sym_argsize_dim0"),
     fwd=lambda xp, w, idx, p: w[idx],
     vjp=(_embedding_vjp, NO_GRAD),
     jvp=lambda xp, t, x, out, p: t[0][x[1]._data if hasattr(x[1], "_data") else x[1]],
-    sample={"domain": (-2, 2), "kind": "embedding",
-            "params": {"padding_idx": None, "weight_shape": (5, 3)}},
+    sample={
+        "domain": (-2, 2),
+        "kind": "embedding",
+        "params": {"padding_idx": None, "weight_shape": (5, 3)},
+    },
     torch=lambda torch, w, idx, padding_idx=None, **_: torch.nn.functional.embedding(
-        idx, w, padding_idx),
+        idx, w, padding_idx
+    ),
 )
 
 
@@ -364,12 +424,19 @@ def _default_cpp():
 
 # out = x * mask * scale, scale = 1 / (1 - p); the mask (drawn by the caller) is result1
 DROPOUT = defop(
-    "native_dropout", node="NativeDropoutBackward0", inputs=("input",),
+    "native_dropout",
+    node="NativeDropoutBackward0",
+    inputs=("input",),
     complex=no_complex_autograd("native_dropout"),  # F.dropout refuses earlier, in bernoulli_
     # in training torch's kernel multiplies by the float scale in place (an empty input returns
     # before, in native_dropout)
-    integral=Refuse(RuntimeError, lambda p, out: f"result type {_default_cpp()} can't be cast to "
-                    "the desired output type {dtype}", when=lambda args, p: p.get("train", True)),
+    integral=Refuse(
+        RuntimeError,
+        lambda p, out: (
+            f"result type {_default_cpp()} can't be cast to the desired output type {{dtype}}"
+        ),
+        when=lambda args, p: p.get("train", True),
+    ),
     saved=("result1", "scale"),
     fwd=lambda xp, x, p: x * (p["result1"] * p["scale"]),
     vjp=lambda xp, g, x, out, p: g * (p["result1"] * p["scale"]),

@@ -78,8 +78,11 @@ def _bn_vjp_x(xp, g, x, w, b, out, p):
         return g * scale
     axes = _axes(x.ndim)
     xhat = (x - mean) * invstd
-    return scale * (g - xp.mean(g, axis=axes, keepdims=True)
-                    - xhat * xp.mean(g * xhat, axis=axes, keepdims=True))
+    return scale * (
+        g
+        - xp.mean(g, axis=axes, keepdims=True)
+        - xhat * xp.mean(g * xhat, axis=axes, keepdims=True)
+    )
 
 
 def _bn_vjp_w(xp, g, x, w, b, out, p):
@@ -99,8 +102,11 @@ def _bn_jvp(xp, t, x, out, p):
     xhat = (xx - mean) * invstd
     if p["training"]:
         axes = _axes(xx.ndim)
-        dxhat = invstd * (tx - xp.mean(tx, axis=axes, keepdims=True)
-                          - xhat * xp.mean(xhat * tx, axis=axes, keepdims=True))
+        dxhat = invstd * (
+            tx
+            - xp.mean(tx, axis=axes, keepdims=True)
+            - xhat * xp.mean(xhat * tx, axis=axes, keepdims=True)
+        )
     else:
         dxhat = tx * invstd
     res = dxhat if w is None else dxhat * xp.reshape(w, shp)
@@ -118,17 +124,41 @@ def _bn_cases(rng):
         return lib.nn.functional.batch_norm(x, rm, rv, w, b, training=training, momentum=0.3)
 
     out = []
-    for shape, training in (((4, 3), True), ((3, 2, 5), True), ((2, 3, 4, 3), True), ((2, 3, 4, 3), False)):
-        arrays = [rng.uniform(-2, 2, shape), rng.uniform(0.5, 1.5, shape[1]), rng.uniform(-1, 1, shape[1])]
-        out.append((None, arrays,
-                    lambda tt, x, w, b, tr=training, s=shape: run(tt, x, w, b, tr, s)))
+    for shape, training in (
+        ((4, 3), True),
+        ((3, 2, 5), True),
+        ((2, 3, 4, 3), True),
+        ((2, 3, 4, 3), False),
+    ):
+        arrays = [
+            rng.uniform(-2, 2, shape),
+            rng.uniform(0.5, 1.5, shape[1]),
+            rng.uniform(-1, 1, shape[1]),
+        ]
+        out.append(
+            (None, arrays, lambda tt, x, w, b, tr=training, s=shape: run(tt, x, w, b, tr, s))
+        )
     return out
 
 
 BATCH_NORM = defop(
-    "native_batch_norm", node="NativeBatchNormBackward0", inputs=("input", "weight", "bias"),
-    saved=("eps", "input", "result1", "result2", "running_mean", "running_var", "training", "weight"),
-    fwd=_bn_fwd, vjp=(_bn_vjp_x, _bn_vjp_w, _bn_vjp_b), jvp=_bn_jvp, complex=kernel_refuses("batch_norm"),
+    "native_batch_norm",
+    node="NativeBatchNormBackward0",
+    inputs=("input", "weight", "bias"),
+    saved=(
+        "eps",
+        "input",
+        "result1",
+        "result2",
+        "running_mean",
+        "running_var",
+        "training",
+        "weight",
+    ),
+    fwd=_bn_fwd,
+    vjp=(_bn_vjp_x, _bn_vjp_w, _bn_vjp_b),
+    jvp=_bn_jvp,
+    complex=kernel_refuses("batch_norm"),
     sample={"kind": "cases", "cases": _bn_cases},
 )
 
@@ -166,7 +196,9 @@ def _gn_vjp_x(xp, g, x, w, b, out, p):
     xhat, rstd = _gn_xhat(xp, x, p)
     gh = g if w is None else g * xp.reshape(w, _shape(x))
     gh = xp.reshape(gh, xhat.shape)
-    gx = rstd * (gh - xp.mean(gh, axis=2, keepdims=True) - xhat * xp.mean(gh * xhat, axis=2, keepdims=True))
+    gx = rstd * (
+        gh - xp.mean(gh, axis=2, keepdims=True) - xhat * xp.mean(gh * xhat, axis=2, keepdims=True)
+    )
     return xp.reshape(gx, x.shape)
 
 
@@ -182,7 +214,9 @@ def _gn_jvp(xp, t, x, out, p):
     mean, rstd = p["_mean"].reshape(n, g, 1), p["_rstd"].reshape(n, g, 1)
     xhat = (xx.reshape(grp) - mean) * rstd
     tr = tx.reshape(grp)
-    dxhat = rstd * (tr - xp.mean(tr, axis=2, keepdims=True) - xhat * xp.mean(xhat * tr, axis=2, keepdims=True))
+    dxhat = rstd * (
+        tr - xp.mean(tr, axis=2, keepdims=True) - xhat * xp.mean(xhat * tr, axis=2, keepdims=True)
+    )
     shp = _shape(xx)
     res = dxhat.reshape(xx.shape)
     if w is not None:
@@ -197,16 +231,25 @@ def _gn_jvp(xp, t, x, out, p):
 def _gn_cases(rng):
     out = []
     for shape, groups in (((2, 4, 3), 2), ((3, 6, 2, 2), 3), ((2, 4), 4)):
-        arrays = [rng.uniform(-2, 2, shape), rng.uniform(0.5, 1.5, shape[1]), rng.uniform(-1, 1, shape[1])]
-        out.append((None, arrays,
-                    lambda tt, x, w, b, g=groups: tt.nn.functional.group_norm(x, g, w, b)))
+        arrays = [
+            rng.uniform(-2, 2, shape),
+            rng.uniform(0.5, 1.5, shape[1]),
+            rng.uniform(-1, 1, shape[1]),
+        ]
+        out.append(
+            (None, arrays, lambda tt, x, w, b, g=groups: tt.nn.functional.group_norm(x, g, w, b))
+        )
     return out
 
 
 GROUP_NORM = defop(
-    "native_group_norm", node="NativeGroupNormBackward0", inputs=("input", "weight", "bias"),
+    "native_group_norm",
+    node="NativeGroupNormBackward0",
+    inputs=("input", "weight", "bias"),
     saved=("C", "HxW", "N", "eps", "group", "input", "result1", "result2", "weight"),
-    fwd=_gn_fwd, vjp=(_gn_vjp_x, _gn_vjp_w, _bn_vjp_b), jvp=_gn_jvp,
+    fwd=_gn_fwd,
+    vjp=(_gn_vjp_x, _gn_vjp_w, _bn_vjp_b),
+    jvp=_gn_jvp,
     complex=kernel_refuses("GroupNormKernelImpl"),
     sample={"kind": "cases", "cases": _gn_cases},
 )

@@ -30,14 +30,20 @@ _RESIZED = (
     "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
     "t.resize_(0)."
 )
-_NO_AUTOGRAD = ("{name}(): functions with out=... arguments don't support automatic "
-                "differentiation, but one of the arguments requires grad.")
-_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to "
-                    "tensor refer to a single memory location. Please clone() the tensor before "
-                    "performing the operation.")
-_INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor "
-                     "refers to a single memory location. Please clone() the tensor before "
-                     "performing the operation.")
+_NO_AUTOGRAD = (
+    "{name}(): functions with out=... arguments don't support automatic "
+    "differentiation, but one of the arguments requires grad."
+)
+_PARTIAL_OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to "
+    "tensor refer to a single memory location. Please clone() the tensor before "
+    "performing the operation."
+)
+_INTERNAL_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor "
+    "refers to a single memory location. Please clone() the tensor before "
+    "performing the operation."
+)
 
 
 def _scalar_name(dt: np.dtype) -> str:
@@ -68,8 +74,11 @@ def check_out(name: str, out, inputs=(), differentiable: bool = True) -> None:
     """torch's checks before computing into ``out``: a Tensor, and no autograd through it."""
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if differentiable and STATE.grad_enabled and (
-            out._requires_grad or any(t._requires_grad for t in _inputs(inputs))):
+    if (
+        differentiable
+        and STATE.grad_enabled
+        and (out._requires_grad or any(t._requires_grad for t in _inputs(inputs)))
+    ):
         raise RuntimeError(_NO_AUTOGRAD.format(name=name))
 
 
@@ -84,26 +93,46 @@ def _dtype_error(rule, r, o, inputs):
     if rule == "cast":
         if can_cast(r.dtype, o.dtype):
             return None
-        return RuntimeError(f"result type {_scalar_name(r.dtype)} can't be cast to the desired "
-                            f"output type {_scalar_name(o.dtype)}")
+        return RuntimeError(
+            f"result type {_scalar_name(r.dtype)} can't be cast to the desired "
+            f"output type {_scalar_name(o.dtype)}"
+        )
     if rule == "found":
-        return RuntimeError(f"Found dtype {_scalar_name(o.dtype)} but expected {_scalar_name(r.dtype)}")
+        return RuntimeError(
+            f"Found dtype {_scalar_name(o.dtype)} but expected {_scalar_name(r.dtype)}"
+        )
     if rule == "expected":
         from .._dtype import cpp_name
 
-        return RuntimeError(f"Expected out tensor to have dtype {cpp_name(r.dtype)}, "
-                            f"but got {cpp_name(o.dtype)} instead")
+        return RuntimeError(
+            f"Expected out tensor to have dtype {cpp_name(r.dtype)}, "
+            f"but got {cpp_name(o.dtype)} instead"
+        )
     return rule(r, o, inputs)
 
 
-def out_call(name: str, fn, args: tuple, kwargs: dict, out, differentiable: bool = True,
-             dtype_rule="cast", resize_first: bool = False):
+def out_call(
+    name: str,
+    fn,
+    args: tuple,
+    kwargs: dict,
+    out,
+    differentiable: bool = True,
+    dtype_rule="cast",
+    resize_first: bool = False,
+):
     """``fn(*args, **kwargs)`` computed as usual, then written into ``out`` (returned). Called
     by the public function itself: the resize warning names that function's caller."""
     check_out(name, out, args, differentiable)
     result = fn(*args, **kwargs)
-    return write(out, result, tuple(_inputs(args)), stacklevel=4, dtype_rule=dtype_rule,
-                 resize_first=resize_first)
+    return write(
+        out,
+        result,
+        tuple(_inputs(args)),
+        stacklevel=4,
+        dtype_rule=dtype_rule,
+        resize_first=resize_first,
+    )
 
 
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -130,8 +159,15 @@ def warn_once(message: str) -> None:
     warnings.warn(message, UserWarning, stacklevel=_user_stacklevel())
 
 
-def write(out: Tensor, result: Tensor, inputs=(), stacklevel: int = 2, dtype_rule="cast",
-          warn_resize: bool = True, resize_first: bool = False) -> Tensor:
+def write(
+    out: Tensor,
+    result: Tensor,
+    inputs=(),
+    stacklevel: int = 2,
+    dtype_rule="cast",
+    warn_resize: bool = True,
+    resize_first: bool = False,
+) -> Tensor:
     """Copy ``result`` into ``out`` as torch does: dtype check (before the resize, or after it
     for the kernels that resize first), resize (warned at ``stacklevel``), overlap checks,
     version bump."""
@@ -146,8 +182,11 @@ def write(out: Tensor, result: Tensor, inputs=(), stacklevel: int = 2, dtype_rul
         raise err
     if o.shape != r.shape:
         if o.size and warn_resize:
-            warnings.warn(_RESIZED.format(old=list(o.shape), new=list(r.shape)), UserWarning,
-                          stacklevel=max(stacklevel, _user_stacklevel()))
+            warnings.warn(
+                _RESIZED.format(old=list(o.shape), new=list(r.shape)),
+                UserWarning,
+                stacklevel=max(stacklevel, _user_stacklevel()),
+            )
         out._data = o = _empty_like(o, r.shape)
     elif o.size > 1 and 0 in o.strides:
         raise RuntimeError(_INTERNAL_OVERLAP)
@@ -157,9 +196,17 @@ def write(out: Tensor, result: Tensor, inputs=(), stacklevel: int = 2, dtype_rul
             raise err
     for t in inputs:
         d = t._data
-        if d is not o and d.__class__ is np.ndarray and o.__class__ is np.ndarray and np.may_share_memory(d, o):
-            same = (d.shape == o.shape and d.strides == o.strides
-                    and d.__array_interface__["data"][0] == o.__array_interface__["data"][0])
+        if (
+            d is not o
+            and d.__class__ is np.ndarray
+            and o.__class__ is np.ndarray
+            and np.may_share_memory(d, o)
+        ):
+            same = (
+                d.shape == o.shape
+                and d.strides == o.strides
+                and d.__array_interface__["data"][0] == o.__array_interface__["data"][0]
+            )
             if not same and np.shares_memory(d, o):
                 raise RuntimeError(_PARTIAL_OVERLAP)
     o[...] = r
@@ -184,7 +231,8 @@ def fill_factory(name: str, out: Tensor, shape, dtype, value_fn, warn_resize: bo
     if dtype is not None and _dtype.to_numpy_dtype(dtype) != o.dtype:
         raise RuntimeError(
             f"dtype {_scalar_name(_dtype.to_numpy_dtype(dtype))} does not match dtype of out "
-            f"parameter ({_scalar_name(o.dtype)})")
+            f"parameter ({_scalar_name(o.dtype)})"
+        )
     if o.shape != tuple(shape):
         out._data = o = _empty_like(o, tuple(shape))
     o[...] = value_fn(tuple(shape), o.dtype)

@@ -43,12 +43,25 @@ def _constant_vjp(xp, g, x, out, p):
 
 
 CONSTANT_PAD = defop(
-    "constant_pad_nd", node="ConstantPadNdBackward0", inputs=("self",), saved=("pad",),
-    fwd=_constant_fwd, vjp=_constant_vjp, complex=AS_WRITTEN,
-    jvp=lambda xp, t, x, out, p: _constant_fwd(xp, t[0], {"pad": p["pad"]}), linear=True,
-    sample={"kind": "cases", "cases": lambda rng: [
-        (None, [rng.uniform(-1, 1, (2, 3, 4))],
-         lambda tt, x: tt.nn.functional.pad(x, (1, -1, 2, 0), value=0.5))]},
+    "constant_pad_nd",
+    node="ConstantPadNdBackward0",
+    inputs=("self",),
+    saved=("pad",),
+    fwd=_constant_fwd,
+    vjp=_constant_vjp,
+    complex=AS_WRITTEN,
+    jvp=lambda xp, t, x, out, p: _constant_fwd(xp, t[0], {"pad": p["pad"]}),
+    linear=True,
+    sample={
+        "kind": "cases",
+        "cases": lambda rng: [
+            (
+                None,
+                [rng.uniform(-1, 1, (2, 3, 4))],
+                lambda tt, x: tt.nn.functional.pad(x, (1, -1, 2, 0), value=0.5),
+            )
+        ],
+    },
 )
 
 
@@ -70,11 +83,13 @@ def _index_fwd(mode):
             if lo or hi:
                 x = xp.take(x, xp.asarray(_index(mode, x.shape[ax], lo, hi)), axis=ax)
         return x
+
     return fwd
 
 
 def _index_bwd(mode):
     """The adjoint: each output position's gradient added back to its source position."""
+
     def bwd(xp, g, p):
         for ax, (lo, hi) in _pairs(p["padding"], g.ndim).items():
             if not (lo or hi):
@@ -83,12 +98,13 @@ def _index_bwd(mode):
             idx = _index(mode, n, lo, hi)
             every = (slice(None),) * ax
             inner = max(lo, 0), max(lo, 0) + n - max(-lo, 0) - max(-hi, 0)
-            gx = xp.zeros(g.shape[:ax] + (n,) + g.shape[ax + 1:], g.dtype)
+            gx = xp.zeros(g.shape[:ax] + (n,) + g.shape[ax + 1 :], g.dtype)
             gx[every + (slice(max(-lo, 0), n - max(-hi, 0)),)] = g[every + (slice(*inner),)]
             for j in list(range(inner[0])) + list(range(inner[1], g.shape[ax])):
                 gx[every + (int(idx[j]),)] += g[every + (j,)]
             g = gx
         return g
+
     return bwd
 
 
@@ -116,29 +132,53 @@ def _pad_rows(mode, d):
     shape = ((1, 2, 4), (1, 2, 3, 4), (1, 1, 3, 3, 3))[d - 1]  # small: gradgradcheck runs on them
 
     def cases(rng):
-        return [(None, [rng.uniform(-1, 1, shape)],
-                 lambda tt, x: tt.nn.functional.pad(x, pad, mode=mode))]
+        return [
+            (
+                None,
+                [rng.uniform(-1, 1, shape)],
+                lambda tt, x: tt.nn.functional.pad(x, pad, mode=mode),
+            )
+        ]
 
     def bwd_cases(rng):
         from .conv import _through_grad
 
         x0 = rng.uniform(-1, 1, shape)
-        out_shape = tuple(n + pad[2 * (len(shape) - 1 - i)] + pad[2 * (len(shape) - 1 - i) + 1]
-                          if len(shape) - 1 - i < d else n for i, n in enumerate(shape))
+        out_shape = tuple(
+            n + pad[2 * (len(shape) - 1 - i)] + pad[2 * (len(shape) - 1 - i) + 1]
+            if len(shape) - 1 - i < d
+            else n
+            for i, n in enumerate(shape)
+        )
 
         def run(lib, v):
             return _through_grad(lib, x0, lambda t: lib.nn.functional.pad(t, pad, mode=mode), v)
+
         return [(None, [rng.uniform(-1, 1, out_shape)], run)]
 
     rows["fwd"] = defop(
-        name, node=f"{title}Pad{d}DBackward0", inputs=("self",), saved=("padding", "self"),
-        fwd=fwd, vjp=vjp, jvp=lambda xp, t, x, out, p: fwd(xp, t[0], p), linear=True, complex=AS_WRITTEN,
+        name,
+        node=f"{title}Pad{d}DBackward0",
+        inputs=("self",),
+        saved=("padding", "self"),
+        fwd=fwd,
+        vjp=vjp,
+        jvp=lambda xp, t, x, out, p: fwd(xp, t[0], p),
+        linear=True,
+        complex=AS_WRITTEN,
         sample={"kind": "cases", "cases": cases},
     )
     rows["bwd"] = defop(
-        name + "_backward", node=f"{title}Pad{d}DBackwardBackward0", inputs=("grad_output",),
-        saved=("padding",), fwd=bwd, vjp=vjp_bwd, jvp=lambda xp, t, x, out, p: bwd(xp, t[0], p),
-        linear=True, sample={"kind": "cases", "cases": bwd_cases}, complex=AS_WRITTEN,
+        name + "_backward",
+        node=f"{title}Pad{d}DBackwardBackward0",
+        inputs=("grad_output",),
+        saved=("padding",),
+        fwd=bwd,
+        vjp=vjp_bwd,
+        jvp=lambda xp, t, x, out, p: bwd(xp, t[0], p),
+        linear=True,
+        sample={"kind": "cases", "cases": bwd_cases},
+        complex=AS_WRITTEN,
     )
     return rows["fwd"]
 

@@ -38,24 +38,38 @@ def _apply(row, xp, g, factor):
 
 def _cases(fn, shape, factor):
     def cases(rng):
-        return [(None, [rng.standard_normal(shape)],
-                 lambda tt, t: getattr(tt.nn.functional, fn)(t, factor))]
+        return [
+            (
+                None,
+                [rng.standard_normal(shape)],
+                lambda tt, t: getattr(tt.nn.functional, fn)(t, factor),
+            )
+        ]
+
     return cases
 
 
 PIXEL_SHUFFLE = defop(
-    "pixel_shuffle", node="PixelShuffleBackward0", inputs=("self",), saved=("upscale_factor",),
+    "pixel_shuffle",
+    node="PixelShuffleBackward0",
+    inputs=("self",),
+    saved=("upscale_factor",),
     fwd=lambda xp, x, p: _shuffle(x, p["upscale_factor"]).copy(),
     vjp=lambda xp, g, x, out, p: _apply(PIXEL_UNSHUFFLE, xp, g, p["upscale_factor"]),
-    jvp=lambda xp, t, x, out, p: _shuffle(t[0], p["upscale_factor"]), linear=True,
+    jvp=lambda xp, t, x, out, p: _shuffle(t[0], p["upscale_factor"]),
+    linear=True,
     complex=AS_WRITTEN,
     sample={"kind": "cases", "cases": _cases("pixel_shuffle", (2, 8, 3, 2), 2)},
 )
 PIXEL_UNSHUFFLE = defop(
-    "pixel_unshuffle", node="PixelUnshuffleBackward0", inputs=("self",), saved=("downscale_factor",),
+    "pixel_unshuffle",
+    node="PixelUnshuffleBackward0",
+    inputs=("self",),
+    saved=("downscale_factor",),
     fwd=lambda xp, x, p: _unshuffle(x, p["downscale_factor"]).copy(),
     vjp=lambda xp, g, x, out, p: _apply(PIXEL_SHUFFLE, xp, g, p["downscale_factor"]),
-    jvp=lambda xp, t, x, out, p: _unshuffle(t[0], p["downscale_factor"]), linear=True,
+    jvp=lambda xp, t, x, out, p: _unshuffle(t[0], p["downscale_factor"]),
+    linear=True,
     complex=AS_WRITTEN,
     sample={"kind": "cases", "cases": _cases("pixel_unshuffle", (2, 3, 4, 6), 2)},
 )

@@ -23,10 +23,17 @@ import numpy as np
 from ..tensor import Tensor
 
 __all__ = [
-    "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
-    "chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
-    "laguerre_polynomial_l", "legendre_polynomial_p", "shifted_chebyshev_polynomial_t",
-    "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+    "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w",
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
+    "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v",
     "shifted_chebyshev_polynomial_w",
 ]
 
@@ -35,7 +42,9 @@ def _fms(a, b, c):
     """a * b - c rounded once, as torch's CPU kernels compute it (compiled with FMA): exact for
     float32 through float64; float64 rounds twice (NumPy has no fused multiply-add)."""
     if a.dtype == np.float32:
-        return (a.astype(np.float64) * b.astype(np.float64) - c.astype(np.float64)).astype(np.float32)
+        return (a.astype(np.float64) * b.astype(np.float64) - c.astype(np.float64)).astype(
+            np.float32
+        )
     return a * b - c
 
 
@@ -64,8 +73,12 @@ def _chebyshev(x, n, q1, edge, trig, trig_from):
     above degree ``trig_from``, the recurrence (2x) p_{j-1} - p_{j-2} elsewhere."""
     two_x = x + x
     with np.errstate(all="ignore"):
-        rec = _recurrence(x, np.where((n > trig_from) & (np.abs(x) < 1), 0, n), q1,
-                          lambda j, q, p: _fms(two_x, q, p))
+        rec = _recurrence(
+            x,
+            np.where((n > trig_from) & (np.abs(x) < 1), 0, n),
+            q1,
+            lambda j, q, p: _fms(two_x, q, p),
+        )
         inside = (n > trig_from) & (np.abs(x) < 1)
         out = np.where(inside, trig(np.where(inside, x, np.zeros_like(x)), n.astype(x.dtype)), rec)
         out = np.where(np.abs(x) == 1, edge(x, n), out)
@@ -77,21 +90,29 @@ def _sign_n(n, dtype):
 
 
 def _t(x, n, trig_from=6):
-    return _chebyshev(x, n, x, lambda x, n: np.where(x > 0, 1, _sign_n(n, x.dtype)).astype(x.dtype),
-                      lambda x, n: np.cos(n * np.arccos(x)), trig_from)
+    return _chebyshev(
+        x,
+        n,
+        x,
+        lambda x, n: np.where(x > 0, 1, _sign_n(n, x.dtype)).astype(x.dtype),
+        lambda x, n: np.cos(n * np.arccos(x)),
+        trig_from,
+    )
 
 
 def _u_trig(x, n):
     a = np.arccos(x)
     s = np.sin(a)
-    return np.where(s != 0, np.sin((n + 1) * a) / np.where(s != 0, s, 1),
-                    (n + 1) * np.cos((n + 1) * a) / x)
+    return np.where(
+        s != 0, np.sin((n + 1) * a) / np.where(s != 0, s, 1), (n + 1) * np.cos((n + 1) * a) / x
+    )
 
 
 def _u(x, n, trig_from=8):
     m = (n + 1).astype(x.dtype)
-    return _chebyshev(x, n, x + x, lambda x, n: np.where(x > 0, m, _sign_n(n, x.dtype) * m),
-                      _u_trig, trig_from)
+    return _chebyshev(
+        x, n, x + x, lambda x, n: np.where(x > 0, m, _sign_n(n, x.dtype) * m), _u_trig, trig_from
+    )
 
 
 def _v_trig(x, n):
@@ -103,9 +124,14 @@ def _v_trig(x, n):
 
 def _v(x, n, trig_from=8):
     m = (n + n + 1).astype(x.dtype)
-    return _chebyshev(x, n, x + x - 1,
-                      lambda x, n: np.where(x > 0, 1, _sign_n(n, x.dtype) * m).astype(x.dtype),
-                      _v_trig, trig_from)
+    return _chebyshev(
+        x,
+        n,
+        x + x - 1,
+        lambda x, n: np.where(x > 0, 1, _sign_n(n, x.dtype) * m).astype(x.dtype),
+        _v_trig,
+        trig_from,
+    )
 
 
 def _w_trig(x, n):
@@ -117,13 +143,15 @@ def _w_trig(x, n):
 
 def _w(x, n, trig_from=8):
     m = (n + n + 1).astype(x.dtype)
-    return _chebyshev(x, n, x + x + 1, lambda x, n: np.where(x > 0, m, _sign_n(n, x.dtype)),
-                      _w_trig, trig_from)
+    return _chebyshev(
+        x, n, x + x + 1, lambda x, n: np.where(x > 0, m, _sign_n(n, x.dtype)), _w_trig, trig_from
+    )
 
 
 def _shifted(kernel, trig_from, at_one, at_zero):
     """The shifted polynomial f*(x) = f(2x - 1): torch's kernel runs the recurrence on y = 2x - 1
     (written (y + y) p - q), with its own values at x = 1 and x = 0."""
+
     def f(x, n):
         with np.errstate(all="ignore"):
             y = x + x - 1
@@ -140,8 +168,12 @@ def _odd(n, dt):
 
 
 _SHIFTED_T = _shifted(_t, 6, lambda n, dt: np.ones(n.shape, dt), _sign_n)
-_SHIFTED_U = _shifted(_u, 6, lambda n, dt: (n + 1).astype(dt), lambda n, dt: _sign_n(n, dt) * (n + 1))
-_SHIFTED_V = _shifted(_v, 6, lambda n, dt: np.ones(n.shape, dt), lambda n, dt: _sign_n(n, dt) * _odd(n, dt))
+_SHIFTED_U = _shifted(
+    _u, 6, lambda n, dt: (n + 1).astype(dt), lambda n, dt: _sign_n(n, dt) * (n + 1)
+)
+_SHIFTED_V = _shifted(
+    _v, 6, lambda n, dt: np.ones(n.shape, dt), lambda n, dt: _sign_n(n, dt) * _odd(n, dt)
+)
 _SHIFTED_W = _shifted(_w, 4, _odd, _sign_n)
 
 
@@ -160,8 +192,9 @@ def _hermite_he(x, n):
 
 def _laguerre(x, n):
     with np.errstate(all="ignore"):
-        out = _recurrence(x, n, 1 - x,
-                          lambda j, q, p: _fms((2 * (j - 1)) + (1 - x), q, (j - 1) * p) / j)
+        out = _recurrence(
+            x, n, 1 - x, lambda j, q, p: _fms((2 * (j - 1)) + (1 - x), q, (j - 1) * p) / j
+        )
         out = np.where(x == 0, np.ones_like(x), out)
     return np.where(n < 0, np.zeros_like(x), out)
 

@@ -19,8 +19,10 @@ def _buf_shape(p, h, w):
     """The padded extent: ``padding`` on the left, and on the right as far as windows reach."""
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = p["kernel"], p["step"], p["padding"], p["dilation"]
     oh, ow = p["out"]
-    return (max(ph + h, (oh - 1) * sh + (kh - 1) * dh + 1),
-            max(pw + w, (ow - 1) * sw + (kw - 1) * dw + 1))
+    return (
+        max(ph + h, (oh - 1) * sh + (kh - 1) * dh + 1),
+        max(pw + w, (ow - 1) * sw + (kw - 1) * dw + 1),
+    )
 
 
 def _buffer(xp, x, p, fill):
@@ -31,7 +33,7 @@ def _buffer(xp, x, p, fill):
     if not (ph or pw) and bh == h and bw == w:
         return x
     buf = xp.full(x.shape[:-2] + (bh, bw), fill, x.dtype)
-    buf[..., ph:ph + h, pw:pw + w] = x
+    buf[..., ph : ph + h, pw : pw + w] = x
     return buf
 
 
@@ -41,7 +43,12 @@ def _offsets(p):
     oh, ow = p["out"]
     for i in range(kh):
         for j in range(kw):
-            yield i, j, slice(i * dh, i * dh + sh * (oh - 1) + 1, sh), slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
+            yield (
+                i,
+                j,
+                slice(i * dh, i * dh + sh * (oh - 1) + 1, sh),
+                slice(j * dw, j * dw + sw * (ow - 1) + 1, sw),
+            )
 
 
 def _flat(a):
@@ -61,7 +68,9 @@ def _scatter(xp, g, idx, shape, unique):
     if xp.__name__ == "numpy":
         gx = np.bincount((i2 + rows).ravel(), weights=g2.ravel(), minlength=g2.shape[0] * hw)
         return gx.astype(g.dtype, copy=False).reshape(shape)
-    return xp.scatter_add_zeros(g2.ravel(), ((i2 + rows).ravel(),), (g2.shape[0] * hw,)).reshape(shape)
+    return xp.scatter_add_zeros(g2.ravel(), ((i2 + rows).ravel(),), (g2.shape[0] * hw,)).reshape(
+        shape
+    )
 
 
 def _gather(xp, t, idx):
@@ -136,8 +145,13 @@ def _max_bwd(xp, g, p, shape):
     bshape = tuple(shape[:-2]) + _buf_shape(p, h, w)
     (kh, kw), (sh, sw), (dh, dw) = p["kernel"], p["step"], p["dilation"]
     oh, ow = p["out"]
-    if (kh * dh == sh and kw * dw == sw and dh == dw == 1 and bshape[-2:] == (oh * sh, ow * sw)
-            and xp.__name__ == "numpy"):
+    if (
+        kh * dh == sh
+        and kw * dw == sw
+        and dh == dw == 1
+        and bshape[-2:] == (oh * sh, ow * sw)
+        and xp.__name__ == "numpy"
+    ):
         # the windows tile the buffer: every position is written once, no zeros, no adds
         buf = np.empty(bshape, g.dtype)
         for k, (_, _, rs, cs) in enumerate(_offsets(p)):
@@ -148,7 +162,7 @@ def _max_bwd(xp, g, p, shape):
         for k, (_, _, rs, cs) in enumerate(_offsets(p)):
             buf[..., rs, cs] += xp.where(arg == k, g, zero)
     if buf.shape[-2:] != (h, w):
-        buf = xp.ascontiguousarray(buf[..., ph:ph + h, pw:pw + w])
+        buf = xp.ascontiguousarray(buf[..., ph : ph + h, pw : pw + w])
     return buf
 
 
@@ -166,8 +180,12 @@ def _max_vjp(xp, g, x, out, p):
 
 
 def _bwd_p(p, shape):
-    return {"_idx": _indices(p, shape), "indices": p.get("result1"), "shape": tuple(shape),
-            "_unique": _max_unique(p)}
+    return {
+        "_idx": _indices(p, shape),
+        "indices": p.get("result1"),
+        "shape": tuple(shape),
+        "_unique": _max_unique(p),
+    }
 
 
 def _gather_vjp(xp, h, g, out, p):
@@ -185,9 +203,11 @@ def _pool_cases(fn, args_list, shape=(2, 3, 7, 6)):
         out = []
         for kw in args_list:
             x = rng.permutation(np.prod(shape)).reshape(shape) / 10.0  # distinct: no ties
-            out.append((None, [x],
-                        lambda tt, t, k=kw: _first(getattr(tt.nn.functional, fn)(t, **k))))
+            out.append(
+                (None, [x], lambda tt, t, k=kw: _first(getattr(tt.nn.functional, fn)(t, **k)))
+            )
         return out
+
     return cases
 
 
@@ -202,32 +222,52 @@ def _backward_cases(fn, kw, shape=(2, 3, 7, 6)):
         x0 = rng.permutation(np.prod(shape)).reshape(shape) / 10.0  # distinct: no ties
 
         def run(lib, v):
-            return _through_grad(lib, x0, lambda t: _first(getattr(lib.nn.functional, fn)(t, **kw)), v)
+            return _through_grad(
+                lib, x0, lambda t: _first(getattr(lib.nn.functional, fn)(t, **kw)), v
+            )
 
         y_shape = _first(getattr(lib.nn.functional, fn)(lib.tensor(x0), **kw)).shape
         return [(None, [rng.uniform(-1, 1, tuple(y_shape))], run)]
+
     return cases
 
 
 MAX_POOL2D = defop(
-    "max_pool2d_with_indices", node="MaxPool2DWithIndicesBackward0", inputs=("self",),
+    "max_pool2d_with_indices",
+    node="MaxPool2DWithIndicesBackward0",
+    inputs=("self",),
     saved=("ceil_mode", "dilation", "kernel_size", "padding", "result1", "self", "stride"),
-    fwd=_max_fwd, vjp=_max_vjp, complex=kernel_refuses("max_pool2d"),
+    fwd=_max_fwd,
+    vjp=_max_vjp,
+    complex=kernel_refuses("max_pool2d"),
     jvp=lambda xp, t, x, out, p: _gather(xp, t[0], xp.asarray(_indices(p, t[0].shape))),
     smooth=False,
-    sample={"kind": "cases", "cases": _pool_cases("max_pool2d", [
-        {"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
-        {"kernel_size": (2, 3), "stride": 1, "dilation": (2, 1)}])},
+    sample={
+        "kind": "cases",
+        "cases": _pool_cases(
+            "max_pool2d",
+            [
+                {"kernel_size": 2},
+                {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
+                {"kernel_size": (2, 3), "stride": 1, "dilation": (2, 1)},
+            ],
+        ),
+    },
 )
 MAX_POOL2D_BACKWARD = defop(
-    "max_pool2d_with_indices_backward", node="MaxPool2DWithIndicesBackwardBackward0",
-    inputs=("grad_output",), saved=("indices",),
+    "max_pool2d_with_indices_backward",
+    node="MaxPool2DWithIndicesBackwardBackward0",
+    inputs=("grad_output",),
+    saved=("indices",),
     fwd=lambda xp, g, p: _scatter(xp, g, p["_idx"], p["shape"], p["_unique"]),
     complex=kernel_refuses("max_pool2d_with_indices_backward"),
     vjp=_gather_vjp,
     jvp=lambda xp, t, x, out, p: _scatter(xp, t[0], p["_idx"], p["shape"], p["_unique"]),
     linear=True,
-    sample={"kind": "cases", "cases": _backward_cases("max_pool2d", {"kernel_size": 3, "stride": 2})},
+    sample={
+        "kind": "cases",
+        "cases": _backward_cases("max_pool2d", {"kernel_size": 3, "stride": 2}),
+    },
 )
 
 
@@ -275,7 +315,7 @@ def _avg_bwd(xp, g, p):
     buf = xp.zeros(p["shape"][:-2] + _buf_shape(p, h, w), g.dtype)
     for _, _, rs, cs in _offsets(p):
         buf[..., rs, cs] += g
-    return xp.ascontiguousarray(buf[..., ph:ph + h, pw:pw + w])
+    return xp.ascontiguousarray(buf[..., ph : ph + h, pw : pw + w])
 
 
 def _avg_vjp(xp, g, x, out, p):
@@ -295,21 +335,59 @@ def _avg_bwd_vjp(xp, h, g, out, p):
     return _avg_fwd(xp, h, p)
 
 
-_AVG_SAVED = ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "stride")
+_AVG_SAVED = (
+    "ceil_mode",
+    "count_include_pad",
+    "divisor_override",
+    "kernel_size",
+    "padding",
+    "stride",
+)
 AVG_POOL2D = defop(
-    "avg_pool2d", node="AvgPool2DBackward0", inputs=("self",), saved=_AVG_SAVED[:5] + ("self", "stride"),
-    fwd=_avg_fwd, vjp=_avg_vjp, complex=kernel_refuses("avg_pool2d"), jvp=lambda xp, t, x, out, p: _avg_fwd(xp, t[0], p), linear=True,
-    sample={"kind": "cases", "cases": _pool_cases("avg_pool2d", [
-        {"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
-        {"kernel_size": (3, 2), "stride": 2, "padding": 1, "count_include_pad": False},
-        {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True, "divisor_override": 5}])},
+    "avg_pool2d",
+    node="AvgPool2DBackward0",
+    inputs=("self",),
+    saved=_AVG_SAVED[:5] + ("self", "stride"),
+    fwd=_avg_fwd,
+    vjp=_avg_vjp,
+    complex=kernel_refuses("avg_pool2d"),
+    jvp=lambda xp, t, x, out, p: _avg_fwd(xp, t[0], p),
+    linear=True,
+    sample={
+        "kind": "cases",
+        "cases": _pool_cases(
+            "avg_pool2d",
+            [
+                {"kernel_size": 2},
+                {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
+                {"kernel_size": (3, 2), "stride": 2, "padding": 1, "count_include_pad": False},
+                {
+                    "kernel_size": 3,
+                    "stride": 2,
+                    "padding": 1,
+                    "ceil_mode": True,
+                    "divisor_override": 5,
+                },
+            ],
+        ),
+    },
 )
 AVG_POOL2D_BACKWARD = defop(
-    "avg_pool2d_backward", node="AvgPool2DBackwardBackward0", inputs=("grad_output",),
-    saved=_AVG_SAVED, fwd=_avg_bwd, vjp=_avg_bwd_vjp, complex=kernel_refuses("avg_pool2d_backward_out_frame"),
-    jvp=lambda xp, t, x, out, p: _avg_bwd(xp, t[0], p), linear=True,
-    sample={"kind": "cases", "cases": _backward_cases(
-        "avg_pool2d", {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True})},
+    "avg_pool2d_backward",
+    node="AvgPool2DBackwardBackward0",
+    inputs=("grad_output",),
+    saved=_AVG_SAVED,
+    fwd=_avg_bwd,
+    vjp=_avg_bwd_vjp,
+    complex=kernel_refuses("avg_pool2d_backward_out_frame"),
+    jvp=lambda xp, t, x, out, p: _avg_bwd(xp, t[0], p),
+    linear=True,
+    sample={
+        "kind": "cases",
+        "cases": _backward_cases(
+            "avg_pool2d", {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True}
+        ),
+    },
 )
 
 
@@ -345,8 +423,11 @@ def _adaptive_avg_bwd(xp, g, p):
 
 
 def _adaptive_vjp(xp, g, x, out, p):
-    q = {"shape": tuple(x.shape), "grad_output_sym_argsize_minus_1": g.shape[-1],
-         "grad_output_sym_argsize_minus_2": g.shape[-2]}
+    q = {
+        "shape": tuple(x.shape),
+        "grad_output_sym_argsize_minus_1": g.shape[-1],
+        "grad_output_sym_argsize_minus_2": g.shape[-2],
+    }
     if xp.is_txp:
         from .dispatch import apply1
 
@@ -355,7 +436,9 @@ def _adaptive_vjp(xp, g, x, out, p):
 
 
 def _adaptive_bwd_vjp(xp, h, g, out, p):
-    q = {"output_size": (p["grad_output_sym_argsize_minus_2"], p["grad_output_sym_argsize_minus_1"])}
+    q = {
+        "output_size": (p["grad_output_sym_argsize_minus_2"], p["grad_output_sym_argsize_minus_1"])
+    }
     if xp.is_txp:
         from .dispatch import apply1
 
@@ -364,20 +447,37 @@ def _adaptive_bwd_vjp(xp, h, g, out, p):
 
 
 ADAPTIVE_AVG_POOL2D = defop(
-    "_adaptive_avg_pool2d", node="AdaptiveAvgPool2DBackward0", inputs=("self",), saved=("self",),
-    fwd=lambda xp, x, p: _adaptive_avg(xp, x, p["output_size"]), vjp=_adaptive_vjp,
+    "_adaptive_avg_pool2d",
+    node="AdaptiveAvgPool2DBackward0",
+    inputs=("self",),
+    saved=("self",),
+    fwd=lambda xp, x, p: _adaptive_avg(xp, x, p["output_size"]),
+    vjp=_adaptive_vjp,
     complex=kernel_refuses("adaptive_avg_pool2d"),
-    jvp=lambda xp, t, x, out, p: _adaptive_avg(xp, t[0], p["output_size"]), linear=True,
-    sample={"kind": "cases", "cases": _pool_cases("adaptive_avg_pool2d", [
-        {"output_size": (3, 4)}, {"output_size": (5, 2)}, {"output_size": (2, None)}])},
+    jvp=lambda xp, t, x, out, p: _adaptive_avg(xp, t[0], p["output_size"]),
+    linear=True,
+    sample={
+        "kind": "cases",
+        "cases": _pool_cases(
+            "adaptive_avg_pool2d",
+            [{"output_size": (3, 4)}, {"output_size": (5, 2)}, {"output_size": (2, None)}],
+        ),
+    },
 )
 ADAPTIVE_AVG_POOL2D_BACKWARD = defop(
-    "_adaptive_avg_pool2d_backward", node="AdaptiveAvgPool2DBackwardBackward0",
+    "_adaptive_avg_pool2d_backward",
+    node="AdaptiveAvgPool2DBackwardBackward0",
     inputs=("grad_output",),
     saved=("grad_output_sym_argsize_minus_1", "grad_output_sym_argsize_minus_2"),
-    fwd=_adaptive_avg_bwd, vjp=_adaptive_bwd_vjp, complex=kernel_refuses("adaptive_avg_pool2d_backward_cpu"),
-    jvp=lambda xp, t, x, out, p: _adaptive_avg_bwd(xp, t[0], p), linear=True,
-    sample={"kind": "cases", "cases": _backward_cases("adaptive_avg_pool2d", {"output_size": (3, 4)})},
+    fwd=_adaptive_avg_bwd,
+    vjp=_adaptive_bwd_vjp,
+    complex=kernel_refuses("adaptive_avg_pool2d_backward_cpu"),
+    jvp=lambda xp, t, x, out, p: _adaptive_avg_bwd(xp, t[0], p),
+    linear=True,
+    sample={
+        "kind": "cases",
+        "cases": _backward_cases("adaptive_avg_pool2d", {"output_size": (3, 4)}),
+    },
 )
 
 
@@ -394,7 +494,11 @@ def _adaptive_max_fwd(xp, x, p):
             valid = xp.asarray((hs + i < he)[:, None] & (ws + j < we)[None, :])
             v = x[..., rows[:, None], cols[None, :]]
             if best is None:
-                best, arg_h, arg_w = v.copy(), xp.zeros(v.shape, np.int64), xp.zeros(v.shape, np.int64)
+                best, arg_h, arg_w = (
+                    v.copy(),
+                    xp.zeros(v.shape, np.int64),
+                    xp.zeros(v.shape, np.int64),
+                )
                 arg_h += xp.asarray(rows)[:, None]
                 arg_w += xp.asarray(cols)[None, :]
                 continue
@@ -419,18 +523,34 @@ def _adaptive_max_vjp(xp, g, x, out, p):
 
 
 ADAPTIVE_MAX_POOL2D = defop(
-    "adaptive_max_pool2d", node="AdaptiveMaxPool2DBackward0", inputs=("self",),
-    saved=("result1", "self"), fwd=_adaptive_max_fwd, vjp=_adaptive_max_vjp,
+    "adaptive_max_pool2d",
+    node="AdaptiveMaxPool2DBackward0",
+    inputs=("self",),
+    saved=("result1", "self"),
+    fwd=_adaptive_max_fwd,
+    vjp=_adaptive_max_vjp,
     complex=kernel_refuses("adaptive_max_pool2d"),
-    jvp=lambda xp, t, x, out, p: _gather(xp, t[0], p["_idx"]), smooth=False,
-    sample={"kind": "cases", "cases": _pool_cases("adaptive_max_pool2d", [
-        {"output_size": (3, 4)}, {"output_size": (5, 2)}])},
+    jvp=lambda xp, t, x, out, p: _gather(xp, t[0], p["_idx"]),
+    smooth=False,
+    sample={
+        "kind": "cases",
+        "cases": _pool_cases(
+            "adaptive_max_pool2d", [{"output_size": (3, 4)}, {"output_size": (5, 2)}]
+        ),
+    },
 )
 ADAPTIVE_MAX_POOL2D_BACKWARD = defop(
-    "adaptive_max_pool2d_backward", node="AdaptiveMaxPool2DBackwardBackward0",
-    inputs=("grad_output",), saved=("indices",),
-    fwd=lambda xp, g, p: _scatter(xp, g, p["_idx"], p["shape"], False), vjp=_gather_vjp,
+    "adaptive_max_pool2d_backward",
+    node="AdaptiveMaxPool2DBackwardBackward0",
+    inputs=("grad_output",),
+    saved=("indices",),
+    fwd=lambda xp, g, p: _scatter(xp, g, p["_idx"], p["shape"], False),
+    vjp=_gather_vjp,
     complex=kernel_refuses("adaptive_max_pool2d_backward_cpu"),
-    jvp=lambda xp, t, x, out, p: _scatter(xp, t[0], p["_idx"], p["shape"], False), linear=True,
-    sample={"kind": "cases", "cases": _backward_cases("adaptive_max_pool2d", {"output_size": (3, 4)})},
+    jvp=lambda xp, t, x, out, p: _scatter(xp, t[0], p["_idx"], p["shape"], False),
+    linear=True,
+    sample={
+        "kind": "cases",
+        "cases": _backward_cases("adaptive_max_pool2d", {"output_size": (3, 4)}),
+    },
 )

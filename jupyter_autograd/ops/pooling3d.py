@@ -32,8 +32,12 @@ def _unpool(xp, g, shape):
 
 
 def _vjp(xp, g, x, out, p):
-    q = {"shape": tuple(x.shape), "grad_output_sym_argsize_minus_1": g.shape[-1],
-         "grad_output_sym_argsize_minus_2": g.shape[-2], "grad_output_sym_argsize_minus_3": g.shape[-3]}
+    q = {
+        "shape": tuple(x.shape),
+        "grad_output_sym_argsize_minus_1": g.shape[-1],
+        "grad_output_sym_argsize_minus_2": g.shape[-2],
+        "grad_output_sym_argsize_minus_3": g.shape[-3],
+    }
     if xp.is_txp:
         from .dispatch import apply1
 
@@ -42,8 +46,11 @@ def _vjp(xp, g, x, out, p):
 
 
 def _bwd_vjp(xp, h, g, out, p):
-    size = (p["grad_output_sym_argsize_minus_3"], p["grad_output_sym_argsize_minus_2"],
-            p["grad_output_sym_argsize_minus_1"])
+    size = (
+        p["grad_output_sym_argsize_minus_3"],
+        p["grad_output_sym_argsize_minus_2"],
+        p["grad_output_sym_argsize_minus_1"],
+    )
     if xp.is_txp:
         from .dispatch import apply1
 
@@ -55,27 +62,44 @@ def _cases(rng):
     from .conv import _through_grad
 
     x = rng.standard_normal((2, 2, 5, 4, 3))
-    out = [(None, [x],
-            lambda tt, t, s=s: tt.nn.functional.adaptive_avg_pool3d(t, s)) for s in ((2, 3, 2), (3, 1, 4))]
+    out = [
+        (None, [x], lambda tt, t, s=s: tt.nn.functional.adaptive_avg_pool3d(t, s))
+        for s in ((2, 3, 2), (3, 1, 4))
+    ]
+
     def run(lib, v):
-        return _through_grad(lib, x, lambda t: lib.nn.functional.adaptive_avg_pool3d(t, (2, 3, 2)), v)
+        return _through_grad(
+            lib, x, lambda t: lib.nn.functional.adaptive_avg_pool3d(t, (2, 3, 2)), v
+        )
 
     return out + [(None, [rng.standard_normal((2, 2, 2, 3, 2))], run)]
 
 
 ADAPTIVE_AVG_POOL3D = defop(
-    "_adaptive_avg_pool3d", node="AdaptiveAvgPool3DBackward0", inputs=("self",), saved=("self",),
-    fwd=lambda xp, x, p: _pool(xp, x, p["output_size"]), vjp=_vjp,
-    jvp=lambda xp, t, x, out, p: _pool(xp, t[0], p["output_size"]), linear=True,
+    "_adaptive_avg_pool3d",
+    node="AdaptiveAvgPool3DBackward0",
+    inputs=("self",),
+    saved=("self",),
+    fwd=lambda xp, x, p: _pool(xp, x, p["output_size"]),
+    vjp=_vjp,
+    jvp=lambda xp, t, x, out, p: _pool(xp, t[0], p["output_size"]),
+    linear=True,
     complex=kernel_refuses("adaptive_avg_pool3d_cpu"),
     sample={"kind": "cases", "cases": lambda rng: _cases(rng)[:2]},
 )
 ADAPTIVE_AVG_POOL3D_BACKWARD = defop(
-    "_adaptive_avg_pool3d_backward", node="AdaptiveAvgPool3DBackwardBackward0", inputs=("grad_output",),
-    saved=("grad_output_sym_argsize_minus_1", "grad_output_sym_argsize_minus_2",
-           "grad_output_sym_argsize_minus_3"),
-    fwd=lambda xp, g, p: _unpool(xp, g, p["shape"]), vjp=_bwd_vjp,
-    jvp=lambda xp, t, x, out, p: _unpool(xp, t[0], p["shape"]), linear=True,
+    "_adaptive_avg_pool3d_backward",
+    node="AdaptiveAvgPool3DBackwardBackward0",
+    inputs=("grad_output",),
+    saved=(
+        "grad_output_sym_argsize_minus_1",
+        "grad_output_sym_argsize_minus_2",
+        "grad_output_sym_argsize_minus_3",
+    ),
+    fwd=lambda xp, g, p: _unpool(xp, g, p["shape"]),
+    vjp=_bwd_vjp,
+    jvp=lambda xp, t, x, out, p: _unpool(xp, t[0], p["shape"]),
+    linear=True,
     complex=kernel_refuses("adaptive_avg_pool3d_backward_cpu"),
     sample={"kind": "cases", "cases": lambda rng: _cases(rng)[2:]},
 )
@@ -92,8 +116,10 @@ def _windows(p):
 
 
 def _buf_extent(p, shape):
-    return tuple(max(pad + n, (o - 1) * s + k) for n, k, s, pad, o in
-                 zip(shape, p["kernel"], p["step"], p["padding"], p["out"]))
+    return tuple(
+        max(pad + n, (o - 1) * s + k)
+        for n, k, s, pad, o in zip(shape, p["kernel"], p["step"], p["padding"], p["out"])
+    )
 
 
 def _divisor3(p, shape):
@@ -138,7 +164,9 @@ def _avg3_bwd(xp, g, p):
     buf = xp.zeros(tuple(shape[:-3]) + _buf_extent(p, sp), g.dtype)
     for win in _windows(p):
         buf[(Ellipsis,) + win] += g
-    return xp.ascontiguousarray(buf[(Ellipsis,) + tuple(slice(a, a + n) for a, n in zip(p["padding"], sp))])
+    return xp.ascontiguousarray(
+        buf[(Ellipsis,) + tuple(slice(a, a + n) for a, n in zip(p["padding"], sp))]
+    )
 
 
 def _avg3_vjp(xp, g, x, out, p):
@@ -162,28 +190,53 @@ def _avg3_cases(rng, lib):
     from .conv import _through_grad
 
     x = rng.standard_normal((2, 2, 5, 4, 6))
-    kw = {"kernel_size": (2, 3, 2), "stride": (1, 2, 2), "padding": 1, "ceil_mode": True,
-          "count_include_pad": False}
+    kw = {
+        "kernel_size": (2, 3, 2),
+        "stride": (1, 2, 2),
+        "padding": 1,
+        "ceil_mode": True,
+        "count_include_pad": False,
+    }
 
     def run(lib, v):
         return _through_grad(lib, x, lambda t: lib.nn.functional.avg_pool3d(t, **kw), v)
 
     y = lib.nn.functional.avg_pool3d(lib.tensor(x), **kw)
-    return [(None, [x],
-             lambda tt, t: tt.nn.functional.avg_pool3d(t, **kw)),
-            (None, [rng.standard_normal(tuple(y.shape))], run)]
+    return [
+        (None, [x], lambda tt, t: tt.nn.functional.avg_pool3d(t, **kw)),
+        (None, [rng.standard_normal(tuple(y.shape))], run),
+    ]
 
 
-_AVG3_SAVED = ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding", "stride")
+_AVG3_SAVED = (
+    "ceil_mode",
+    "count_include_pad",
+    "divisor_override",
+    "kernel_size",
+    "padding",
+    "stride",
+)
 AVG_POOL3D = defop(
-    "avg_pool3d", node="AvgPool3DBackward0", inputs=("self",), saved=_AVG3_SAVED[:5] + ("self", "stride"),
-    fwd=_avg3_fwd, vjp=_avg3_vjp, jvp=lambda xp, t, x, out, p: _avg3_fwd(xp, t[0], p), linear=True,
+    "avg_pool3d",
+    node="AvgPool3DBackward0",
+    inputs=("self",),
+    saved=_AVG3_SAVED[:5] + ("self", "stride"),
+    fwd=_avg3_fwd,
+    vjp=_avg3_vjp,
+    jvp=lambda xp, t, x, out, p: _avg3_fwd(xp, t[0], p),
+    linear=True,
     complex=kernel_refuses("avg_pool3d_out_frame"),
     sample={"kind": "cases", "cases": lambda rng, lib: _avg3_cases(rng, lib)[:1]},
 )
 AVG_POOL3D_BACKWARD = defop(
-    "avg_pool3d_backward", node="AvgPool3DBackwardBackward0", inputs=("grad_output",), saved=_AVG3_SAVED,
-    fwd=_avg3_bwd, vjp=_avg3_bwd_vjp, jvp=lambda xp, t, x, out, p: _avg3_bwd(xp, t[0], p), linear=True,
+    "avg_pool3d_backward",
+    node="AvgPool3DBackwardBackward0",
+    inputs=("grad_output",),
+    saved=_AVG3_SAVED,
+    fwd=_avg3_bwd,
+    vjp=_avg3_bwd_vjp,
+    jvp=lambda xp, t, x, out, p: _avg3_bwd(xp, t[0], p),
+    linear=True,
     complex=kernel_refuses("avg_pool3d_backward_out_frame"),
     sample={"kind": "cases", "cases": lambda rng, lib: _avg3_cases(rng, lib)[1:]},
 )

@@ -48,7 +48,9 @@ _NAN = float("nan")
 # under errstate: torch never warns about them (api.var warns its own way)
 def _var_vjp(xp, g, x, out, p):
     dims = p["dim"]
-    n = _count(x.shape, dims) if dims is not None else int(np.prod(x.shape))  # x may be a Tensor (create_graph)
+    n = (
+        _count(x.shape, dims) if dims is not None else int(np.prod(x.shape))
+    )  # x may be a Tensor (create_graph)
     dof = n - p["correction"]
     with np.errstate(all="ignore"):
         # torch's var_backward: (2 / (N - correction)) * grad * (self - self.mean(dim, True)),
@@ -83,12 +85,20 @@ def _var_fwd(xp, x, p):
 
 
 VAR = defop(
-    "var.correction", node="VarBackward0", inputs=("self",), saved=("correction", "dim", "keepdim", "self"),
+    "var.correction",
+    node="VarBackward0",
+    inputs=("self",),
+    saved=("correction", "dim", "keepdim", "self"),
     complex=AS_WRITTEN,
-    fwd=_var_fwd, vjp=_var_vjp,
-    jvp=lambda xp, t, x, out, p: _real_jvp(xp, _var_vjp(xp, 1.0 + 0 * out, x[0], out, p), t[0], p["dim"], p["keepdim"]),
+    fwd=_var_fwd,
+    vjp=_var_vjp,
+    jvp=lambda xp, t, x, out, p: _real_jvp(
+        xp, _var_vjp(xp, 1.0 + 0 * out, x[0], out, p), t[0], p["dim"], p["keepdim"]
+    ),
     sample=_red_sample({"dim": None, "correction": 1, "keepdim": False}, min_numel=2, kind="var"),
-    torch=lambda torch, x, dim, correction, keepdim: torch.var(x, dim, correction=correction, keepdim=keepdim),
+    torch=lambda torch, x, dim, correction, keepdim: torch.var(
+        x, dim, correction=correction, keepdim=keepdim
+    ),
 )
 
 
@@ -102,12 +112,20 @@ def _std_vjp(xp, g, x, out, p):
 
 
 STD = defop(
-    "std.correction", node="StdBackward0", inputs=("self",), saved=("correction", "dim", "keepdim", "result", "self"),
+    "std.correction",
+    node="StdBackward0",
+    inputs=("self",),
+    saved=("correction", "dim", "keepdim", "result", "self"),
     complex=AS_WRITTEN,
-    fwd=lambda xp, x, p: xp.sqrt(_var_fwd(xp, x, p)), vjp=_std_vjp,
-    jvp=lambda xp, t, x, out, p: _real_jvp(xp, _std_vjp(xp, 1.0 + 0 * out, x[0], out, p), t[0], p["dim"], p["keepdim"]),
+    fwd=lambda xp, x, p: xp.sqrt(_var_fwd(xp, x, p)),
+    vjp=_std_vjp,
+    jvp=lambda xp, t, x, out, p: _real_jvp(
+        xp, _std_vjp(xp, 1.0 + 0 * out, x[0], out, p), t[0], p["dim"], p["keepdim"]
+    ),
     sample=_red_sample({"dim": None, "correction": 1, "keepdim": False}, min_numel=2, kind="var"),
-    torch=lambda torch, x, dim, correction, keepdim: torch.std(x, dim, correction=correction, keepdim=keepdim),
+    torch=lambda torch, x, dim, correction, keepdim: torch.std(
+        x, dim, correction=correction, keepdim=keepdim
+    ),
 )
 
 
@@ -134,10 +152,16 @@ def _logsumexp_vjp(xp, g, x, out, p):
 
 
 LOGSUMEXP = defop(
-    "logsumexp", node="LogsumexpBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
+    "logsumexp",
+    node="LogsumexpBackward0",
+    inputs=("self",),
+    saved=("dim", "keepdim", "result", "self"),
     complex=HOLOMORPHIC,
-    fwd=_logsumexp_fwd, vjp=_logsumexp_vjp,
-    jvp=lambda xp, t, x, out, p: xp.sum(_logsumexp_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),
+    fwd=_logsumexp_fwd,
+    vjp=_logsumexp_vjp,
+    jvp=lambda xp, t, x, out, p: xp.sum(
+        _logsumexp_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]
+    ),
     sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True),
     torch=lambda torch, x, dim, keepdim: torch.logsumexp(x, dim, keepdim=keepdim),
 )
@@ -165,8 +189,10 @@ def _norm_fwd(xp, x, p):
         return xp.sum(nz if xp.is_txp else nz.astype(a.dtype), axis=dims, keepdims=k)
     with np.errstate(all="ignore"):  # |0|^p for p < 0 is inf, and the norm 0, without a warning
         if not xp.is_txp and x.dtype == np.float32:
-            return (xp.sum(a.astype(np.float64) ** o, axis=dims, keepdims=k) ** (1.0 / o)).astype(x.dtype)
-        return xp.sum(a ** o, axis=dims, keepdims=k) ** (1.0 / o)
+            return (xp.sum(a.astype(np.float64) ** o, axis=dims, keepdims=k) ** (1.0 / o)).astype(
+                x.dtype
+            )
+        return xp.sum(a**o, axis=dims, keepdims=k) ** (1.0 / o)
 
 
 # torch's norm_backward, case by case: zero where the norm (or, for p < 1, the element) is zero;
@@ -190,8 +216,11 @@ def _norm_vjp(xp, g, x, out, p):
         if o < 1:
             scaled = xp.sgn(x) * xp.masked_fill(xp.pow_scalar(xp.abs(x), o - 1), x == 0, 0.0)
             return scaled * g * xp.pow_scalar(out, 1 - o)
-        scaled = (xp.sgn(x) * xp.pow_scalar(xp.abs(x), o - 1) if o < 2
-                  else x * xp.pow_scalar(xp.abs(x), o - 2))
+        scaled = (
+            xp.sgn(x) * xp.pow_scalar(xp.abs(x), o - 1)
+            if o < 2
+            else x * xp.pow_scalar(xp.abs(x), o - 2)
+        )
         return scaled * xp.masked_fill(g / xp.pow_scalar(out, o - 1), out == 0, 0.0)
 
 
@@ -206,10 +235,23 @@ def _norm_cases(rng):
     x = x + np.sign(x) * 0.1  # away from 0, where |x| and |x|^p have no derivative to check
     distinct = x + np.arange(12).reshape(3, 4) * 1e-1
     out = []
-    for o, dim, xx in ((2, None, x), (1, 1, x), (3, 0, x), (1.5, 1, x), (0.5, None, x), (-1, 1, x),
-                       (float("inf"), None, distinct), (-float("inf"), 1, distinct)):
-        out.append((lambda t, o=o, d=dim: _api()._vector_norm(t, o, d, False), [xx],
-                    lambda tt, t, o=o, d=dim: tt.linalg.vector_norm(t, o, d)))
+    for o, dim, xx in (
+        (2, None, x),
+        (1, 1, x),
+        (3, 0, x),
+        (1.5, 1, x),
+        (0.5, None, x),
+        (-1, 1, x),
+        (float("inf"), None, distinct),
+        (-float("inf"), 1, distinct),
+    ):
+        out.append(
+            (
+                lambda t, o=o, d=dim: _api()._vector_norm(t, o, d, False),
+                [xx],
+                lambda tt, t, o=o, d=dim: tt.linalg.vector_norm(t, o, d),
+            )
+        )
     return out
 
 
@@ -220,27 +262,43 @@ def _api():
 
 
 NORM = defop(
-    "linalg_vector_norm", node="LinalgVectorNormBackward0", inputs=("self",),
+    "linalg_vector_norm",
+    node="LinalgVectorNormBackward0",
+    inputs=("self",),
     complex=AS_WRITTEN,
     saved=("dim", "keepdim", "ord", "result", "self"),
-    fwd=_norm_fwd, vjp=_norm_vjp, jvp=_norm_jvp,
+    fwd=_norm_fwd,
+    vjp=_norm_vjp,
+    jvp=_norm_jvp,
     sample={"reduce": True, "cases": _norm_cases},
-    torch=lambda torch, x, ord, dim, keepdim: torch.linalg.vector_norm(x, ord, dim, keepdim=keepdim),
+    torch=lambda torch, x, ord, dim, keepdim: torch.linalg.vector_norm(
+        x, ord, dim, keepdim=keepdim
+    ),
 )
 # ord 0 counts nonzeros: torch records the node but its backward sends no gradient (the
 # inputs' .grad stays None), which the NO_GRAD-like marker below says to the engine
 NORM0 = defop(
-    "linalg_vector_norm.ord0", node="LinalgVectorNormBackward0", inputs=("self",),
+    "linalg_vector_norm.ord0",
+    node="LinalgVectorNormBackward0",
+    inputs=("self",),
     complex=AS_WRITTEN,
     saved=("dim", "keepdim", "ord", "result", "self"),
-    fwd=_norm_fwd, vjp=UNDEFINED_GRAD, jvp=_norm_jvp,
+    fwd=_norm_fwd,
+    vjp=UNDEFINED_GRAD,
+    jvp=_norm_jvp,
     reads=((0, -1),),  # torch saves (and checks) self and the result for every order
-    sample={"reduce": True, "cases": lambda rng: [(lambda t: _api()._vector_norm(t, 0, None, False), [rng.uniform(-3, 3, (3, 4))],
-                                   lambda tt, t: tt.linalg.vector_norm(t, 0))]},
+    sample={
+        "reduce": True,
+        "cases": lambda rng: [
+            (
+                lambda t: _api()._vector_norm(t, 0, None, False),
+                [rng.uniform(-3, 3, (3, 4))],
+                lambda tt, t: tt.linalg.vector_norm(t, 0),
+            )
+        ],
+    },
     torch=lambda torch, x, dim, keepdim: torch.linalg.vector_norm(x, 0, dim, keepdim=keepdim),
 )
-
-
 
 
 def _softmax_fwd(xp, x, p):
@@ -253,9 +311,14 @@ def _softmax_fwd(xp, x, p):
 
 # d softmax: y * (g - sum(g * y))
 SOFTMAX = defop(
-    "_softmax", node="SoftmaxBackward0", inputs=("self",), saved=("dim", "result"),
+    "_softmax",
+    node="SoftmaxBackward0",
+    inputs=("self",),
+    saved=("dim", "result"),
     batch=ShiftDims("dim"),
-    complex=Refuse(NotImplementedError, _softmax_kernel("softmax"), empty=no_complex_autograd("_softmax")),
+    complex=Refuse(
+        NotImplementedError, _softmax_kernel("softmax"), empty=no_complex_autograd("_softmax")
+    ),
     fwd=_softmax_fwd,
     # torch: _softmax_backward_data(grad, result, dim, dtype), an op of its own (backward_rows)
     vjp=lambda xp, g, x, out, p: xp.call(SOFTMAX_BACKWARD_DATA, g, out, p=p),
@@ -275,9 +338,16 @@ def _log_softmax_fwd(xp, x, p):
 
 # d log_softmax: g - softmax * sum(g)
 LOG_SOFTMAX = defop(
-    "_log_softmax", node="LogSoftmaxBackward0", inputs=("self",), saved=("dim", "result"),
+    "_log_softmax",
+    node="LogSoftmaxBackward0",
+    inputs=("self",),
+    saved=("dim", "result"),
     batch=ShiftDims("dim"),
-    complex=Refuse(NotImplementedError, _softmax_kernel("log_softmax"), empty=no_complex_autograd("_log_softmax")),
+    complex=Refuse(
+        NotImplementedError,
+        _softmax_kernel("log_softmax"),
+        empty=no_complex_autograd("_log_softmax"),
+    ),
     fwd=_log_softmax_fwd,
     vjp=lambda xp, g, x, out, p: xp.call(LOG_SOFTMAX_BACKWARD_DATA, g, out, p=p),
     jvp=lambda xp, t, x, out, p: t[0] - xp.sum(xp.exp(out) * t[0], axis=p["dim"], keepdims=True),
@@ -295,12 +365,16 @@ def _cumsum_vjp(xp, g, x, out, p):
 
 
 CUMSUM = defop(
-    "cumsum", node="CumsumBackward0", inputs=("self",), saved=("dim",),
+    "cumsum",
+    node="CumsumBackward0",
+    inputs=("self",),
+    saved=("dim",),
     batch=ShiftDims("dim"),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.cumsum(x, axis=p["dim"]) if x.ndim else x.copy(),
     vjp=_cumsum_vjp,
-    jvp=lambda xp, t, x, out, p: xp.cumsum(t[0], axis=p["dim"]) if t[0].ndim else t[0], linear=True,
+    jvp=lambda xp, t, x, out, p: xp.cumsum(t[0], axis=p["dim"]) if t[0].ndim else t[0],
+    linear=True,
     sample={"domain": (-3, 3), "kind": "cumsum"},
     torch=lambda torch, x, dim: torch.cumsum(x, dim),
 )

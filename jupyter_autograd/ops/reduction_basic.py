@@ -23,7 +23,12 @@ from .registry import (
 def _expand_back(xp, g, p, shape):
     """Undo a reduction over p['dim'] (without keepdim): reinsert the dims, then broadcast."""
     if not p["keepdim"]:
-        if g.size == 0 and g.__class__ is np.ndarray and not g.flags.writeable and not any(g.strides):
+        if (
+            g.size == 0
+            and g.__class__ is np.ndarray
+            and not g.flags.writeable
+            and not any(g.strides)
+        ):
             # an expanded empty gradient (all strides 0) stays one through torch's unsqueeze
             # and expand (NumPy's reshape would give it fresh strides): its stride checks see it
             return xp.broadcast_to(xp.zeros((), g.dtype), shape)
@@ -68,42 +73,62 @@ def _red_sample(params=None, **kw):
 
 
 SUM = defop(
-    "sum", node="SumBackward0", inputs=("self",), saved=("self_sym_sizes",),
+    "sum",
+    node="SumBackward0",
+    inputs=("self",),
+    saved=("self_sym_sizes",),
     batch=lambda xp, t, x, out, p: xp.sum(xp.reshape(t[0], (t[0].shape[0], -1)), axis=1),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.sum(x),
     vjp=lambda xp, g, x, out, p: xp.broadcast_to(g, p["shape"]),
-    jvp=lambda xp, t, x, out, p: xp.sum(t[0]), linear=True,
-    sample=_red_sample(), torch=lambda torch, x: x.sum(),
+    jvp=lambda xp, t, x, out, p: xp.sum(t[0]),
+    linear=True,
+    sample=_red_sample(),
+    torch=lambda torch, x: x.sum(),
 )
 SUM_DIM = defop(
-    "sum.dim_IntList", node="SumBackward1", inputs=("self",),
+    "sum.dim_IntList",
+    node="SumBackward1",
+    inputs=("self",),
     batch=ShiftDims("dim"),
     complex=AS_WRITTEN,
     saved=("dim", "keepdim", "self_sym_sizes"),
     fwd=lambda xp, x, p: xp.sum(x, axis=p["dim"], keepdims=p["keepdim"]),
     vjp=lambda xp, g, x, out, p: _expand_back(xp, g, p, p["shape"]),
-    jvp=lambda xp, t, x, out, p: xp.sum(t[0], axis=p["dim"], keepdims=p["keepdim"]), linear=True,
+    jvp=lambda xp, t, x, out, p: xp.sum(t[0], axis=p["dim"], keepdims=p["keepdim"]),
+    linear=True,
     sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True),
     torch=lambda torch, x, dim, keepdim: x.sum(dim, keepdim=keepdim),
 )
 MEAN = defop(
-    "mean", node="MeanBackward0", inputs=("self",), saved=("self_sym_numel", "self_sym_sizes"),
+    "mean",
+    node="MeanBackward0",
+    inputs=("self",),
+    saved=("self_sym_numel", "self_sym_sizes"),
     batch=lambda xp, t, x, out, p: xp.mean(xp.reshape(t[0], (t[0].shape[0], -1)), axis=1),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.mean(x) if x.size else _empty_mean(xp, x, None, False),
     vjp=lambda xp, g, x, out, p: _mean_back(xp, g, p, p["numel"]),
-    jvp=lambda xp, t, x, out, p: xp.mean(t[0]), linear=True,
-    sample=_red_sample(nonempty=True), torch=lambda torch, x: x.mean(),
+    jvp=lambda xp, t, x, out, p: xp.mean(t[0]),
+    linear=True,
+    sample=_red_sample(nonempty=True),
+    torch=lambda torch, x: x.mean(),
 )
 MEAN_DIM = defop(
-    "mean.dim", node="MeanBackward1", inputs=("self",),
+    "mean.dim",
+    node="MeanBackward1",
+    inputs=("self",),
     batch=ShiftDims("dim"),
     complex=AS_WRITTEN,
     saved=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
-    fwd=lambda xp, x, p: xp.mean(x, axis=p["dim"], keepdims=p["keepdim"]) if x.size else _empty_mean(xp, x, p["dim"], p["keepdim"]),
+    fwd=lambda xp, x, p: (
+        xp.mean(x, axis=p["dim"], keepdims=p["keepdim"])
+        if x.size
+        else _empty_mean(xp, x, p["dim"], p["keepdim"])
+    ),
     vjp=lambda xp, g, x, out, p: _mean_back(xp, g, p, _count(p["shape"], p["dim"])),
-    jvp=lambda xp, t, x, out, p: xp.mean(t[0], axis=p["dim"], keepdims=p["keepdim"]), linear=True,
+    jvp=lambda xp, t, x, out, p: xp.mean(t[0], axis=p["dim"], keepdims=p["keepdim"]),
+    linear=True,
     sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, nonempty=True),
     torch=lambda torch, x, dim, keepdim: x.mean(dim, keepdim=keepdim),
 )
@@ -122,9 +147,21 @@ def _prod_others(xp, x, axis):
         ones_shape = list(x.shape)
         ones_shape[axis] = 1
         one = xp.ones(ones_shape, x.dtype)
-        left = xp.concatenate([one, xp.cumprod(xp.take(x, range(n - 1), axis=axis), axis=axis)], axis=axis) if n > 1 else one
+        left = (
+            xp.concatenate(
+                [one, xp.cumprod(xp.take(x, range(n - 1), axis=axis), axis=axis)], axis=axis
+            )
+            if n > 1
+            else one
+        )
         rev = xp.flip(x, axis)
-        right = xp.concatenate([one, xp.cumprod(xp.take(rev, range(n - 1), axis=axis), axis=axis)], axis=axis) if n > 1 else one
+        right = (
+            xp.concatenate(
+                [one, xp.cumprod(xp.take(rev, range(n - 1), axis=axis), axis=axis)], axis=axis
+            )
+            if n > 1
+            else one
+        )
         return left * xp.flip(right, axis)
     # differentiable form for create_graph: prod over a copy of x with the diagonal set to 1
     n = x.shape[axis]
@@ -152,12 +189,16 @@ def _prod_vjp(xp, g, x, out, p):
 
 
 PROD = defop(
-    "prod", node="ProdBackward0", inputs=("self",), saved=("result", "self"),
+    "prod",
+    node="ProdBackward0",
+    inputs=("self",),
+    saved=("result", "self"),
     complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: xp.prod(x),
     vjp=_prod_vjp,
     jvp=lambda xp, t, x, out, p: xp.sum(t[0] * _prod_vjp(xp, 1.0 + 0 * out, x[0], out, p)),
-    sample=_red_sample(domain=(-2, 2), max_numel=24), torch=lambda torch, x: x.prod(),
+    sample=_red_sample(domain=(-2, 2), max_numel=24),
+    torch=lambda torch, x: x.prod(),
 )
 
 
@@ -175,12 +216,21 @@ def _prod_dim_vjp(xp, g, x, out, p):
 
 
 PROD_DIM = defop(
-    "prod.dim_int", node="ProdBackward1", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
+    "prod.dim_int",
+    node="ProdBackward1",
+    inputs=("self",),
+    saved=("dim", "keepdim", "result", "self"),
     complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: xp.prod(x, axis=p["dim"][0] if p["dim"] else (), keepdims=p["keepdim"]),
     vjp=_prod_dim_vjp,
-    jvp=lambda xp, t, x, out, p: xp.sum(_prod_dim_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"][0] if p["dim"] else (), keepdims=p["keepdim"]),
-    sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, domain=(-2, 2), single_dim=True),
+    jvp=lambda xp, t, x, out, p: xp.sum(
+        _prod_dim_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0],
+        axis=p["dim"][0] if p["dim"] else (),
+        keepdims=p["keepdim"],
+    ),
+    sample=_red_sample(
+        {"dim": 0, "keepdim": False}, needs_dim=True, domain=(-2, 2), single_dim=True
+    ),
     torch=lambda torch, x, dim, keepdim: x.prod(dim, keepdim=keepdim),
 )
 
@@ -188,7 +238,11 @@ PROD_DIM = defop(
 # max/min over everything (and amax/amin): ties share the gradient evenly, as torch's
 # evenly_distribute_backward
 def _even_vjp(xp, g, x, out, p):
-    mask = x == (out if p.get("keepdim", True) or "dim" not in p else xp.reshape(out, _kept_shape(x.shape, p["dim"])))
+    mask = x == (
+        out
+        if p.get("keepdim", True) or "dim" not in p
+        else xp.reshape(out, _kept_shape(x.shape, p["dim"]))
+    )
     count = xp.sum(mask, axis=p.get("dim"), keepdims=True) if "dim" in p else xp.sum(mask)
     gg = g if ("dim" not in p or p["keepdim"]) else xp.reshape(g, _kept_shape(x.shape, p["dim"]))
     return mask * (gg / count)
@@ -204,39 +258,61 @@ def _even_all_vjp(xp, g, x, out, p):
 
 
 MAX = defop(
-    "max", node="MaxBackward1", inputs=("self",), saved=("result", "self"),
+    "max",
+    node="MaxBackward1",
+    inputs=("self",),
+    saved=("result", "self"),
     complex=kernel_refuses("max_all"),
     fwd=lambda xp, x, p: _nonempty_reduce(xp.max, x, "max"),
     vjp=_even_all_vjp,
     jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, {}) * t[0]),
-    smooth=False, sample=_red_sample(distinct=True, nonempty=True), torch=lambda torch, x: x.max(),
+    smooth=False,
+    sample=_red_sample(distinct=True, nonempty=True),
+    torch=lambda torch, x: x.max(),
 )
 MIN = defop(
-    "min", node="MinBackward1", inputs=("self",), saved=("result", "self"),
+    "min",
+    node="MinBackward1",
+    inputs=("self",),
+    saved=("result", "self"),
     complex=kernel_refuses("min_all"),
     fwd=lambda xp, x, p: _nonempty_reduce(xp.min, x, "min"),
     vjp=_even_all_vjp,
     jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, {}) * t[0]),
-    smooth=False, sample=_red_sample(distinct=True, nonempty=True), torch=lambda torch, x: x.min(),
+    smooth=False,
+    sample=_red_sample(distinct=True, nonempty=True),
+    torch=lambda torch, x: x.min(),
 )
 AMAX = defop(
-    "amax", node="AmaxBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
+    "amax",
+    node="AmaxBackward0",
+    inputs=("self",),
+    saved=("dim", "keepdim", "result", "self"),
     # torch's kernel returns an empty result before its dtype dispatch: only autograd refuses
     complex=kernel_refuses("max_values_cpu", empty=no_complex_autograd("amax")),
     fwd=lambda xp, x, p: xp.amax(x, axis=p["dim"], keepdims=p["keepdim"]),
     vjp=_even_vjp,
-    jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),
-        smooth=False, sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True),
+    jvp=lambda xp, t, x, out, p: xp.sum(
+        _even_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]
+    ),
+    smooth=False,
+    sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True),
     torch=lambda torch, x, dim, keepdim: x.amax(dim, keepdim=keepdim),
 )
 AMIN = defop(
-    "amin", node="AminBackward0", inputs=("self",), saved=("dim", "keepdim", "result", "self"),
+    "amin",
+    node="AminBackward0",
+    inputs=("self",),
+    saved=("dim", "keepdim", "result", "self"),
     # torch's kernel returns an empty result before its dtype dispatch: only autograd refuses
     complex=kernel_refuses("min_values_cpu", empty=no_complex_autograd("amin")),
     fwd=lambda xp, x, p: xp.amin(x, axis=p["dim"], keepdims=p["keepdim"]),
     vjp=_even_vjp,
-    jvp=lambda xp, t, x, out, p: xp.sum(_even_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]),
-        smooth=False, sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True),
+    jvp=lambda xp, t, x, out, p: xp.sum(
+        _even_vjp(xp, 1.0 + 0 * out, x[0], out, p) * t[0], axis=p["dim"], keepdims=p["keepdim"]
+    ),
+    smooth=False,
+    sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True),
     torch=lambda torch, x, dim, keepdim: x.amin(dim, keepdim=keepdim),
 )
 
@@ -263,19 +339,51 @@ def _select_vjp(xp, g, x, out, p):
 
 
 MAX_DIM = defop(
-    "max.dim", node="MaxBackward0", inputs=("self",), saved=("dim", "indices", "keepdim", "self_sym_sizes"),
+    "max.dim",
+    node="MaxBackward0",
+    inputs=("self",),
+    saved=("dim", "indices", "keepdim", "self_sym_sizes"),
     complex=Refuse(RuntimeError, "max(): does not support complex input"),
-    fwd=lambda xp, x, p: xp.take_along_axis(x, xp.expand_dims(p["indices"], p["dim"]) if not p["keepdim"] else p["indices"], axis=p["dim"]).reshape(p["out_shape"]) if x.ndim else x.copy(),
+    fwd=lambda xp, x, p: (
+        xp.take_along_axis(
+            x,
+            xp.expand_dims(p["indices"], p["dim"]) if not p["keepdim"] else p["indices"],
+            axis=p["dim"],
+        ).reshape(p["out_shape"])
+        if x.ndim
+        else x.copy()
+    ),
     vjp=_select_vjp,
     # the tangent is read at the selected indices, exactly as the forward reads x
     jvp=lambda xp, t, x, out, p: MAX_DIM.fwd(xp, t[0], p),
-    smooth=False, sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True, single_dim=True, kind="maxdim"),
+    smooth=False,
+    sample=_red_sample(
+        {"dim": 0, "keepdim": False},
+        needs_dim=True,
+        distinct=True,
+        nonempty=True,
+        single_dim=True,
+        kind="maxdim",
+    ),
     torch=lambda torch, x, dim, keepdim: x.max(dim, keepdim=keepdim).values,
 )
 MIN_DIM = defop(
-    "min.dim", node="MinBackward0", inputs=("self",), saved=("dim", "indices", "keepdim", "self_sym_sizes"),
+    "min.dim",
+    node="MinBackward0",
+    inputs=("self",),
+    saved=("dim", "indices", "keepdim", "self_sym_sizes"),
     complex=Refuse(RuntimeError, "min(): does not support complex input"),
-    fwd=MAX_DIM.fwd, vjp=_select_vjp, jvp=lambda xp, t, x, out, p: MAX_DIM.fwd(xp, t[0], p),
-    smooth=False, sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, distinct=True, nonempty=True, single_dim=True, kind="mindim"),
+    fwd=MAX_DIM.fwd,
+    vjp=_select_vjp,
+    jvp=lambda xp, t, x, out, p: MAX_DIM.fwd(xp, t[0], p),
+    smooth=False,
+    sample=_red_sample(
+        {"dim": 0, "keepdim": False},
+        needs_dim=True,
+        distinct=True,
+        nonempty=True,
+        single_dim=True,
+        kind="mindim",
+    ),
     torch=lambda torch, x, dim, keepdim: x.min(dim, keepdim=keepdim).values,
 )

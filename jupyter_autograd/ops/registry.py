@@ -86,9 +86,19 @@ HOLOMORPHIC = _Marker("HOLOMORPHIC")
 AS_WRITTEN = _Marker("AS_WRITTEN")
 
 # torch's C++ names of the complex dtypes, as its kernel errors print them
-_CPP_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble", "bool": "Bool",
-              "int8": "Char", "uint8": "Byte", "int16": "Short", "int32": "Int", "int64": "Long",
-              "float16": "Half", "float32": "Float", "float64": "Double"}
+_CPP_NAMES = {
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
+    "bool": "Bool",
+    "int8": "Char",
+    "uint8": "Byte",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "float16": "Half",
+    "float32": "Float",
+    "float64": "Double",
+}
 
 
 class Refuse:
@@ -106,8 +116,16 @@ class Refuse:
 
     __slots__ = ("autograd_only", "empty", "exc", "first", "message", "on", "when")
 
-    def __init__(self, exc, message, autograd_only: bool = False, empty: Refuse | None = None,
-                 first: bool = False, on: tuple | None = None, when=None) -> None:
+    def __init__(
+        self,
+        exc,
+        message,
+        autograd_only: bool = False,
+        empty: Refuse | None = None,
+        first: bool = False,
+        on: tuple | None = None,
+        when=None,
+    ) -> None:
         self.exc = exc
         self.message = message
         self.autograd_only = autograd_only
@@ -129,13 +147,16 @@ class Refuse:
 def kernel_refuses(kernel: str, **kw) -> Refuse:
     """torch's dispatch error for a kernel without a loop for the dtype (complex, integral or
     bool); ``kw`` as :class:`Refuse`'s."""
-    return Refuse(NotImplementedError, f'"{kernel}" not implemented for \'{{dtype}}\'', **kw)
+    return Refuse(NotImplementedError, f"\"{kernel}\" not implemented for '{{dtype}}'", **kw)
 
 
 def no_complex_autograd(name: str) -> Refuse:
     """torch's error for an op outside its complex-autograd allow list (gen_variable_type.py)."""
-    return Refuse(RuntimeError, f"{name} does not support automatic differentiation for outputs "
-                  "with complex dtype.", autograd_only=True)
+    return Refuse(
+        RuntimeError,
+        f"{name} does not support automatic differentiation for outputs with complex dtype.",
+        autograd_only=True,
+    )
 
 
 class _AllTrue(tuple):
@@ -257,8 +278,11 @@ def defop(
     op = OpDef()
     op.name = name
     op.node_name = node
-    op.fwd = (fwd if integral is None and bools is None
-              else _dtype_checked(fwd, integral, bools, None if variadic else len(inputs) + 1))
+    op.fwd = (
+        fwd
+        if integral is None and bools is None
+        else _dtype_checked(fwd, integral, bools, None if variadic else len(inputs) + 1)
+    )
     op.vjp = tuple(vjp) if isinstance(vjp, (tuple, list)) else (vjp,)
     op.variadic = variadic
     if not variadic and len(op.vjp) != len(inputs):
@@ -300,8 +324,11 @@ def defop(
         if op.save_result:
             op.save_needs[-1] = frozenset(range(n_in))
     else:
-        reads = ([frozenset(r) for r in reads] if reads is not None
-                 else [_rule_reads(r, n_in) for r in op.vjp])
+        reads = (
+            [frozenset(r) for r in reads]
+            if reads is not None
+            else [_rule_reads(r, n_in) for r in op.vjp]
+        )
         for j, i in layout:
             reads[j] = reads[j] - {i}
         # torch guards a saved input by the one formula that reads it; one that several
@@ -324,9 +351,7 @@ def defop(
     op.n_out = n_out
     op.linear = linear
     op.doc = doc
-    op.differentiable = (
-        _AllTrue() if variadic else tuple(r is not NO_GRAD for r in op.vjp)
-    )
+    op.differentiable = _AllTrue() if variadic else tuple(r is not NO_GRAD for r in op.vjp)
     op.simple = n_out == 1 and not variadic  # the engine's first-order fast path applies
     op.node_cls = make_node_class(node, op, tuple(saved))
     op.complex = complex
@@ -356,14 +381,18 @@ def _dtype_checked(fwd, integral, bools, n_args=None):
     decides the common case in one test (a floating NumPy array there makes every judged dtype
     floating, so nothing is refused), and a row of ``n_args`` fixed arguments (its inputs and
     ``p``) gets a wrapper of that arity (no ``*args`` tuple on the per-op hot path)."""
-    facts = tuple((r, kinds) for r, kinds in ((bools or integral, "b"), (integral, "iu"))
-                  if r is not None)
+    facts = tuple(
+        (r, kinds) for r, kinds in ((bools or integral, "b"), (integral, "iu")) if r is not None
+    )
 
     def refuse(args):
         for r, kinds in facts:
             like = _integral_like(args, r.on)
-            if like is not None and like.dtype.kind in kinds and (
-                    r.when is None or r.when(args[:-1], args[-1])):
+            if (
+                like is not None
+                and like.dtype.kind in kinds
+                and (r.when is None or r.when(args[:-1], args[-1]))
+            ):
                 raise r.error(args[-1], like)
 
     judged = None  # the input indices every refusal judges (None: all of them)
@@ -373,27 +402,32 @@ def _dtype_checked(fwd, integral, bools, n_args=None):
     lead = 0 if judged is None else min(judged, default=None)
     nd = np.ndarray
     if lead is None:  # no input judged by all: the full check every call
+
         def checked(xp, *args):
             refuse(args)
             return fwd(xp, *args)
     elif n_args == 2:
+
         def checked(xp, a, p):
             if a.__class__ is not nd or a.dtype.kind not in "fc":
                 refuse((a, p))
             return fwd(xp, a, p)
     elif n_args == 3:
+
         def checked(xp, a, b, p):
             x = a if lead == 0 else b
             if x.__class__ is not nd or x.dtype.kind not in "fc":
                 refuse((a, b, p))
             return fwd(xp, a, b, p)
     elif n_args == 4:
+
         def checked(xp, a, b, c, p):
             x = (a, b, c)[lead] if lead else a
             if x.__class__ is not nd or x.dtype.kind not in "fc":
                 refuse((a, b, c, p))
             return fwd(xp, a, b, c, p)
     else:
+
         def checked(xp, *args):
             x = args[lead]
             if x.__class__ is not nd or x.dtype.kind not in "fc":
@@ -411,7 +445,7 @@ def _integral_like(args, on):
     """An empty array of the judged inputs' common dtype if that is integral or bool, else None
     (a floating or complex input, or a Python float, makes the common dtype floating)."""
     arrays = []
-    for a in (args[:-1] if on is None else [args[i] for i in on]):
+    for a in args[:-1] if on is None else [args[i] for i in on]:
         dt = getattr(a, "dtype", None)
         if dt is None:
             if a.__class__ is float or a.__class__ is complex:
@@ -475,8 +509,16 @@ def _complex_twin(op: OpDef) -> OpDef:
     return twin
 
 
-_LOADS = frozenset({"LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE", "LOAD_FAST_CHECK",
-                    "LOAD_FAST_AND_CLEAR", "LOAD_FAST_LOAD_FAST"})
+_LOADS = frozenset(
+    {
+        "LOAD_FAST",
+        "LOAD_DEREF",
+        "LOAD_CLOSURE",
+        "LOAD_FAST_CHECK",
+        "LOAD_FAST_AND_CLEAR",
+        "LOAD_FAST_LOAD_FAST",
+    }
+)
 
 
 def _rule_reads(rule, n_in: int) -> frozenset:
@@ -488,7 +530,7 @@ def _rule_reads(rule, n_in: int) -> frozenset:
     code = getattr(rule, "__code__", None)
     if code is None or code.co_argcount != n_in + 4 or code.co_flags & 0x0C:  # *args, **kw
         return everything
-    names = code.co_varnames[2:2 + n_in + 1]  # the inputs, then out
+    names = code.co_varnames[2 : 2 + n_in + 1]  # the inputs, then out
     read = set()
     for ins in dis.get_instructions(code):
         if ins.opname in _LOADS:

@@ -77,10 +77,13 @@ def _fmod(xp, a, b):
 
 def _sample(values, other=None, params=None):
     """Cases away from the jumps (finite differences cannot cross them)."""
+
     def cases(rng):
         x = np.array(values, dtype=np.float64).reshape(2, 3)
-        return [(x_fn, [x] + ([np.full((2, 3), other)] if other is not None else []), t_fn)
-                for x_fn, t_fn in params(rng)]
+        return [
+            (x_fn, [x] + ([np.full((2, 3), other)] if other is not None else []), t_fn)
+            for x_fn, t_fn in params(rng)
+        ]
 
     return {"kind": "rounding", "cases": cases}
 
@@ -94,18 +97,29 @@ def _api():
 _X = [1.3, -2.6, 0.4, 3.2, -0.7, 2.2]
 
 TRUNC = defop(
-    "trunc", node="TruncBackward0", inputs=("self",), saved=(),
+    "trunc",
+    node="TruncBackward0",
+    inputs=("self",),
+    saved=(),
     complex=Refuse(NotImplementedError, "trunc is not supported for complex inputs"),
-    fwd=lambda xp, x, p: xp.trunc(x), vjp=_zero, jvp=_zero_jvp, smooth=False,
+    fwd=lambda xp, x, p: xp.trunc(x),
+    vjp=_zero,
+    jvp=_zero_jvp,
+    smooth=False,
     sample=_sample(_X, params=lambda rng: [(lambda t: _api().trunc(t), lambda tt, t: tt.trunc(t))]),
     torch=lambda torch, x: torch.trunc(x),
 )
 # frac = x - trunc(x): the gradient passes unchanged
 FRAC = defop(
-    "frac", node="FracBackward0", inputs=("self",), saved=(),
+    "frac",
+    node="FracBackward0",
+    inputs=("self",),
+    saved=(),
     complex=kernel_refuses("frac_cpu"),
-    fwd=lambda xp, x, p: x - xp.trunc(x), vjp=lambda xp, g, x, out, p: g,
-    jvp=lambda xp, t, x, out, p: t[0], smooth=False,
+    fwd=lambda xp, x, p: x - xp.trunc(x),
+    vjp=lambda xp, g, x, out, p: g,
+    jvp=lambda xp, t, x, out, p: t[0],
+    smooth=False,
     sample=_sample(_X, params=lambda rng: [(lambda t: _api().frac(t), lambda tt, t: tt.frac(t))]),
     torch=lambda torch, x: torch.frac(x),
 )
@@ -115,80 +129,141 @@ FRAC = defop(
 def _round_decimals(xp, x, p):
     d = p["decimals"]
     if d >= 0:
-        f = 10.0 ** d
+        f = 10.0**d
         return xp.round(x * f) / f
-    f = 10.0 ** -d
+    f = 10.0**-d
     return xp.round(x / f) * f
 
 
 ROUND_DECIMALS = defop(
-    "round.decimals", node="RoundBackward1", inputs=("self",), saved=(),
+    "round.decimals",
+    node="RoundBackward1",
+    inputs=("self",),
+    saved=(),
     complex=kernel_refuses("round_cpu"),
-    fwd=_round_decimals, vjp=_zero, jvp=_zero_jvp, smooth=False,
-    sample=_sample([1.312, -2.637, 0.444, 3.219, -0.781, 2.222], params=lambda rng: [
-        (lambda t: _api().round(t, decimals=1), lambda tt, t: tt.round(t, decimals=1))]),
+    fwd=_round_decimals,
+    vjp=_zero,
+    jvp=_zero_jvp,
+    smooth=False,
+    sample=_sample(
+        [1.312, -2.637, 0.444, 3.219, -0.781, 2.222],
+        params=lambda rng: [
+            (lambda t: _api().round(t, decimals=1), lambda tt, t: tt.round(t, decimals=1))
+        ],
+    ),
     torch=lambda torch, x: torch.round(x, decimals=1),
 )
 
 # remainder / fmod by a number: the gradient passes unchanged (RemainderBackward0, FmodBackward0)
 REMAINDER_SCALAR = defop(
-    "remainder.Scalar", node="RemainderBackward0", inputs=("self",), saved=(),
+    "remainder.Scalar",
+    node="RemainderBackward0",
+    inputs=("self",),
+    saved=(),
     complex=kernel_refuses("remainder_cpu"),
     fwd=lambda xp, x, p: _remainder(xp, x, p["other"]),
-    vjp=lambda xp, g, x, out, p: g, jvp=lambda xp, t, x, out, p: t[0], smooth=False,
+    vjp=lambda xp, g, x, out, p: g,
+    jvp=lambda xp, t, x, out, p: t[0],
+    smooth=False,
     sample=_sample(_X, params=lambda rng: [(lambda t: t % 1.5, lambda tt, t: t % 1.5)]),
     torch=lambda torch, x: torch.remainder(x, 1.5),
 )
 FMOD_SCALAR = defop(
-    "fmod.Scalar", node="FmodBackward0", inputs=("self",), saved=(),
+    "fmod.Scalar",
+    node="FmodBackward0",
+    inputs=("self",),
+    saved=(),
     complex=kernel_refuses("fmod_cpu"),
     fwd=lambda xp, x, p: _fmod(xp, x, p["other"]),
-    vjp=lambda xp, g, x, out, p: g, jvp=lambda xp, t, x, out, p: t[0], smooth=False,
-    sample=_sample(_X, params=lambda rng: [(lambda t: _api().fmod(t, 1.5), lambda tt, t: tt.fmod(t, 1.5))]),
+    vjp=lambda xp, g, x, out, p: g,
+    jvp=lambda xp, t, x, out, p: t[0],
+    smooth=False,
+    sample=_sample(
+        _X, params=lambda rng: [(lambda t: _api().fmod(t, 1.5), lambda tt, t: tt.fmod(t, 1.5))]
+    ),
     torch=lambda torch, x: torch.fmod(x, 1.5),
 )
 _FLOOR = {"rounding_mode": "floor"}
 _TRUNC = {"rounding_mode": "trunc"}
 # a - b * q(a / b): d/da = 1, d/db = -q with q = floor (remainder) or trunc (fmod)
 REMAINDER = defop(
-    "remainder.Tensor", node="RemainderBackward1", inputs=("self", "other"), saved=("other", "self"),
+    "remainder.Tensor",
+    node="RemainderBackward1",
+    inputs=("self", "other"),
+    saved=("other", "self"),
     complex=kernel_refuses("remainder_cpu"),
     fwd=lambda xp, a, b, p: _remainder(xp, a, b),
-    vjp=(lambda xp, g, a, b, out, p: g,
-         # torch: -grad * self.div(other, rounding_mode="floor") (DivBackward2)
-         lambda xp, g, a, b, out, p: -g * xp.call(DIV_MODE, a, b, p=_FLOOR)),
-    jvp=lambda xp, t, x, out, p: t[0] - t[1] * _floor_div(xp, x[0], x[1]), smooth=False,
-    sample=_sample(_X, other=1.5, params=lambda rng: [
-        (lambda a, b: _api().remainder(a, b), lambda tt, a, b: tt.remainder(a, b))]),
+    vjp=(
+        lambda xp, g, a, b, out, p: g,
+        # torch: -grad * self.div(other, rounding_mode="floor") (DivBackward2)
+        lambda xp, g, a, b, out, p: -g * xp.call(DIV_MODE, a, b, p=_FLOOR),
+    ),
+    jvp=lambda xp, t, x, out, p: t[0] - t[1] * _floor_div(xp, x[0], x[1]),
+    smooth=False,
+    sample=_sample(
+        _X,
+        other=1.5,
+        params=lambda rng: [
+            (lambda a, b: _api().remainder(a, b), lambda tt, a, b: tt.remainder(a, b))
+        ],
+    ),
     torch=lambda torch, a, b: torch.remainder(a, b),
 )
 FMOD = defop(
-    "fmod.Tensor", node="FmodBackward1", inputs=("self", "other"), saved=("other", "self"),
+    "fmod.Tensor",
+    node="FmodBackward1",
+    inputs=("self", "other"),
+    saved=("other", "self"),
     complex=kernel_refuses("fmod_cpu"),
     fwd=lambda xp, a, b, p: _fmod(xp, a, b),
-    vjp=(lambda xp, g, a, b, out, p: g,
-         lambda xp, g, a, b, out, p: -g * xp.call(DIV_MODE, a, b, p=_TRUNC)),
-    jvp=lambda xp, t, x, out, p: t[0] - t[1] * _trunc_div(xp, x[0], x[1]), smooth=False,
-    sample=_sample(_X, other=1.5, params=lambda rng: [
-        (lambda a, b: _api().fmod(a, b), lambda tt, a, b: tt.fmod(a, b))]),
+    vjp=(
+        lambda xp, g, a, b, out, p: g,
+        lambda xp, g, a, b, out, p: -g * xp.call(DIV_MODE, a, b, p=_TRUNC),
+    ),
+    jvp=lambda xp, t, x, out, p: t[0] - t[1] * _trunc_div(xp, x[0], x[1]),
+    smooth=False,
+    sample=_sample(
+        _X,
+        other=1.5,
+        params=lambda rng: [(lambda a, b: _api().fmod(a, b), lambda tt, a, b: tt.fmod(a, b))],
+    ),
     torch=lambda torch, a, b: torch.fmod(a, b),
 )
 # div(rounding_mode='floor' | 'trunc'): piecewise constant, zero gradient for both inputs
 DIV_MODE = defop(
-    "div.Tensor_mode", node="DivBackward2", inputs=("self", "other"),
+    "div.Tensor_mode",
+    node="DivBackward2",
+    inputs=("self", "other"),
     saved=("other", "rounding_mode", "self"),
-    complex=Refuse(NotImplementedError, lambda p, out: f'"div_{p["rounding_mode"]}_cpu" not implemented for \'{{dtype}}\''),
+    complex=Refuse(
+        NotImplementedError,
+        lambda p, out: f"\"div_{p['rounding_mode']}_cpu\" not implemented for '{{dtype}}'",
+    ),
     fwd=lambda xp, a, b, p: (_floor_div if p["rounding_mode"] == "floor" else _trunc_div)(xp, a, b),
-    vjp=(_zero, _zero), jvp=lambda xp, t, x, out, p: t[0] * 0 + t[1] * 0, smooth=False,
-    sample=_sample(_X, other=1.5, params=lambda rng: [
-        (lambda a, b: _api().div(a, b, rounding_mode="floor"), lambda tt, a, b: tt.div(a, b, rounding_mode="floor")),
-        (lambda a, b: _api().div(a, b, rounding_mode="trunc"), lambda tt, a, b: tt.div(a, b, rounding_mode="trunc"))]),
+    vjp=(_zero, _zero),
+    jvp=lambda xp, t, x, out, p: t[0] * 0 + t[1] * 0,
+    smooth=False,
+    sample=_sample(
+        _X,
+        other=1.5,
+        params=lambda rng: [
+            (
+                lambda a, b: _api().div(a, b, rounding_mode="floor"),
+                lambda tt, a, b: tt.div(a, b, rounding_mode="floor"),
+            ),
+            (
+                lambda a, b: _api().div(a, b, rounding_mode="trunc"),
+                lambda tt, a, b: tt.div(a, b, rounding_mode="trunc"),
+            ),
+        ],
+    ),
     torch=lambda torch, a, b: torch.div(a, b, rounding_mode="floor"),
 )
 
 
 def _not_implemented(aten):
     """A rule for an op torch records but cannot differentiate (its ``NotImplemented`` node)."""
+
     def rule(*_):
         raise RuntimeError(f"derivative for aten::{aten} is not implemented")
 
@@ -197,27 +272,39 @@ def _not_implemented(aten):
 
 # x // y and 5.0 % x: torch records a NotImplemented node; backward through it raises
 FLOOR_DIVIDE = defop(
-    "floor_divide", node="NotImplemented", inputs=("self", "other"), saved=(),
+    "floor_divide",
+    node="NotImplemented",
+    inputs=("self", "other"),
+    saved=(),
     complex=kernel_refuses("div_floor_cpu"),
     fwd=lambda xp, a, b, p: _floor_div(xp, a, b),
     vjp=(_not_implemented("floor_divide"), _not_implemented("floor_divide")),
-    jvp=_not_implemented("floor_divide"), smooth=False,
+    jvp=_not_implemented("floor_divide"),
+    smooth=False,
     sample={"kind": "not_differentiable"},
 )
 FLOOR_DIVIDE_ = defop(
-    "floor_divide_", node="NotImplemented", inputs=("self", "other"), saved=(),
+    "floor_divide_",
+    node="NotImplemented",
+    inputs=("self", "other"),
+    saved=(),
     complex=kernel_refuses("div_floor_cpu"),
     fwd=lambda xp, a, b, p: _floor_div(xp, a, b),
     vjp=(_not_implemented("floor_divide_"), _not_implemented("floor_divide_")),
-    jvp=_not_implemented("floor_divide_"), smooth=False,
+    jvp=_not_implemented("floor_divide_"),
+    smooth=False,
     sample={"kind": "not_differentiable"},
 )
 REMAINDER_SCALAR_TENSOR = defop(
-    "remainder.Scalar_Tensor", node="NotImplemented", inputs=("self", "other"), saved=(),
+    "remainder.Scalar_Tensor",
+    node="NotImplemented",
+    inputs=("self", "other"),
+    saved=(),
     complex=kernel_refuses("remainder_cpu"),
     fwd=lambda xp, a, b, p: _remainder(xp, a, b),
     vjp=(_not_implemented("remainder"), _not_implemented("remainder")),
-    jvp=_not_implemented("remainder"), smooth=False,
+    jvp=_not_implemented("remainder"),
+    smooth=False,
     sample={"kind": "not_differentiable"},
 )
 
@@ -267,56 +354,99 @@ def _clamp_cases(rng):
     hi = rng.uniform(0, 2, (4,))
     x = np.where(np.abs(x - lo) < 0.05, x + 0.1, x)
     x = np.where(np.abs(x - hi) < 0.05, x + 0.1, x)
-    return [(lambda a, b, c: _api().clamp(a, b, c), [x, lo, np.broadcast_to(hi, (3, 4)).copy()],
-             lambda tt, a, b, c: tt.clamp(a, b, c))]
+    return [
+        (
+            lambda a, b, c: _api().clamp(a, b, c),
+            [x, lo, np.broadcast_to(hi, (3, 4)).copy()],
+            lambda tt, a, b, c: tt.clamp(a, b, c),
+        )
+    ]
 
 
 CLAMP_T = defop(
-    "clamp.Tensor", node="ClampBackward0", inputs=("self", "min", "max"), saved=("max", "min", "self"),
+    "clamp.Tensor",
+    node="ClampBackward0",
+    inputs=("self", "min", "max"),
+    saved=("max", "min", "self"),
     complex=_CLAMP_REFUSED,
     # torch's clamp kernel (both bounds) has no bool loop; one bound is maximum/minimum's
-    bools=kernel_refuses("clamp_cpu", when=lambda args, p: args[1] is not None and args[2] is not None),
-    fwd=_clamp_t_fwd, vjp=(_clamp_t_self, _clamp_t_min, _clamp_t_max), jvp=_clamp_t_jvp,
-    smooth=False, sample={"kind": "clamp_tensor", "cases": _clamp_cases},
+    bools=kernel_refuses(
+        "clamp_cpu", when=lambda args, p: args[1] is not None and args[2] is not None
+    ),
+    fwd=_clamp_t_fwd,
+    vjp=(_clamp_t_self, _clamp_t_min, _clamp_t_max),
+    jvp=_clamp_t_jvp,
+    smooth=False,
+    sample={"kind": "clamp_tensor", "cases": _clamp_cases},
     torch=lambda torch, x, lo, hi: torch.clamp(x, lo, hi),
 )
 CLAMP_MIN = defop(
-    "clamp_min", node="ClampMinBackward0", inputs=("self",), saved=("min", "self"),
+    "clamp_min",
+    node="ClampMinBackward0",
+    inputs=("self",),
+    saved=("min", "self"),
     complex=_CLAMP_REFUSED,
     fwd=lambda xp, x, p: xp.maximum(x, p["min"]),
     vjp=lambda xp, g, x, out, p: xp.where(x >= p["min"], g, 0.0),
-    jvp=lambda xp, t, x, out, p: xp.where(x[0] >= p["min"], t[0], 0.0), smooth=False,
-    sample=_sample(_X, params=lambda rng: [(lambda t: t.clamp_min(0.5), lambda tt, t: t.clamp_min(0.5))]),
+    jvp=lambda xp, t, x, out, p: xp.where(x[0] >= p["min"], t[0], 0.0),
+    smooth=False,
+    sample=_sample(
+        _X, params=lambda rng: [(lambda t: t.clamp_min(0.5), lambda tt, t: t.clamp_min(0.5))]
+    ),
     torch=lambda torch, x: x.clamp_min(0.5),
 )
 CLAMP_MAX = defop(
-    "clamp_max", node="ClampMaxBackward0", inputs=("self",), saved=("max", "self"),
+    "clamp_max",
+    node="ClampMaxBackward0",
+    inputs=("self",),
+    saved=("max", "self"),
     complex=_CLAMP_REFUSED,
     fwd=lambda xp, x, p: xp.minimum(x, p["max"]),
     vjp=lambda xp, g, x, out, p: xp.where(x <= p["max"], g, 0.0),
-    jvp=lambda xp, t, x, out, p: xp.where(x[0] <= p["max"], t[0], 0.0), smooth=False,
-    sample=_sample(_X, params=lambda rng: [(lambda t: t.clamp_max(0.5), lambda tt, t: t.clamp_max(0.5))]),
+    jvp=lambda xp, t, x, out, p: xp.where(x[0] <= p["max"], t[0], 0.0),
+    smooth=False,
+    sample=_sample(
+        _X, params=lambda rng: [(lambda t: t.clamp_max(0.5), lambda tt, t: t.clamp_max(0.5))]
+    ),
     torch=lambda torch, x: x.clamp_max(0.5),
 )
 CLAMP_MIN_T = defop(
-    "clamp_min.Tensor", node="ClampMinBackward1", inputs=("self", "min"), saved=("min", "self"),
+    "clamp_min.Tensor",
+    node="ClampMinBackward1",
+    inputs=("self", "min"),
+    saved=("min", "self"),
     complex=kernel_refuses("maximum_cpu"),
     fwd=lambda xp, x, lo, p: xp.maximum(x, lo),
-    vjp=(lambda xp, g, x, lo, out, p: xp.where(x >= lo, g, 0.0),
-         lambda xp, g, x, lo, out, p: xp.where(x < lo, g, 0.0)),
-    jvp=lambda xp, t, x, out, p: xp.where(x[0] >= x[1], t[0], t[1]), smooth=False,
-    sample=_sample(_X, other=0.5, params=lambda rng: [
-        (lambda a, b: a.clamp_min(b), lambda tt, a, b: a.clamp_min(b))]),
+    vjp=(
+        lambda xp, g, x, lo, out, p: xp.where(x >= lo, g, 0.0),
+        lambda xp, g, x, lo, out, p: xp.where(x < lo, g, 0.0),
+    ),
+    jvp=lambda xp, t, x, out, p: xp.where(x[0] >= x[1], t[0], t[1]),
+    smooth=False,
+    sample=_sample(
+        _X,
+        other=0.5,
+        params=lambda rng: [(lambda a, b: a.clamp_min(b), lambda tt, a, b: a.clamp_min(b))],
+    ),
     torch=lambda torch, x, lo: x.clamp_min(lo),
 )
 CLAMP_MAX_T = defop(
-    "clamp_max.Tensor", node="ClampMaxBackward1", inputs=("self", "max"), saved=("max", "self"),
+    "clamp_max.Tensor",
+    node="ClampMaxBackward1",
+    inputs=("self", "max"),
+    saved=("max", "self"),
     complex=kernel_refuses("minimum_cpu"),
     fwd=lambda xp, x, hi, p: xp.minimum(x, hi),
-    vjp=(lambda xp, g, x, hi, out, p: xp.where(x <= hi, g, 0.0),
-         lambda xp, g, x, hi, out, p: xp.where(x > hi, g, 0.0)),
-    jvp=lambda xp, t, x, out, p: xp.where(x[0] <= x[1], t[0], t[1]), smooth=False,
-    sample=_sample(_X, other=0.5, params=lambda rng: [
-        (lambda a, b: a.clamp_max(b), lambda tt, a, b: a.clamp_max(b))]),
+    vjp=(
+        lambda xp, g, x, hi, out, p: xp.where(x <= hi, g, 0.0),
+        lambda xp, g, x, hi, out, p: xp.where(x > hi, g, 0.0),
+    ),
+    jvp=lambda xp, t, x, out, p: xp.where(x[0] <= x[1], t[0], t[1]),
+    smooth=False,
+    sample=_sample(
+        _X,
+        other=0.5,
+        params=lambda rng: [(lambda a, b: a.clamp_max(b), lambda tt, a, b: a.clamp_max(b))],
+    ),
     torch=lambda torch, x, hi: x.clamp_max(hi),
 )

@@ -46,13 +46,23 @@ def _scatter(xp, g, x, out, p):
 
 
 def _selecting(name, node, saved, cases, complex):
-    return defop(name, node=node, inputs=("self",), saved=saved, fwd=_gather, vjp=_scatter, complex=complex,
-                 jvp=lambda xp, t, x, out, p: _gather(xp, t[0], p), smooth=False,
-                 sample={"cases": cases})
+    return defop(
+        name,
+        node=node,
+        inputs=("self",),
+        saved=saved,
+        fwd=_gather,
+        vjp=_scatter,
+        complex=complex,
+        jvp=lambda xp, t, x, out, p: _gather(xp, t[0], p),
+        smooth=False,
+        sample={"cases": cases},
+    )
 
 
 def _cases(call, shape=(3, 5)):
     """Samples with distinct values (so that every selection is unambiguous)."""
+
     def make(rng):
         n = int(np.prod(shape))
         x = rng.permutation(n).reshape(shape) * 0.37 + rng.uniform(-0.1, 0.1, shape)
@@ -61,25 +71,62 @@ def _cases(call, shape=(3, 5)):
     return make
 
 
-SORT = _selecting("sort", "SortBackward0", ("dim", "indices", "self_sym_sizes"),
-                  _cases(lambda m, t: m.sort(t, 1, descending=True)[0]),
-                  Refuse(RuntimeError, " Sort does not support complex dtypes on CPU"))
-TOPK = _selecting("topk", "TopkBackward0", ("dim", "indices", "self_sym_sizes"),
-                  _cases(lambda m, t: m.topk(t, 2, 1)[0]),
-                  Refuse(RuntimeError, " topk does not support complex dtypes on CPU"))
-KTHVALUE = _selecting("kthvalue", "KthvalueBackward0", ("dim", "indices", "keepdim", "self_sym_sizes"),
-                      _cases(lambda m, t: m.kthvalue(t, 2, 1)[0]), kernel_refuses("kthvalue_cpu"))
-MEDIAN_DIM = _selecting("median.dim", "MedianBackward1", ("dim", "indices", "keepdim", "self_sym_sizes"),
-                        _cases(lambda m, t: m.median(t, 0)[0]), kernel_refuses("median_out"))
-NANMEDIAN_DIM = _selecting("nanmedian.dim", "NanmedianBackward1",
-                           ("dim", "indices", "keepdim", "self_sym_sizes"),
-                           _cases(lambda m, t: m.nanmedian(t, 1, True)[0]), kernel_refuses("median_out"))
-MODE = _selecting("mode", "ModeBackward0", ("dim", "indices", "keepdim", "self_sym_sizes"),
-                  _cases(lambda m, t: m.mode(t, 1)[0]), kernel_refuses("mode_cpu"))
-CUMMAX = _selecting("cummax", "CummaxBackward0", ("dim", "indices", "self"),
-                    _cases(lambda m, t: m.cummax(t, 1)[0]), kernel_refuses("cummax_cpu"))
-CUMMIN = _selecting("cummin", "CumminBackward0", ("dim", "indices", "self"),
-                    _cases(lambda m, t: m.cummin(t, 0)[0]), kernel_refuses("cummin_cpu"))
+SORT = _selecting(
+    "sort",
+    "SortBackward0",
+    ("dim", "indices", "self_sym_sizes"),
+    _cases(lambda m, t: m.sort(t, 1, descending=True)[0]),
+    Refuse(RuntimeError, " Sort does not support complex dtypes on CPU"),
+)
+TOPK = _selecting(
+    "topk",
+    "TopkBackward0",
+    ("dim", "indices", "self_sym_sizes"),
+    _cases(lambda m, t: m.topk(t, 2, 1)[0]),
+    Refuse(RuntimeError, " topk does not support complex dtypes on CPU"),
+)
+KTHVALUE = _selecting(
+    "kthvalue",
+    "KthvalueBackward0",
+    ("dim", "indices", "keepdim", "self_sym_sizes"),
+    _cases(lambda m, t: m.kthvalue(t, 2, 1)[0]),
+    kernel_refuses("kthvalue_cpu"),
+)
+MEDIAN_DIM = _selecting(
+    "median.dim",
+    "MedianBackward1",
+    ("dim", "indices", "keepdim", "self_sym_sizes"),
+    _cases(lambda m, t: m.median(t, 0)[0]),
+    kernel_refuses("median_out"),
+)
+NANMEDIAN_DIM = _selecting(
+    "nanmedian.dim",
+    "NanmedianBackward1",
+    ("dim", "indices", "keepdim", "self_sym_sizes"),
+    _cases(lambda m, t: m.nanmedian(t, 1, True)[0]),
+    kernel_refuses("median_out"),
+)
+MODE = _selecting(
+    "mode",
+    "ModeBackward0",
+    ("dim", "indices", "keepdim", "self_sym_sizes"),
+    _cases(lambda m, t: m.mode(t, 1)[0]),
+    kernel_refuses("mode_cpu"),
+)
+CUMMAX = _selecting(
+    "cummax",
+    "CummaxBackward0",
+    ("dim", "indices", "self"),
+    _cases(lambda m, t: m.cummax(t, 1)[0]),
+    kernel_refuses("cummax_cpu"),
+)
+CUMMIN = _selecting(
+    "cummin",
+    "CumminBackward0",
+    ("dim", "indices", "self"),
+    _cases(lambda m, t: m.cummin(t, 0)[0]),
+    kernel_refuses("cummin_cpu"),
+)
 
 
 # median of all elements: the gradient is shared by the elements equal to the median
@@ -90,10 +137,16 @@ def _even(xp, g, x, out, p):
 
 def _median_row(name, node):
     return defop(
-        name, node=node, inputs=("self",), saved=("result", "self"), complex=kernel_refuses("median_cpu"),
+        name,
+        node=node,
+        inputs=("self",),
+        saved=("result", "self"),
+        complex=kernel_refuses("median_cpu"),
         fwd=lambda xp, x, p: xp.reshape(x, (-1,))[p["index"]],
-        vjp=_even, jvp=lambda xp, t, x, out, p: xp.sum(_even(xp, 1.0 + 0 * out, x[0], out, p) * t[0]),
-        smooth=False, sample={"cases": _cases(lambda m, t: getattr(m, name)(t))},
+        vjp=_even,
+        jvp=lambda xp, t, x, out, p: xp.sum(_even(xp, 1.0 + 0 * out, x[0], out, p) * t[0]),
+        smooth=False,
+        sample={"cases": _cases(lambda m, t: getattr(m, name)(t))},
     )
 
 
@@ -144,13 +197,24 @@ def _cumprod_jvp(xp, t, x, out, p):
 
 
 CUMPROD = defop(
-    "cumprod", node="CumprodBackward0", inputs=("self",), saved=("dim", "self", "result"),
+    "cumprod",
+    node="CumprodBackward0",
+    inputs=("self",),
+    saved=("dim", "self", "result"),
     complex=HOLOMORPHIC,
-    fwd=_cumprod_fwd, vjp=_cumprod_vjp, jvp=_cumprod_jvp,
-    sample={"cases": lambda rng: [(lambda t: t.cumprod(1), [rng.uniform(-2, 2, (3, 4))],
-                                   lambda tt, t: t.cumprod(1)),
-                                  (lambda t: t.cumprod(0), [np.array([[1.5, 0.0], [0.0, 2.0], [3.0, -1.0]])],
-                                   lambda tt, t: t.cumprod(0))]},
+    fwd=_cumprod_fwd,
+    vjp=_cumprod_vjp,
+    jvp=_cumprod_jvp,
+    sample={
+        "cases": lambda rng: [
+            (lambda t: t.cumprod(1), [rng.uniform(-2, 2, (3, 4))], lambda tt, t: t.cumprod(1)),
+            (
+                lambda t: t.cumprod(0),
+                [np.array([[1.5, 0.0], [0.0, 2.0], [3.0, -1.0]])],
+                lambda tt, t: t.cumprod(0),
+            ),
+        ]
+    },
 )
 
 
@@ -194,13 +258,23 @@ def _logcumsumexp_vjp(xp, g, x, out, p):
 
 
 LOGCUMSUMEXP = defop(
-    "logcumsumexp", node="LogcumsumexpBackward0", inputs=("self",), saved=("dim", "self", "result"),
+    "logcumsumexp",
+    node="LogcumsumexpBackward0",
+    inputs=("self",),
+    saved=("dim", "self", "result"),
     complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: _lcse(xp, x, p["dim"]) if x.ndim else x.copy(),
     vjp=_logcumsumexp_vjp,
     jvp=lambda xp, t, x, out, p: _logcumsumexp_jvp(xp, t[0], x[0], out, p["dim"]),
-    sample={"cases": lambda rng: [(lambda t: t.logcumsumexp(1), [rng.uniform(-3, 3, (3, 4))],
-                                   lambda tt, t: t.logcumsumexp(1))]},
+    sample={
+        "cases": lambda rng: [
+            (
+                lambda t: t.logcumsumexp(1),
+                [rng.uniform(-3, 3, (3, 4))],
+                lambda tt, t: t.logcumsumexp(1),
+            )
+        ]
+    },
 )
 
 
@@ -217,13 +291,21 @@ def _logcumsumexp_jvp(xp, t, x, out, d):
 
 # nansum: NaNs count as zero and get no gradient
 NANSUM = defop(
-    "nansum", node="NansumBackward0", inputs=("self",), saved=("dim", "keepdim", "self"),
+    "nansum",
+    node="NansumBackward0",
+    inputs=("self",),
+    saved=("dim", "keepdim", "self"),
     complex=Refuse(RuntimeError, "nansum on CPU does not support complex inputs"),
     fwd=lambda xp, x, p: xp.nansum(x, axis=p["dim"], keepdims=p["keepdim"]).astype(x.dtype),
     vjp=lambda xp, g, x, out, p: _nansum_vjp(xp, g, x, p),
-    jvp=lambda xp, t, x, out, p: xp.sum(xp.where(isnan(x[0]), 0.0, t[0]), axis=p["dim"], keepdims=p["keepdim"]),
-    sample={"cases": lambda rng: [(lambda t: t.nansum(1), [rng.uniform(-3, 3, (3, 4))],
-                                   lambda tt, t: t.nansum(1))]},
+    jvp=lambda xp, t, x, out, p: xp.sum(
+        xp.where(isnan(x[0]), 0.0, t[0]), axis=p["dim"], keepdims=p["keepdim"]
+    ),
+    sample={
+        "cases": lambda rng: [
+            (lambda t: t.nansum(1), [rng.uniform(-3, 3, (3, 4))], lambda tt, t: t.nansum(1))
+        ]
+    },
 )
 
 

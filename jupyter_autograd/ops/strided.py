@@ -76,11 +76,15 @@ def _as_strided_cases(rng):
 
 
 AS_STRIDED = defop(
-    "as_strided", node="AsStridedBackward0", inputs=("self",),
+    "as_strided",
+    node="AsStridedBackward0",
+    inputs=("self",),
     complex=AS_WRITTEN,
     saved=("size", "storage_offset", "stride"),
-    fwd=_as_strided_fwd, vjp=_as_strided_vjp,
-    jvp=_as_strided_jvp, linear=True,
+    fwd=_as_strided_fwd,
+    vjp=_as_strided_vjp,
+    jvp=_as_strided_jvp,
+    linear=True,
     sample={"kind": "view_inplace", "cases": _as_strided_cases},
 )
 
@@ -99,8 +103,14 @@ def _copy_fwd(xp, x, src, p):
 
 def _inplace_cases(fn):
     def cases(rng):
-        return [(lambda a, b: fn(a * 1.0, b), [rng.uniform(-2, 2, (3, 4)), rng.uniform(-2, 2, (4,))],
-                 lambda torch, a, b: fn(a * 1.0, b))]
+        return [
+            (
+                lambda a, b: fn(a * 1.0, b),
+                [rng.uniform(-2, 2, (3, 4)), rng.uniform(-2, 2, (4,))],
+                lambda torch, a, b: fn(a * 1.0, b),
+            )
+        ]
+
     return cases
 
 
@@ -115,7 +125,9 @@ def _fill_tensor_case(c, b):
 
 
 COPY = defop(
-    "copy_", node="CopyBackwards", inputs=("self", "src"),
+    "copy_",
+    node="CopyBackwards",
+    inputs=("self", "src"),
     complex=AS_WRITTEN,
     fwd=_copy_fwd,
     vjp=(lambda xp, g, x, src, out, p: _zeros(xp, g), lambda xp, g, x, src, out, p: g),
@@ -124,7 +136,9 @@ COPY = defop(
 )
 # fill_(Scalar) is elementwise.FILL (FillBackward2)
 FILL_TENSOR = defop(
-    "fill_.Tensor", node="FillBackward3", inputs=("self", "value"),
+    "fill_.Tensor",
+    node="FillBackward3",
+    inputs=("self", "value"),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, v, p: _copy_fwd(xp, x, v, p),
     vjp=(lambda xp, g, x, v, out, p: _zeros(xp, g), lambda xp, g, x, v, out, p: xp.sum(g)),
@@ -132,11 +146,21 @@ FILL_TENSOR = defop(
     sample={"kind": "inplace", "cases": _inplace_cases(_fill_tensor_case)},
 )
 ZERO = defop(
-    "zero_", node="ZeroBackward0", inputs=("self",),
+    "zero_",
+    node="ZeroBackward0",
+    inputs=("self",),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.zeros_like(x),
     vjp=lambda xp, g, x, out, p: _zeros(xp, g),
     jvp=lambda xp, t, x, out, p: _zeros(xp, t[0]),
-    sample={"kind": "inplace", "cases": lambda rng: [(lambda a: (a * 1.0).zero_() + a * a, [rng.uniform(-2, 2, (3, 4))],
-                                   lambda torch, a: (a * 1.0).zero_() + a * a)]},
+    sample={
+        "kind": "inplace",
+        "cases": lambda rng: [
+            (
+                lambda a: (a * 1.0).zero_() + a * a,
+                [rng.uniform(-2, 2, (3, 4))],
+                lambda torch, a: (a * 1.0).zero_() + a * a,
+            )
+        ],
+    },
 )

@@ -34,8 +34,22 @@ def _conj(xp, d):
     return xp.conj(d) if d.dtype.kind == "c" else d
 
 
-def ew(name, node, fwd, d, saved=("self",), domain=(-3, 3), avoid=(), smooth=True, torch=None,
-       linear=False, complex=HOLOMORPHIC, cut=False, den=False, vjp=None):
+def ew(
+    name,
+    node,
+    fwd,
+    d,
+    saved=("self",),
+    domain=(-3, 3),
+    avoid=(),
+    smooth=True,
+    torch=None,
+    linear=False,
+    complex=HOLOMORPHIC,
+    cut=False,
+    den=False,
+    vjp=None,
+):
     """One elementwise row: ``fwd(xp, x, p)``; its derivative ``d(xp, x, out, p)``, composed as
     torch's formula so that a create_graph gradient records torch's graph (the Scalar overloads
     ``xp.add_scalar``...): the VJP is ``g * d`` (``g / d`` with ``den``: d is the denominator of
@@ -46,70 +60,150 @@ def ew(name, node, fwd, d, saved=("self",), domain=(-3, 3), avoid=(), smooth=Tru
     if vjp is not None:
         pass
     elif cut:
+
         def vjp(xp, g, x, out, p):
             return g * _conj(xp, d(xp, x, out, p))
+
         complex = AS_WRITTEN
     elif den:
+
         def vjp(xp, g, x, out, p):
             return g / d(xp, x, out, p)
     else:
+
         def vjp(xp, g, x, out, p):
             return g * d(xp, x, out, p)
+
     if den:
+
         def jvp(xp, t, x, out, p):
             return t[0] / d(xp, x[0], out, p)
     else:
+
         def jvp(xp, t, x, out, p):
             return t[0] * d(xp, x[0], out, p)
+
     return defop(
-        name, node=node, inputs=("self",), saved=saved, fwd=fwd,
-        vjp=vjp, jvp=jvp,
-        smooth=smooth, linear=linear, sample={"domain": domain, "avoid": {0: avoid}}, complex=complex,
-        torch=torch or (lambda t, x, _n=name: getattr(t, _n)(x)), batch=ELEMENTWISE,
+        name,
+        node=node,
+        inputs=("self",),
+        saved=saved,
+        fwd=fwd,
+        vjp=vjp,
+        jvp=jvp,
+        smooth=smooth,
+        linear=linear,
+        sample={"domain": domain, "avoid": {0: avoid}},
+        complex=complex,
+        torch=torch or (lambda t, x, _n=name: getattr(t, _n)(x)),
+        batch=ELEMENTWISE,
     )
 
 
 # d/dx acos x = -1/sqrt(1 - x^2); asin: +1/sqrt(1 - x^2); torch: (-self * self + 1).rsqrt()
-ACOS = ew("acos", "AcosBackward0", lambda xp, x, p: xp.arccos(x),
-          lambda xp, x, out, p: -xp.rsqrt(xp.add_scalar(-x * x, 1)), domain=(-0.95, 0.95),
-          cut=True, complex=AS_WRITTEN,
-          # torch: grad * -((-self * self + 1).rsqrt()).conj(): the conjugate under the negation
-          vjp=lambda xp, g, x, out, p: g * -_conj(xp, xp.rsqrt(xp.add_scalar(-x * x, 1))))
-ASIN = ew("asin", "AsinBackward0", lambda xp, x, p: xp.arcsin(x),
-          lambda xp, x, out, p: xp.rsqrt(xp.add_scalar(-x * x, 1)), domain=(-0.95, 0.95), cut=True)
+ACOS = ew(
+    "acos",
+    "AcosBackward0",
+    lambda xp, x, p: xp.arccos(x),
+    lambda xp, x, out, p: -xp.rsqrt(xp.add_scalar(-x * x, 1)),
+    domain=(-0.95, 0.95),
+    cut=True,
+    complex=AS_WRITTEN,
+    # torch: grad * -((-self * self + 1).rsqrt()).conj(): the conjugate under the negation
+    vjp=lambda xp, g, x, out, p: g * -_conj(xp, xp.rsqrt(xp.add_scalar(-x * x, 1))),
+)
+ASIN = ew(
+    "asin",
+    "AsinBackward0",
+    lambda xp, x, p: xp.arcsin(x),
+    lambda xp, x, out, p: xp.rsqrt(xp.add_scalar(-x * x, 1)),
+    domain=(-0.95, 0.95),
+    cut=True,
+)
 # torch: grad / (self * self + 1)
-ATAN = ew("atan", "AtanBackward0", lambda xp, x, p: xp.arctan(x),
-          lambda xp, x, out, p: xp.add_scalar(x * x, 1), den=True)
+ATAN = ew(
+    "atan",
+    "AtanBackward0",
+    lambda xp, x, p: xp.arctan(x),
+    lambda xp, x, out, p: xp.add_scalar(x * x, 1),
+    den=True,
+)
 # torch: grad * (self^2 - 1).rsqrt() for real inputs, ((self + 1).rsqrt() * (self - 1).rsqrt())
 # for complex ones (the split roots follow acosh's branch), and grad * (self^2 + 1).rsqrt()
-ACOSH = ew("acosh", "AcoshBackward0", lambda xp, x, p: xp.arccosh(x),
-           lambda xp, x, out, p: xp.rsqrt(xp.add_scalar(x, 1)) * xp.rsqrt(xp.sub_scalar(x, 1))
-           if _is_complex(x) else xp.rsqrt(xp.sub_scalar(x * x, 1)), domain=(1.1, 4), cut=True)
-ASINH = ew("asinh", "AsinhBackward0", lambda xp, x, p: xp.arcsinh(x),
-           lambda xp, x, out, p: xp.rsqrt(xp.add_scalar(xp.pow_scalar(x, 2), 1)), cut=True)
+ACOSH = ew(
+    "acosh",
+    "AcoshBackward0",
+    lambda xp, x, p: xp.arccosh(x),
+    lambda xp, x, out, p: (
+        xp.rsqrt(xp.add_scalar(x, 1)) * xp.rsqrt(xp.sub_scalar(x, 1))
+        if _is_complex(x)
+        else xp.rsqrt(xp.sub_scalar(x * x, 1))
+    ),
+    domain=(1.1, 4),
+    cut=True,
+)
+ASINH = ew(
+    "asinh",
+    "AsinhBackward0",
+    lambda xp, x, p: xp.arcsinh(x),
+    lambda xp, x, out, p: xp.rsqrt(xp.add_scalar(xp.pow_scalar(x, 2), 1)),
+    cut=True,
+)
 # torch: grad * 1 / (1 - self.pow(2))
-ATANH = ew("atanh", "AtanhBackward0", lambda xp, x, p: xp.arctanh(x),
-           lambda xp, x, out, p: xp.scalar_sub(1, xp.pow_scalar(x, 2)), domain=(-0.9, 0.9),
-           den=True, vjp=lambda xp, g, x, out, p: xp.mul_scalar(g, 1) / xp.scalar_sub(
-               1, xp.pow_scalar(x, 2)))
-SINH = ew("sinh", "SinhBackward0", lambda xp, x, p: xp.sinh(x),
-          lambda xp, x, out, p: xp.cosh(x))
-COSH = ew("cosh", "CoshBackward0", lambda xp, x, p: xp.cosh(x),
-          lambda xp, x, out, p: xp.sinh(x))
+ATANH = ew(
+    "atanh",
+    "AtanhBackward0",
+    lambda xp, x, p: xp.arctanh(x),
+    lambda xp, x, out, p: xp.scalar_sub(1, xp.pow_scalar(x, 2)),
+    domain=(-0.9, 0.9),
+    den=True,
+    vjp=lambda xp, g, x, out, p: xp.mul_scalar(g, 1) / xp.scalar_sub(1, xp.pow_scalar(x, 2)),
+)
+SINH = ew("sinh", "SinhBackward0", lambda xp, x, p: xp.sinh(x), lambda xp, x, out, p: xp.cosh(x))
+COSH = ew("cosh", "CoshBackward0", lambda xp, x, p: xp.cosh(x), lambda xp, x, out, p: xp.sinh(x))
 # torch: grad / (self * ln 2), grad * result * ln 2
-LOG2 = ew("log2", "Log2Backward0", lambda xp, x, p: xp.log2(x),
-          lambda xp, x, out, p: xp.mul_scalar(xp.cj(x), _LN2), domain=(0.1, 5), den=True)
-LOG10 = ew("log10", "Log10Backward0", lambda xp, x, p: xp.log10(x),
-           lambda xp, x, out, p: xp.mul_scalar(xp.cj(x), _LN10), domain=(0.1, 5), den=True)
-EXP2 = ew("exp2", "Exp2Backward0", lambda xp, x, p: xp.exp2(x),
-          lambda xp, x, out, p: out * _LN2, saved=("result",),
-          vjp=lambda xp, g, x, out, p: xp.mul_scalar(g * out, _LN2))
-DEG2RAD = ew("deg2rad", "Deg2RadBackward0", lambda xp, x, p: x * (math.pi / 180),
-             lambda xp, x, out, p: math.pi / 180, saved=(), linear=True,
-             complex=Refuse(RuntimeError, "deg2rad is not supported for complex tensors."))
-RAD2DEG = ew("rad2deg", "Rad2DegBackward0", lambda xp, x, p: x * (180 / math.pi),
-             lambda xp, x, out, p: 180 / math.pi, saved=(), linear=True,
-             complex=Refuse(RuntimeError, "rad2deg is not supported for complex tensors."))
+LOG2 = ew(
+    "log2",
+    "Log2Backward0",
+    lambda xp, x, p: xp.log2(x),
+    lambda xp, x, out, p: xp.mul_scalar(xp.cj(x), _LN2),
+    domain=(0.1, 5),
+    den=True,
+)
+LOG10 = ew(
+    "log10",
+    "Log10Backward0",
+    lambda xp, x, p: xp.log10(x),
+    lambda xp, x, out, p: xp.mul_scalar(xp.cj(x), _LN10),
+    domain=(0.1, 5),
+    den=True,
+)
+EXP2 = ew(
+    "exp2",
+    "Exp2Backward0",
+    lambda xp, x, p: xp.exp2(x),
+    lambda xp, x, out, p: out * _LN2,
+    saved=("result",),
+    vjp=lambda xp, g, x, out, p: xp.mul_scalar(g * out, _LN2),
+)
+DEG2RAD = ew(
+    "deg2rad",
+    "Deg2RadBackward0",
+    lambda xp, x, p: x * (math.pi / 180),
+    lambda xp, x, out, p: math.pi / 180,
+    saved=(),
+    linear=True,
+    complex=Refuse(RuntimeError, "deg2rad is not supported for complex tensors."),
+)
+RAD2DEG = ew(
+    "rad2deg",
+    "Rad2DegBackward0",
+    lambda xp, x, p: x * (180 / math.pi),
+    lambda xp, x, out, p: 180 / math.pi,
+    saved=(),
+    linear=True,
+    complex=Refuse(RuntimeError, "rad2deg is not supported for complex tensors."),
+)
 
 
 # sinc x = sin(pi x) / (pi x), 1 at 0; d/dx = (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at 0
@@ -129,10 +223,13 @@ def _sinc_vjp(xp, g, x, out, p):
 
 SINC = ew("sinc", "SincBackward0", lambda xp, x, p: xp.sinc(x), _sinc_d, vjp=_sinc_vjp)
 
+
 # nan_to_num: finite values pass their gradient, replaced ones get none
 def _nan_to_num_fwd(xp, x, p):
     if x.dtype.kind == "c":  # each part on its own
-        return (_nan_to_num_fwd(xp, x.real, p) + 1j * _nan_to_num_fwd(xp, x.imag, p)).astype(x.dtype)
+        return (_nan_to_num_fwd(xp, x.real, p) + 1j * _nan_to_num_fwd(xp, x.imag, p)).astype(
+            x.dtype
+        )
     big = np.finfo(x.dtype).max if x.dtype.kind == "f" else None
     nan, pos, neg = p["nan"], p["posinf"], p["neginf"]
     r = xp.where(xp.isnan(x), nan, x)
@@ -141,14 +238,21 @@ def _nan_to_num_fwd(xp, x, p):
 
 
 NAN_TO_NUM = defop(
-    "nan_to_num", node="NanToNumBackward0", inputs=("self",), saved=("self",),
+    "nan_to_num",
+    node="NanToNumBackward0",
+    inputs=("self",),
+    saved=("self",),
     complex=no_complex_autograd("nan_to_num"),
     fwd=_nan_to_num_fwd,
     # x - x is 0 exactly where x is finite (NaN at inf and NaN): a device-agnostic isfinite
     vjp=lambda xp, g, x, out, p: g * ((x - x) == 0),
     jvp=lambda xp, t, x, out, p: t[0] * ((x[0] - x[0]) == 0),
-    sample={"domain": (-3, 3), "cases": lambda rng: [(
-        lambda t: t.nan_to_num(), [rng.uniform(-3, 3, (3, 4))], lambda tt, t: t.nan_to_num())]},
+    sample={
+        "domain": (-3, 3),
+        "cases": lambda rng: [
+            (lambda t: t.nan_to_num(), [rng.uniform(-3, 3, (3, 4))], lambda tt, t: t.nan_to_num())
+        ],
+    },
 )
 
 
@@ -170,27 +274,35 @@ def _logit_d(xp, x, out, p):
 
 
 LOGIT = defop(
-    "logit", node="LogitBackward0", inputs=("self",), saved=("eps", "self"),
+    "logit",
+    node="LogitBackward0",
+    inputs=("self",),
+    saved=("eps", "self"),
     complex=kernel_refuses("logit_cpu"),
     fwd=_logit_fwd,
     vjp=lambda xp, g, x, out, p: g * _logit_d(xp, x, out, p),
     jvp=lambda xp, t, x, out, p: t[0] * _logit_d(xp, x[0], out, p),
-    sample={"cases": lambda rng: [(lambda t: t.logit(), [rng.uniform(0.1, 0.9, (3, 4))],
-                                   lambda tt, t: t.logit()),
-                                  (lambda t: t.logit(0.2), [rng.uniform(0.25, 0.75, (3, 4))],
-                                   lambda tt, t: t.logit(0.2))]},
+    sample={
+        "cases": lambda rng: [
+            (lambda t: t.logit(), [rng.uniform(0.1, 0.9, (3, 4))], lambda tt, t: t.logit()),
+            (lambda t: t.logit(0.2), [rng.uniform(0.25, 0.75, (3, 4))], lambda tt, t: t.logit(0.2)),
+        ]
+    },
 )
 
 
 # frexp's mantissa x / 2^e (the exponent e is fixed by x): d/dx = 2^-e
 FREXP = defop(
-    "frexp", node="FrexpBackward0", inputs=("self",), saved=("exponent",),
+    "frexp",
+    node="FrexpBackward0",
+    inputs=("self",),
+    saved=("exponent",),
     complex=Refuse(RuntimeError, "torch.frexp() only supports floating-point dtypes"),
     fwd=lambda xp, x, p: xp.ldexp(x, -p["exponent"]).astype(x.dtype),
     vjp=lambda xp, g, x, out, p: g * xp.exp2(-p["exponent"].astype(g.dtype)),
-    jvp=lambda xp, t, x, out, p: t[0] * xp.exp2(-p["exponent"].astype(t[0].dtype)), smooth=False,
-    sample={"cases": lambda rng: [(None, [rng.uniform(-3, 3, (3, 4))],
-                                   lambda tt, t: tt.frexp(t)[0])]},
+    jvp=lambda xp, t, x, out, p: t[0] * xp.exp2(-p["exponent"].astype(t[0].dtype)),
+    smooth=False,
+    sample={
+        "cases": lambda rng: [(None, [rng.uniform(-3, 3, (3, 4))], lambda tt, t: tt.frexp(t)[0])]
+    },
 )
-
-

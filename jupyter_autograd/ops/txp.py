@@ -39,13 +39,54 @@ def _axes(axis, ndim):
     return tuple(axis)
 
 
-_SAME_AS_NUMPY = frozenset({
-    "add", "angle", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
-    "ceil", "clip", "copysign", "cosh", "cumprod", "diagonal", "dot", "empty_like", "exp2",
-    "expm1", "floor", "fmax", "fmin", "fmod", "hypot", "isnan", "isneginf", "isposinf", "ldexp",
-    "log10", "log2", "logaddexp", "logaddexp2", "nextafter", "remainder", "roll", "sinc", "sinh",
-    "tan", "tile", "tril", "triu", "trunc", "vdot", "zeros_like",
-})
+_SAME_AS_NUMPY = frozenset(
+    {
+        "add",
+        "angle",
+        "arccos",
+        "arccosh",
+        "arcsin",
+        "arcsinh",
+        "arctan",
+        "arctan2",
+        "arctanh",
+        "ceil",
+        "clip",
+        "copysign",
+        "cosh",
+        "cumprod",
+        "diagonal",
+        "dot",
+        "empty_like",
+        "exp2",
+        "expm1",
+        "floor",
+        "fmax",
+        "fmin",
+        "fmod",
+        "hypot",
+        "isnan",
+        "isneginf",
+        "isposinf",
+        "ldexp",
+        "log10",
+        "log2",
+        "logaddexp",
+        "logaddexp2",
+        "nextafter",
+        "remainder",
+        "roll",
+        "sinc",
+        "sinh",
+        "tan",
+        "tile",
+        "tril",
+        "triu",
+        "trunc",
+        "vdot",
+        "zeros_like",
+    }
+)
 
 
 class _TXP:
@@ -85,7 +126,7 @@ class _TXP:
 
     @staticmethod
     def pow_scalar(x, c):
-        return apply1(EW.POW, x, {"exponent": c}) if isinstance(x, Tensor) else x ** c
+        return apply1(EW.POW, x, {"exponent": c}) if isinstance(x, Tensor) else x**c
 
     @staticmethod
     def scalar_sub(c, x):
@@ -168,7 +209,15 @@ class _TXP:
 
     @staticmethod
     def where(c, a, b):
-        like = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) else c if isinstance(c, Tensor) else None
+        like = (
+            a
+            if isinstance(a, Tensor)
+            else b
+            if isinstance(b, Tensor)
+            else c
+            if isinstance(c, Tensor)
+            else None
+        )
         c = _const(c, like)
         if not isinstance(a, Tensor) and not isinstance(b, Tensor):
             a = _const(a, like, np.float64)

@@ -35,8 +35,10 @@ class Reflected(Tensor):
         if name == "_t" or name.startswith("__"):
             return object.__getattribute__(self, name)
         if name.startswith("_"):
-            raise AttributeError(f"a complex twin's gradient has no {name!r} (read it through "
-                                 "operators, methods or xp)")
+            raise AttributeError(
+                f"a complex twin's gradient has no {name!r} (read it through "
+                "operators, methods or xp)"
+            )
         v = getattr(object.__getattribute__(self, "_t"), name)
         if callable(v):
             return lambda *a, **k: _reflect(v(*_conj(a), **_conj(k)))
@@ -55,10 +57,33 @@ def _method(name):
     return method
 
 
-for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
-              "__truediv__", "__rtruediv__", "__matmul__", "__rmatmul__", "__neg__", "__pos__",
-              "__getitem__", "__pow__", "__rpow__", "__eq__", "__ne__", "__lt__", "__le__",
-              "__gt__", "__ge__", "__and__", "__or__", "__invert__", "__abs__"):
+for _name in (
+    "__add__",
+    "__radd__",
+    "__sub__",
+    "__rsub__",
+    "__mul__",
+    "__rmul__",
+    "__truediv__",
+    "__rtruediv__",
+    "__matmul__",
+    "__rmatmul__",
+    "__neg__",
+    "__pos__",
+    "__getitem__",
+    "__pow__",
+    "__rpow__",
+    "__eq__",
+    "__ne__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+    "__and__",
+    "__or__",
+    "__invert__",
+    "__abs__",
+):
     setattr(Reflected, _name, _method(_name))
 Reflected.__hash__ = None
 

@@ -40,31 +40,59 @@ def _gather(xp, g, p):
 def _cases(fn, shape, kernel):
     def cases(rng, lib):
         x = rng.permutation(int(np.prod(shape))).reshape(shape) / 10.0
-        _, idx = getattr(lib.nn.functional, fn.replace("unpool", "pool"))(lib.tensor(x), kernel, return_indices=True)
+        _, idx = getattr(lib.nn.functional, fn.replace("unpool", "pool"))(
+            lib.tensor(x), kernel, return_indices=True
+        )
         pooled = getattr(lib.nn.functional, fn.replace("unpool", "pool"))(lib.tensor(x), kernel)
         y = pooled.numpy()
-        return [(None, [y],
-                 lambda tt, t: getattr(tt.nn.functional, fn)(t, tt.tensor(idx.numpy()), kernel))]
+        return [
+            (
+                None,
+                [y],
+                lambda tt, t: getattr(tt.nn.functional, fn)(t, tt.tensor(idx.numpy()), kernel),
+            )
+        ]
+
     return cases
 
 
 MAX_UNPOOL2D = defop(
-    "max_unpool2d", node="MaxUnpool2DBackward0", inputs=("self",), saved=("indices",),
-    fwd=_unpool, vjp=lambda xp, g, x, out, p: _gather(xp, g, p),
-    jvp=lambda xp, t, x, out, p: _unpool(xp, t[0], p), linear=True, complex=kernel_refuses("max_unpool2d"),
+    "max_unpool2d",
+    node="MaxUnpool2DBackward0",
+    inputs=("self",),
+    saved=("indices",),
+    fwd=_unpool,
+    vjp=lambda xp, g, x, out, p: _gather(xp, g, p),
+    jvp=lambda xp, t, x, out, p: _unpool(xp, t[0], p),
+    linear=True,
+    complex=kernel_refuses("max_unpool2d"),
     sample={"kind": "cases", "cases": _cases("max_unpool2d", (2, 3, 6, 4), 2)},
 )
 MAX_UNPOOL3D = defop(
-    "max_unpool3d", node="MaxUnpool3DBackward0", inputs=("self",), saved=("indices",),
-    fwd=_unpool, vjp=lambda xp, g, x, out, p: _gather(xp, g, p),
-    jvp=lambda xp, t, x, out, p: _unpool(xp, t[0], p), linear=True, complex=kernel_refuses("max_unpool3d"),
-    sample={"kind": "cases", "cases": lambda rng: [(
-        None, [rng.standard_normal((1, 2, 2, 2, 2))],
-        lambda tt, t: tt.nn.functional.max_unpool3d(t, tt.tensor(_IDX3), 2))]},
+    "max_unpool3d",
+    node="MaxUnpool3DBackward0",
+    inputs=("self",),
+    saved=("indices",),
+    fwd=_unpool,
+    vjp=lambda xp, g, x, out, p: _gather(xp, g, p),
+    jvp=lambda xp, t, x, out, p: _unpool(xp, t[0], p),
+    linear=True,
+    complex=kernel_refuses("max_unpool3d"),
+    sample={
+        "kind": "cases",
+        "cases": lambda rng: [
+            (
+                None,
+                [rng.standard_normal((1, 2, 2, 2, 2))],
+                lambda tt, t: tt.nn.functional.max_unpool3d(t, tt.tensor(_IDX3), 2),
+            )
+        ],
+    },
 )
 
 # indices of a 2x2x2 max pool of a (1, 2, 4, 4, 4) input (each window's origin, offset by
 # channel), for the 3-D sample: no 3-D max pool here yet
 _D, _H, _W = np.meshgrid(np.arange(2), np.arange(2), np.arange(2), indexing="ij")
-_IDX3 = ((32 * _D + 8 * _H + 2 * _W)[None, None] + np.array([0, 21])[None, :, None, None, None]).astype(np.int64)
-
+_IDX3 = (
+    (32 * _D + 8 * _H + 2 * _W)[None, None] + np.array([0, 21])[None, :, None, None, None]
+).astype(np.int64)

@@ -129,25 +129,48 @@ def _bwd(xp, g, p):
     return g
 
 
-_NAMES = {"nearest": "Nearest", "nearest-exact": "NearestExact", "linear": "Linear",
-          "bilinear": "Bilinear", "trilinear": "Trilinear", "bicubic": "Bicubic"}
-_SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h", "scales_w")}
+_NAMES = {
+    "nearest": "Nearest",
+    "nearest-exact": "NearestExact",
+    "linear": "Linear",
+    "bilinear": "Bilinear",
+    "trilinear": "Trilinear",
+    "bicubic": "Bicubic",
+}
+_SCALE_NAMES = {
+    1: ("scales",),
+    2: ("scales_h", "scales_w"),
+    3: ("scales_d", "scales_h", "scales_w"),
+}
 # the kernel torch names when it refuses a complex input (2-D nearest modes and bilinear run a
 # channels-last kernel first; the others compute indices and weights first)
-_COMPLEX_KERNEL = {"nearest": "upsample_nearest2d_channels_last",
-                   "nearest-exact": "upsample_nearest2d_channels_last",
-                   "bilinear": "upsample_bilinear2d_channels_last",
-                   "linear": "compute_indices_weights_linear", "trilinear": "compute_indices_weights_linear",
-                   "bicubic": "compute_indices_weights_cubic"}
-_TORCH_NAMES = {"nearest": "upsample_nearest", "nearest-exact": "_upsample_nearest_exact",
-                "linear": "upsample_linear", "bilinear": "upsample_bilinear",
-                "trilinear": "upsample_trilinear", "bicubic": "upsample_bicubic"}
+_COMPLEX_KERNEL = {
+    "nearest": "upsample_nearest2d_channels_last",
+    "nearest-exact": "upsample_nearest2d_channels_last",
+    "bilinear": "upsample_bilinear2d_channels_last",
+    "linear": "compute_indices_weights_linear",
+    "trilinear": "compute_indices_weights_linear",
+    "bicubic": "compute_indices_weights_cubic",
+}
+_TORCH_NAMES = {
+    "nearest": "upsample_nearest",
+    "nearest-exact": "_upsample_nearest_exact",
+    "linear": "upsample_linear",
+    "bilinear": "upsample_bilinear",
+    "trilinear": "upsample_trilinear",
+    "bicubic": "upsample_bicubic",
+}
 
 
 def _rows(mode, d):
     title = _NAMES[mode]
     smooth = mode not in ("nearest", "nearest-exact")
-    saved = (("align_corners",) if smooth else ()) + ("output_size",) + _SCALE_NAMES[d] + ("self_sym_sizes",)
+    saved = (
+        (("align_corners",) if smooth else ())
+        + ("output_size",)
+        + _SCALE_NAMES[d]
+        + ("self_sym_sizes",)
+    )
     rows = {}
 
     def vjp(xp, g, x, out, p):
@@ -172,8 +195,14 @@ def _rows(mode, d):
         kws.append({"size": (3, 5, 4)[:d], "align_corners": True})
 
     def cases(rng):
-        return [(None, [rng.uniform(-1, 1, shape)],
-                 lambda tt, x, k=kw: tt.nn.functional.interpolate(x, mode=mode, **k)) for kw in kws]
+        return [
+            (
+                None,
+                [rng.uniform(-1, 1, shape)],
+                lambda tt, x, k=kw: tt.nn.functional.interpolate(x, mode=mode, **k),
+            )
+            for kw in kws
+        ]
 
     def bwd_cases(rng, lib):
         from .conv import _through_grad
@@ -182,26 +211,54 @@ def _rows(mode, d):
         y_shape = lib.nn.functional.interpolate(lib.tensor(x0), mode=mode, scale_factor=2).shape
 
         def run(lib, v):
-            return _through_grad(lib, x0, lambda t: lib.nn.functional.interpolate(t, mode=mode, scale_factor=2), v)
+            return _through_grad(
+                lib, x0, lambda t: lib.nn.functional.interpolate(t, mode=mode, scale_factor=2), v
+            )
+
         return [(None, [rng.uniform(-1, 1, tuple(y_shape))], run)]
 
     name = f"{_TORCH_NAMES[mode]}{d}d"
-    refuse = kernel_refuses(_COMPLEX_KERNEL[mode] if d == 2 or mode in ("linear", "trilinear", "bicubic")
-                            else "compute_indices_weights_nearest")
+    refuse = kernel_refuses(
+        _COMPLEX_KERNEL[mode]
+        if d == 2 or mode in ("linear", "trilinear", "bicubic")
+        else "compute_indices_weights_nearest"
+    )
     rows["fwd"] = defop(
-        name, node=f"Upsample{title}{d}DBackward0", inputs=("self",), saved=saved,
-        fwd=_fwd, vjp=vjp, jvp=lambda xp, t, x, out, p: _fwd(xp, t[0], p), linear=True, complex=refuse,
+        name,
+        node=f"Upsample{title}{d}DBackward0",
+        inputs=("self",),
+        saved=saved,
+        fwd=_fwd,
+        vjp=vjp,
+        jvp=lambda xp, t, x, out, p: _fwd(xp, t[0], p),
+        linear=True,
+        complex=refuse,
         sample={"kind": "cases", "cases": cases},
     )
     rows["bwd"] = defop(
-        name + "_backward", node=f"Upsample{title}{d}DBackwardBackward0", inputs=("grad_output",),
-        saved=saved, fwd=_bwd, vjp=vjp_bwd,
-        jvp=lambda xp, t, x, out, p: _bwd(xp, t[0], p), linear=True, complex=refuse,
+        name + "_backward",
+        node=f"Upsample{title}{d}DBackwardBackward0",
+        inputs=("grad_output",),
+        saved=saved,
+        fwd=_bwd,
+        vjp=vjp_bwd,
+        jvp=lambda xp, t, x, out, p: _bwd(xp, t[0], p),
+        linear=True,
+        complex=refuse,
         sample={"kind": "cases", "cases": bwd_cases},
     )
     return rows["fwd"]
 
 
-UPSAMPLE = {(m, d): _rows(m, d) for m, ds in (("nearest", (1, 2, 3)), ("nearest-exact", (1, 2, 3)),
-                                            ("linear", (1,)), ("bilinear", (2,)), ("trilinear", (3,)),
-                                            ("bicubic", (2,))) for d in ds}
+UPSAMPLE = {
+    (m, d): _rows(m, d)
+    for m, ds in (
+        ("nearest", (1, 2, 3)),
+        ("nearest-exact", (1, 2, 3)),
+        ("linear", (1,)),
+        ("bilinear", (2,)),
+        ("trilinear", (3,)),
+        ("bicubic", (2,)),
+    )
+    for d in ds
+}

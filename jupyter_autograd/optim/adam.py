@@ -64,9 +64,22 @@ class Adam(Optimizer):
 
     _decoupled = False
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
-                 differentiable=False, fused=None, decoupled_weight_decay=False) -> None:
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        amsgrad=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+        fused=None,
+        decoupled_weight_decay=False,
+    ) -> None:
         _check_lr(lr)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
@@ -76,10 +89,19 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
-                        "maximize": maximize, "foreach": foreach, "capturable": capturable,
-                        "differentiable": differentiable, "fused": fused,
-                        "decoupled_weight_decay": decoupled_weight_decay or self._decoupled}
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "differentiable": differentiable,
+            "fused": fused,
+            "decoupled_weight_decay": decoupled_weight_decay or self._decoupled,
+        }
         super().__init__(params, defaults)
 
     @_use_grad
@@ -117,8 +139,9 @@ class Adam(Optimizer):
                 x, g, m, v, vm = _real_views(x, g, m, v, vm)
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
-                x += adam_update(g, m, v, vm, beta1, beta2, lr / bias_correction1,
-                                 bias_correction2**0.5, eps)
+                x += adam_update(
+                    g, m, v, vm, beta1, beta2, lr / bias_correction1, bias_correction2**0.5, eps
+                )
                 p._bump_version()
         return loss
 
@@ -185,8 +208,9 @@ class _FlatAdam:
             g += x
         flat.steps += 1
         step_size, bc2_sqrt = flat.bias_corrections(lr, beta1, beta2)
-        adam_update(g, flat.m, flat.v, flat.vmax, beta1, beta2, step_size, bc2_sqrt, eps,
-                    flat.tmp, flat.upd)
+        adam_update(
+            g, flat.m, flat.v, flat.vmax, beta1, beta2, step_size, bc2_sqrt, eps, flat.tmp, flat.upd
+        )
         shrink = 1 - lr * wd if wd != 0 and decoupled else None
         for p, du in zip(params, flat.upd_views):
             x = p._data
@@ -225,9 +249,14 @@ class _FlatAdam:
             if p is not q:
                 return False
             st = state.get(p)
-            if (st is None or p._data.shape != mv.shape or st["exp_avg"]._data is not mv
-                    or st["exp_avg_sq"]._data is not vv or st["step"]._data is not sv
-                    or (xv is not None and st["max_exp_avg_sq"]._data is not xv)):
+            if (
+                st is None
+                or p._data.shape != mv.shape
+                or st["exp_avg"]._data is not mv
+                or st["exp_avg_sq"]._data is not vv
+                or st["step"]._data is not sv
+                or (xv is not None and st["max_exp_avg_sq"]._data is not xv)
+            ):
                 return False
         return True
 
@@ -235,11 +264,13 @@ class _FlatAdam:
     def build(opt, params, dt, amsgrad):
         """Flat arrays for ``params``, holding any state they already have (a loaded state dict,
         an earlier set of parameters); that state's tensors become views into them."""
-        names = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")[:2 + amsgrad]
+        names = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")[: 2 + amsgrad]
         for p in params:
             st = opt.state.get(p)
-            if st and (any(k not in st for k in ("step",) + names)
-                       or any(st[k]._data.shape != p._data.shape for k in names)):
+            if st and (
+                any(k not in st for k in ("step",) + names)
+                or any(st[k]._data.shape != p._data.shape for k in names)
+            ):
                 return None  # a state this path does not know: the per-parameter loop decides
         sizes = [p._data.size for p in params]
         total = sum(sizes)
@@ -268,7 +299,7 @@ class _FlatAdam:
                     view[...] = old._data
                     old._data = view
                 row.append(view)
-            sv = flat.steps[i:i + 1].reshape(())
+            sv = flat.steps[i : i + 1].reshape(())
             old = st.get("step")
             if old is None:
                 st["step"] = Tensor._wrap(sv)
@@ -294,10 +325,32 @@ class AdamW(Adam):
 
     _decoupled = True
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
-                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
-                 differentiable=False, fused=None) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
-                         maximize=maximize, capturable=capturable,
-                         differentiable=differentiable, fused=fused,
-                         decoupled_weight_decay=True)
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=1e-2,
+        amsgrad=False,
+        *,
+        maximize=False,
+        foreach=None,
+        capturable=False,
+        differentiable=False,
+        fused=None,
+    ) -> None:
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )

@@ -88,7 +88,8 @@ class Optimizer:
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
                 raise TypeError(
-                    "optimizer can only optimize Tensors, but one of the params is " + _typename(param)
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    + _typename(param)
                 )
             if not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
@@ -186,9 +187,11 @@ class Optimizer:
             if k in id_map:
                 p = id_map[k]
                 self.state[p] = {
-                    key: (Tensor._wrap(val._data.astype(p._data.dtype))
-                          if isinstance(val, Tensor) and key != "step" and val._data.dtype.kind == "f"
-                          else val)
+                    key: (
+                        Tensor._wrap(val._data.astype(p._data.dtype))
+                        if isinstance(val, Tensor) and key != "step" and val._data.dtype.kind == "f"
+                        else val
+                    )
                     for key, val in v.items()
                 }
         for g, s in zip(groups, saved):

@@ -16,8 +16,19 @@ import numpy as np
 from .. import _dtype
 from ..tensor import Tensor
 
-__all__ = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general_cosine",
-           "general_hamming", "hamming", "hann", "kaiser", "nuttall"]
+__all__ = [
+    "bartlett",
+    "blackman",
+    "cosine",
+    "exponential",
+    "gaussian",
+    "general_cosine",
+    "general_hamming",
+    "hamming",
+    "hann",
+    "kaiser",
+    "nuttall",
+]
 
 
 def _checks(name, M, dtype, layout):
@@ -52,8 +63,9 @@ def _window(name, M, dtype, layout, device, requires_grad, body, one_for_single=
     return _out(body(dtype.np), dtype, device, requires_grad)
 
 
-def exponential(M, *, center=None, tau=1.0, sym=True, dtype=None, layout=None, device=None,
-                requires_grad=False) -> Tensor:
+def exponential(
+    M, *, center=None, tau=1.0, sym=True, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
     if tau <= 0:
         raise ValueError(f"Tau must be positive, got: {tau} instead.")
     if sym and center is not None:
@@ -75,7 +87,9 @@ def cosine(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=F
     return _window("cosine", M, dtype, layout, device, requires_grad, body, False)
 
 
-def gaussian(M, *, std=1.0, sym=True, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def gaussian(
+    M, *, std=1.0, sym=True, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
     if std <= 0:
         raise ValueError(f"Standard deviation must be positive, got: {std} instead.")
 
@@ -88,7 +102,9 @@ def gaussian(M, *, std=1.0, sym=True, dtype=None, layout=None, device=None, requ
     return _window("gaussian", M, dtype, layout, device, requires_grad, body, False)
 
 
-def kaiser(M, *, beta=12.0, sym=True, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def kaiser(
+    M, *, beta=12.0, sym=True, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
     if beta < 0:
         raise ValueError(f"beta must be non-negative, got: {beta} instead.")
 
@@ -110,8 +126,11 @@ def bartlett(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad
     return _window("bartlett", M, dtype, layout, device, requires_grad, body)
 
 
-def general_cosine(M, *, a, sym=True, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def general_cosine(
+    M, *, a, sym=True, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
     """``sum_i (-1)^i a_i cos(2 pi i n / (M - 1))`` (``M`` for a periodic window)."""
+
     def body(dt):
         if not isinstance(a, Iterable):
             raise TypeError("Coefficients must be a list/tuple")
@@ -126,27 +145,57 @@ def general_cosine(M, *, a, sym=True, dtype=None, layout=None, device=None, requ
     return _window("general_cosine", M, dtype, layout, device, requires_grad, body)
 
 
-def general_hamming(M, *, alpha=0.54, sym=True, dtype=None, layout=None, device=None,
-                    requires_grad=False) -> Tensor:
-    return general_cosine(M, a=[alpha, 1.0 - alpha], sym=sym, dtype=dtype, layout=layout,
-                          device=device, requires_grad=requires_grad)
+def general_hamming(
+    M, *, alpha=0.54, sym=True, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
+    return general_cosine(
+        M,
+        a=[alpha, 1.0 - alpha],
+        sym=sym,
+        dtype=dtype,
+        layout=layout,
+        device=device,
+        requires_grad=requires_grad,
+    )
 
 
 def hann(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    return general_hamming(M, alpha=0.5, sym=sym, dtype=dtype, layout=layout, device=device,
-                           requires_grad=requires_grad)
+    return general_hamming(
+        M,
+        alpha=0.5,
+        sym=sym,
+        dtype=dtype,
+        layout=layout,
+        device=device,
+        requires_grad=requires_grad,
+    )
 
 
 def hamming(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    return general_hamming(M, sym=sym, dtype=dtype, layout=layout, device=device,
-                           requires_grad=requires_grad)
+    return general_hamming(
+        M, sym=sym, dtype=dtype, layout=layout, device=device, requires_grad=requires_grad
+    )
 
 
 def blackman(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    return general_cosine(M, a=[0.42, 0.5, 0.08], sym=sym, dtype=dtype, layout=layout,
-                          device=device, requires_grad=requires_grad)
+    return general_cosine(
+        M,
+        a=[0.42, 0.5, 0.08],
+        sym=sym,
+        dtype=dtype,
+        layout=layout,
+        device=device,
+        requires_grad=requires_grad,
+    )
 
 
 def nuttall(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    return general_cosine(M, a=[0.3635819, 0.4891775, 0.1365995, 0.0106411], sym=sym,
-                          dtype=dtype, layout=layout, device=device, requires_grad=requires_grad)
+    return general_cosine(
+        M,
+        a=[0.3635819, 0.4891775, 0.1365995, 0.0106411],
+        sym=sym,
+        dtype=dtype,
+        layout=layout,
+        device=device,
+        requires_grad=requires_grad,
+    )

@@ -144,6 +144,7 @@ class FakeCudaArray:
             raise AttributeError(name)
         v = getattr(self._a, name)
         if callable(v):
+
             def method(*args, **kwargs):
                 return _wrap(v(*_unwrap(args, True), **_unwrap(kwargs, True)))
 
@@ -222,13 +223,26 @@ def _binop(name):
 
 
 for _n in (
-    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
-    "lshift", "rshift",
+    "add",
+    "sub",
+    "mul",
+    "truediv",
+    "floordiv",
+    "mod",
+    "pow",
+    "matmul",
+    "and",
+    "or",
+    "xor",
+    "lshift",
+    "rshift",
 ):
     for _f in (f"__{_n}__", f"__r{_n}__", f"__i{_n}__"):
         setattr(FakeCudaArray, _f, _binop(_f))
 for _f in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"):
     setattr(FakeCudaArray, _f, _binop(_f))
+
+
 def _unop(f):
     return lambda self: _wrap(getattr(self._a, f)())
 

@@ -61,18 +61,21 @@ class RandomSampler(Sampler):
         [5, 9, 4, 8]
     """
 
-    def __init__(self, data_source, replacement: bool = False, num_samples=None,
-                 generator=None) -> None:
+    def __init__(
+        self, data_source, replacement: bool = False, num_samples=None, generator=None
+    ) -> None:
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
         self.generator = generator
         if not isinstance(self.replacement, bool):
             raise TypeError(
-                f"replacement should be a boolean value, but got replacement={self.replacement}")
+                f"replacement should be a boolean value, but got replacement={self.replacement}"
+            )
         if not isinstance(self.num_samples, int) or self.num_samples <= 0:
             raise ValueError(
-                f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
+                f"num_samples should be a positive integer value, but got num_samples={self.num_samples}"
+            )
 
     @property
     def num_samples(self) -> int:
@@ -96,7 +99,7 @@ class RandomSampler(Sampler):
             parts.append(randint(0, n, (m % 32,), generator=g)._data)
         else:
             parts = [randperm(n, generator=g)._data for _ in range(m // n)]
-            parts.append(randperm(n, generator=g)._data[:m % n])
+            parts.append(randperm(n, generator=g)._data[: m % n])
         return np.concatenate(parts).astype(np.int64, copy=False)
 
     def __iter__(self):
@@ -111,7 +114,7 @@ class RandomSampler(Sampler):
         else:
             for _ in range(m // n):
                 yield from randperm(n, generator=g).tolist()
-            yield from randperm(n, generator=g).tolist()[:m % n]
+            yield from randperm(n, generator=g).tolist()[: m % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -144,14 +147,18 @@ class WeightedRandomSampler(Sampler):
 
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
             raise ValueError(
-                f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+                f"num_samples should be a positive integer value, but got num_samples={num_samples}"
+            )
         if not isinstance(replacement, bool):
             raise ValueError(  # noqa: TRY004 - torch's exception type
-                f"replacement should be a boolean value, but got replacement={replacement}")
+                f"replacement should be a boolean value, but got replacement={replacement}"
+            )
         weights_tensor = as_tensor(weights, dtype=_dtype.float64)
         if len(weights_tensor.shape) != 1:
-            raise ValueError("weights should be a 1d sequence but given weights have shape "
-                             f"{tuple(weights_tensor.shape)}")
+            raise ValueError(
+                "weights should be a 1d sequence but given weights have shape "
+                f"{tuple(weights_tensor.shape)}"
+            )
         self.weights = weights_tensor
         self.num_samples = num_samples
         self.replacement = replacement
@@ -160,8 +167,9 @@ class WeightedRandomSampler(Sampler):
     def __iter__(self):
         from .._sampling import multinomial
 
-        yield from multinomial(self.weights, self.num_samples, self.replacement,
-                               generator=self.generator).tolist()
+        yield from multinomial(
+            self.weights, self.num_samples, self.replacement, generator=self.generator
+        ).tolist()
 
     def __len__(self) -> int:
         return self.num_samples
@@ -173,10 +181,12 @@ class BatchSampler(Sampler):
     def __init__(self, sampler, batch_size: int, drop_last: bool) -> None:
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
             raise ValueError(
-                f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+                f"batch_size should be a positive integer value, but got batch_size={batch_size}"
+            )
         if not isinstance(drop_last, bool):
             raise ValueError(  # noqa: TRY004 - torch's exception type
-                f"drop_last should be a boolean value, but got drop_last={drop_last}")
+                f"drop_last should be a boolean value, but got drop_last={drop_last}"
+            )
         self.sampler = sampler
         self.batch_size = batch_size
         self.drop_last = drop_last

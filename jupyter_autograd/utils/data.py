@@ -137,7 +137,7 @@ def random_split(dataset: Dataset, lengths, generator=None) -> list:
     out = []
     offset = 0
     for length in lengths:
-        out.append(Subset(dataset, perm[offset:offset + length]))
+        out.append(Subset(dataset, perm[offset : offset + length]))
         offset += length
     return out
 
@@ -189,12 +189,28 @@ class DataLoader:
         [2, 2]
     """
 
-    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
-                 num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
-                 worker_init_fn=None, *, generator=None, **kwargs) -> None:
+    def __init__(
+        self,
+        dataset,
+        batch_size=1,
+        shuffle=None,
+        sampler=None,
+        batch_sampler=None,
+        num_workers=0,
+        collate_fn=None,
+        pin_memory=False,
+        drop_last=False,
+        timeout=0,
+        worker_init_fn=None,
+        *,
+        generator=None,
+        **kwargs,
+    ) -> None:
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
-        if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None or drop_last):
+        if batch_sampler is not None and (
+            batch_size != 1 or shuffle or sampler is not None or drop_last
+        ):
             raise ValueError(
                 "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
                 "and drop_last"
@@ -204,7 +220,11 @@ class DataLoader:
                 f"batch_size should be a positive integer value, but got batch_size={batch_size}"
             )
         if sampler is None:  # torch's default samplers (their draws give torch's order)
-            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+            sampler = (
+                RandomSampler(dataset, generator=generator)
+                if shuffle
+                else SequentialSampler(dataset)
+            )
         self.dataset = dataset
         self.batch_size = batch_size
         self.shuffle = bool(shuffle)
@@ -235,7 +255,7 @@ class DataLoader:
         n = len(idx)
         stop = n - n % bs if self.drop_last else n
         for s in range(0, stop, bs):
-            yield idx[s:s + bs]
+            yield idx[s : s + bs]
 
     def __iter__(self):
         # torch's iterator draws a base seed for workers from the loader's generator (or the
@@ -247,7 +267,11 @@ class DataLoader:
     def _fetch(self, b):
         """One batch (or one sample, without batching) for the indices ``b``."""
         ds = self.dataset
-        if self.collate_fn is None and isinstance(ds, TensorDataset) and self.batch_size is not None:
+        if (
+            self.collate_fn is None
+            and isinstance(ds, TensorDataset)
+            and self.batch_size is not None
+        ):
             key = Tensor._wrap(np.asarray(b, dtype=np.int64))
             return [t[key] for t in ds.tensors]
         if self.batch_size is None and self.batch_sampler is None:

@@ -1,4 +1,5 @@
 """Cell sources of the tutorial notebooks, one module per notebook."""
+
 from __future__ import annotations
 
 import importlib

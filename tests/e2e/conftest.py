@@ -98,7 +98,9 @@ def page(browser: Any, lab: LabServer, request: pytest.FixtureRequest) -> Iterat
     pg = context.new_page()
     pg.errors = []  # type: ignore[attr-defined]
     pg.on("pageerror", lambda e: pg.errors.append(f"pageerror: {e}"))
-    pg.on("console", lambda m: pg.errors.append(f"console: {m.text}") if m.type == "error" else None)
+    pg.on(
+        "console", lambda m: pg.errors.append(f"console: {m.text}") if m.type == "error" else None
+    )
     yield pg
     rep = getattr(request.node, "rep_call", None)
     if rep is not None and rep.failed:

@@ -106,7 +106,12 @@ class LabServer:
         log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
         self._log = log
         self.proc = subprocess.Popen(
-            cmd, cwd=self.root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            cmd,
+            cwd=self.root,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -178,7 +183,11 @@ def chromium() -> Iterator[Any]:
 def write_notebook(path: Path, cells: list[str | dict[str, Any]]) -> Path:
     """Write a notebook of code cells; a dict cell may carry ``source`` and stored ``outputs``."""
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+    }
     for cell in cells:
         if isinstance(cell, str):
             nb.cells.append(nbformat.v4.new_code_cell(cell))
@@ -251,8 +260,9 @@ def copy_log(server: LabServer, name: str) -> None:
         pass
 
 
-_AT_STEP = ("([el, k]) => el.querySelector('.jp-AutogradGraph-stepLabel')"
-            ".textContent.startsWith(k + '/')")
+_AT_STEP = (
+    "([el, k]) => el.querySelector('.jp-AutogradGraph-stepLabel').textContent.startsWith(k + '/')"
+)
 
 
 def replay_steps(page: Any, out: Any) -> Iterator[tuple[int, int]]:

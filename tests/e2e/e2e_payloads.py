@@ -23,7 +23,9 @@ def tutorial() -> dict[str, Any]:
     return json.loads((FIXTURES / "graph_tutorial.json").read_text(encoding="utf-8"))
 
 
-def _payload(nodes: list[dict[str, Any]], edges: list[dict[str, Any]], roots: list[str]) -> dict[str, Any]:
+def _payload(
+    nodes: list[dict[str, Any]], edges: list[dict[str, Any]], roots: list[str]
+) -> dict[str, Any]:
     return {
         "version": 1,
         "nodes": nodes,
@@ -69,10 +71,26 @@ def mlp(count: int) -> dict[str, Any]:
     layer = 0
     order: list[str] = []
     while len(nodes) + 11 <= count:
-        w = add("tensor", f"w{layer}\n(32, 32)", name=f"w{layer}", shape=[32, 32], is_leaf=True,
-                requires_grad=True, dtype="float32", value="tensor([[...]])", grad="tensor([[...]])")
+        w = add(
+            "tensor",
+            f"w{layer}\n(32, 32)",
+            name=f"w{layer}",
+            shape=[32, 32],
+            is_leaf=True,
+            requires_grad=True,
+            dtype="float32",
+            value="tensor([[...]])",
+            grad="tensor([[...]])",
+        )
         aw = add("accumulate", "AccumulateGrad", op="AccumulateGrad")
-        b = add("tensor", f"b{layer}\n(32,)", name=f"b{layer}", shape=[32], is_leaf=True, requires_grad=True)
+        b = add(
+            "tensor",
+            f"b{layer}\n(32,)",
+            name=f"b{layer}",
+            shape=[32],
+            is_leaf=True,
+            requires_grad=True,
+        )
         ab = add("accumulate", "AccumulateGrad", op="AccumulateGrad")
         mm = add("function", "MmBackward0", op="MmBackward0")
         t1 = add("tensor", "(64, 32)", shape=[64, 32])
@@ -80,8 +98,18 @@ def mlp(count: int) -> dict[str, Any]:
         t2 = add("tensor", "(64, 32)", shape=[64, 32])
         re = add("function", "ReluBackward0", op="ReluBackward0")
         t3 = add("tensor", f"h{layer}\n(64, 32)", name=f"h{layer}", shape=[64, 32])
-        for s, t in [(w, aw), (b, ab), (h, mm), (aw, mm), (mm, t1), (t1, ad), (ab, ad), (ad, t2),
-                     (t2, re), (re, t3)]:
+        for s, t in [
+            (w, aw),
+            (b, ab),
+            (h, mm),
+            (aw, mm),
+            (mm, t1),
+            (t1, ad),
+            (ab, ad),
+            (ad, t2),
+            (t2, re),
+            (re, t3),
+        ]:
             edges.append({"source": s, "target": t, "grad": "tensor([...])"})
         order = [re, ad, ab, mm, aw] + order
         h = t3

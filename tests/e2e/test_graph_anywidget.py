@@ -24,19 +24,37 @@ def test_widget_is_interactive_with_the_lab_extension_disabled(browser: Any, tmp
     pytest.importorskip("anywidget")
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "config"))
     done = subprocess.run(
-        [sys.executable, "-m", "jupyter", "labextension", "disable", "--level=user", "jupyter-autograd"],
-        env=env, capture_output=True, text=True, timeout=120, check=False,
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "labextension",
+            "disable",
+            "--level=user",
+            "jupyter-autograd",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
-    widget_cell = TUTORIAL.replace("%%autograd --backward loss", "%%autograd --backward loss --widget")
-    api_cell = "from jupyter_autograd.viz import graph\ngraph(loss, names={'loss': loss, 'w': w}).widget()"
+    widget_cell = TUTORIAL.replace(
+        "%%autograd --backward loss", "%%autograd --backward loss --widget"
+    )
+    api_cell = (
+        "from jupyter_autograd.viz import graph\ngraph(loss, names={'loss': loss, 'w': w}).widget()"
+    )
     with lab_server(tmp_path) as server:
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         try:
-            write_notebook(server.root / "aw.ipynb", [SETUP, TUTORIAL_INPUTS, TUTORIAL, widget_cell, api_cell])
+            write_notebook(
+                server.root / "aw.ipynb", [SETUP, TUTORIAL_INPUTS, TUTORIAL, widget_cell, api_cell]
+            )
             page.goto(server.url("lab/workspaces/aw/tree/aw.ipynb?reset"))
             page.get_by_text("Python 3 (ipykernel) | Idle").first.wait_for(timeout=90_000)
             page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
@@ -46,7 +64,10 @@ def test_widget_is_interactive_with_the_lab_extension_disabled(browser: Any, tmp
                 timeout=120_000,
             )
             # the MIME renderer is gone: the plain %%autograd cell falls back to its SVG
-            assert page.locator(".jp-AutogradGraph-output:not(.jp-AutogradGraph-anywidget)").count() == 0
+            assert (
+                page.locator(".jp-AutogradGraph-output:not(.jp-AutogradGraph-anywidget)").count()
+                == 0
+            )
             assert page.locator(".jp-RenderedSVG").count() >= 1
             out = page.locator(".jp-AutogradGraph-anywidget").first
             texts = drawn_texts(out)

@@ -39,7 +39,9 @@ BOXES = """([root, sel]) => [...root.querySelectorAll(sel)]
 
 
 def overlaps(a: list[float], b: list[float], slack: float = 1.0) -> bool:
-    return a[0] < b[2] - slack and b[0] < a[2] - slack and a[1] < b[3] - slack and b[1] < a[3] - slack
+    return (
+        a[0] < b[2] - slack and b[0] < a[2] - slack and a[1] < b[3] - slack and b[1] < a[3] - slack
+    )
 
 
 def boxes(out: Any, sel: str) -> list[tuple[list[float], str]]:
@@ -52,10 +54,18 @@ def collisions(out: Any) -> tuple[int, list[str]]:
     dropped = out.locator(".jp-AutogradGraph-edgeLabels").get_attribute("data-dropped")
     labels = boxes(out, EDGE_LABELS)
     names = boxes(out, NODE_LABELS)
-    bad = [f"edge labels {a!r} and {b!r}" for i, (ra, a) in enumerate(labels)
-           for rb, b in labels[i + 1:] if overlaps(ra, rb)]
-    bad += [f"edge label {a!r} over node label {b!r}" for ra, a in labels
-            for rb, b in names if overlaps(ra, rb)]
+    bad = [
+        f"edge labels {a!r} and {b!r}"
+        for i, (ra, a) in enumerate(labels)
+        for rb, b in labels[i + 1 :]
+        if overlaps(ra, rb)
+    ]
+    bad += [
+        f"edge label {a!r} over node label {b!r}"
+        for ra, a in labels
+        for rb, b in names
+        if overlaps(ra, rb)
+    ]
     if dropped not in (None, "0"):  # None: a build that never leaves a label out
         bad.append(f"{dropped} gradient labels left out")
     return len(labels), bad
@@ -79,8 +89,17 @@ def check_replay(page: Any, out: Any, name: str) -> None:
 
 
 def test_edge_labels_never_cover_labels(page: Any, lab: LabServer) -> None:
-    cells = [SETUP, TUTORIAL_INPUTS, TUTORIAL, SIBLINGS, FOUR, MLP, MLP_BACKWARD,
-             "v = torch.randn(3, requires_grad=True)\nx0 = torch.randn(3)", LOOP]
+    cells = [
+        SETUP,
+        TUTORIAL_INPUTS,
+        TUTORIAL,
+        SIBLINGS,
+        FOUR,
+        MLP,
+        MLP_BACKWARD,
+        "v = torch.randn(3, requires_grad=True)\nx0 = torch.randn(3)",
+        LOOP,
+    ]
     outs = run(page, lab, "edge-labels.ipynb", cells, 4)
     tut, four, mlp, loop = outs.nth(0), outs.nth(1), outs.nth(2), outs.nth(3)
 
@@ -98,7 +117,10 @@ def test_edge_labels_never_cover_labels(page: Any, lab: LabServer) -> None:
 
     # Mirrored (backward direction): placed again, still clear.
     tut.locator("button[data-action=direction]").click()
-    page.wait_for_function("el => el.querySelector('button[data-action=direction]')"
-                           ".getAttribute('aria-pressed') === 'true'", arg=tut.element_handle())
+    page.wait_for_function(
+        "el => el.querySelector('button[data-action=direction]')"
+        ".getAttribute('aria-pressed') === 'true'",
+        arg=tut.element_handle(),
+    )
     check_replay(page, tut, "tutorial-mirrored")
     assert page.errors == []

@@ -16,7 +16,9 @@ pytestmark = pytest.mark.e2e
 
 OUTPUT = ".jp-AutogradGraph-output"
 NODE = "g.jp-AutogradGraph-node[data-key]"
-SETUP = "%load_ext jupyter_autograd\nimport jupyter_autograd as torch\nimport jupyter_autograd.nn as nn"
+SETUP = (
+    "%load_ext jupyter_autograd\nimport jupyter_autograd as torch\nimport jupyter_autograd.nn as nn"
+)
 TUTORIAL_INPUTS = (
     "x = torch.ones(5)  # input tensor\ny = torch.zeros(3)  # expected output\n"
     "w = torch.randn(5, 3, requires_grad=True)\nb = torch.randn(3, requires_grad=True)"
@@ -79,8 +81,15 @@ def smallest_label_px(out: Any) -> float:
 
 
 def test_names_modules_loops_and_backward(page: Any, lab: LabServer) -> None:
-    cells = [SETUP, TUTORIAL_INPUTS, TUTORIAL, MLP, "%%autograd --backward loss\nloss = model(xb).sum()",
-             "v = torch.randn(3, requires_grad=True)\nx0 = torch.randn(3)", LOOP]
+    cells = [
+        SETUP,
+        TUTORIAL_INPUTS,
+        TUTORIAL,
+        MLP,
+        "%%autograd --backward loss\nloss = model(xb).sum()",
+        "v = torch.randn(3, requires_grad=True)\nx0 = torch.randn(3)",
+        LOOP,
+    ]
     outs = run(page, lab, "models.ipynb", cells, 3)
     tut, mlp, loop = outs.nth(0), outs.nth(1), outs.nth(2)
 
@@ -101,14 +110,17 @@ def test_names_modules_loops_and_backward(page: Any, lab: LabServer) -> None:
     texts = drawn_texts(mlp)
     for name in ("model.fc1.weight (256, 784)", "model.fc2.bias (10,)", "xb (8, 784)"):
         assert name in texts, texts
-    titles = mlp.locator(".jp-AutogradGraph-moduleTitle").evaluate_all("els => els.map(e => e.textContent)")
+    titles = mlp.locator(".jp-AutogradGraph-moduleTitle").evaluate_all(
+        "els => els.map(e => e.textContent)"
+    )
     assert any("Linear fc1 (784 → 256)" in t for t in titles), titles
     assert any("MLP model" in t for t in titles), titles
     assert smallest_label_px(mlp) >= 11
     shot(mlp, "mlp-modules")
     before = mlp.locator(NODE).count()
     title = mlp.locator(".jp-AutogradGraph-module", has_text="Linear fc1").locator(
-        ".jp-AutogradGraph-moduleTitle")
+        ".jp-AutogradGraph-moduleTitle"
+    )
     assert title.is_visible()
     title.dispatch_event("click")
     collapsed = mlp.locator("g.jp-AutogradGraph-collapsed[data-key]", has_text="Linear fc1")
@@ -116,8 +128,10 @@ def test_names_modules_loops_and_backward(page: Any, lab: LabServer) -> None:
     assert mlp.locator(NODE).count() == before - 5  # 6 nodes of fc1 became one
     shot(mlp, "mlp-fc1-collapsed")
     collapsed.dblclick()
-    page.wait_for_function("([el, n]) => el.querySelectorAll('g.jp-AutogradGraph-node[data-key]').length === n",
-                           arg=[mlp.element_handle(), before])
+    page.wait_for_function(
+        "([el, n]) => el.querySelectorAll('g.jp-AutogradGraph-node[data-key]').length === n",
+        arg=[mlp.element_handle(), before],
+    )
 
     # The 100-step loop: one folded ×100 block on first paint, the shared weight's edge bundled.
     block = loop.locator("g.jp-AutogradGraph-collapsed[data-key]")
@@ -128,8 +142,10 @@ def test_names_modules_loops_and_backward(page: Any, lab: LabServer) -> None:
     assert smallest_label_px(loop) >= 11
     shot(loop, "loop-folded")
     block.dblclick()
-    page.wait_for_function("el => el.querySelectorAll('g.jp-AutogradGraph-node[data-key]').length > 150",
-                           arg=loop.element_handle())
+    page.wait_for_function(
+        "el => el.querySelectorAll('g.jp-AutogradGraph-node[data-key]').length > 150",
+        arg=loop.element_handle(),
+    )
     shot(loop, "loop-opened")
     assert page.errors == []
 
@@ -141,7 +157,8 @@ def test_one_row_toolbar_at_1000px(browser: Any, lab: LabServer) -> None:
         outs = run(page, lab, "toolbar.ipynb", [SETUP, TUTORIAL_INPUTS, TUTORIAL], 1)
         bar = outs.first.locator(".jp-AutogradGraph-toolbar")
         tops = bar.locator("button, select").evaluate_all(
-            "els => els.map(e => Math.round(e.getBoundingClientRect().top))")
+            "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
+        )
         assert max(tops) - min(tops) <= 2, tops
         shot(outs.first, "toolbar-1000px")
     finally:
@@ -176,7 +193,8 @@ def test_stepper_and_its_view_agree_at_every_step(page: Any, lab: LabServer) -> 
         )
         assert text.inner_text().startswith(f"{k}/{total}  step {k}:")
         visible = box.locator(".jp-AutogradGraph-badge").evaluate_all(
-            "els => els.filter(e => getComputedStyle(e).display !== 'none').length")
+            "els => els.filter(e => getComputedStyle(e).display !== 'none').length"
+        )
         assert visible == k
         if k in (1, total):
             shot(box, f"stepper-{k}")
@@ -213,7 +231,10 @@ def test_chinese_ui(browser: Any, tmp_path: Any) -> None:
 
     from e2e_lab import lab_server
 
-    settings = tmp_path / "config/lab/user-settings/@jupyterlab/translation-extension/plugin.jupyterlab-settings"
+    settings = (
+        tmp_path
+        / "config/lab/user-settings/@jupyterlab/translation-extension/plugin.jupyterlab-settings"
+    )
     settings.parent.mkdir(parents=True)
     settings.write_text(json.dumps({"locale": "zh_CN"}), encoding="utf-8")
     with lab_server(tmp_path) as server:
@@ -232,7 +253,8 @@ def test_chinese_ui(browser: Any, tmp_path: Any) -> None:
             fit = out.locator(".jp-AutogradGraph-toolbar button[data-action=fit]")
             assert fit.inner_text() == "适配"
             titles = out.locator(".jp-AutogradGraph-toolbar button").evaluate_all(
-                "els => els.map(e => e.title)")
+                "els => els.map(e => e.title)"
+            )
             assert all(any("\u4e00" <= ch <= "\u9fff" for ch in t) for t in titles), titles
             assert "点击节点查看详情" in out.inner_text()
             # node labels are payload text and stay as Python wrote them

@@ -50,10 +50,13 @@ OBSTACLES = """el => {
 def covered(out: Any, where: str) -> tuple[int, list[str]]:
     """How many module titles are drawn, and each (title, thing it intersects) pair."""
     found = out.evaluate(OBSTACLES)
-    bad = [f"{where}: title {t!r} over {kind[:-1]} {name!r}"
-           for rt, t in found["titles"]
-           for kind in ("nodes", "badges", "labels")
-           for r, name in found[kind] if overlaps(rt, r)]
+    bad = [
+        f"{where}: title {t!r} over {kind[:-1]} {name!r}"
+        for rt, t in found["titles"]
+        for kind in ("nodes", "badges", "labels")
+        for r, name in found[kind]
+        if overlaps(rt, r)
+    ]
     return len(found["titles"]), bad
 
 
@@ -80,8 +83,11 @@ def test_module_titles_stay_clear(page: Any, lab: LabServer) -> None:
     cells = [SETUP, TUTORIAL_INPUTS, TUTORIAL, SIBLINGS, FOUR, MLP, MLP_BACKWARD]
     outs = run(page, lab, "module-titles.ipynb", cells, 3)
     # the MLP draws four boxes: MLP model around Linear fc1, ReLU act and Linear fc2
-    graphs = {"mlp": (outs.nth(2), 4), "tutorial": (outs.nth(0), 0),
-              "four-inputs": (outs.nth(1), 0)}
+    graphs = {
+        "mlp": (outs.nth(2), 4),
+        "tutorial": (outs.nth(0), 0),
+        "four-inputs": (outs.nth(1), 0),
+    }
     bad: list[str] = []
     for name, (out, titles) in graphs.items():
         bad += check(page, out, name, titles)

@@ -39,7 +39,9 @@ RECTS = """([root, sel]) => [...root.querySelectorAll(sel)]
 
 
 def overlaps(a: list[float], b: list[float], slack: float = 1.0) -> bool:
-    return a[0] < b[2] - slack and b[0] < a[2] - slack and a[1] < b[3] - slack and b[1] < a[3] - slack
+    return (
+        a[0] < b[2] - slack and b[0] < a[2] - slack and a[1] < b[3] - slack and b[1] < a[3] - slack
+    )
 
 
 def rects(out: Any, sel: str) -> list[list[float]]:
@@ -71,8 +73,15 @@ def shot(target: Any, name: str) -> None:
 
 
 def test_readability_defects_stay_fixed(page: Any, lab: LabServer) -> None:
-    cells = [SETUP, TUTORIAL_INPUTS, TUTORIAL, WIDE,
-             "v = torch.randn(3, requires_grad=True)\nx0 = torch.randn(3)", LOOP, TOGGLE]
+    cells = [
+        SETUP,
+        TUTORIAL_INPUTS,
+        TUTORIAL,
+        WIDE,
+        "v = torch.randn(3, requires_grad=True)\nx0 = torch.randn(3)",
+        LOOP,
+        TOGGLE,
+    ]
     outs = run(page, lab, "why.ipynb", cells, 3)
     tut, wide, loop = outs.nth(0), outs.nth(1), outs.nth(2)
 
@@ -107,8 +116,10 @@ def test_readability_defects_stay_fixed(page: Any, lab: LabServer) -> None:
         node.dispatch_event("pointerover")
         tip.wait_for(state="visible")
         tip_rect = rects(tut, ".jp-AutogradGraph-tooltip")[0]
-        hovered = node.evaluate("e => { const r = e.getBoundingClientRect(); "
-                                "return [r.left, r.top, r.right, r.bottom]; }")
+        hovered = node.evaluate(
+            "e => { const r = e.getBoundingClientRect(); "
+            "return [r.left, r.top, r.right, r.bottom]; }"
+        )
         label = node.get_attribute("aria-label")
         assert not overlaps(tip_rect, hovered), (label, tip_rect, hovered)
         if hovered != selected:
@@ -119,8 +130,9 @@ def test_readability_defects_stay_fixed(page: Any, lab: LabServer) -> None:
         assert not covered, (label, tip_rect, covered)
         # nor any node's label at all (on the path or not: it hid the tutorial's `y`) while a
         # place covering no node fits it
-        free = tut.page.evaluate(FREE_PLACE, [tut.element_handle(), tip_rect[2] - tip_rect[0],
-                                              tip_rect[3] - tip_rect[1]])
+        free = tut.page.evaluate(
+            FREE_PLACE, [tut.element_handle(), tip_rect[2] - tip_rect[0], tip_rect[3] - tip_rect[1]]
+        )
         if free is not None:
             names = rects(tut, f"{NODE} .jp-AutogradGraph-label")
             hidden = [r for r in names if overlaps(tip_rect, r)]

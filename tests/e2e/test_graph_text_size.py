@@ -62,8 +62,11 @@ def too_small(out: Any, where: str, minimum: int = 1) -> list[str]:
     """Every visible text under 11 px on screen; at least `minimum` texts must be visible."""
     sizes = out.evaluate(SIZES)
     assert len(sizes) >= minimum, (where, sizes)
-    return [f"{where}: {text!r} ({cls}) {px:.2f} px" for text, px, cls in sizes
-            if px < SMALLEST_PX - 0.01]
+    return [
+        f"{where}: {text!r} ({cls}) {px:.2f} px"
+        for text, px, cls in sizes
+        if px < SMALLEST_PX - 0.01
+    ]
 
 
 def check_zooms(page: Any, out: Any, name: str) -> list[str]:
@@ -104,15 +107,30 @@ def flip(page: Any, out: Any, pressed: str) -> None:
     out.locator("button[data-action=direction]").click()
     page.wait_for_function(
         "([el, p]) => el.querySelector('button[data-action=direction]')"
-        ".getAttribute('aria-pressed') === p", arg=[out.element_handle(), pressed])
+        ".getAttribute('aria-pressed') === p",
+        arg=[out.element_handle(), pressed],
+    )
 
 
 def test_no_text_below_11px(page: Any, lab: LabServer) -> None:
-    cells = [SETUP, TUTORIAL_INPUTS, TUTORIAL, SIBLINGS, FOUR, MLP, MLP_BACKWARD,
-             "v = torch.randn(3, requires_grad=True)\nx0 = torch.randn(3)", LOOP]
+    cells = [
+        SETUP,
+        TUTORIAL_INPUTS,
+        TUTORIAL,
+        SIBLINGS,
+        FOUR,
+        MLP,
+        MLP_BACKWARD,
+        "v = torch.randn(3, requires_grad=True)\nx0 = torch.randn(3)",
+        LOOP,
+    ]
     outs = run(page, lab, "text-size.ipynb", cells, 4)
-    graphs = {"tutorial": outs.nth(0), "four-inputs": outs.nth(1), "mlp": outs.nth(2),
-              "loop": outs.nth(3)}
+    graphs = {
+        "tutorial": outs.nth(0),
+        "four-inputs": outs.nth(1),
+        "mlp": outs.nth(2),
+        "loop": outs.nth(3),
+    }
     # the kinds of text this is about are all on screen somewhere
     assert graphs["loop"].locator(".jp-AutogradGraph-countLabel").count() >= 1
     assert graphs["mlp"].locator(".jp-AutogradGraph-moduleTitle").count() >= 1

@@ -262,7 +262,9 @@ def test_malformed_payloads_show_a_message(page: Any, lab: LabServer) -> None:
     assert any("more than the 20000 allowed" in t for t in texts)
     assert all(len(t) < 500 for t in texts)
     assert page.get_by_text("Javascript Error").count() == 0
-    assert page.evaluate("Object.getOwnPropertyNames(Object.prototype).sort().join()") == proto_before
+    assert (
+        page.evaluate("Object.getOwnPropertyNames(Object.prototype).sort().join()") == proto_before
+    )
     assert page.evaluate("({}).polluted === undefined")
     assert not any("Maximum call stack" in e for e in page.errors)
     assert page.errors == []

@@ -53,7 +53,8 @@ def test_tutorial_graph_and_widget_in_notebook7(browser: Any, tmp_path: Any) -> 
             toggle.locator(".jp-AutogradWidget-mode button", has_text="torch.no_grad()").click()
             page.wait_for_function(
                 "el => el.textContent.includes('with torch.no_grad():')",
-                arg=toggle.element_handle(), timeout=30_000,
+                arg=toggle.element_handle(),
+                timeout=30_000,
             )
             toggle.screenshot(path=str(artifacts_dir() / "nb7-gradmode.png"))
             # Notebook 7.6 itself throws once while loading a plugin's settings ("reading

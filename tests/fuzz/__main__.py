@@ -19,8 +19,12 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="first seed; programs use seed, seed+1...")
     ap.add_argument("--shrink", type=int, default=3, help="reproducers shrunk per new signature")
     ap.add_argument("--quiet", action="store_true")
-    ap.add_argument("--cpu-seconds", type=float, default=None,
-                    help="stop once the process has used this much CPU time")
+    ap.add_argument(
+        "--cpu-seconds",
+        type=float,
+        default=None,
+        help="stop once the process has used this much CPU time",
+    )
     ap.add_argument("--until", default=None, help="stop at this UTC wall-clock time (HH:MM)")
     args = ap.parse_args(argv)
 
@@ -45,7 +49,8 @@ def main(argv=None) -> int:
     ran = 0
     for seed in range(args.seed, args.seed + args.programs):
         if (args.cpu_seconds is not None and time.process_time() - c0 >= args.cpu_seconds) or (
-                stop is not None and time.time() >= stop):
+            stop is not None and time.time() >= stop
+        ):
             break
         ran += 1
         r = check(seed, torch, ours)
@@ -55,13 +60,17 @@ def main(argv=None) -> int:
         if r.new:
             new[r.signature].append(r)
         if not args.quiet and (seed - args.seed + 1) % 1000 == 0:
-            print(f"... {seed - args.seed + 1} programs, {sum(map(len, new.values()))} new "
-                  f"mismatches, {sum(known.values())} known, {time.perf_counter() - t0:.0f}s",
-                  file=sys.stderr)
+            print(
+                f"... {seed - args.seed + 1} programs, {sum(map(len, new.values()))} new "
+                f"mismatches, {sum(known.values())} known, {time.perf_counter() - t0:.0f}s",
+                file=sys.stderr,
+            )
     dt = time.perf_counter() - t0
     n_new = sum(map(len, new.values()))
-    print(f"programs run: {ran} (seeds {args.seed}..{args.seed + ran - 1}), "
-          f"{steps} steps, {dt:.1f}s wall, {time.process_time() - c0:.1f}s CPU")
+    print(
+        f"programs run: {ran} (seeds {args.seed}..{args.seed + ran - 1}), "
+        f"{steps} steps, {dt:.1f}s wall, {time.process_time() - c0:.1f}s CPU"
+    )
     print(f"new mismatches: {n_new} in {len(new)} signatures; programs meeting open classes:")
     for key, n in known.most_common():
         print(f"  open class {key}: {n}")

@@ -42,6 +42,7 @@ def _broadcast(a: tuple, b: tuple) -> bool:
     except ValueError:
         return False
 
+
 class ProgramBuilder:
     """A program's state and its steps: each step is run under ``torch`` as it is drawn (and
     under ``ours`` in lockstep), from values drawn by ``self.rng``; :class:`.generate.Generator`
@@ -66,8 +67,15 @@ class ProgramBuilder:
         # the program's main dtype: complex is as likely as real, once its class is fixed
         if is_open("complex-autograd") and r < 0.5:
             r = 0.5 + r
-        self.main = ("complex64" if r < 0.2 else "complex128" if r < 0.4 else
-                     "float32" if r < 0.7 else "float64")
+        self.main = (
+            "complex64"
+            if r < 0.2
+            else "complex128"
+            if r < 0.4
+            else "float32"
+            if r < 0.7
+            else "float64"
+        )
         self.max_steps = max_steps or self.rng.randint(4, 18)
 
     # ------------------------------------------------------------------ plumbing
@@ -76,8 +84,16 @@ class ProgramBuilder:
         self.count += 1
         return f"{prefix}{self.count}"
 
-    def emit(self, src: str, kind: str, defines=(), mutates=False, needs=(), dtype="",
-             no_grad: bool = False) -> bool:
+    def emit(
+        self,
+        src: str,
+        kind: str,
+        defines=(),
+        mutates=False,
+        needs=(),
+        dtype="",
+        no_grad: bool = False,
+    ) -> bool:
         """Run one step under torch and record it; True when torch did not raise."""
         if is_open("complex-autograd") and _COMPLEX_SRC.search(src):
             return False  # steered around: see open_classes
@@ -86,8 +102,10 @@ class ProgramBuilder:
                 exec(SNIPPETS[n], self.ns)  # noqa: S102
                 self.loaded.add(n)
         if no_grad:
-            src, kind = "with torch.no_grad():\n" + "\n".join(
-                "    " + line for line in src.splitlines()), kind + "@no_grad"
+            src, kind = (
+                "with torch.no_grad():\n" + "\n".join("    " + line for line in src.splitlines()),
+                kind + "@no_grad",
+            )
         elif self.rng.random() < 0.1 and kind not in ("input", "hook", "backward", "grad"):
             src, kind = self._grad_mode(src), kind + "@no_grad"
         step = Step(src, kind, tuple(defines), mutates, tuple(needs), dtype)
@@ -127,13 +145,17 @@ class ProgramBuilder:
             return "with torch.set_grad_enabled(False):\n" + body
         if r < 0.93:
             return "with torch.no_grad():\n    with torch.enable_grad():\n" + "\n".join(
-                "    " + line for line in body.splitlines())
+                "    " + line for line in body.splitlines()
+            )
         return "with torch.inference_mode():\n" + body
 
     def tensors(self, pred=None) -> list:
         T = self.torch.Tensor
-        return [(n, v) for n, v in self.ns.items()
-                if _is_var(n) and isinstance(v, T) and (pred is None or pred(v))]
+        return [
+            (n, v)
+            for n, v in self.ns.items()
+            if _is_var(n) and isinstance(v, T) and (pred is None or pred(v))
+        ]
 
     def pick(self, pred=None):
         ts = self.tensors(pred)
@@ -156,8 +178,11 @@ class ProgramBuilder:
             # two decimals (short reproducers); sixteenths while torch.tensor() rounds float64
             # literals through float32 (open class tensor-float-literals)
             exact = dtype in ("float64", "complex128") and is_open("tensor-float-literals")
-            draw = (lambda: round(rng.uniform(lo, hi) * 16) / 16) if exact else (
-                lambda: round(rng.uniform(lo, hi), 2))
+            draw = (
+                (lambda: round(rng.uniform(lo, hi) * 16) / 16)
+                if exact
+                else (lambda: round(rng.uniform(lo, hi), 2))
+            )
             vals = [draw() for _ in range(n)]
             if rng.random() < 0.1:  # exact ties and zeros: max/abs/relu/sign at their kinks
                 vals = [rng.choice([0.0, 1.0, -1.0, vals[0]]) for _ in vals]
@@ -188,8 +213,12 @@ class ProgramBuilder:
         if domain is None:
             domain = (-3.0, 3.0) if rng.random() < 0.7 else (0.1, 3.0)
         name = self.name("x")
-        self.emit(f"{name} = {self.tensor_src(shape, dtype, requires_grad, domain)}", "input",
-                  (name,), dtype=dtype)
+        self.emit(
+            f"{name} = {self.tensor_src(shape, dtype, requires_grad, domain)}",
+            "input",
+            (name,),
+            dtype=dtype,
+        )
         return name
 
     def operand_like(self, t, name_a: str) -> str:
@@ -200,12 +229,14 @@ class ProgramBuilder:
         if r < 0.2:
             return catalog.scalar_literal(rng, self.dtype_of(t))
         if r < 0.8:
-            cands = [n for n, v in self.tensors() if n != name_a and _broadcast(tuple(v.shape), shape)]
+            cands = [
+                n for n, v in self.tensors() if n != name_a and _broadcast(tuple(v.shape), shape)
+            ]
             if cands:
                 return rng.choice(cands)
         if r < 0.83:
             return rng.choice([n for n, _ in self.tensors()])
-        bshape = list(shape[rng.randrange(0, len(shape) + 1):]) if shape else []
+        bshape = list(shape[rng.randrange(0, len(shape) + 1) :]) if shape else []
         bshape = [1 if rng.random() < 0.3 else s for s in bshape]
         return self.new_input(tuple(bshape), dtype=self.dtype_of(t) if rng.random() < 0.8 else None)
 

@@ -10,18 +10,115 @@ when the entry does not apply. Names torch has and we lack are drawn too unless 
 from __future__ import annotations
 
 # unary: method and (where torch has one) module function of the same name
-UNARY = ["exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "relu", "abs", "neg", "sqrt", "rsqrt", "reciprocal", "square", "sign", "floor", "ceil", "round", "trunc", "erf", "expm1", "log1p", "clone", "contiguous", "float", "double", "conj", "sinh", "cosh", "asin", "acos", "atan", "log2", "log10", "frac", "sgn", "angle", "logical_not", "isnan", "isfinite"]
+UNARY = [
+    "exp",
+    "log",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "abs",
+    "neg",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+    "square",
+    "sign",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "erf",
+    "expm1",
+    "log1p",
+    "clone",
+    "contiguous",
+    "float",
+    "double",
+    "conj",
+    "sinh",
+    "cosh",
+    "asin",
+    "acos",
+    "atan",
+    "log2",
+    "log10",
+    "frac",
+    "sgn",
+    "angle",
+    "logical_not",
+    "isnan",
+    "isfinite",
+]
 # torch has no module function for these (only the method)
 METHOD_ONLY = {"float", "double", "contiguous"}
 
 # Python binary operators and module functions of two tensors
-OPERATORS = ("+", "-", "*", "/", "//", "%", "**", "@", "<", "<=", ">", ">=", "==", "!=",
-             "&", "|", "^")
-BINARY_FUNCS = ["add", "sub", "mul", "div", "true_divide", "maximum", "minimum", "pow", "atan2", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "matmul", "outer", "dot", "fmod", "remainder", "floor_divide", "lerp"]
+OPERATORS = (
+    "+",
+    "-",
+    "*",
+    "/",
+    "//",
+    "%",
+    "**",
+    "@",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "==",
+    "!=",
+    "&",
+    "|",
+    "^",
+)
+BINARY_FUNCS = [
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "true_divide",
+    "maximum",
+    "minimum",
+    "pow",
+    "atan2",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "matmul",
+    "outer",
+    "dot",
+    "fmod",
+    "remainder",
+    "floor_divide",
+    "lerp",
+]
 
 # in-place methods taking (other), () or a scalar
 INPLACE_BINARY = ["add_", "sub_", "mul_", "div_", "copy_"]
-INPLACE_UNARY = ["exp_", "sin_", "tanh_", "sigmoid_", "relu_", "neg_", "abs_", "sqrt_", "zero_", "square_", "floor_", "reciprocal_"]
+INPLACE_UNARY = [
+    "exp_",
+    "sin_",
+    "tanh_",
+    "sigmoid_",
+    "relu_",
+    "neg_",
+    "abs_",
+    "sqrt_",
+    "zero_",
+    "square_",
+    "floor_",
+    "reciprocal_",
+]
 AUGMENTED = ("+=", "-=", "*=", "/=")
 
 
@@ -48,11 +145,33 @@ def reduction(rng, name: str, t) -> str | None:
     d = _dims(rng, nd)
     keep = rng.random() < 0.3
     kd = ", keepdim=True" if keep else ""
-    choice = rng.choice([
-        "sum", "sum", "mean", "prod", "max", "min", "amax", "amin", "std", "var", "norm",
-        "logsumexp", "argmax", "argmin", "all", "any", "softmax", "log_softmax", "cumsum",
-        "cumprod", "max_dim", "min_dim", "sum_dims",
-    ])
+    choice = rng.choice(
+        [
+            "sum",
+            "sum",
+            "mean",
+            "prod",
+            "max",
+            "min",
+            "amax",
+            "amin",
+            "std",
+            "var",
+            "norm",
+            "logsumexp",
+            "argmax",
+            "argmin",
+            "all",
+            "any",
+            "softmax",
+            "log_softmax",
+            "cumsum",
+            "cumprod",
+            "max_dim",
+            "min_dim",
+            "sum_dims",
+        ]
+    )
     if choice in ("sum", "mean", "prod", "max", "min", "all", "any", "argmax", "argmin", "norm"):
         if r < 0.5 or choice in ("max", "min") or nd == 0:
             return f"{name}.{choice}()"
@@ -115,15 +234,44 @@ def view_expr(rng, name: str, t, others) -> tuple[str, str] | None:
     shape = tuple(t.shape)
     nd = len(shape)
     n = t.numel()
-    c = rng.choice([
-        "getitem", "getitem", "getitem", "view", "reshape", "transpose", "t", "permute",
-        "expand", "narrow", "unbind", "squeeze", "unsqueeze", "select", "split", "chunk",
-        "flatten", "T", "mT", "real", "imag", "view_as", "expand_as", "diagonal", "movedim",
-        "unflatten", "swapaxes", "detach",
-    ])
+    c = rng.choice(
+        [
+            "getitem",
+            "getitem",
+            "getitem",
+            "view",
+            "reshape",
+            "transpose",
+            "t",
+            "permute",
+            "expand",
+            "narrow",
+            "unbind",
+            "squeeze",
+            "unsqueeze",
+            "select",
+            "split",
+            "chunk",
+            "flatten",
+            "T",
+            "mT",
+            "real",
+            "imag",
+            "view_as",
+            "expand_as",
+            "diagonal",
+            "movedim",
+            "unflatten",
+            "swapaxes",
+            "detach",
+        ]
+    )
     d = _dims(rng, nd)
     if c == "getitem":
-        return c, f"{name}[{index_expr(rng, shape, [o for o, ot in others if tuple(ot.shape) == shape])}]"
+        return (
+            c,
+            f"{name}[{index_expr(rng, shape, [o for o, ot in others if tuple(ot.shape) == shape])}]",
+        )
     if c in ("view", "reshape"):
         opts = [(-1,), (n,)] + [(a, -1) for a in (1, 2, 3) if n and n % a == 0]
         if n == 1:
@@ -210,5 +358,9 @@ def inplace_stmt(rng, name: str, t, operand: str | None) -> tuple[str, str]:
         return "via_" + via.rstrip("()"), f"{name}.{via}.mul_(2)"
     # setitem: a scalar or a tensor into an indexed region
     idx = index_expr(rng, shape, [])
-    val = operand if (operand is not None and rng.random() < 0.5) else repr(rng.choice([5.0, 0, -1.5]))
+    val = (
+        operand
+        if (operand is not None and rng.random() < 0.5)
+        else repr(rng.choice([5.0, 0, -1.5]))
+    )
     return "setitem", f"{name}[{idx}] = {val}"

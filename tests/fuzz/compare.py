@@ -117,7 +117,7 @@ def _blown(rtol: float) -> float:
     """Half of 1/sqrt(eps) of the dtype the tolerance belongs to: 1 / (x - x_rounded) where a
     cancellation leaves one rounding error (3e7 in float64, 1.4e3 in float32)."""
     eps = 2.2e-16 if rtol < 1e-5 else 1.2e-7 if rtol < 1e-3 else 9.8e-4
-    return 0.5 / eps ** 0.5
+    return 0.5 / eps**0.5
 
 
 def _scale(b: np.ndarray) -> float:

@@ -29,8 +29,20 @@ RANDOM_ROWS = {"native_dropout"}
 
 # how often each rule is drawn
 RULES = {
-    "input": 4, "unary": 14, "binary": 14, "reduce": 7, "view": 12, "inplace": 9, "row": 12,
-    "custom": 4, "hook": 4, "backward": 10, "grad": 4, "misc": 5, "detach": 2, "random": 3,
+    "input": 4,
+    "unary": 14,
+    "binary": 14,
+    "reduce": 7,
+    "view": 12,
+    "inplace": 9,
+    "row": 12,
+    "custom": 4,
+    "hook": 4,
+    "backward": 10,
+    "grad": 4,
+    "misc": 5,
+    "detach": 2,
+    "random": 3,
 }
 
 
@@ -60,8 +72,9 @@ class Generator(ProgramBuilder):
         theirs_end = finish(self.ns, program, self.torch)
         self.obs.extend(theirs_end)
         if self.ours_ns is not None and self.ours_ns is not _STOPPED:
-            m, hits = compare(theirs_end, finish(self.ours_ns, program, self.ours),
-                              classifier(program))
+            m, hits = compare(
+                theirs_end, finish(self.ours_ns, program, self.ours), classifier(program)
+            )
             self.hits.extend(hits)
             self.mismatch = m
         return program
@@ -148,7 +161,7 @@ class Generator(ProgramBuilder):
         for n, v in self.ns.items():
             if not _is_var(n):
                 continue
-            for x in (v if isinstance(v, (tuple, list)) else (v,)):
+            for x in v if isinstance(v, (tuple, list)) else (v,):
                 if isinstance(x, T) and q(x, "_base") is t:
                     return True
         return False
@@ -200,8 +213,11 @@ class Generator(ProgramBuilder):
             if k == 0 and not fresh and tuple(shape) == base:
                 args.append(a)
                 continue
-            same = [n for n, v in self.tensors() if tuple(v.shape) == tuple(shape)
-                    and self.dtype_of(v) == dtype and n not in args]
+            same = [
+                n
+                for n, v in self.tensors()
+                if tuple(v.shape) == tuple(shape) and self.dtype_of(v) == dtype and n not in args
+            ]
             if same and not fresh and rng.random() < 0.5:
                 args.append(rng.choice(same))
             else:
@@ -229,8 +245,9 @@ class Generator(ProgramBuilder):
         shape = rng.choice(SHAPES)
         dt = rng.choice(FLOATS + COMPLEX) if rng.random() < 0.5 else None
         dts = f", dtype=torch.{dt}" if dt else ""
-        c = rng.choice(["rand", "randn", "randint", "randperm", "like", "dropout", "sample_",
-                        "bernoulli"])
+        c = rng.choice(
+            ["rand", "randn", "randint", "randperm", "like", "dropout", "sample_", "bernoulli"]
+        )
         out = self.name()
         if c in ("rand", "randn"):
             src, defines = f"{out} = torch.{c}({shape!r}{dts})", (out,)
@@ -252,8 +269,13 @@ class Generator(ProgramBuilder):
                 return
             fn = rng.choice(["uniform_()", "normal_()", "uniform_(-1, 2)", "normal_(1.0, 0.5)"])
             self.seed_rng()
-            self.emit(f"{a}.{fn}", "random:" + fn.split("(")[0], (), mutates=True,
-                      no_grad=bool(q(t, "is_leaf") and q(t, "requires_grad")))
+            self.emit(
+                f"{a}.{fn}",
+                "random:" + fn.split("(")[0],
+                (),
+                mutates=True,
+                no_grad=bool(q(t, "is_leaf") and q(t, "requires_grad")),
+            )
             return
         self.seed_rng()
         self.emit(src, "random:" + c, defines, dtype=dt or "")
@@ -263,8 +285,16 @@ class Generator(ProgramBuilder):
         a, t = self.pick()
         if a is None:
             return
-        fn = rng.choice(["MulSaveInputs", "ExpSaveOutput", "ScaleSetupContext", "SplitNonDiff",
-                         "AddOneInplace", "SquareDouble"])
+        fn = rng.choice(
+            [
+                "MulSaveInputs",
+                "ExpSaveOutput",
+                "ScaleSetupContext",
+                "SplitNonDiff",
+                "AddOneInplace",
+                "SquareDouble",
+            ]
+        )
         if fn == "MulSaveInputs":
             args = f"{a}, {self.operand_like(t, a) if rng.random() < 0.3 else a}"
             if args.split(", ")[1][0] not in "xt":  # a scalar: Function.apply needs tensors here
@@ -274,12 +304,18 @@ class Generator(ProgramBuilder):
         else:
             args = a
         out = self.name()
-        self.emit(f"{out} = {fn}.apply({args})", "custom:" + fn, (out,),
-                  mutates=fn == "AddOneInplace", needs=("_conj", fn), dtype=self.dtype_of(t))
+        self.emit(
+            f"{out} = {fn}.apply({args})",
+            "custom:" + fn,
+            (out,),
+            mutates=fn == "AddOneInplace",
+            needs=("_conj", fn),
+            dtype=self.dtype_of(t),
+        )
 
     def rule_hook(self) -> None:
         rng = self.rng
-        a, t = self.pick(lambda v: q(v, 'requires_grad'))
+        a, t = self.pick(lambda v: q(v, "requires_grad"))
         if a is None:
             return
         h = self.name("hd")
@@ -288,11 +324,11 @@ class Generator(ProgramBuilder):
             kinds = ["hook_log", "hook_double", "hook_double", "hook_bad_dtype", "hook_bad_shape"]
             kind = rng.choice(kinds[:3] if is_open("hook-changes-type") else kinds)
             src = f"{h} = {a}.register_hook({kind}({h!r}))"
-        elif r < 0.75 and q(t, 'grad_fn') is not None:
+        elif r < 0.75 and q(t, "grad_fn") is not None:
             kind = rng.choice(["node_hook_log", "node_prehook_log"])
             reg = "register_hook" if kind == "node_hook_log" else "register_prehook"
             src = f"{h} = {a}.grad_fn.{reg}({kind}({h!r}))"
-        elif q(t, 'is_leaf'):
+        elif q(t, "is_leaf"):
             kind = "post_acc_log"
             src = f"{h} = {a}.register_post_accumulate_grad_hook(post_acc_log({h!r}))"
         else:
@@ -311,9 +347,9 @@ class Generator(ProgramBuilder):
 
     def rule_backward(self, final: bool = False) -> None:
         rng = self.rng
-        a, t = self.pick(lambda v: q(v, 'requires_grad'))
+        a, t = self.pick(lambda v: q(v, "requires_grad"))
         if final and a is not None:  # the newest result: the deepest graph
-            a, t = self.tensors(lambda v: q(v, 'requires_grad'))[-1]
+            a, t = self.tensors(lambda v: q(v, "requires_grad"))[-1]
         if a is None:
             if final:
                 return
@@ -342,12 +378,16 @@ class Generator(ProgramBuilder):
 
     def rule_grad(self) -> None:
         rng = self.rng
-        a, t = self.pick(lambda v: q(v, 'requires_grad'))
+        a, t = self.pick(lambda v: q(v, "requires_grad"))
         if a is None:
             return
-        cands = [n for n, v in self.tensors(lambda v: q(v, 'requires_grad'))]
+        cands = [n for n, v in self.tensors(lambda v: q(v, "requires_grad"))]
         ins = rng.sample(cands, min(len(cands), rng.randint(1, 3)))
-        go = "" if t.numel() == 1 and rng.random() < 0.6 else f", grad_outputs={self._gradient_for(t)}"
+        go = (
+            ""
+            if t.numel() == 1 and rng.random() < 0.6
+            else f", grad_outputs={self._gradient_for(t)}"
+        )
         opts = ""
         if rng.random() < 0.4:
             opts += ", retain_graph=True"
@@ -356,8 +396,13 @@ class Generator(ProgramBuilder):
         if rng.random() < 0.4:
             opts += ", allow_unused=True"
         out = self.name()
-        self.emit(f"{out} = torch.autograd.grad({a}, [{', '.join(ins)}]{go}{opts})", "autograd.grad",
-                  (out,), mutates=True, dtype=self.dtype_of(t))
+        self.emit(
+            f"{out} = torch.autograd.grad({a}, [{', '.join(ins)}]{go}{opts})",
+            "autograd.grad",
+            (out,),
+            mutates=True,
+            dtype=self.dtype_of(t),
+        )
         if out in self.ns and rng.random() < 0.7:
             for k in range(len(self.ns[out])):
                 g = self.name()
@@ -372,7 +417,7 @@ class Generator(ProgramBuilder):
         r = rng.random()
         if r < 0.15:
             self.emit(f"{out} = {a}.grad", "read_grad", (out,))
-        elif r < 0.3 and q(t, 'is_leaf') and q(t, 'grad') is not None:
+        elif r < 0.3 and q(t, "is_leaf") and q(t, "grad") is not None:
             src = rng.choice([f"{a}.grad = None", f"{a}.grad.zero_()"])
             self.emit(src, "zero_grad", (), mutates=True)
         elif r < 0.45:

@@ -38,8 +38,12 @@ class M:
             return False
         return all(
             re.search(rx, text) is not None
-            for rx, text in ((self.kind, step.kind if step else ""), (self.src, step.src if step else ""),
-                             (self.torch, repr(m.theirs)), (self.ours, repr(m.ours)))
+            for rx, text in (
+                (self.kind, step.kind if step else ""),
+                (self.src, step.src if step else ""),
+                (self.torch, repr(m.theirs)),
+                (self.ours, repr(m.ours)),
+            )
             if rx
         )
 
@@ -61,21 +65,25 @@ OPEN: dict[str, Open] = {
         "defects",
         "(narrowed) error messages still worded otherwise than torch's: a backward into a leaf "
         "moved into the graph interior by native_dropout of an empty input (torch returns the "
-        "input itself, its backward fails on the undefined mask: \"Expected a proper Tensor but "
+        'input itself, its backward fails on the undefined mask: "Expected a proper Tensor but '
         "got None ... 'mask'\"; ours: 'leaf variable has been moved into the graph interior'); "
         "check order: a no_grad view's in-place base before split's 0-d check, copy_'s overlap "
         "and leaf checks before the broadcast shape, view_as_complex of 0-d, an in-place cast "
         "refusal before the inference-tensor check; arity errors of forms with several "
-        "signatures (torch: \"mm() received an invalid combination of arguments - got "
+        'signatures (torch: "mm() received an invalid combination of arguments - got '
         "(Tensor)...\") and of methods without a Tensor parameter beyond self (torch's C words "
-        "\"Tensor.abs() takes no arguments (9 given)\")",
-        ("x = torch.zeros((2, 0), dtype=torch.complex64, requires_grad=True)",
-         "y = torch.native_dropout(x, 0.5, True)[0]",
-         "x.backward(torch.zeros((2, 0), dtype=torch.complex64))"),
-        M(field=r"raised\((message|type)\)",
-          torch="invalid combination|takes no arguments|Expected a proper Tensor|A view was created in no_grad"
-                "|single memory location|leaf Variable that requires grad|one or more dimensions"
-                "|can't be cast to the desired"),
+        '"Tensor.abs() takes no arguments (9 given)")',
+        (
+            "x = torch.zeros((2, 0), dtype=torch.complex64, requires_grad=True)",
+            "y = torch.native_dropout(x, 0.5, True)[0]",
+            "x.backward(torch.zeros((2, 0), dtype=torch.complex64))",
+        ),
+        M(
+            field=r"raised\((message|type)\)",
+            torch="invalid combination|takes no arguments|Expected a proper Tensor|A view was created in no_grad"
+            "|single memory location|leaf Variable that requires grad|one or more dimensions"
+            "|can't be cast to the desired",
+        ),
     ),
 }
 
@@ -90,6 +98,7 @@ def is_open(key: str) -> bool:
 
 def classifier(program):
     """classify(mismatch) -> the open class it belongs to, or None."""
+
     def classify(m) -> str | None:
         step = m.step
         s = program.steps[step] if step is not None and 0 <= step < len(program.steps) else None
@@ -98,4 +107,5 @@ def classifier(program):
             if any(f is not None and f(program, s, m) for f in matchers):
                 return key
         return None
+
     return classify

@@ -13,7 +13,7 @@ def _conj(t):
     return t.conj() if t.is_complex() else t
 """,
     # ---- custom Functions
-    "MulSaveInputs": '''
+    "MulSaveInputs": """
 class MulSaveInputs(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y):
@@ -24,8 +24,8 @@ class MulSaveInputs(torch.autograd.Function):
     def backward(ctx, g):
         x, y = ctx.saved_tensors
         return g * _conj(y), g * _conj(x)
-''',
-    "ExpSaveOutput": '''
+""",
+    "ExpSaveOutput": """
 class ExpSaveOutput(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
@@ -37,8 +37,8 @@ class ExpSaveOutput(torch.autograd.Function):
     def backward(ctx, g):
         (out,) = ctx.saved_tensors
         return g * _conj(out)
-''',
-    "ScaleSetupContext": '''
+""",
+    "ScaleSetupContext": """
 class ScaleSetupContext(torch.autograd.Function):
     @staticmethod
     def forward(x, k):
@@ -51,8 +51,8 @@ class ScaleSetupContext(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         return g * ctx.k, None
-''',
-    "SplitNonDiff": '''
+""",
+    "SplitNonDiff": """
 class SplitNonDiff(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
@@ -64,8 +64,8 @@ class SplitNonDiff(torch.autograd.Function):
     @staticmethod
     def backward(ctx, ga, gb):
         return ga * 2
-''',
-    "AddOneInplace": '''
+""",
+    "AddOneInplace": """
 class AddOneInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
@@ -76,8 +76,8 @@ class AddOneInplace(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         return g
-''',
-    "SquareDouble": '''
+""",
+    "SquareDouble": """
 class SquareDouble(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
@@ -88,54 +88,54 @@ class SquareDouble(torch.autograd.Function):
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         return 2 * g * _conj(x)
-''',
+""",
     # ---- tensor hooks: receive the gradient, may replace it
-    "hook_log": '''
+    "hook_log": """
 def hook_log(name):
     def hook(g):
         LOG.append((name, g))
     return hook
-''',
-    "hook_double": '''
+""",
+    "hook_double": """
 def hook_double(name):
     def hook(g):
         LOG.append((name, g))
         return g * 2
     return hook
-''',
-    "hook_bad_dtype": '''
+""",
+    "hook_bad_dtype": """
 def hook_bad_dtype(name):
     def hook(g):
         LOG.append((name, g))
         return g.to(torch.float64 if g.dtype != torch.float64 else torch.float32)
     return hook
-''',
-    "hook_bad_shape": '''
+""",
+    "hook_bad_shape": """
 def hook_bad_shape(name):
     def hook(g):
         LOG.append((name, g))
         return g.sum()[None].expand(2, *g.shape)
     return hook
-''',
+""",
     # ---- grad_fn hooks: post hooks see (grad_inputs, grad_outputs), pre hooks grad_outputs
-    "node_hook_log": '''
+    "node_hook_log": """
 def node_hook_log(name):
     def hook(grad_inputs, grad_outputs):
         LOG.append((name, tuple(grad_inputs), tuple(grad_outputs)))
     return hook
-''',
-    "node_prehook_log": '''
+""",
+    "node_prehook_log": """
 def node_prehook_log(name):
     def hook(grad_outputs):
         LOG.append((name, tuple(grad_outputs)))
     return hook
-''',
-    "post_acc_log": '''
+""",
+    "post_acc_log": """
 def post_acc_log(name):
     def hook(t):
         LOG.append((name, t.grad))
     return hook
-''',
+""",
 }
 
 

@@ -26,9 +26,11 @@ _ADDR = re.compile(r"0x[0-9a-fA-F]+")
 _TRIGGERED = re.compile(r" \(Triggered internally at [^)]*\)")
 # warnings torch gives once per process (TORCH_WARN_ONCE): whether one shows depends on the
 # programs run before in the same process, so they are not observed
-WARN_ONCE = re.compile(r"^(Using backward\(\) with create_graph=True will create a reference cycle"
-                       r"|Casting complex values to real discards the imaginary part"
-                       r"|The use of `x\.T` on tensors|(Tensor\.m?[TH]|adjoint\(\)) is deprecated on 0-D)")
+WARN_ONCE = re.compile(
+    r"^(Using backward\(\) with create_graph=True will create a reference cycle"
+    r"|Casting complex values to real discards the imaginary part"
+    r"|The use of `x\.T` on tensors|(Tensor\.m?[TH]|adjoint\(\)) is deprecated on 0-D)"
+)
 
 
 @dataclass(frozen=True)
@@ -67,8 +69,14 @@ class Program:
             needs = tuple(n for n in SNIPPETS if re.search(rf"\b{n}\b", src))
             if needs and any(n[0].isupper() for n in needs):
                 needs = ("_conj",) + needs
-            defines = tuple(n.id for node in ast.walk(ast.parse(src)) if isinstance(node, ast.Assign)
-                            for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name))
+            defines = tuple(
+                n.id
+                for node in ast.walk(ast.parse(src))
+                if isinstance(node, ast.Assign)
+                for t in node.targets
+                for n in ast.walk(t)
+                if isinstance(n, ast.Name)
+            )
             steps.append(Step(src, "repro", defines, True, needs))
         return cls(steps)
 
@@ -147,8 +155,14 @@ def new_namespace(lib) -> dict:
     # increments from there (torch's gradient buffers start at version 1: an implementation
     # detail, while an increment, shared or not with a view, is the semantics)
     # PREC / FAMILY: the lowest precision that flowed into each variable (see "precision" below)
-    return {"torch": lib, "__builtins__": builtins, "LOG": [], "VERSIONS": {}, "PREC": {},
-            "FAMILY": {}}
+    return {
+        "torch": lib,
+        "__builtins__": builtins,
+        "LOG": [],
+        "VERSIONS": {},
+        "PREC": {},
+        "FAMILY": {},
+    }
 
 
 def run(program: Program, lib, compiled: _Compiled | None = None) -> list:
@@ -185,8 +199,13 @@ def run_step(ns: dict, i: int, step: Step, code, lib) -> list:
         except Exception as e:  # noqa: BLE001 - every exception is an observation
             obs.append((f"{i}:raised", (type(e).__name__, normalise(str(e)))))
     _flow(ns, reads, step, low)
-    ws = sorted({(w.category.__name__, normalise(str(w.message))) for w in caught
-                 if not WARN_ONCE.match(str(w.message))})
+    ws = sorted(
+        {
+            (w.category.__name__, normalise(str(w.message)))
+            for w in caught
+            if not WARN_ONCE.match(str(w.message))
+        }
+    )
     obs.append((f"{i}:warnings", tuple(ws)))
     for k, entry in enumerate(ns["LOG"][log_len:]):
         obs.extend(_flatten(f"{i}:log{k}", entry, ns, lib, low=low))
@@ -203,8 +222,12 @@ _VAR_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 def _is_var(name: str) -> bool:
     """Program variables: lower-case names, except hook handles (hd...) and prelude helpers."""
-    return (_VAR_NAME.fullmatch(name) is not None and not name.startswith("hd")
-            and name not in SNIPPETS and name != "torch")
+    return (
+        _VAR_NAME.fullmatch(name) is not None
+        and not name.startswith("hd")
+        and name not in SNIPPETS
+        and name != "torch"
+    )
 
 
 # ------------------------------------------------------------------------------ precision
@@ -218,8 +241,14 @@ def _is_var(name: str) -> bool:
 # graph's inputs: FAMILY, the variables ever computed from one another). A program of float64
 # values only stays at float64's tolerance throughout.
 
-_RANK = {"torch.float64": 1, "torch.complex128": 1, "torch.float32": 2, "torch.complex64": 2,
-         "torch.float16": 3, "torch.bfloat16": 3}
+_RANK = {
+    "torch.float64": 1,
+    "torch.complex128": 1,
+    "torch.float32": 2,
+    "torch.complex64": 2,
+    "torch.float16": 3,
+    "torch.bfloat16": 3,
+}
 PREC_DTYPE = {1: "torch.float64", 2: "torch.float32", 3: "torch.float16"}
 
 
@@ -230,8 +259,11 @@ def _reads(src: str) -> tuple:
         tree = ast.parse(src)
     except SyntaxError:
         return ()
-    return tuple(dict.fromkeys(n.id for n in ast.walk(tree)
-                               if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)))
+    return tuple(
+        dict.fromkeys(
+            n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        )
+    )
 
 
 def _value_rank(v, lib) -> int:

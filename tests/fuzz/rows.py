@@ -63,17 +63,25 @@ class _Subst(ast.NodeTransformer):
         self.generic_visit(node)
         # getattr(obj, "name") -> obj.name
         f = node.func
-        if (isinstance(f, ast.Name) and f.id == "getattr" and len(node.args) == 2
-                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+        if (
+            isinstance(f, ast.Name)
+            and f.id == "getattr"
+            and len(node.args) == 2
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+        ):
             return ast.Attribute(value=node.args[0], attr=node.args[1].value, ctx=ast.Load())
         return node
 
     def visit_Subscript(self, node: ast.Subscript):
         self.generic_visit(node)
         # ["none", "mean", "sum"][1] -> "mean"
-        if (isinstance(node.value, (ast.List, ast.Tuple)) and isinstance(node.slice, ast.Constant)
-                and isinstance(node.slice.value, int)
-                and all(isinstance(e, ast.Constant) for e in node.value.elts)):
+        if (
+            isinstance(node.value, (ast.List, ast.Tuple))
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, int)
+            and all(isinstance(e, ast.Constant) for e in node.value.elts)
+        ):
             return node.value.elts[node.slice.value]
         return node
 
@@ -85,7 +93,9 @@ def render(op, tensors: list, params: dict) -> str:
     a = lam.args
     mapping = {a.args[0].arg: ast.Name(id="torch", ctx=ast.Load())}
     pos = [x.arg for x in a.args[1:]]
-    defaults = dict(zip(pos[len(pos) - len(op.torch.__defaults__ or ()):], op.torch.__defaults__ or ()))
+    defaults = dict(
+        zip(pos[len(pos) - len(op.torch.__defaults__ or ()) :], op.torch.__defaults__ or ())
+    )
     if a.vararg:
         elts = [ast.parse(t, mode="eval").body for t in tensors]
         mapping[a.vararg.arg] = ast.Tuple(elts=elts, ctx=ast.Load())
@@ -93,7 +103,7 @@ def render(op, tensors: list, params: dict) -> str:
     else:
         for name, t in zip(pos, tensors):
             mapping[name] = ast.parse(t, mode="eval").body
-        rest = pos[len(tensors):]
+        rest = pos[len(tensors) :]
     for name in rest + [x.arg for x in a.kwonlyargs]:
         if name in params:
             mapping[name] = ast.parse(params[name], mode="eval").body
@@ -130,10 +140,15 @@ def draw_params(op, rng, shapes: list) -> dict | None:
                 if op.name in ("cat", "stack", "cumsum", "_softmax", "_log_softmax"):
                     out[n] = repr(rng.choice([0, -1]))  # 0-d accepts dim 0 / -1 for these
                     continue
-                out[n] = "None" if "var" in op.name or "std" in op.name or "norm" in op.name else "0"
+                out[n] = (
+                    "None" if "var" in op.name or "std" in op.name or "norm" in op.name else "0"
+                )
                 continue
             d = _dim(rng, nd + (1 if op.name == "stack" else 0))
-            if op.name in ("var.correction", "std.correction", "linalg_vector_norm") and rng.random() < 0.3:
+            if (
+                op.name in ("var.correction", "std.correction", "linalg_vector_norm")
+                and rng.random() < 0.3
+            ):
                 out[n] = "None"
             else:
                 out[n] = repr(d)
@@ -223,8 +238,10 @@ def _unsqueeze(rng, shapes):
 
 def _expand(rng, shapes):
     shape = list(shapes[0])
-    size = [(rng.choice([2, 3]) if s == 1 and rng.random() < 0.6 else (-1 if rng.random() < 0.3 else s))
-            for s in shape]
+    size = [
+        (rng.choice([2, 3]) if s == 1 and rng.random() < 0.6 else (-1 if rng.random() < 0.3 else s))
+        for s in shape
+    ]
     lead = [rng.choice([1, 2])] * rng.randrange(0, 2)
     return {"size": repr(tuple(lead + size))}
 
@@ -236,7 +253,9 @@ def _repeat(rng, shapes):
 
 
 def _to_copy(rng, shapes):
-    return {"dtype": rng.choice(["torch.float32", "torch.float64", "torch.complex64", "torch.int64"])}
+    return {
+        "dtype": rng.choice(["torch.float32", "torch.float64", "torch.complex64", "torch.int64"])
+    }
 
 
 def _select(rng, shapes):
@@ -255,8 +274,12 @@ def _slice(rng, shapes):
         return None
     d = rng.randrange(len(shape))
     start = rng.randrange(0, shape[d] + 1)
-    return {"dim": repr(d), "start": repr(start), "end": repr(rng.randrange(start, shape[d] + 2)),
-            "step": repr(rng.choice([1, 1, 2]))}
+    return {
+        "dim": repr(d),
+        "start": repr(start),
+        "end": repr(rng.randrange(start, shape[d] + 2)),
+        "step": repr(rng.choice([1, 1, 2])),
+    }
 
 
 def _gather(rng, shapes):
@@ -297,11 +320,25 @@ def _embedding(rng, shapes):
 
 
 _SPECIAL = {
-    "view": _view, "_unsafe_view": _view, "transpose.int": _transpose, "permute": _permute,
-    "flip": _flip, "squeeze.dim": _squeeze_dim, "squeeze.dims": _squeeze_dims,
-    "unsqueeze": _unsqueeze, "expand": _expand, "repeat": _repeat, "_to_copy": _to_copy,
-    "select.int": _select, "slice.Tensor": _slice, "gather": _gather, "cumsum": _cumsum,
-    "cat": _cat, "stack": _stack, "native_layer_norm": _layer_norm, "embedding": _embedding,
+    "view": _view,
+    "_unsafe_view": _view,
+    "transpose.int": _transpose,
+    "permute": _permute,
+    "flip": _flip,
+    "squeeze.dim": _squeeze_dim,
+    "squeeze.dims": _squeeze_dims,
+    "unsqueeze": _unsqueeze,
+    "expand": _expand,
+    "repeat": _repeat,
+    "_to_copy": _to_copy,
+    "select.int": _select,
+    "slice.Tensor": _slice,
+    "gather": _gather,
+    "cumsum": _cumsum,
+    "cat": _cat,
+    "stack": _stack,
+    "native_layer_norm": _layer_norm,
+    "embedding": _embedding,
 }
 
 
@@ -374,4 +411,3 @@ def input_shapes(op, rng, base: tuple) -> list | None:
 def rows_with_lambdas() -> list:
     """(row, (n_tensors, params)) for every fuzzable row; raises if one cannot be read."""
     return [(op, signature(op)) for op in fuzzable_rows()]
-

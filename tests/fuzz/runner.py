@@ -111,7 +111,7 @@ def shrink(program: Program, torch, ours, budget: int = 400) -> tuple[Program, M
         chunk = max(1, len(steps) // n)
         removed = False
         for start in range(0, len(steps), chunk):
-            cand = steps[:start] + steps[start + chunk:]
+            cand = steps[:start] + steps[start + chunk :]
             if cand and still(program.with_steps(cand)):
                 steps = cand
                 n = max(n - 1, 2)
@@ -127,7 +127,7 @@ def shrink(program: Program, torch, ours, budget: int = 400) -> tuple[Program, M
         changed = False
         for k, s in enumerate(steps):
             for alt in _simpler(s):
-                cand = steps[:k] + [alt] + steps[k + 1:]
+                cand = steps[:k] + [alt] + steps[k + 1 :]
                 if still(program.with_steps(cand)):
                     steps = cand
                     changed = True
@@ -147,11 +147,23 @@ def _simpler(step: Step):
     if src.startswith("with "):
         lines = src.splitlines()
         inner = [ln[4:] for ln in lines[1:]]
-        yield Step("\n".join(inner), step.kind.split("@")[0], step.defines, step.mutates,
-                   step.needs, step.dtype)
+        yield Step(
+            "\n".join(inner),
+            step.kind.split("@")[0],
+            step.defines,
+            step.mutates,
+            step.needs,
+            step.dtype,
+        )
     for m in _KWARGS.finditer(src):
-        yield Step(src[: m.start()] + src[m.end():], step.kind, step.defines, step.mutates,
-                   step.needs, step.dtype)
+        yield Step(
+            src[: m.start()] + src[m.end() :],
+            step.kind,
+            step.defines,
+            step.mutates,
+            step.needs,
+            step.dtype,
+        )
     if step.kind == "input" and _NUM.search(src):
         rounded = _NUM.sub(lambda m: repr(float(round(float(m.group())))), src)
         if rounded != src:

@@ -17,9 +17,24 @@ import sys
 from pathlib import Path
 
 # a type-correct value per schema type ("T": a tensor, "dtype": float32); None: skip the name
-_VALUES = {"Tensor": "T", "Tensor?": None, "int": 0, "SymInt": 0, "float": 1.0, "Scalar": 1, "bool": False,
-           "int[]": [0], "SymInt[]": [0], "int[1]": [0], "int[2]": [0, 0], "SymInt[1]": [0],
-           "ScalarType": "dtype", "Tensor[]": ["T"], "Tensor?[]": ["T"], "str": "x"}
+_VALUES = {
+    "Tensor": "T",
+    "Tensor?": None,
+    "int": 0,
+    "SymInt": 0,
+    "float": 1.0,
+    "Scalar": 1,
+    "bool": False,
+    "int[]": [0],
+    "SymInt[]": [0],
+    "int[1]": [0],
+    "int[2]": [0, 0],
+    "SymInt[1]": [0],
+    "ScalarType": "dtype",
+    "Tensor[]": ["T"],
+    "Tensor?[]": ["T"],
+    "str": "x",
+}
 _OPTIONAL = re.compile(r".*\?$")
 
 
@@ -28,9 +43,14 @@ def _overloads(torch, name):
         schemas = torch._C._jit_get_schemas_for_operator("aten::" + name)
     except RuntimeError:
         return []
-    return [[a for a in s.arguments if not a.kwarg_only] for s in schemas
-            if not s.overload_name.endswith("out") and not any(a.name == "out" for a in s.arguments)
-            and "Dimname" not in str(s) and any("Tensor" in str(a.type) for a in s.arguments)]
+    return [
+        [a for a in s.arguments if not a.kwarg_only]
+        for s in schemas
+        if not s.overload_name.endswith("out")
+        and not any(a.name == "out" for a in s.arguments)
+        and "Dimname" not in str(s)
+        and any("Tensor" in str(a.type) for a in s.arguments)
+    ]
 
 
 def candidates(torch, name):
@@ -79,8 +99,12 @@ def _message(fn, args, kwargs):
 
 def public_names(torch, ours):
     """(form, name) for torch's public functions and Tensor methods that ours has too."""
-    fns = sorted(n for n in dir(torch._C._VariableFunctions) if not n.startswith("_") and hasattr(ours, n))
-    methods = sorted(n for n in dir(torch._C.TensorBase) if not n.startswith("_") and hasattr(ours.Tensor, n))
+    fns = sorted(
+        n for n in dir(torch._C._VariableFunctions) if not n.startswith("_") and hasattr(ours, n)
+    )
+    methods = sorted(
+        n for n in dir(torch._C.TensorBase) if not n.startswith("_") and hasattr(ours.Tensor, n)
+    )
     return [("function", n) for n in fns] + [("method", n) for n in methods]
 
 
@@ -107,15 +131,17 @@ def derive(torch, ours):
             if args is None:
                 continue
             fn, a = call_target(torch, form, name, args)
-            m = re.fullmatch(rf"{re.escape(name)}\(\): argument '(\w+)' \(position {pos}\) must be Tensor, not NoneType",
-                             _message(fn, a, {}) or "")
+            m = re.fullmatch(
+                rf"{re.escape(name)}\(\): argument '(\w+)' \(position {pos}\) must be Tensor, not NoneType",
+                _message(fn, a, {}) or "",
+            )
             if not m:
                 continue
             p = m.group(1)
             fn, a = call_target(torch, form, name, arguments(torch, schema_args, i, 1.5))
             if _message(fn, a, {}) is None:
                 p += "#"
-            elif f"(position {pos})" in (_message(fn, a[:pos - 1], {m.group(1): 1.5}) or ""):
+            elif f"(position {pos})" in (_message(fn, a[: pos - 1], {m.group(1): 1.5}) or ""):
                 table.setdefault(("positional-keywords", form), set()).add(name)
             table.setdefault((form, name), {})[pos - 1] = p
     return table
@@ -135,9 +161,13 @@ def derive_arity(torch, names):
     out = {}
     for form, name in names:
         none, many = _arity_message(torch, form, name, 0), _arity_message(torch, form, name, 20)
-        m = re.fullmatch(rf'{re.escape(name)}\(\) missing \d+ required positional arguments?: (.*)', none)
-        t = re.fullmatch(rf"{re.escape(name)}\(\) takes (?:from \d+ to )?(\d+) positional arguments? but 20 were given",
-                         many or "")
+        m = re.fullmatch(
+            rf"{re.escape(name)}\(\) missing \d+ required positional arguments?: (.*)", none
+        )
+        t = re.fullmatch(
+            rf"{re.escape(name)}\(\) takes (?:from \d+ to )?(\d+) positional arguments? but 20 were given",
+            many or "",
+        )
         if t and (m or none == ""):
             # torch's functions written in Python (torch.functional: cdist, split...) refuse in
             # Python's words: their name is marked ``~``
@@ -145,7 +175,10 @@ def derive_arity(torch, names):
             # an int list as the first parameter takes its ints unpacked (torch.ones(2, 3)): no most
             fn = getattr(torch, name) if form == "function" else getattr(torch.ones(2, 2), name)
             varargs = "takes" not in (_message(fn, (1,) * 20, {}) or "")
-            out[key] = (("*" if varargs else "") + t.group(1), re.findall(r'["\'](\w+)["\']', m.group(1)) if m else [])
+            out[key] = (
+                ("*" if varargs else "") + t.group(1),
+                re.findall(r'["\'](\w+)["\']', m.group(1)) if m else [],
+            )
     return out
 
 
@@ -153,7 +186,9 @@ def render(table) -> str:
     def entries(form):
         rows = []
         marked = table.get(("positional-keywords", form), set())
-        for (f, name), params in sorted((k, v) for k, v in table.items() if k[0] != "positional-keywords"):
+        for (f, name), params in sorted(
+            (k, v) for k, v in table.items() if k[0] != "positional-keywords"
+        ):
             if f != form:
                 continue
             name = "=" + name if name in marked else name
@@ -169,7 +204,7 @@ def render(table) -> str:
 
     return (
         '"""torch\'s Tensor-only parameters per public function and Tensor method (GENERATED by\n'
-        '``python -m tests.fuzz.tensor_params --write`` from torch\'s schemas, each confirmed by its\n'
+        "``python -m tests.fuzz.tensor_params --write`` from torch's schemas, each confirmed by its\n"
         "argument parser; do not edit by hand). ``name:p0,p1,...``: the parameter names in positional\n"
         "order, empty where the position also takes a non-Tensor, ``#`` where it takes a Python number\n"
         "too; methods count after ``self``; ``=name``: keyword arguments are numbered as positional ones\n"
@@ -181,8 +216,12 @@ def render(table) -> str:
 
 def render_arity(arity) -> str:
     def entries(form):
-        rows = [f"{name}:{mx}:{','.join(req)}" for (f, name), (mx, req) in sorted(arity.items()) if f == form]
-        return "\n".join(" ".join(rows[i:i + 6]) for i in range(0, len(rows), 6))
+        rows = [
+            f"{name}:{mx}:{','.join(req)}"
+            for (f, name), (mx, req) in sorted(arity.items())
+            if f == form
+        ]
+        return "\n".join(" ".join(rows[i : i + 6]) for i in range(0, len(rows), 6))
 
     return (
         "\n# ``name:most:required,...``: the most positional arguments torch's one signature takes\n"
@@ -198,7 +237,9 @@ def main(argv) -> int:
     import jupyter_autograd as ours
 
     table = derive(torch, ours)
-    forms = {k for k in table if k[0] == "method"} | {k for k in public_names(torch, ours) if k[0] == "function"}
+    forms = {k for k in table if k[0] == "method"} | {
+        k for k in public_names(torch, ours) if k[0] == "function"
+    }
     text = render(table) + render_arity(derive_arity(torch, sorted(forms)))
     path = Path(ours.__file__).with_name("_tensor_params.py")
     if "--write" in argv:

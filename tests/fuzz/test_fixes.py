@@ -17,6 +17,7 @@ def _both(fn):
 def test_flip_is_a_copy():
     """torch.flip copies; a NumPy view would let an in-place op on the input change it
     (fuzz class flip-aliasing)."""
+
     def prog(lib):
         x = lib.tensor([[1.0, 2.0], [3.0, 4.0]])
         y = x.flip(0)
@@ -32,6 +33,7 @@ def test_flip_is_a_copy():
 def test_maximum_minimum_gradient_at_nan():
     """A nan operand keeps its gradient (torch masks only where the other side wins); ties
     split it (fuzz class minmax-nan-grad)."""
+
     def prog(lib):
         out = []
         for f in (lib.maximum, lib.minimum):
@@ -48,6 +50,7 @@ def test_maximum_minimum_gradient_at_nan():
 def test_sign_and_sgn_of_nan_are_zero():
     """torch.sign(nan) and torch.sgn(nan) are 0 (NumPy's sign gives nan; fuzz class sign-nan),
     and so is abs's gradient at nan (grad * sgn(x))."""
+
     def prog(lib):
         x = lib.tensor([float("nan"), -2.0, 0.0, 3.0], requires_grad=True)
         x.abs().backward(lib.ones(4))
@@ -61,10 +64,15 @@ def test_masked_gradients_are_cut_by_where():
     """clamp and relu cut the gradient with a where, as torch's clamp_backward and
     threshold_backward: an inf gradient on the cut side gives 0, not 0 * inf = nan (fuzz class
     masked-grad-nan)."""
+
     def prog(lib):
         out = []
-        for f in (lambda x: x.clamp(0.0, 1.0), lambda x: x.clamp(min=0.0),
-                  lambda x: x.clamp(max=0.0), lambda x: x.relu()):
+        for f in (
+            lambda x: x.clamp(0.0, 1.0),
+            lambda x: x.clamp(min=0.0),
+            lambda x: x.clamp(max=0.0),
+            lambda x: x.relu(),
+        ):
             x = lib.tensor([-1.0, 0.5, 2.0, float("nan"), 0.0], requires_grad=True)
             (1 / f(x)).sum().backward()
             out.append(x.grad.tolist())
@@ -78,6 +86,7 @@ def test_max_min_gradient_with_nan():
     """max()/min() of a tensor holding nan: the gradient goes evenly to the nan elements and
     zeros elsewhere, also for an inf incoming gradient (torch's evenly_distribute_backward;
     fuzz class max-nan-grad)."""
+
     def prog(lib):
         out = []
         for f in ("max", "min"):
@@ -98,11 +107,19 @@ def test_saved_index_tensors_are_freed_by_backward():
     """Rows keeping in their parameters what torch saves as tensors (gather's index, max(dim)'s
     indices, index's indices, dropout's mask) free them at backward: a second backward is
     refused, and so is reading the saved value (fuzz class saved-tensor-set)."""
+
     def prog(lib):
         out = []
-        for mk in (lambda x: lib.gather(x, 1, lib.tensor([[2]])), lambda x: x.max(1).values,
-                   lambda x: x.index_select(1, lib.tensor([0])), lambda x: x[:, lib.tensor([0])],
-                   lambda x: x.amax(1), lambda x: x.cumsum(1), lambda x: x[0], lambda x: x.flip(0)):
+        for mk in (
+            lambda x: lib.gather(x, 1, lib.tensor([[2]])),
+            lambda x: x.max(1).values,
+            lambda x: x.index_select(1, lib.tensor([0])),
+            lambda x: x[:, lib.tensor([0])],
+            lambda x: x.amax(1),
+            lambda x: x.cumsum(1),
+            lambda x: x[0],
+            lambda x: x.flip(0),
+        ):
             x = lib.ones(1, 3, requires_grad=True)
             y = mk(x)
             y.backward(lib.ones_like(y), retain_graph=True)
@@ -137,10 +154,22 @@ def test_no_numpy_warnings_from_ops():
         z = lib.zeros(2, 0, requires_grad=True)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            ys = [x.log(), x.sqrt(), x.rsqrt(), x.log1p() * 2, 1 / x, x / 0, x ** 0.5,
-                  lib.pow(x, 0.5), lib.div(x, x), x.reciprocal(), x.double() ** -1.5,
-                  lib.tensor([float("nan"), float("inf")]).to(lib.int32) * 0,
-                  lib.tensor([float("inf")]).cos(), F.layer_norm(z, [0])]
+            ys = [
+                x.log(),
+                x.sqrt(),
+                x.rsqrt(),
+                x.log1p() * 2,
+                1 / x,
+                x / 0,
+                x**0.5,
+                lib.pow(x, 0.5),
+                lib.div(x, x),
+                x.reciprocal(),
+                x.double() ** -1.5,
+                lib.tensor([float("nan"), float("inf")]).to(lib.int32) * 0,
+                lib.tensor([float("inf")]).cos(),
+                F.layer_norm(z, [0]),
+            ]
             ys[0].sum().backward()
             F.layer_norm(z, [0]).sum().backward()
             x.detach().log_()
@@ -159,6 +188,7 @@ def test_zero_dim_results_are_arrays():
     arrays, not NumPy scalars: .numpy() works, in-place writes work, and a binary op on them in
     a custom Function's backward does not take them for another device's arrays (fuzz class
     numpy-scalar-results)."""
+
     def prog(lib):
         x = lib.tensor([1.0, 3.0, 2.0])
         i, j = x.argmax(0), x.argmin(0)
@@ -206,11 +236,21 @@ def test_grad_fn_names_of_indexing_squeeze_max_matmul():
     def prog(lib):
         out = []
         x = lib.ones(2, 3, requires_grad=True)
-        for y in (x[:], x[0:2], x[:, :], x[...], x[:, 1:], x.squeeze((0,)),
-                  lib.ones(1, 3, requires_grad=True).squeeze((0,)), lib.ones(4) @ lib.ones(4, 3, requires_grad=True),
-                  lib.tensor(2.0, requires_grad=True).max(0).values,
-                  lib.tensor(2.0, requires_grad=True).min(0, keepdim=True).values,
-                  x.t().reshape(3, 2), x.t().reshape(6), x.reshape(6)):
+        for y in (
+            x[:],
+            x[0:2],
+            x[:, :],
+            x[...],
+            x[:, 1:],
+            x.squeeze((0,)),
+            lib.ones(1, 3, requires_grad=True).squeeze((0,)),
+            lib.ones(4) @ lib.ones(4, 3, requires_grad=True),
+            lib.tensor(2.0, requires_grad=True).max(0).values,
+            lib.tensor(2.0, requires_grad=True).min(0, keepdim=True).values,
+            x.t().reshape(3, 2),
+            x.t().reshape(6),
+            x.reshape(6),
+        ):
             out.append(_graph(y.grad_fn))
         rng = np.random.default_rng(0)
         left = [(4,), (3, 4), (2, 3, 4), (1, 3, 4), (2, 1, 3, 4)]
@@ -220,9 +260,14 @@ def test_grad_fn_names_of_indexing_squeeze_max_matmul():
             b = lib.tensor(rng.standard_normal(sb), requires_grad=bool(rb))
             y = a @ b
             y.sum().backward()
-            out.append((_graph(y.grad_fn), np.round(y.detach().numpy(), 6).tolist(),
-                        None if a.grad is None else np.round(a.grad.numpy(), 6).tolist(),
-                        None if b.grad is None else np.round(b.grad.numpy(), 6).tolist()))
+            out.append(
+                (
+                    _graph(y.grad_fn),
+                    np.round(y.detach().numpy(), 6).tolist(),
+                    None if a.grad is None else np.round(a.grad.numpy(), 6).tolist(),
+                    None if b.grad is None else np.round(b.grad.numpy(), 6).tolist(),
+                )
+            )
         return out
 
     theirs, mine = _both(prog)
@@ -233,6 +278,7 @@ def test_grad_fn_names_of_indexing_squeeze_max_matmul():
 def test_pow_exponent_gradient_at_zero_base():
     """d/db a^b = a^b log(a): at a == 0 with b < 0 that is inf * -inf = -inf in torch (the
     rule masked log(0) to nan); negative bases give nan (the fuzzer's seeds 558 and 715)."""
+
     def prog(lib):
         a = lib.tensor([0.0, 0.0, -1.0, 2.0, 0.0], dtype=lib.float64, requires_grad=True)
         b = lib.tensor([-0.5, 2.0, 2.5, -1.0, 0.0], dtype=lib.float64, requires_grad=True)
@@ -246,6 +292,7 @@ def test_pow_exponent_gradient_at_zero_base():
 def test_max_dim_of_zero_dim_keeps_dtype_and_unsafe_view_is_not_a_view():
     """max/min(dim) of a 0-d tensor keep its dtype (bool stays bool); matmul's _unsafe_view
     result is no view of the product (an in-place op on it is a plain one, as torch)."""
+
     def prog(lib):
         v = lib.tensor(True).min(0)
         x = lib.ones(2, 2, 2, dtype=lib.float64, requires_grad=True)
@@ -263,18 +310,33 @@ def _outcome(f):
         y = f()
     except Exception as e:  # noqa: BLE001 - the type and message are compared with torch's
         return type(e).__name__, str(e)
-    return (type(y.grad_fn).__name__ if y.grad_fn is not None else None, tuple(y.shape),
-            y.detach().tolist())
+    return (
+        type(y.grad_fn).__name__ if y.grad_fn is not None else None,
+        tuple(y.shape),
+        y.detach().tolist(),
+    )
 
 
 def test_narrow_is_a_slice_with_torchs_checks():
     """narrow is torch's slice (SliceBackward0 even over the whole dimension, the fuzzer's
     seeds 19 and 790) after its own checks: 0-d, negative length, start range, start +
     length past the end (fuzz class argument-checks)."""
+
     def prog(lib):
         x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
-        cases = [(0, 0, 2), (1, 0, 3), (0, 1, 2), (0, -1, 1), (0, 3, 0), (0, -3, 1), (1, 0, -1),
-                 (0, 2, 0), (5, 0, 1), (0, lib.tensor(1), 1), (-1, 1, 2)]
+        cases = [
+            (0, 0, 2),
+            (1, 0, 3),
+            (0, 1, 2),
+            (0, -1, 1),
+            (0, 3, 0),
+            (0, -3, 1),
+            (1, 0, -1),
+            (0, 2, 0),
+            (5, 0, 1),
+            (0, lib.tensor(1), 1),
+            (-1, 1, 2),
+        ]
         out = [_outcome(lambda a=a: x.narrow(*a)) for a in cases]
         out.append(_outcome(lambda: lib.narrow(lib.tensor(1.0), 0, 0, 1)))
         out.append(_outcome(lambda: lib.zeros(2, 0, requires_grad=True).narrow(1, 0, 0)))

@@ -15,9 +15,21 @@ import jupyter_autograd as ja
 from .._torch import require as require_torch
 
 WRITES = [
-    "x.add_(1.0)", "c.mul_(2)", "c[0] = 5j", "x[1] = 7j", "v.sub_(1j)", "w.mul_(-1)",
-    "c.real.add_(3)", "x.imag.mul_(2)", "c.copy_(c * 1j)", "x.zero_()", "c.fill_(2 - 1j)",
-    "cc.add_(1j)", "c.imag.add_(1)", "v.imag.mul_(-2)", "x.real.sub_(0.5)",
+    "x.add_(1.0)",
+    "c.mul_(2)",
+    "c[0] = 5j",
+    "x[1] = 7j",
+    "v.sub_(1j)",
+    "w.mul_(-1)",
+    "c.real.add_(3)",
+    "x.imag.mul_(2)",
+    "c.copy_(c * 1j)",
+    "x.zero_()",
+    "c.fill_(2 - 1j)",
+    "cc.add_(1j)",
+    "c.imag.add_(1)",
+    "v.imag.mul_(-2)",
+    "x.real.sub_(0.5)",
 ]
 
 

@@ -29,7 +29,11 @@ def _expr(rng, depth):
     k = rng.random()
     if k < 0.4:
         n = rng.randint(2, 5)
-        return "lib.cat([" + ", ".join(_expr(rng, depth - 1) for _ in range(n)) + "]).sum(0, keepdim=True)"
+        return (
+            "lib.cat(["
+            + ", ".join(_expr(rng, depth - 1) for _ in range(n))
+            + "]).sum(0, keepdim=True)"
+        )
     if k < 0.6:
         return f"({_expr(rng, depth - 1)} * {_expr(rng, depth - 1)})"
     if k < 0.8:
@@ -84,13 +88,19 @@ def test_sibling_leaf_of_a_failing_node():
     """The fuzzer's case: ``t3 = x1 // x2; t8 = t3 + x7``: the NotImplemented node is pushed
     before x7's AccumulateGrad in AddBackward0's round, so torch fails before accumulating x7;
     in the other order it has accumulated x7. Among five edges the heap's layout decides."""
+
     def prog(lib):
         out = []
-        for build in (lambda a, b, c, d, e: (a // 2) + b, lambda a, b, c, d, e: b + (a // 2),
-                      lambda a, b, c, d, e: lib.cat([b, c, a // 2, d]),
-                      lambda a, b, c, d, e: lib.cat([b, a // 2, c, d, e])):
+        for build in (
+            lambda a, b, c, d, e: (a // 2) + b,
+            lambda a, b, c, d, e: b + (a // 2),
+            lambda a, b, c, d, e: lib.cat([b, c, a // 2, d]),
+            lambda a, b, c, d, e: lib.cat([b, a // 2, c, d, e]),
+        ):
             ls = [lib.tensor([1.0], dtype=lib.float64, requires_grad=True) for _ in range(5)]
-            with pytest.raises(RuntimeError, match="derivative for .*floor_divide.* is not implemented"):
+            with pytest.raises(
+                RuntimeError, match="derivative for .*floor_divide.* is not implemented"
+            ):
                 build(*ls).sum().backward()
             out.append([t.grad is not None for t in ls])
         return out
@@ -103,6 +113,7 @@ def test_leaf_hooks_run_in_torchs_heap_order():
     """Leaf hooks are AccumulateGrad's pre-hooks: they run in the order torch's heap pops the
     leaves' AccumulateGrad nodes (``cat([a, b, c, d, e])``: a, c, e, b, d), in a plain
     backward too."""
+
     def prog(lib):
         ls = [lib.tensor([1.0], requires_grad=True) for _ in range(5)]
         log = []
@@ -118,6 +129,7 @@ def test_leaf_hooks_run_in_torchs_heap_order():
 
 def test_sequence_numbers_of_accumulate_grad_and_error_nodes():
     """torch numbers both AccumulateGrad and Error nodes UINT64_MAX."""
+
     def prog(lib):
         x = lib.tensor([1.0], requires_grad=True)
         y = x // 2

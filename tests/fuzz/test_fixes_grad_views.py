@@ -14,13 +14,23 @@ from .._torch import require as require_torch
 
 # (mean's gradient is a 0-stride broadcast here, a fresh tensor in torch: open class strided-checks)
 UNARY = {
-    "sum": lambda lib, x: x.sum(), "view": lambda lib, x: x.view(3, 1), "t": lambda lib, x: x.view(3, 1).t(),
-    "unsqueeze": lambda lib, x: x.unsqueeze(0), "reshape": lambda lib, x: x.reshape(3, 1),
-    "flatten": lambda lib, x: x.view(3, 1).flatten(), "squeeze": lambda lib, x: x.view(3, 1).squeeze(1),
-    "permute": lambda lib, x: x.view(3, 1).permute(1, 0), "contiguous": lambda lib, x: x.view(3, 1).t().contiguous(),
-    "view_as": lambda lib, x: x.view_as(x), "clone": lambda lib, x: x.clone(), "add0": lambda lib, x: x + 0,
-    "add-other": lambda lib, x: x + lib.ones(3), "alias": lambda lib, x: x[...], "mul2": lambda lib, x: x * 2,
-    "neg": lambda lib, x: -x, "narrow": lambda lib, x: x.narrow(0, 0, 3),
+    "sum": lambda lib, x: x.sum(),
+    "view": lambda lib, x: x.view(3, 1),
+    "t": lambda lib, x: x.view(3, 1).t(),
+    "unsqueeze": lambda lib, x: x.unsqueeze(0),
+    "reshape": lambda lib, x: x.reshape(3, 1),
+    "flatten": lambda lib, x: x.view(3, 1).flatten(),
+    "squeeze": lambda lib, x: x.view(3, 1).squeeze(1),
+    "permute": lambda lib, x: x.view(3, 1).permute(1, 0),
+    "contiguous": lambda lib, x: x.view(3, 1).t().contiguous(),
+    "view_as": lambda lib, x: x.view_as(x),
+    "clone": lambda lib, x: x.clone(),
+    "add0": lambda lib, x: x + 0,
+    "add-other": lambda lib, x: x + lib.ones(3),
+    "alias": lambda lib, x: x[...],
+    "mul2": lambda lib, x: x * 2,
+    "neg": lambda lib, x: -x,
+    "narrow": lambda lib, x: x.narrow(0, 0, 3),
     "to-complex": lambda lib, x: x.to(lib.complex128),
 }
 BINARY = {
@@ -40,8 +50,13 @@ def _observe(lib, results, g):
             r.add_(1)
         except RuntimeError as e:  # an expanded gradient (sum's) refuses, as torch's does
             out.append(str(e))
-        out.append((k, [t._version for t in (*results, g)],
-                    [[complex(v) for v in t.detach().reshape(-1).tolist()] for t in (*results, g)]))
+        out.append(
+            (
+                k,
+                [t._version for t in (*results, g)],
+                [[complex(v) for v in t.detach().reshape(-1).tolist()] for t in (*results, g)],
+            )
+        )
     return out
 
 
@@ -63,6 +78,7 @@ def test_unary_gradient_is_the_seed_or_its_view_as_in_torch(name):
 def test_two_gradients_share_what_torchs_share(name, with_output):
     """``autograd.grad(y, [a, b(, y)])``: the results' versions move together where torch's
     are views of one tensor."""
+
     def prog(lib):
         a = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
         b = lib.tensor([0.5, -1.0], dtype=lib.float64, requires_grad=True)

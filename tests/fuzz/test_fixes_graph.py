@@ -32,20 +32,30 @@ def _chain(t):
 
 
 def _grads(*ts):
-    return [(str(t.grad.dtype), np.round(t.grad.detach().numpy().astype(np.complex128), 5).tolist())
-            for t in ts]
+    return [
+        (str(t.grad.dtype), np.round(t.grad.detach().numpy().astype(np.complex128), 5).tolist())
+        for t in ts
+    ]
 
 
 def test_mixed_dtype_ops_promote_inside_the_node():
     """A binary op on tensors of two dtypes records no ToCopyBackward0: torch promotes inside
     the kernel, its node's edges go to the original inputs, and each gradient comes back in its
     input's dtype (fuzz class type-promotion-node)."""
+
     def prog(lib):
         out = []
-        for f in (lambda a, b: a / b, lambda a, b: a * b, lambda a, b: a - b,
-                  lambda a, b: lib.add(a, b, alpha=2), lambda a, b: lib.maximum(a, b),
-                  lambda a, b: lib.where(a > 1.5, a, b), lambda a, b: a % b,
-                  lambda a, b: lib.pow(a, b), lambda a, b: lib.div(a, b, rounding_mode="floor")):
+        for f in (
+            lambda a, b: a / b,
+            lambda a, b: a * b,
+            lambda a, b: a - b,
+            lambda a, b: lib.add(a, b, alpha=2),
+            lambda a, b: lib.maximum(a, b),
+            lambda a, b: lib.where(a > 1.5, a, b),
+            lambda a, b: a % b,
+            lambda a, b: lib.pow(a, b),
+            lambda a, b: lib.div(a, b, rounding_mode="floor"),
+        ):
             a = lib.tensor([1.0, 2.0], requires_grad=True)
             b = lib.tensor([3.0, 0.5], dtype=lib.float64, requires_grad=True)
             i = lib.tensor([3, 4])
@@ -70,10 +80,14 @@ def test_pow_with_a_bool_exponent_tensor_refuses_the_base_gradient():
     """pow(x, e) with a bool exponent tensor: torch's pow_backward computes ``e - 1``, which
     has no bool kernel, so the backward (and a create_graph one) raises; a bool Python number
     exponent is the Scalar overload and differentiates (fuzz class pow-bool-exponent-grad)."""
+
     def prog(lib):
         out = []
-        for e, cg in ((lib.ones(3, 1).ne(2.0), False), (lib.tensor(True), True),
-                      (lib.tensor([True, False, True]), False)):
+        for e, cg in (
+            (lib.ones(3, 1).ne(2.0), False),
+            (lib.tensor(True), True),
+            (lib.tensor([True, False, True]), False),
+        ):
             x = lib.ones(3, dtype=lib.float64, requires_grad=True)
             y = lib.pow(x, e)
             try:
@@ -99,6 +113,7 @@ def test_inference_tensors_refuse_version_inplace_and_requires_grad_outside():
     in-place updates and requires_grad outside inference mode (after the leaf check), and
     detach_ under inference mode changes nothing (torch's detach_ is an autograd kernel,
     which inference mode skips) (fuzz class inference-mode)."""
+
     def attempt(f):
         try:
             r = f()
@@ -115,13 +130,30 @@ def test_inference_tensors_refuse_version_inplace_and_requires_grad_outside():
             y = lib.ones(2) * 2
             z = x * 2
             k = lib.ones(2, requires_grad=True)
-            inside = [attempt(lambda: n.detach_()), attempt(lambda: k.detach_()),
-                      attempt(lambda: y.add_(1)), attempt(lambda: y.requires_grad_())]
+            inside = [
+                attempt(lambda: n.detach_()),
+                attempt(lambda: k.detach_()),
+                attempt(lambda: y.add_(1)),
+                attempt(lambda: y.requires_grad_()),
+            ]
             y.requires_grad_(False)
-        return inside + [attempt(f) for f in (
-            lambda: y._version, lambda: z._version, lambda: x._version, lambda: y.add_(1),
-            lambda: y.zero_(), lambda: y.__setitem__(0, 1.0), lambda: y.requires_grad_(),
-            lambda: k.add_(1), lambda: y.view(2), lambda: y.clone(), lambda: n, lambda: k)]
+        return inside + [
+            attempt(f)
+            for f in (
+                lambda: y._version,
+                lambda: z._version,
+                lambda: x._version,
+                lambda: y.add_(1),
+                lambda: y.zero_(),
+                lambda: y.__setitem__(0, 1.0),
+                lambda: y.requires_grad_(),
+                lambda: k.add_(1),
+                lambda: y.view(2),
+                lambda: y.clone(),
+                lambda: n,
+                lambda: k,
+            )
+        ]
 
     theirs, mine = _both(prog)
     assert mine == theirs
@@ -133,6 +165,7 @@ def test_empty_tensors_have_torchs_strides():
     x.imag of an empty complex tensor differentiated with create_graph work, and a sum's
     expanded empty gradient fails view_as_real's backward as in torch (fuzz class
     strided-checks)."""
+
     def attempt(f):
         try:
             r = f()
@@ -143,14 +176,19 @@ def test_empty_tensors_have_torchs_strides():
     def cases(lib, shape):
         x = lib.zeros(shape, dtype=lib.complex64, requires_grad=True)
         r = lib.zeros(shape + (2,), dtype=lib.float64, requires_grad=True)
-        return [attempt(f) for f in (
-            lambda: lib.view_as_real(x).sum().backward() or (),
-            lambda: lib.autograd.grad(x.real.sum(), [x], create_graph=True)[0],
-            lambda: lib.autograd.grad(x.imag.sum(), [x], create_graph=True)[0],
-            lambda: lib.view_as_complex(r),
-            lambda: lib.autograd.grad(lib.view_as_complex(r).abs().sum(), [r])[0],
-            lambda: lib.autograd.grad((lib.view_as_real(x) * 2).sum(), [x])[0],
-            lambda: lib.zeros(shape).stride(), lambda: lib.zeros(()).expand(*shape).stride())]
+        return [
+            attempt(f)
+            for f in (
+                lambda: lib.view_as_real(x).sum().backward() or (),
+                lambda: lib.autograd.grad(x.real.sum(), [x], create_graph=True)[0],
+                lambda: lib.autograd.grad(x.imag.sum(), [x], create_graph=True)[0],
+                lambda: lib.view_as_complex(r),
+                lambda: lib.autograd.grad(lib.view_as_complex(r).abs().sum(), [r])[0],
+                lambda: lib.autograd.grad((lib.view_as_real(x) * 2).sum(), [x])[0],
+                lambda: lib.zeros(shape).stride(),
+                lambda: lib.zeros(()).expand(*shape).stride(),
+            )
+        ]
 
     def prog(lib):
         return [cases(lib, shape) for shape in ((2, 0), (0,), (3, 0, 2))]
@@ -162,6 +200,7 @@ def test_empty_tensors_have_torchs_strides():
 def test_relu_gradient_of_a_zero_dim_tensor():
     """ReLU's bit-mask cut of the gradient (xp.keep_where) falls back to where for 0-d arrays,
     whose NumPy results are scalars with no out= (the fuzzer's seed 982 raised TypeError)."""
+
     def prog(lib):
         out = []
         for v in (-1.0, 2.0):
@@ -179,15 +218,27 @@ def test_promoting_functions_and_cat_promote_inside_the_node():
     (api_math.apply_promoted) and cat/stack/hstack of mixed dtypes record no ToCopyBackward0:
     torch promotes inside the op; each gradient comes back in its input's dtype (fuzz class
     type-promotion-node)."""
+
     def prog(lib):
         out = []
-        fs = (lambda a, b: lib.atan2(a, b), lambda a, b: lib.hypot(b, a), lambda a, b: lib.copysign(b, a),
-              lambda a, b: lib.xlogy(b, a), lambda a, b: lib.special.xlog1py(a, b),
-              lambda a, b: lib.fmax(a, b), lambda a, b: lib.fmin(b, a), lambda a, b: lib.logaddexp(a, b),
-              lambda a, b: lib.logaddexp2(b, a), lambda a, b: lib.addcmul(a, b, b),
-              lambda a, b: lib.addcdiv(b, a, b, value=2), lambda a, b: lib.cat([a, b]),
-              lambda a, b: lib.stack([b, a]), lambda a, b: lib.hstack([a, b]),
-              lambda a, b: lib.cat([b, lib.tensor([1, 2])]), lambda a, b: lib.cat([lib.zeros(0, dtype=lib.int64), b]))
+        fs = (
+            lambda a, b: lib.atan2(a, b),
+            lambda a, b: lib.hypot(b, a),
+            lambda a, b: lib.copysign(b, a),
+            lambda a, b: lib.xlogy(b, a),
+            lambda a, b: lib.special.xlog1py(a, b),
+            lambda a, b: lib.fmax(a, b),
+            lambda a, b: lib.fmin(b, a),
+            lambda a, b: lib.logaddexp(a, b),
+            lambda a, b: lib.logaddexp2(b, a),
+            lambda a, b: lib.addcmul(a, b, b),
+            lambda a, b: lib.addcdiv(b, a, b, value=2),
+            lambda a, b: lib.cat([a, b]),
+            lambda a, b: lib.stack([b, a]),
+            lambda a, b: lib.hstack([a, b]),
+            lambda a, b: lib.cat([b, lib.tensor([1, 2])]),
+            lambda a, b: lib.cat([lib.zeros(0, dtype=lib.int64), b]),
+        )
         for f in fs:
             a = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
             b = lib.tensor([2.0, 3.0], requires_grad=True)
@@ -206,13 +257,20 @@ def test_empty_gradients_of_reductions_have_torchs_strides():
     (torch divides the expanded gradient), a sum's expanded (0 strides) also through a second
     sum's unsqueeze and expand (NumPy's reshape gave it fresh strides) (fuzz class
     strided-checks)."""
+
     def prog(lib):
         out = []
-        for shape, f in (((2, 0), lambda r: r.mean()), ((2, 0), lambda r: r.sum()),
-                         ((2, 0), lambda r: r.sum(0).sum()), ((2, 0), lambda r: r.sum(-1).sum()),
-                         ((2, 0), lambda r: r.mean(0).sum()), ((0, 3), lambda r: r.mean(1).sum()),
-                         ((0, 3), lambda r: r.mean((0, 1)).sum()), ((3, 0), lambda r: r.sum(2).mean()),
-                         ((3, 0), lambda r: r.sum(0, keepdim=True).sum())):
+        for shape, f in (
+            ((2, 0), lambda r: r.mean()),
+            ((2, 0), lambda r: r.sum()),
+            ((2, 0), lambda r: r.sum(0).sum()),
+            ((2, 0), lambda r: r.sum(-1).sum()),
+            ((2, 0), lambda r: r.mean(0).sum()),
+            ((0, 3), lambda r: r.mean(1).sum()),
+            ((0, 3), lambda r: r.mean((0, 1)).sum()),
+            ((3, 0), lambda r: r.sum(2).mean()),
+            ((3, 0), lambda r: r.sum(0, keepdim=True).sum()),
+        ):
             x = lib.zeros(*shape, dtype=lib.complex64, requires_grad=True)
             try:
                 f(lib.view_as_real(x)).backward()

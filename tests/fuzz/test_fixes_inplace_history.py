@@ -39,17 +39,26 @@ def _functions(lib):
 
 
 VIEWS = {
-    "none": None, "row": lambda t: t[0], "column": lambda t: t[:, 1], "t": lambda t: t.t(),
-    "view": lambda t: t.view(4), "diagonal": lambda t: t.diagonal(),
-    "unbind": lambda t: t.unbind(0)[1], "empty": lambda t: t[:, :0], "empty-rows": lambda t: t[2:],
-    "narrow0": lambda t: t.narrow(1, 0, 0), "empty-view": lambda t: t[:0].view(0, 3),
+    "none": None,
+    "row": lambda t: t[0],
+    "column": lambda t: t[:, 1],
+    "t": lambda t: t.t(),
+    "view": lambda t: t.view(4),
+    "diagonal": lambda t: t.diagonal(),
+    "unbind": lambda t: t.unbind(0)[1],
+    "empty": lambda t: t[:, :0],
+    "empty-rows": lambda t: t[2:],
+    "narrow0": lambda t: t.narrow(1, 0, 0),
+    "empty-view": lambda t: t[:0].view(0, 3),
     "detached-view": lambda t: t.detach()[0].requires_grad_(),
 }
 OPS = {
     "custom": lambda lib, fns, v: fns[0].apply(v),
     "custom-two": lambda lib, fns, v: fns[1].apply(v)[0],
-    "add_": lambda lib, fns, v: v.add_(1), "mul_w": lambda lib, fns, v: v.mul_(lib.ones(1, requires_grad=True)),
-    "zero_": lambda lib, fns, v: v.zero_(), "copy_": lambda lib, fns, v: v.copy_(lib.zeros(v.shape)),
+    "add_": lambda lib, fns, v: v.add_(1),
+    "mul_w": lambda lib, fns, v: v.mul_(lib.ones(1, requires_grad=True)),
+    "zero_": lambda lib, fns, v: v.zero_(),
+    "copy_": lambda lib, fns, v: v.copy_(lib.zeros(v.shape)),
     "setitem": lambda lib, fns, v: v.__setitem__(..., 3.0),
 }
 
@@ -57,8 +66,13 @@ OPS = {
 def _info(t):
     try:
         g = t.grad
-        return [None if g is None else g.tolist(), t.grad_fn.name() if t.grad_fn is not None else None,
-                t.retains_grad, t.requires_grad, t.is_leaf]
+        return [
+            None if g is None else g.tolist(),
+            t.grad_fn.name() if t.grad_fn is not None else None,
+            t.retains_grad,
+            t.requires_grad,
+            t.is_leaf,
+        ]
     except RuntimeError as e:
         return str(e)
 
@@ -95,8 +109,12 @@ def test_inplace_rebase_keeps_or_drops_grad_as_torch(view):
     checks come in torch's order: leaf, several outputs with a dirty view, then the view's own
     (made in no_grad mode, by a function returning several views, of a leaf)."""
     torch = require_torch()
-    bad = [(op, a, b) for op in OPS
-           for a, b in [(_program(torch, view, op), _program(ja, view, op))] if a != b]
+    bad = [
+        (op, a, b)
+        for op in OPS
+        for a, b in [(_program(torch, view, op), _program(ja, view, op))]
+        if a != b
+    ]
     assert not bad, bad
 
 
@@ -104,8 +122,13 @@ def test_mark_dirty_errors_in_torchs_order():
     def prog(lib):
         fns = _functions(lib)
         out = []
-        makers = (lambda x: x[0], lambda x: (x * 2).unbind(0)[1], lambda x: x.unbind(0)[1],
-                  lambda x: (x * 2)[0], lambda x: x.detach()[0].requires_grad_())
+        makers = (
+            lambda x: x[0],
+            lambda x: (x * 2).unbind(0)[1],
+            lambda x: x.unbind(0)[1],
+            lambda x: (x * 2)[0],
+            lambda x: x.detach()[0].requires_grad_(),
+        )
         for f, mk in itertools.product((fns[0].apply, fns[1].apply), makers):
             x = lib.ones(2, 2, requires_grad=True)
             v = mk(x)

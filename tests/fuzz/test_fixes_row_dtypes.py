@@ -18,8 +18,19 @@ import jupyter_autograd as ja
 from .._torch import require as require_torch
 from . import rows
 
-DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
-          "complex64", "complex128")
+DTYPES = (
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+)
 # torch.complex / torch.polar of float16 make complex32 (chalf), a dtype jupyter_autograd lacks
 NO_CHALF = {("complex", "float16"), ("polar", "float16")}
 
@@ -92,45 +103,77 @@ def test_every_row_over_every_dtype_as_torch():
     assert not bad, "\n".join(map(str, bad))
 
 
-@pytest.mark.parametrize("src", [
-    # a kernel without an integral loop judges the common dtype (bool with int is int)
-    "torch.hypot(b, i)", "torch.logaddexp(i[:, :0], i[:, :0])", "torch.hypot(b[:0], b[:0])",
-    "torch.logaddexp2(b, f)", "torch.nextafter(i, f)",
-    # addmm of bool, also with beta=0
-    "torch.addmm(b[0], b, b.t(), beta=0)", "torch.addmm(b[0], b, b.t())",
-    # bce with logits: the input's dtype decides (log_sigmoid), then the target's (in place)
-    "F.binary_cross_entropy_with_logits(i, f)", "F.binary_cross_entropy_with_logits(b, f)",
-    "F.binary_cross_entropy_with_logits(b, b)", "F.binary_cross_entropy_with_logits(f, i)",
-    "F.binary_cross_entropy_with_logits(f, b)", "F.binary_cross_entropy_with_logits(f[:0], i[:0])",
-    "F.binary_cross_entropy_with_logits(i, i, pos_weight=f[0])",
-    "F.binary_cross_entropy_with_logits(d, f)", "F.binary_cross_entropy_with_logits(f, d)",
-    "F.binary_cross_entropy_with_logits(f, d, reduction='none')",
-    # layer_norm: the mixed-dtype check, then the kernel's dtype
-    "F.layer_norm(i, (2,))", "F.layer_norm(b, (2,))", "F.layer_norm(i, (2,), f[0], f[0])",
-    "F.layer_norm(f, (2,), i[0], i[0])", "F.layer_norm(f, (2,), d[0])", "F.layer_norm(d, (2,), f[0])",
-    "F.layer_norm(i[:0], (2,))", "F.layer_norm(f, (2,), f[0], d[0])",
-    "F.layer_norm(i, (2,), i[0], i[0])",
-    # dropout: only training multiplies by the float scale; an empty input returns first
-    "torch.native_dropout(i, 0.5, False)", "torch.native_dropout(b, 0.5, True)",
-    "torch.native_dropout(b, 0.0, True)", "torch.native_dropout(i, 1.0, True)",
-    "torch.native_dropout(i[:0], 0.5, True)", "torch.native_dropout(i, 0.5, None)",
-    # clamp's kernel with both bounds; one bound is maximum/minimum
-    "torch.clamp(b, b, b)", "torch.clamp(b, i, i)", "torch.clamp(b, min=b)", "torch.clamp(b, max=b)",
-    # where's condition: uint8 is deprecated but taken; other dtypes by their C++ names
-    "torch.where(i.to(torch.uint8), f, f)", "torch.where(i, f, f)", "torch.where(f, f, f)",
-    # amax/amin of an empty complex result: torch's kernel returns before its dtype dispatch
-    "c[:, :0].amax(0)", "c[:, :0].amin(0, keepdim=True)", "c.amax(0)",
-    "c[:, :0].requires_grad_().amin(0)", "c[:, :0].requires_grad_().amax(1)",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        # a kernel without an integral loop judges the common dtype (bool with int is int)
+        "torch.hypot(b, i)",
+        "torch.logaddexp(i[:, :0], i[:, :0])",
+        "torch.hypot(b[:0], b[:0])",
+        "torch.logaddexp2(b, f)",
+        "torch.nextafter(i, f)",
+        # addmm of bool, also with beta=0
+        "torch.addmm(b[0], b, b.t(), beta=0)",
+        "torch.addmm(b[0], b, b.t())",
+        # bce with logits: the input's dtype decides (log_sigmoid), then the target's (in place)
+        "F.binary_cross_entropy_with_logits(i, f)",
+        "F.binary_cross_entropy_with_logits(b, f)",
+        "F.binary_cross_entropy_with_logits(b, b)",
+        "F.binary_cross_entropy_with_logits(f, i)",
+        "F.binary_cross_entropy_with_logits(f, b)",
+        "F.binary_cross_entropy_with_logits(f[:0], i[:0])",
+        "F.binary_cross_entropy_with_logits(i, i, pos_weight=f[0])",
+        "F.binary_cross_entropy_with_logits(d, f)",
+        "F.binary_cross_entropy_with_logits(f, d)",
+        "F.binary_cross_entropy_with_logits(f, d, reduction='none')",
+        # layer_norm: the mixed-dtype check, then the kernel's dtype
+        "F.layer_norm(i, (2,))",
+        "F.layer_norm(b, (2,))",
+        "F.layer_norm(i, (2,), f[0], f[0])",
+        "F.layer_norm(f, (2,), i[0], i[0])",
+        "F.layer_norm(f, (2,), d[0])",
+        "F.layer_norm(d, (2,), f[0])",
+        "F.layer_norm(i[:0], (2,))",
+        "F.layer_norm(f, (2,), f[0], d[0])",
+        "F.layer_norm(i, (2,), i[0], i[0])",
+        # dropout: only training multiplies by the float scale; an empty input returns first
+        "torch.native_dropout(i, 0.5, False)",
+        "torch.native_dropout(b, 0.5, True)",
+        "torch.native_dropout(b, 0.0, True)",
+        "torch.native_dropout(i, 1.0, True)",
+        "torch.native_dropout(i[:0], 0.5, True)",
+        "torch.native_dropout(i, 0.5, None)",
+        # clamp's kernel with both bounds; one bound is maximum/minimum
+        "torch.clamp(b, b, b)",
+        "torch.clamp(b, i, i)",
+        "torch.clamp(b, min=b)",
+        "torch.clamp(b, max=b)",
+        # where's condition: uint8 is deprecated but taken; other dtypes by their C++ names
+        "torch.where(i.to(torch.uint8), f, f)",
+        "torch.where(i, f, f)",
+        "torch.where(f, f, f)",
+        # amax/amin of an empty complex result: torch's kernel returns before its dtype dispatch
+        "c[:, :0].amax(0)",
+        "c[:, :0].amin(0, keepdim=True)",
+        "c.amax(0)",
+        "c[:, :0].requires_grad_().amin(0)",
+        "c[:, :0].requires_grad_().amax(1)",
+    ],
+)
 def test_dtype_facts_as_torch(src):
     """The facts the survey found, on mixed and empty operands."""
     torch = require_torch()
 
     def run(lib):
-        ns = {"torch": lib, "F": lib.nn.functional, "i": lib.tensor([[3, 2], [1, 0]]),
-              "f": lib.tensor([[0.5, 1.0], [2.0, 3.0]]), "b": lib.tensor([[True, False], [False, True]]),
-              "d": lib.tensor([[0.5, 1.0], [2.0, 3.0]], dtype=lib.float64),
-              "c": lib.tensor([[1 + 1j, 2.0], [0.5j, 1.0]])}
+        ns = {
+            "torch": lib,
+            "F": lib.nn.functional,
+            "i": lib.tensor([[3, 2], [1, 0]]),
+            "f": lib.tensor([[0.5, 1.0], [2.0, 3.0]]),
+            "b": lib.tensor([[True, False], [False, True]]),
+            "d": lib.tensor([[0.5, 1.0], [2.0, 3.0]], dtype=lib.float64),
+            "c": lib.tensor([[1 + 1j, 2.0], [0.5j, 1.0]]),
+        }
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -14,9 +14,21 @@ import jupyter_autograd as ja
 from .._torch import require as require_torch
 
 # a reduction of a non-empty (3, 2) or (3, 1, 2) tensor whose gradient reaches an empty one
-_HEADS = ["mean()", "mean(0)", "mean(-1)", "mean((0, 1))", "mean(0, keepdim=True)", "sum()",
-          "sum(0)", "sum(-1, keepdim=True)", "mean(0).sum()", "sum(0).mean()", "amax(0).sum()",
-          "mean(1).mean()", "prod()"]
+_HEADS = [
+    "mean()",
+    "mean(0)",
+    "mean(-1)",
+    "mean((0, 1))",
+    "mean(0, keepdim=True)",
+    "sum()",
+    "sum(0)",
+    "sum(-1, keepdim=True)",
+    "mean(0).sum()",
+    "sum(0).mean()",
+    "amax(0).sum()",
+    "mean(1).mean()",
+    "prod()",
+]
 _MIDS = ["sum(1)", "sum(1, keepdim=True)", "mean(1)", "amax(1)"]
 _SHAPES = [(3, 0), (3, 0, 1)]
 
@@ -39,8 +51,16 @@ def test_empty_expansions_of_reduction_gradients_as_torch(shape, mid, head):
     assert _outcome(ja, shape, mid, head) == _outcome(torch, shape, mid, head)
 
 
-@pytest.mark.parametrize("src", ["x.mean()", "x.mean(0)", "x.mean(1, keepdim=True)",
-                                 "x.mean((0, 1))", "x[:, None].expand(2, 3, 4).mean(1)"])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "x.mean()",
+        "x.mean(0)",
+        "x.mean(1, keepdim=True)",
+        "x.mean((0, 1))",
+        "x[:, None].expand(2, 3, 4).mean(1)",
+    ],
+)
 def test_mean_gradient_is_a_fresh_tensor_as_torch(src):
     """The gradient mean sends back is writable and contiguous, as torch's division result
     (the leaf's .grad has torch's strides)."""

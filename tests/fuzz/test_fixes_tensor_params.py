@@ -36,7 +36,10 @@ def _calls(torch):
             if form == "method" and (i == 0 or str(schema_args[0].type) != "Tensor"):
                 continue
             for bad in _BAD:
-                theirs, ours = TP.arguments(torch, schema_args, i, bad), TP.arguments(ja, schema_args, i, bad)
+                theirs, ours = (
+                    TP.arguments(torch, schema_args, i, bad),
+                    TP.arguments(ja, schema_args, i, bad),
+                )
                 if theirs is None:
                     break
                 tf, ta = TP.call_target(torch, form, name, theirs)
@@ -76,14 +79,19 @@ def test_too_few_or_too_many_arguments_are_refused_as_torch():
     arguments (9 given)")."""
     torch = require_torch()
     bad, n = [], 0
-    forms = [f for f in TP.public_names(torch, ja)
-             if f[0] == "function" or getattr(getattr(ja.Tensor, f[1]), "_tensor_params", None)]
+    forms = [
+        f
+        for f in TP.public_names(torch, ja)
+        if f[0] == "function" or getattr(getattr(ja.Tensor, f[1]), "_tensor_params", None)
+    ]
     for form, name in forms:
         for k in (0, 1, 20):
             t_fn = getattr(torch, name) if form == "function" else getattr(torch.ones(2, 2), name)
             o_fn = getattr(ja, name) if form == "function" else getattr(ja.ones(2, 2), name)
             t = _outcome(t_fn, (torch.ones(2, 2),) * k, {})
-            if not t[1].startswith(f"{name}() missing ") and not t[1].startswith(f"{name}() takes "):
+            if not t[1].startswith(f"{name}() missing ") and not t[1].startswith(
+                f"{name}() takes "
+            ):
                 continue
             n += 1
             o = _outcome(o_fn, (ja.ones(2, 2),) * k, {})

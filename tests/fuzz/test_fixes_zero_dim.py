@@ -11,8 +11,11 @@ import sys
 from .._torch import require as require_torch
 from .test_fixes_dtypes import _check
 
-_SCALARS = {"s": lambda t: t.tensor(2.0, requires_grad=True), "v": lambda t: t.ones(2),
-            "z": lambda t: t.tensor(1 + 2j)}
+_SCALARS = {
+    "s": lambda t: t.tensor(2.0, requires_grad=True),
+    "v": lambda t: t.ones(2),
+    "z": lambda t: t.tensor(1 + 2j),
+}
 
 
 def test_zero_dim_dims_and_missing_sizes_as_torch():
@@ -20,15 +23,49 @@ def test_zero_dim_dims_and_missing_sizes_as_torch():
     refused with torch's IndexError, flip refuses a repeated dim; reshape/view/expand/permute/
     repeat/sum_to_size without sizes are torch's TypeError (they returned the tensor); H, mH
     and adjoint() of a 0-d tensor are its conjugate (they raised)."""
-    _check([
-        "s.sum(0)", "s.mean(-1)", "s.transpose(0, -1)", "s.swapaxes(0, 0)", "s.cumsum(0)",
-        "s.flip(0)", "s.flip(-1)", "torch.flip(s, (0,))", "s.flip(())", "s.flip((0, 0))",
-        "v.flip((0, -2))", "s.roll(1)", "s.roll(1, 0)", "s.roll((1, 2), (-1, 0))",
-        "s.reshape()", "torch.reshape(s)", "v.reshape()", "s.view()", "s.expand()", "s.expand(*[])",
-        "s.permute()", "torch.permute(s)", "s.repeat()", "v.repeat()", "s.sum_to_size()",
-        "s.reshape(())", "s.permute(())", "s.repeat(())", "s.expand([])", "v.sum_to_size(())",
-        "s.H", "s.mH", "s.adjoint()", "z.H", "z.mH", "z.adjoint()", "z.T", "v.T",
-    ], _SCALARS)
+    _check(
+        [
+            "s.sum(0)",
+            "s.mean(-1)",
+            "s.transpose(0, -1)",
+            "s.swapaxes(0, 0)",
+            "s.cumsum(0)",
+            "s.flip(0)",
+            "s.flip(-1)",
+            "torch.flip(s, (0,))",
+            "s.flip(())",
+            "s.flip((0, 0))",
+            "v.flip((0, -2))",
+            "s.roll(1)",
+            "s.roll(1, 0)",
+            "s.roll((1, 2), (-1, 0))",
+            "s.reshape()",
+            "torch.reshape(s)",
+            "v.reshape()",
+            "s.view()",
+            "s.expand()",
+            "s.expand(*[])",
+            "s.permute()",
+            "torch.permute(s)",
+            "s.repeat()",
+            "v.repeat()",
+            "s.sum_to_size()",
+            "s.reshape(())",
+            "s.permute(())",
+            "s.repeat(())",
+            "s.expand([])",
+            "v.sum_to_size(())",
+            "s.H",
+            "s.mH",
+            "s.adjoint()",
+            "z.H",
+            "z.mH",
+            "z.adjoint()",
+            "z.T",
+            "v.T",
+        ],
+        _SCALARS,
+    )
 
 
 def test_zero_dim_transpose_is_a_permute_view():
@@ -66,8 +103,13 @@ def test_matrix_view_deprecations_warn_once_per_process_as_torch():
     require_torch()
 
     def run(lib):
-        r = subprocess.run([sys.executable, "-c", _WARN_PROGRAM.format(lib=lib)],
-                           capture_output=True, text=True, check=True, timeout=300)
+        r = subprocess.run(
+            [sys.executable, "-c", _WARN_PROGRAM.format(lib=lib)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=300,
+        )
         return json.loads(r.stdout.strip().splitlines()[-1])
 
     theirs, ours = run("torch"), run("jupyter_autograd")

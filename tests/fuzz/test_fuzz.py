@@ -41,13 +41,17 @@ def test_ci_programs_match_torch():
         if r.new:
             new.append(r)
     dt = time.perf_counter() - t0
-    print(f"\nfuzz: {CI_PROGRAMS} programs, {steps} steps in {dt:.1f}s; "
-          f"{len(new)} new mismatches; open classes met: {dict(known.most_common())}")
+    print(
+        f"\nfuzz: {CI_PROGRAMS} programs, {steps} steps in {dt:.1f}s; "
+        f"{len(new)} new mismatches; open classes met: {dict(known.most_common())}"
+    )
     reports = []
     for r in new[:3]:
         p, m = shrink(r.program, torch, ours)
         reports.append(f"seed {r.seed} [{r.signature}]: {m}\n{p.reproducer(str(m))}")
-    assert not new, f"{len(new)} programs mismatch torch; first ones shrunk:\n\n" + "\n\n".join(reports)
+    assert not new, f"{len(new)} programs mismatch torch; first ones shrunk:\n\n" + "\n\n".join(
+        reports
+    )
     # every registry row with a torch counterpart was drawn at least once
     missing = [op.name for op in rows.fuzzable_rows() if "row:" + op.name not in kinds]
     assert not missing, f"registry rows the CI programs never drew: {missing}"
@@ -93,16 +97,20 @@ def test_open_classes_are_still_open(key):
     m, _ = compare(run(program, torch), run(program, ours))
     assert m is not None, (
         f"open class {key!r} ({entry.owner}) no longer reproduces: its fix has landed. Delete its "
-        f"entry in tests/fuzz/open_classes.py (mismatch now: {m})")
+        f"entry in tests/fuzz/open_classes.py (mismatch now: {m})"
+    )
 
 
 def test_missing_api_is_still_missing():
     """Names in MISSING_API are not drawn; one that appears must be removed from the list."""
     import jupyter_autograd
 
-    present = sorted(n for n in MISSING_API
-                     if hasattr(jupyter_autograd, n.removeprefix("torch."))
-                     and (n.startswith("torch.") or hasattr(jupyter_autograd.Tensor, n)))
+    present = sorted(
+        n
+        for n in MISSING_API
+        if hasattr(jupyter_autograd, n.removeprefix("torch."))
+        and (n.startswith("torch.") or hasattr(jupyter_autograd.Tensor, n))
+    )
     assert not present, f"now implemented, remove from MISSING_API in open_classes.py: {present}"
 
 

@@ -29,13 +29,16 @@ def first_detection(torch, limit: int = CI_PROGRAMS):
 
 def _wrong(rule):
     """A VJP rule off by a factor of 1.5 (still the right shape and dtype)."""
+
     def wrong(xp, g, *args):
         return rule(xp, g, *args) * 1.5
+
     return wrong
 
 
-@pytest.mark.parametrize("name,index", [("mul", 0), ("div", 1), ("tanh", 0), ("sum.dim_IntList", 0),
-                                        ("mm", 1)])
+@pytest.mark.parametrize(
+    "name,index", [("mul", 0), ("div", 1), ("tanh", 0), ("sum.dim_IntList", 0), ("mm", 1)]
+)
 def test_wrong_vjp_is_detected(monkeypatch, name, index):
     torch = require_torch()
     op = OPS[name]

@@ -14,8 +14,10 @@ from .program import Arr, Program, run
 
 # NumPy's float32 exp(2) is 1 ulp from torch's (SLEEF); fmod by 1 keeps only the fraction,
 # where that ulp is a relative error of 2e-7, past float64's tolerance
-FLOAT32_INTO_FLOAT64 = ("x = torch.tensor([2], dtype=torch.int64).exp()",
-                        "y = torch.fmod(x, torch.ones(1, dtype=torch.float64))")
+FLOAT32_INTO_FLOAT64 = (
+    "x = torch.tensor([2], dtype=torch.int64).exp()",
+    "y = torch.fmod(x, torch.ones(1, dtype=torch.float64))",
+)
 
 
 def _perturbed(obs: list, path: str, factor: float) -> list:
@@ -44,12 +46,14 @@ def test_float64_only_values_keep_float64_tolerance():
     """A float64 value off by 1e-6 (far inside float32's tolerance) is a mismatch when no
     float32 value flowed into it, also next to float32 variables of the same program."""
     torch = require_torch()
-    program = Program.from_sources((
-        "a = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)",
-        "s = torch.tensor([2.0])",  # float32, unrelated to a and b
-        "b = a.exp()",
-        "b.sum().backward()",
-    ))
+    program = Program.from_sources(
+        (
+            "a = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)",
+            "s = torch.tensor([2.0])",  # float32, unrelated to a and b
+            "b = a.exp()",
+            "b.sum().backward()",
+        )
+    )
     theirs = run(program, torch)
     m, _ = compare(theirs, run(program, ours))
     assert m is None, str(m)
@@ -64,14 +68,16 @@ def test_precision_flows_through_in_place_ops_and_backward():
     connected to it (its leaf, whose gradient flows back through it); an unrelated float64
     variable keeps float64."""
     torch = require_torch()
-    program = Program.from_sources((
-        "a = torch.tensor([0.5], dtype=torch.float64, requires_grad=True)",
-        "c = torch.tensor([0.25], dtype=torch.float64)",
-        "b = a * 1",
-        "f = torch.tensor([3.0])",
-        "b.mul_(f.exp())",
-        "b.sum().backward()",
-    ))
+    program = Program.from_sources(
+        (
+            "a = torch.tensor([0.5], dtype=torch.float64, requires_grad=True)",
+            "c = torch.tensor([0.25], dtype=torch.float64)",
+            "b = a * 1",
+            "f = torch.tensor([3.0])",
+            "b.mul_(f.exp())",
+            "b.sum().backward()",
+        )
+    )
     obs = dict(run(program, torch))
     assert obs["end:b.value"].prec == "torch.float32"
     assert obs["end:a.grad.value"].prec == "torch.float32"

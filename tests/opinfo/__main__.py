@@ -20,20 +20,33 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write per-entry results here")
     ap.add_argument("-v", action="store_true", help="print every failure message")
     ap.add_argument("--failing", action="store_true", help="print failing entries only")
-    ap.add_argument("--prune", action="store_true",
-                    help="delete entries that now pass from the pending lists in skips.py")
+    ap.add_argument(
+        "--prune",
+        action="store_true",
+        help="delete entries that now pass from the pending lists in skips.py",
+    )
     a = ap.parse_args(argv)
     entries = harness.all_entries()
-    names = [n for n in entries if not a.names
-             or any(n == p or (p.endswith("*") and n.startswith(p[:-1])) for p in a.names)]
+    names = [
+        n
+        for n in entries
+        if not a.names or any(n == p or (p.endswith("*") and n.startswith(p[:-1])) for p in a.names)
+    ]
     out = {}
     t0 = time.perf_counter()
     for n in names:
         r = harness.run_entry(entries[n])
         skip = reason_of(n)
-        out[n] = {"passed": r.passed, "fwd": r.status["forward_ad"], "status": r.status,
-                  "errors": r.errors, "seconds": round(r.seconds, 3), "skip": skip,
-                  "samples": r.samples, "nodes": [r.nodes_same, r.nodes_total]}
+        out[n] = {
+            "passed": r.passed,
+            "fwd": r.status["forward_ad"],
+            "status": r.status,
+            "errors": r.errors,
+            "seconds": round(r.seconds, 3),
+            "skip": skip,
+            "samples": r.samples,
+            "nodes": [r.nodes_same, r.nodes_total],
+        }
         if a.failing and r.passed_all:
             continue
         flag = "PASS" if r.passed_all else ("pass" if r.passed else "FAIL")
@@ -45,10 +58,14 @@ def main(argv=None) -> int:
         print(line, flush=True)
     n_pass = sum(v["passed"] for v in out.values())
     n_fwd = sum(v["passed"] and v["fwd"] is not False for v in out.values())
-    print(f"\n{n_pass}/{len(out)} entries pass outputs and gradients (forward AD too: {n_fwd}); "
-          f"{time.perf_counter() - t0:.0f}s; {len(SKIPS)} on the skip list")
+    print(
+        f"\n{n_pass}/{len(out)} entries pass outputs and gradients (forward AD too: {n_fwd}); "
+        f"{time.perf_counter() - t0:.0f}s; {len(SKIPS)} on the skip list"
+    )
     if a.prune:
-        _prune([n for n, v in out.items() if v["passed"] and v["fwd"] is not False and n in PENDING])
+        _prune(
+            [n for n, v in out.items() if v["passed"] and v["fwd"] is not False and n in PENDING]
+        )
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=1)

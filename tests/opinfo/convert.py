@@ -55,7 +55,8 @@ def _tensor_to_ours(t):
         base = flat.numpy().copy()
         isz = base.itemsize
         arr = np.lib.stride_tricks.as_strided(
-            base[d.storage_offset():], tuple(d.shape), tuple(s * isz for s in d.stride()))
+            base[d.storage_offset() :], tuple(d.shape), tuple(s * isz for s in d.stride())
+        )
     ours = ja.from_numpy(arr)
     if ours.dtype != dt:
         raise Unsupported(f"dtype {d.dtype}")
@@ -122,7 +123,11 @@ def leaves(x):
     elif isinstance(x, dict):
         for y in x.values():
             yield from leaves(y)
-    elif x is not None and (x.__class__.__name__ == "Tensor" or hasattr(x, "requires_grad")) and hasattr(x, "shape"):
+    elif (
+        x is not None
+        and (x.__class__.__name__ == "Tensor" or hasattr(x, "requires_grad"))
+        and hasattr(x, "shape")
+    ):
         yield x
 
 
@@ -168,7 +173,11 @@ def translate(fn):
 
 def _translate_cell(v):
     torch = torch_module()
-    if isinstance(v, types.FunctionType) and v.__module__ and v.__module__.startswith("torch.testing"):
+    if (
+        isinstance(v, types.FunctionType)
+        and v.__module__
+        and v.__module__.startswith("torch.testing")
+    ):
         return translate(v)
     if callable(v) and getattr(v, "__module__", "") in ("torch", "torch._C._VariableFunctions"):
         return getattr(ja, v.__name__)
@@ -205,7 +214,11 @@ def resolve(fn, name: str):
         if inner is None:
             return None
         return functools.partial(inner, *to_ours(fn.args, {}), **to_ours(fn.keywords, {}))
-    if qual.startswith("Tensor.") or type(fn).__name__ in ("method_descriptor", "wrapper_descriptor", "getset_descriptor"):
+    if qual.startswith("Tensor.") or type(fn).__name__ in (
+        "method_descriptor",
+        "wrapper_descriptor",
+        "getset_descriptor",
+    ):
         return method_of(fn.__name__)
     if type(fn).__name__ in ("OpOverload", "OpOverloadPacket"):
         return None
@@ -213,8 +226,12 @@ def resolve(fn, name: str):
 
 
 # ---------------------------------------------------------------------------- tolerances
-_DEFAULT_TOL = {"float64": (1e-7, 1e-7), "float32": (1e-5, 1.3e-5), "complex128": (1e-7, 1e-7),
-                "complex64": (1e-5, 1.3e-5)}
+_DEFAULT_TOL = {
+    "float64": (1e-7, 1e-7),
+    "float32": (1e-5, 1.3e-5),
+    "complex128": (1e-7, 1e-7),
+    "complex64": (1e-5, 1.3e-5),
+}
 
 
 def tolerance(op, dtype) -> tuple[float, float]:
@@ -262,10 +279,15 @@ def close(a: np.ndarray, b: np.ndarray, atol: float, rtol: float, what: str, ref
             ok |= np.abs(b - r) <= 2 * np.abs(a - r) + atol + rtol * np.abs(r)
     if not ok.all():
         err = np.abs(np.where(ok, 0, a - b))
-        i = np.unravel_index(np.nanargmax(np.where(np.isnan(err), np.inf, err)), a.shape) if a.ndim else ()
+        i = (
+            np.unravel_index(np.nanargmax(np.where(np.isnan(err), np.inf, err)), a.shape)
+            if a.ndim
+            else ()
+        )
         raise Mismatch(
             f"{what}: {int((~ok).sum())}/{ok.size} values differ (atol {atol:g}, rtol {rtol:g}); "
-            f"at {tuple(int(k) for k in i)} torch {a[i]!r} ours {b[i]!r}")
+            f"at {tuple(int(k) for k in i)} torch {a[i]!r} ours {b[i]!r}"
+        )
 
 
 def _short(a):
@@ -282,8 +304,14 @@ def compare(t, o, atol, rtol, what="output", ref=None) -> None:
             raise Mismatch(f"{what}: torch gives a Tensor, ours a {type(o).__name__}")
         if str(t.dtype).split(".")[-1] != str(o.dtype).split(".")[-1]:
             raise Mismatch(f"{what}: dtype {o.dtype} != torch's {t.dtype}")
-        close(as_numpy(t), as_numpy(o), atol, rtol, what,
-              as_numpy(ref) if isinstance(ref, torch.Tensor) else None)
+        close(
+            as_numpy(t),
+            as_numpy(o),
+            atol,
+            rtol,
+            what,
+            as_numpy(ref) if isinstance(ref, torch.Tensor) else None,
+        )
         return
     if isinstance(t, (tuple, list)) and not isinstance(t, torch.Size):
         if not isinstance(o, (tuple, list)):
@@ -294,8 +322,14 @@ def compare(t, o, atol, rtol, what="output", ref=None) -> None:
             if not hasattr(o, f):
                 raise Mismatch(f"{what}: ours has no field {f!r} ({type(t).__name__})")
         for k, (a, b) in enumerate(zip(t, o)):
-            compare(a, b, atol, rtol, f"{what}[{k}]",
-                    ref[k] if isinstance(ref, (tuple, list)) and len(ref) == len(t) else None)
+            compare(
+                a,
+                b,
+                atol,
+                rtol,
+                f"{what}[{k}]",
+                ref[k] if isinstance(ref, (tuple, list)) and len(ref) == len(t) else None,
+            )
         return
     if isinstance(t, torch.Size):
         if tuple(t) != tuple(o):
@@ -311,14 +345,14 @@ def compare(t, o, atol, rtol, what="output", ref=None) -> None:
         return
     if isinstance(t, (int, float, complex)):
         if isinstance(o, ja.Tensor) or not isinstance(o, (int, float, complex)):
-            raise Mismatch(f"{what}: {o!r} ({type(o).__name__}) != torch's {t!r} ({type(t).__name__})")
+            raise Mismatch(
+                f"{what}: {o!r} ({type(o).__name__}) != torch's {t!r} ({type(t).__name__})"
+            )
         if isinstance(t, int) and not isinstance(o, int):
             raise Mismatch(f"{what}: {o!r} is not an int as torch's {t!r}")
         close(np.asarray(t), np.asarray(o), atol, rtol, what)
         return
     raise Mismatch(f"{what}: cannot compare torch's {type(t).__name__}")
-
-
 
 
 def upcast(x, memo: dict):

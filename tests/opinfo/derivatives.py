@@ -44,8 +44,16 @@ def _quiet():
 
 
 def _differentiable_outputs(out):
-    return [o for o in leaves(out) if getattr(o, "requires_grad", False)
-            and (o.dtype.is_floating_point if hasattr(o.dtype, "is_floating_point") else o.is_floating_point() or o.is_complex())]
+    return [
+        o
+        for o in leaves(out)
+        if getattr(o, "requires_grad", False)
+        and (
+            o.dtype.is_floating_point
+            if hasattr(o.dtype, "is_floating_point")
+            else o.is_floating_point() or o.is_complex()
+        )
+    ]
 
 
 def _cotangents(outs, seed, torch_side):
@@ -79,9 +87,17 @@ def _torch_grads(op, s, inp, args, kwargs, t_inputs, vs, seed):
     if vs is None:
         vs = _cotangents(t_outs, seed, True)
     with _quiet():
-        g = torch.autograd.grad(t_outs, t_inputs, [torch.tensor(v, dtype=o.dtype) for v, o in zip(vs, t_outs)],
-                                allow_unused=True)
-    return [np.zeros(tuple(t.shape)) if a is None else as_numpy(a) for a, t in zip(g, t_inputs)], vs, len(t_outs)
+        g = torch.autograd.grad(
+            t_outs,
+            t_inputs,
+            [torch.tensor(v, dtype=o.dtype) for v, o in zip(vs, t_outs)],
+            allow_unused=True,
+        )
+    return (
+        [np.zeros(tuple(t.shape)) if a is None else as_numpy(a) for a, t in zip(g, t_inputs)],
+        vs,
+        len(t_outs),
+    )
 
 
 def _reference(s, pairs):
@@ -95,7 +111,9 @@ def _is32(pairs):
     return any(str(t.dtype) in ("torch.float32", "torch.complex64") for t, _ in pairs)
 
 
-def _check_grads(op, s, ours, o_in, o_args, o_kwargs, t_out, o_out, pairs, atol, rtol, res, where, seed):
+def _check_grads(
+    op, s, ours, o_in, o_args, o_kwargs, t_out, o_out, pairs, atol, rtol, res, where, seed
+):
     t_inputs = [p[0] for p in pairs]
     o_inputs = [p[1] for p in pairs]
     try:
@@ -107,18 +125,33 @@ def _check_grads(op, s, ours, o_in, o_args, o_kwargs, t_out, o_out, pairs, atol,
     try:
         _seed_both(seed)
         with _quiet():
-            o_res = _processed(op, s, ours, o_in, o_args, o_kwargs, translate(s.output_process_fn_grad), True)
+            o_res = _processed(
+                op, s, ours, o_in, o_args, o_kwargs, translate(s.output_process_fn_grad), True
+            )
         o_outs = _differentiable_outputs(o_res)
         if len(o_outs) != n_out:
             raise Mismatch(f"{len(o_outs)} outputs require grad, torch has {n_out}")
         with _quiet():
-            o_g = ja.autograd.grad(o_outs, o_inputs, [ja.tensor(v, dtype=o.dtype) for v, o in zip(vs, o_outs)],
-                                   allow_unused=True)
-        o_g = [np.zeros(tuple(t.shape)) if b is None else as_numpy(b) for b, t in zip(o_g, o_inputs)]
+            o_g = ja.autograd.grad(
+                o_outs,
+                o_inputs,
+                [ja.tensor(v, dtype=o.dtype) for v, o in zip(vs, o_outs)],
+                allow_unused=True,
+            )
+        o_g = [
+            np.zeros(tuple(t.shape)) if b is None else as_numpy(b) for b, t in zip(o_g, o_inputs)
+        ]
         ref = None
         for k, (a, b) in enumerate(zip(t_g, o_g)):
             try:
-                close(a, b, atol * 10, rtol * 10, f"gradient of input {k}", ref=None if ref is None else ref[k])
+                close(
+                    a,
+                    b,
+                    atol * 10,
+                    rtol * 10,
+                    f"gradient of input {k}",
+                    ref=None if ref is None else ref[k],
+                )
             except Mismatch:
                 if ref is not None or not _is32(pairs):
                     raise
@@ -136,11 +169,25 @@ def _torch_tangents(op, s, inp, args, kwargs, t_inputs, tans, seed):
     torch = torch_module()
     fwAD = torch.autograd.forward_ad
     with fwAD.dual_level(), _quiet():
-        subst = {id(t): fwAD.make_dual(t.detach(), torch.tensor(v, dtype=t.dtype)) for t, v in zip(t_inputs, tans)}
+        subst = {
+            id(t): fwAD.make_dual(t.detach(), torch.tensor(v, dtype=t.dtype))
+            for t, v in zip(t_inputs, tans)
+        }
         _seed_both(seed)
-        out = _processed(op, s, op.op, replace_tensors(inp, subst), replace_tensors(args, subst),
-                         replace_tensors(kwargs, subst), s.output_process_fn_grad)
-        t_t = [(fwAD.unpack_dual(o).tangent, o) for o in leaves(out) if o.is_floating_point() or o.is_complex()]
+        out = _processed(
+            op,
+            s,
+            op.op,
+            replace_tensors(inp, subst),
+            replace_tensors(args, subst),
+            replace_tensors(kwargs, subst),
+            s.output_process_fn_grad,
+        )
+        t_t = [
+            (fwAD.unpack_dual(o).tangent, o)
+            for o in leaves(out)
+            if o.is_floating_point() or o.is_complex()
+        ]
         return [np.zeros(tuple(o.shape)) if a is None else as_numpy(a) for a, o in t_t]
 
 
@@ -154,18 +201,40 @@ def _check_forward(op, s, ours, o_in, o_args, o_kwargs, pairs, atol, rtol, res, 
     fw = ja.autograd.forward_ad
     try:
         with fw.dual_level(), _quiet():
-            subst = {id(o): fw.make_dual(o.detach(), ja.tensor(v, dtype=o.dtype)) for (_, o), v in zip(pairs, tans)}
+            subst = {
+                id(o): fw.make_dual(o.detach(), ja.tensor(v, dtype=o.dtype))
+                for (_, o), v in zip(pairs, tans)
+            }
             _seed_both(seed)
-            out = _processed(op, s, ours, replace_tensors(o_in, subst), replace_tensors(o_args, subst),
-                             replace_tensors(o_kwargs, subst), translate(s.output_process_fn_grad), True)
-            o_t = [(fw.unpack_dual(o).tangent, o) for o in leaves(out) if o.is_floating_point() or o.is_complex()]
+            out = _processed(
+                op,
+                s,
+                ours,
+                replace_tensors(o_in, subst),
+                replace_tensors(o_args, subst),
+                replace_tensors(o_kwargs, subst),
+                translate(s.output_process_fn_grad),
+                True,
+            )
+            o_t = [
+                (fw.unpack_dual(o).tangent, o)
+                for o in leaves(out)
+                if o.is_floating_point() or o.is_complex()
+            ]
             o_t = [np.zeros(tuple(o.shape)) if a is None else as_numpy(a) for a, o in o_t]
         if len(o_t) != len(t_t):
             raise Mismatch(f"{len(o_t)} floating outputs, torch has {len(t_t)}")
         ref = None
         for k, (a, b) in enumerate(zip(t_t, o_t)):
             try:
-                close(a, b, atol * 10, rtol * 10, f"tangent of output {k}", ref=None if ref is None else ref[k])
+                close(
+                    a,
+                    b,
+                    atol * 10,
+                    rtol * 10,
+                    f"tangent of output {k}",
+                    ref=None if ref is None else ref[k],
+                )
             except Mismatch:
                 if ref is not None or not _is32(pairs):
                     raise

@@ -41,8 +41,9 @@ from .derivatives import _SEEDING, _check_forward, _check_grads, _quiet, _seed_b
 MAX_SAMPLES = 6
 SEED = 0
 #: entries whose results are uninitialized memory: shapes and dtypes compared, not values
-VALUES_UNDEFINED = frozenset({"empty", "empty_like", "new_empty", "new_empty_strided",
-                              "empty_strided", "empty_permuted"})
+VALUES_UNDEFINED = frozenset(
+    {"empty", "empty_like", "new_empty", "new_empty_strided", "empty_strided", "empty_permuted"}
+)
 
 
 # ---------------------------------------------------------------------------- one entry
@@ -105,7 +106,9 @@ class Result:
     def passed(self) -> bool:
         """Outputs and gradients (and method, in-place, aliases) agree in every dtype tried."""
         s = self.status
-        return s["outputs"] is True and all(s[a] is not False for a in self.ASPECTS if a != "forward_ad")
+        return s["outputs"] is True and all(
+            s[a] is not False for a in self.ASPECTS if a != "forward_ad"
+        )
 
     @property
     def passed_all(self) -> bool:
@@ -182,7 +185,9 @@ def _describe(s) -> str:
             return "(" + ", ".join(d(y) for y in x) + ")"
         return repr(x)
 
-    args = ", ".join([d(s.input)] + [d(a) for a in s.args] + [f"{k}={d(v)}" for k, v in s.kwargs.items()])
+    args = ", ".join(
+        [d(s.input)] + [d(a) for a in s.args] + [f"{k}={d(v)}" for k, v in s.kwargs.items()]
+    )
     return args if len(args) < 200 else args[:200] + "..."
 
 
@@ -213,8 +218,14 @@ def _run_sample(op, s, ours, method, inplace, rg, atol, rtol, res, where, seed):
             if not _processes(s):
                 raise
             with _quiet():
-                _compare_outputs(op.op, s, s.output_process_fn_grad(t_out),
-                                 translate(s.output_process_fn_grad)(o_out), atol, rtol)
+                _compare_outputs(
+                    op.op,
+                    s,
+                    s.output_process_fn_grad(t_out),
+                    translate(s.output_process_fn_grad)(o_out),
+                    atol,
+                    rtol,
+                )
     except Mismatch as e:
         res.fail("outputs", f"{where} {e}")
         return
@@ -225,19 +236,66 @@ def _run_sample(op, s, ours, method, inplace, rg, atol, rtol, res, where, seed):
     _node_names(t_out, o_out, res)
     # ---- method variant
     if method is not None:
-        _variant("method", op.method_variant, method, s, o_in, o_args, o_kwargs, t_out, atol, rtol, res, where, seed)
+        _variant(
+            "method",
+            op.method_variant,
+            method,
+            s,
+            o_in,
+            o_args,
+            o_kwargs,
+            t_out,
+            atol,
+            rtol,
+            res,
+            where,
+            seed,
+        )
     # ---- gradients
-    grad_pairs = [(t, memo[id(t)][1]) for t in leaves((s.input, s.args, s.kwargs))
-                  if isinstance(t, torch.Tensor) and t.requires_grad and id(t) in memo]
+    grad_pairs = [
+        (t, memo[id(t)][1])
+        for t in leaves((s.input, s.args, s.kwargs))
+        if isinstance(t, torch.Tensor) and t.requires_grad and id(t) in memo
+    ]
     seen = set()
     grad_pairs = [p for p in grad_pairs if not (id(p[0]) in seen or seen.add(id(p[0])))]
     if rg and grad_pairs:
-        _check_grads(op, s, ours, o_in, o_args, o_kwargs, t_out, o_out, grad_pairs, atol, rtol, res, where, seed)
+        _check_grads(
+            op,
+            s,
+            ours,
+            o_in,
+            o_args,
+            o_kwargs,
+            t_out,
+            o_out,
+            grad_pairs,
+            atol,
+            rtol,
+            res,
+            where,
+            seed,
+        )
         if op.supports_forward_ad:
-            _check_forward(op, s, ours, o_in, o_args, o_kwargs, grad_pairs, atol, rtol, res, where, seed)
+            _check_forward(
+                op, s, ours, o_in, o_args, o_kwargs, grad_pairs, atol, rtol, res, where, seed
+            )
     # ---- in-place variant
     if inplace is not None and not s.broadcasts_input:
-        _check_inplace(op, s, inplace, o_in, o_args, o_kwargs, grad_pairs if rg else [], atol, rtol, res, where, seed)
+        _check_inplace(
+            op,
+            s,
+            inplace,
+            o_in,
+            o_args,
+            o_kwargs,
+            grad_pairs if rg else [],
+            atol,
+            rtol,
+            res,
+            where,
+            seed,
+        )
 
 
 def _compare_outputs(t_fn, s, t_out, o_out, atol, rtol, what="output"):
@@ -248,8 +306,14 @@ def _compare_outputs(t_fn, s, t_out, o_out, atol, rtol, what="output"):
             raise
         memo64: dict = {}
         with _quiet():
-            ref = _call(t_fn, upcast(s.input, memo64), upcast(s.args, memo64), upcast(s.kwargs, memo64))
-        if s.output_process_fn_grad is not None and _processes(s) and not isinstance(ref, type(t_out)):
+            ref = _call(
+                t_fn, upcast(s.input, memo64), upcast(s.args, memo64), upcast(s.kwargs, memo64)
+            )
+        if (
+            s.output_process_fn_grad is not None
+            and _processes(s)
+            and not isinstance(ref, type(t_out))
+        ):
             raise
         compare(t_out, o_out, atol, rtol, what, ref=ref)
 
@@ -283,7 +347,11 @@ def _node_names(t_out, o_out, res):
     for a, b in zip(leaves(t_out), leaves(o_out)):
         if isinstance(a, torch.Tensor) and a.grad_fn is not None:
             res.nodes_total += 1
-            if isinstance(b, ja.Tensor) and b.grad_fn is not None and type(b.grad_fn).__name__ == type(a.grad_fn).__name__:
+            if (
+                isinstance(b, ja.Tensor)
+                and b.grad_fn is not None
+                and type(b.grad_fn).__name__ == type(a.grad_fn).__name__
+            ):
                 res.nodes_same += 1
 
 
@@ -305,8 +373,13 @@ def _variant(aspect, t_fn, o_fn, s, o_in, o_args, o_kwargs, t_ref, atol, rtol, r
         except Mismatch:
             if not _processes(s):
                 raise
-            compare(s.output_process_fn_grad(t_out), translate(s.output_process_fn_grad)(o_out),
-                    atol, rtol, aspect)
+            compare(
+                s.output_process_fn_grad(t_out),
+                translate(s.output_process_fn_grad)(o_out),
+                atol,
+                rtol,
+                aspect,
+            )
         res.ok(aspect)
     except Mismatch as e:
         res.fail(aspect, f"{where} {e}")
@@ -328,7 +401,9 @@ def _check_inplace(op, s, inplace, o_in, o_args, o_kwargs, pairs, atol, rtol, re
         if pairs and x.requires_grad:
             v = np.random.default_rng(3000 + seed).standard_normal(tuple(x.shape))
             with _quiet():
-                t_grads = torch.autograd.grad([x], inputs, [torch.tensor(v, dtype=x.dtype)], allow_unused=True)
+                t_grads = torch.autograd.grad(
+                    [x], inputs, [torch.tensor(v, dtype=x.dtype)], allow_unused=True
+                )
     except Exception:  # noqa: BLE001 - torch rejects this in-place call (dtype, broadcast)
         return
     try:
@@ -350,7 +425,9 @@ def _check_inplace(op, s, inplace, o_in, o_args, o_kwargs, pairs, atol, rtol, re
             compare(x, y, atol, rtol, "in-place result", ref=ref)
         if t_grads is not None:
             with _quiet():
-                o_grads = ja.autograd.grad([y], [p[1] for p in pairs], [ja.tensor(v, dtype=y.dtype)], allow_unused=True)
+                o_grads = ja.autograd.grad(
+                    [y], [p[1] for p in pairs], [ja.tensor(v, dtype=y.dtype)], allow_unused=True
+                )
             for k, (a, b) in enumerate(zip(t_grads, o_grads)):
                 a = np.zeros(tuple(inputs[k].shape)) if a is None else as_numpy(a)
                 b = np.zeros(tuple(pairs[k][1].shape)) if b is None else as_numpy(b)
@@ -372,7 +449,11 @@ def _check_aliases(op, res):
         return
     s = samples[0]
     for a in op.aliases:
-        for t_fn, name in ((a.op, a.name), (a.method_variant, a.name), (a.inplace_variant, a.name + "_")):
+        for t_fn, name in (
+            (a.op, a.name),
+            (a.method_variant, a.name),
+            (a.inplace_variant, a.name + "_"),
+        ):
             if t_fn is None:
                 continue
             if t_fn is a.op:
@@ -380,7 +461,10 @@ def _check_aliases(op, res):
             else:
                 o_fn = method_of(name.split(".")[-1])
             if o_fn is None:
-                res.fail("aliases", f"jupyter_autograd has no {name}" + (" method" if t_fn is not a.op else ""))
+                res.fail(
+                    "aliases",
+                    f"jupyter_autograd has no {name}" + (" method" if t_fn is not a.op else ""),
+                )
                 continue
             memo: dict = {}
             try:
@@ -390,9 +474,15 @@ def _check_aliases(op, res):
             except Exception:  # noqa: BLE001, S112 - torch rejects the sample: nothing to compare
                 continue
             try:
-                o_inp = to_ours(inp, memo) if t_fn is not a.inplace_variant else to_ours(s.input, memo).clone()
+                o_inp = (
+                    to_ours(inp, memo)
+                    if t_fn is not a.inplace_variant
+                    else to_ours(s.input, memo).clone()
+                )
                 with _quiet():
-                    o_out = o_fn(o_inp, *to_ours(list(s.args), memo), **to_ours(dict(s.kwargs), memo))
+                    o_out = o_fn(
+                        o_inp, *to_ours(list(s.args), memo), **to_ours(dict(s.kwargs), memo)
+                    )
                 compare(t_out, o_out, *tolerance(op, dts[0]), f"alias {name}")
                 res.ok("aliases")
             except Mismatch as e:

@@ -43,19 +43,28 @@ def _with_out(t, n, call):
 
 
 CASES = {
-    "sum-axis-keepdims": lambda t: t.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True).sum(axis=1, keepdims=True),
+    "sum-axis-keepdims": lambda t: t.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True).sum(
+        axis=1, keepdims=True
+    ),
     "argmax-axis": lambda t: t.argmax(t.tensor([[1.0, 5.0], [3.0, 4.0]]), axis=0),
-    "mean-axis-function": lambda t: t.mean(t.tensor([[1.0, 2.0], [3.0, 4.0]]), axis=0, keepdims=True),
+    "mean-axis-function": lambda t: t.mean(
+        t.tensor([[1.0, 2.0], [3.0, 4.0]]), axis=0, keepdims=True
+    ),
     "FloatTensor-list": lambda t: t.FloatTensor([1, 2]),
     "FloatTensor-sizes": lambda t: t.FloatTensor(2, 3).shape,
     "FloatTensor-empty": lambda t: t.FloatTensor(),
     "LongTensor-floats": lambda t: t.LongTensor([1.7, 2]),
     "LongTensor-Size": lambda t: t.LongTensor(t.Size([2, 1])).shape,
     "BoolTensor": lambda t: t.BoolTensor([0, 2]),
-    "DoubleTensor-isinstance": lambda t: (isinstance(t.DoubleTensor([1]), t.DoubleTensor),
-                                          isinstance(t.ones(1), t.DoubleTensor)),
-    "type-legacy": lambda t: (t.ones(2).type(t.LongTensor), t.ones(2).type("torch.DoubleTensor"),
-                              t.ones(1, dtype=t.int64).type()),
+    "DoubleTensor-isinstance": lambda t: (
+        isinstance(t.DoubleTensor([1]), t.DoubleTensor),
+        isinstance(t.ones(1), t.DoubleTensor),
+    ),
+    "type-legacy": lambda t: (
+        t.ones(2).type(t.LongTensor),
+        t.ones(2).type("torch.DoubleTensor"),
+        t.ones(1, dtype=t.int64).type(),
+    ),
     "FloatTensor-wrong-dtype": lambda t: t.FloatTensor(t.ones(2, dtype=t.float64)),
     "FloatTensor-number": lambda t: t.FloatTensor(2.5),
     "FloatTensor-negative": lambda t: t.FloatTensor(-1),
@@ -63,12 +72,22 @@ CASES = {
     "one_hot": lambda t: t.nn.functional.one_hot(t.tensor([0, 3, 1]), 5),
     "one_hot-inferred": lambda t: t.nn.functional.one_hot(t.tensor([[0], [2]])),
     "multinomial": lambda t: (t.manual_seed(0), t.multinomial(t.tensor([0.1, 0.5, 0.4]), 3))[1],
-    "multinomial-replacement": lambda t: (t.manual_seed(3),
-                                          t.multinomial(t.tensor([[0.2, 0.8], [0.5, 0.5]]), 4, True))[1],
-    "atan2-out": lambda t: _with_out(t, 2, lambda o: t.atan2(t.tensor([1.0, -1.0]), t.tensor([2.0, 2.0]), out=o)),
-    "log2-out-resized": lambda t: _with_out(t, 3, lambda o: (t.log2(t.tensor([1.0, 8.0]), out=o), o.shape)),
-    "hypot-out-int": lambda t: t.hypot(t.tensor([3.0]), t.tensor([4.0]), out=t.empty(1, dtype=t.int64)),
-    "xlogy-out": lambda t: _with_out(t, 2, lambda o: t.xlogy(t.tensor([1.0, 2.0]), t.tensor([3.0, 4.0]), out=o)),
+    "multinomial-replacement": lambda t: (
+        t.manual_seed(3),
+        t.multinomial(t.tensor([[0.2, 0.8], [0.5, 0.5]]), 4, True),
+    )[1],
+    "atan2-out": lambda t: _with_out(
+        t, 2, lambda o: t.atan2(t.tensor([1.0, -1.0]), t.tensor([2.0, 2.0]), out=o)
+    ),
+    "log2-out-resized": lambda t: _with_out(
+        t, 3, lambda o: (t.log2(t.tensor([1.0, 8.0]), out=o), o.shape)
+    ),
+    "hypot-out-int": lambda t: t.hypot(
+        t.tensor([3.0]), t.tensor([4.0]), out=t.empty(1, dtype=t.int64)
+    ),
+    "xlogy-out": lambda t: _with_out(
+        t, 2, lambda o: t.xlogy(t.tensor([1.0, 2.0]), t.tensor([3.0, 4.0]), out=o)
+    ),
     "lerp-end-dtype": lambda t: t.lerp(t.ones(2), t.ones(2, dtype=t.float64), 0.5),
     "movedim-0d": lambda t: t.tensor(1.0, requires_grad=True).movedim(0, -1),
 }
@@ -92,8 +111,15 @@ def test_lazy_linear_matches_torch():
         y = m(t.ones(2, 3))
         after = (repr(m), type(m).__name__, isinstance(m, t.nn.Linear), type(m.weight).__name__)
         m2 = t.nn.LazyLinear(2, bias=False)
-        return before, after, m.weight.detach().numpy(), m.bias.detach().numpy(), \
-            type(y.grad_fn).__name__, repr(m2), list(m2.state_dict())
+        return (
+            before,
+            after,
+            m.weight.detach().numpy(),
+            m.bias.detach().numpy(),
+            type(y.grad_fn).__name__,
+            repr(m2),
+            list(m2.state_dict()),
+        )
 
     ours, theirs = run(ja), run(torch)
     for a, b in zip(ours, theirs):

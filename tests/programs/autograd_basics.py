@@ -33,8 +33,10 @@ f = u**4
 print("higher", g, h)
 
 log = []
-with torch.autograd.graph.saved_tensors_hooks(lambda t: log.append(("pack", tuple(t.shape))) or t,
-                                              lambda t: log.append(("unpack", tuple(t.shape))) or t):
+with torch.autograd.graph.saved_tensors_hooks(
+    lambda t: log.append(("pack", tuple(t.shape))) or t,
+    lambda t: log.append(("unpack", tuple(t.shape))) or t,
+):
     s = (a * b).sin().sum()
 s.backward()
 print("hooks", log)

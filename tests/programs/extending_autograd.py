@@ -66,9 +66,15 @@ print("P3", y, x.grad, y.grad_fn.name())
 inp = torch.randn(4, 3, dtype=torch.double, requires_grad=True)
 w = torch.randn(2, 3, dtype=torch.double, requires_grad=True)
 bias = torch.randn(2, dtype=torch.double, requires_grad=True)
-print("gradcheck", torch.autograd.gradcheck(LinearFunction.apply, (inp, w, bias), eps=1e-6, atol=1e-4))
-print("gradgradcheck P3", torch.autograd.gradgradcheck(
-    LegendrePolynomial3.apply, (torch.tensor(0.3, dtype=torch.double, requires_grad=True),)))
+print(
+    "gradcheck", torch.autograd.gradcheck(LinearFunction.apply, (inp, w, bias), eps=1e-6, atol=1e-4)
+)
+print(
+    "gradgradcheck P3",
+    torch.autograd.gradgradcheck(
+        LegendrePolynomial3.apply, (torch.tensor(0.3, dtype=torch.double, requires_grad=True),)
+    ),
+)
 out = LinearFunction.apply(inp, w.detach(), None)
 out.sum().backward()
 print("needs_input_grad", inp.grad.sum(), w.grad)

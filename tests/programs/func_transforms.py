@@ -22,9 +22,16 @@ def loss_fn(p, x, t):
 
 per_sample = from_func.vmap(from_func.grad(loss_fn), in_dims=(None, 0, 0))(params, data, targets)
 print({k: v.shape for k, v in per_sample.items()})
-print("mean of per-sample grads == batch grad:", all(
-    torch.allclose(per_sample[k].mean(0), g, atol=1e-6) for k, g in zip(
-        params, torch.autograd.grad(F.cross_entropy(model(data), targets), list(model.parameters())))))
+print(
+    "mean of per-sample grads == batch grad:",
+    all(
+        torch.allclose(per_sample[k].mean(0), g, atol=1e-6)
+        for k, g in zip(
+            params,
+            torch.autograd.grad(F.cross_entropy(model(data), targets), list(model.parameters())),
+        )
+    ),
+)
 print(per_sample["2.bias"])
 
 
@@ -44,7 +51,8 @@ print("vjp", vjp_fn({"s": torch.ones(3)}))
 models = [torch.nn.Linear(4, 2) for _ in range(3)]
 stacked, buffers = from_func.stack_module_state(models)
 base = torch.nn.Linear(4, 2)
-ens = from_func.vmap(lambda p, b, xx: from_func.functional_call(base, (p, b), (xx,)),
-                     in_dims=(0, 0, None))(stacked, buffers, data)
+ens = from_func.vmap(
+    lambda p, b, xx: from_func.functional_call(base, (p, b), (xx,)), in_dims=(0, 0, None)
+)(stacked, buffers, data)
 print("ensemble", ens.shape, torch.allclose(ens[1], models[1](data)))
 print("batched dot", torch.vmap(torch.dot)(data, data))

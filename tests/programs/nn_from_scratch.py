@@ -40,7 +40,7 @@ bs, lr = 16, 0.5
 print("start", nll(model(x_train[:bs]), y_train[:bs]), accuracy(model(x_train[:bs]), y_train[:bs]))
 for epoch in range(3):
     for i in range((n - 1) // bs + 1):
-        xb, yb = x_train[i * bs:(i + 1) * bs], y_train[i * bs:(i + 1) * bs]
+        xb, yb = x_train[i * bs : (i + 1) * bs], y_train[i * bs : (i + 1) * bs]
         loss = nll(model(xb), yb)
         loss.backward()
         with torch.no_grad():
@@ -76,6 +76,11 @@ for epoch in range(3):
     net.eval()
     with torch.no_grad():
         valid = sum(F.cross_entropy(net(xb), yb) for xb, yb in dl) / len(dl)
-    print("module epoch", epoch, round(loss.item(), 4), round(float(valid), 4),
-          accuracy(net(x_train), y_train))
+    print(
+        "module epoch",
+        epoch,
+        round(loss.item(), 4),
+        round(float(valid), 4),
+        accuracy(net(x_train), y_train),
+    )
 print([(k, tuple(v.shape)) for k, v in net.state_dict().items()])

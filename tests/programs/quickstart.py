@@ -23,7 +23,8 @@ class NeuralNetwork(nn.Module):
         super().__init__()
         self.flatten = nn.Flatten()
         self.linear_relu_stack = nn.Sequential(
-            nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 4))
+            nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 4)
+        )
 
     def forward(self, x):
         return self.linear_relu_stack(self.flatten(x))
@@ -43,7 +44,9 @@ def train_loop():
         optimizer.step()
         optimizer.zero_grad()
         if batch % 2 == 0:
-            print(f"loss: {loss.item():>7f}  [{(batch + 1) * len(X):>5d}/{len(train_dl.dataset):>5d}]")
+            print(
+                f"loss: {loss.item():>7f}  [{(batch + 1) * len(X):>5d}/{len(train_dl.dataset):>5d}]"
+            )
 
 
 def test_loop():
@@ -54,8 +57,10 @@ def test_loop():
             pred = model(X)
             test_loss += loss_fn(pred, y).item()
             correct += (pred.argmax(1) == y).type(torch.float).sum().item()
-    print(f"Test Error: Accuracy: {100 * correct / len(test_dl.dataset):>0.1f}%, "
-          f"Avg loss: {test_loss / len(test_dl):>8f}")
+    print(
+        f"Test Error: Accuracy: {100 * correct / len(test_dl.dataset):>0.1f}%, "
+        f"Avg loss: {test_loss / len(test_dl):>8f}"
+    )
 
 
 for t in range(3):
@@ -70,5 +75,6 @@ with tempfile.TemporaryDirectory() as tmp:
     model2.load_state_dict(torch.load(path, weights_only=True))
 model2.eval()
 with torch.no_grad():
-    print("reloaded", torch.equal(model2(images[:4]), model(images[:4])),
-          model2(images[:4]).argmax(1))
+    print(
+        "reloaded", torch.equal(model2(images[:4]), model(images[:4])), model2(images[:4]).argmax(1)
+    )

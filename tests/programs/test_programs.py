@@ -24,8 +24,9 @@ _NUM = re.compile(r"-?\d+\.\d*(?:e[-+]?\d+)?|-?\d+(?:e[-+]?\d+)?|nan|inf")
 def _run(name: str, ours: bool) -> str:
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore")
     args = [sys.executable, str(HERE / name)] + (["ours"] if ours else [])
-    r = subprocess.run(args, capture_output=True, text=True, env=env, cwd=str(HERE), timeout=300,
-                       check=False)
+    r = subprocess.run(
+        args, capture_output=True, text=True, env=env, cwd=str(HERE), timeout=300, check=False
+    )
     assert r.returncode == 0, f"{name} ({'ours' if ours else 'torch'}) failed:\n{r.stderr[-3000:]}"
     return r.stdout
 
@@ -39,7 +40,7 @@ def _same(a: str, b: str) -> bool:
             continue
         digits = len(x.split(".")[1].split("e")[0]) if "." in x else 0
         fx, fy = float(x), float(y)
-        if abs(fx - fy) > 1.5 * 10.0 ** -digits + 1e-6 * max(abs(fx), abs(fy)):
+        if abs(fx - fy) > 1.5 * 10.0**-digits + 1e-6 * max(abs(fx), abs(fy)):
             return False
     return True
 
@@ -49,7 +50,10 @@ def test_program_prints_what_torch_prints(name):
     require_torch()
     ours, theirs = _run(name, True), _run(name, False)
     lo, lt = ours.splitlines(), theirs.splitlines()
-    assert len(lo) == len(lt), f"{name}: {len(lo)} lines vs torch's {len(lt)}\n{ours}\n---\n{theirs}"
+    assert len(lo) == len(lt), (
+        f"{name}: {len(lo)} lines vs torch's {len(lt)}\n{ours}\n---\n{theirs}"
+    )
     bad = [(i, o, t) for i, (o, t) in enumerate(zip(lo, lt)) if not _same(o, t)]
     assert not bad, f"{name}: lines differ (ours / torch):\n" + "\n".join(
-        f"{i}: {o}\n{i}: {t}" for i, o, t in bad[:10])
+        f"{i}: {o}\n{i}: {t}" for i, o, t in bad[:10]
+    )

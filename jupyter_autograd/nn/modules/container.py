@@ -78,7 +78,6 @@ class Sequential(_NumberedModules):
         keys = list(self._modules)
         setattr(self, keys[_index(idx, len(keys), "Sequential")], module)
 
-
     def append(self, module) -> Sequential:
         self.add_module(str(len(self)), module)
         return self
@@ -126,7 +125,6 @@ class ModuleList(_NumberedModules):
     def __setitem__(self, idx, module) -> None:
         setattr(self, str(_index(idx, len(self), "ModuleList")), module)
 
-
     def __iadd__(self, modules) -> Self:
         return self.extend(modules)
 
@@ -135,9 +133,14 @@ class ModuleList(_NumberedModules):
         return self
 
     def extend(self, modules) -> ModuleList:
-        if isinstance(modules, Module) and not isinstance(modules, (ModuleList, Sequential)) or not hasattr(modules, "__iter__"):
+        if (
+            isinstance(modules, Module)
+            and not isinstance(modules, (ModuleList, Sequential))
+            or not hasattr(modules, "__iter__")
+        ):
             raise TypeError(
-                "ModuleList.extend should be called with an iterable, but got " + type(modules).__name__
+                "ModuleList.extend should be called with an iterable, but got "
+                + type(modules).__name__
             )
         for m in modules:
             self.append(m)

@@ -18,16 +18,29 @@ _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
 def _ntuple(v, n):
     if isinstance(v, (list, tuple, str)):  # a string too, as torch's _ntuple ('same' for a
-        return tuple(v)                    # transposed conv prints as ('s', 'a', 'm', 'e'))
+        return tuple(v)  # transposed conv prints as ('s', 'a', 'm', 'e'))
     return (v,) * n
 
 
 class _ConvNd(Module):
     _n = 2
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                 transposed, output_padding, groups, bias, padding_mode, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride,
+        padding,
+        dilation,
+        transposed,
+        output_padding,
+        groups,
+        bias,
+        padding_mode,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
@@ -39,12 +52,14 @@ class _ConvNd(Module):
         if isinstance(padding, str):
             if padding not in valid_padding_strings:
                 raise ValueError(
-                    f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}")
+                    f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}"
+                )
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in _PADDING_MODES:
             raise ValueError(
-                f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'")
+                f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'"
+            )
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = kernel_size
@@ -65,9 +80,14 @@ class _ConvNd(Module):
                     self._reversed_padding_repeated_twice[2 * i] = left
                     self._reversed_padding_repeated_twice[2 * i + 1] = total - left
         else:
-            self._reversed_padding_repeated_twice = [q for q in reversed(self.padding) for _ in range(2)]
-        shape = ((in_channels, out_channels // groups) if transposed
-                 else (out_channels, in_channels // groups)) + tuple(kernel_size)
+            self._reversed_padding_repeated_twice = [
+                q for q in reversed(self.padding) for _ in range(2)
+            ]
+        shape = (
+            (in_channels, out_channels // groups)
+            if transposed
+            else (out_channels, in_channels // groups)
+        ) + tuple(kernel_size)
         self.weight = Parameter(factories.empty(shape, device=device, dtype=dtype))
         if bias:
             self.bias = Parameter(factories.empty(out_channels, device=device, dtype=dtype))
@@ -104,13 +124,36 @@ class _ConvNd(Module):
 class _Conv(_ConvNd):
     _fn = None
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ) -> None:
         n = self._n
-        super().__init__(in_channels, out_channels, _ntuple(kernel_size, n), _ntuple(stride, n),
-                         padding if isinstance(padding, str) else _ntuple(padding, n),
-                         _ntuple(dilation, n), False, _ntuple(0, n), groups, bias, padding_mode,
-                         device, dtype)
+        super().__init__(
+            in_channels,
+            out_channels,
+            _ntuple(kernel_size, n),
+            _ntuple(stride, n),
+            padding if isinstance(padding, str) else _ntuple(padding, n),
+            _ntuple(dilation, n),
+            False,
+            _ntuple(0, n),
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+        )
 
     def _conv_forward(self, input, weight, bias):
         fn = type(self)._fn
@@ -168,18 +211,43 @@ class Conv3d(_Conv):
 class _ConvTranspose(_ConvNd):
     _fn = None
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
-                 device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ) -> None:
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         n = self._n
-        super().__init__(in_channels, out_channels, _ntuple(kernel_size, n), _ntuple(stride, n),
-                         _ntuple(padding, n), _ntuple(dilation, n), True, _ntuple(output_padding, n), groups, bias,
-                         padding_mode, device, dtype)
+        super().__init__(
+            in_channels,
+            out_channels,
+            _ntuple(kernel_size, n),
+            _ntuple(stride, n),
+            _ntuple(padding, n),
+            _ntuple(dilation, n),
+            True,
+            _ntuple(output_padding, n),
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+        )
 
-    def _output_padding(self, input, output_size, stride, padding, kernel_size, num_spatial_dims,
-                        dilation=None):
+    def _output_padding(
+        self, input, output_size, stride, padding, kernel_size, num_spatial_dims, dilation=None
+    ):
         if output_size is None:
             return self.output_padding
         has_batch = input.dim() == num_spatial_dims + 2
@@ -190,9 +258,10 @@ class _ConvTranspose(_ConvNd):
         if len(output_size) != k:
             raise ValueError(
                 f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must have "
-                f"{num_spatial_dims} or {num_spatial_dims + 2} elements (got {len(output_size)})")
+                f"{num_spatial_dims} or {num_spatial_dims + 2} elements (got {len(output_size)})"
+            )
         lo, hi = [], []
-        spatial = input.shape[input.dim() - k:]
+        spatial = input.shape[input.dim() - k :]
         for d in range(k):
             dil = 1 if dilation is None else dilation[d]
             m = (spatial[d] - 1) * stride[d] - 2 * padding[d] + dil * (kernel_size[d] - 1) + 1
@@ -203,14 +272,25 @@ class _ConvTranspose(_ConvNd):
                 raise ValueError(
                     f"requested an output size of {output_size}, but valid sizes range from {lo} to "
                     f"{hi} (for an input of {list(spatial)})".replace(
-                        f"{list(spatial)})", f"torch.Size({list(spatial)}))"))
+                        f"{list(spatial)})", f"torch.Size({list(spatial)}))"
+                    )
+                )
         return tuple(output_size[d] - lo[d] for d in range(k))
 
     def forward(self, input, output_size=None):
-        output_padding = self._output_padding(input, output_size, self.stride, self.padding,
-                                              self.kernel_size, self._n, self.dilation)
-        return type(self)._fn(input, self.weight, self.bias, self.stride, self.padding,
-                              output_padding, self.groups, self.dilation)
+        output_padding = self._output_padding(
+            input, output_size, self.stride, self.padding, self.kernel_size, self._n, self.dilation
+        )
+        return type(self)._fn(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            output_padding,
+            self.groups,
+            self.dilation,
+        )
 
 
 class ConvTranspose1d(_ConvTranspose):

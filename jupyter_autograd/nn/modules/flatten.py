@@ -31,10 +31,14 @@ class Unflatten(Module):
         if isinstance(input, (tuple, list)):
             for idx, elem in enumerate(input):
                 if not isinstance(elem, int):
-                    raise TypeError("unflattened_size must be tuple of ints, "
-                                    f"but found element of type {type(elem).__name__} at pos {idx}")
+                    raise TypeError(
+                        "unflattened_size must be tuple of ints, "
+                        f"but found element of type {type(elem).__name__} at pos {idx}"
+                    )
             return
-        raise TypeError(f"unflattened_size must be a tuple of ints, but found type {type(input).__name__}")
+        raise TypeError(
+            f"unflattened_size must be a tuple of ints, but found type {type(input).__name__}"
+        )
 
     def forward(self, input):
         return input.unflatten(self.dim, self.unflattened_size)

@@ -28,11 +28,15 @@ class Fold(Module):
         self.stride = stride
 
     def forward(self, input):
-        return fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+        return fold(
+            input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride
+        )
 
     def extra_repr(self) -> str:
-        return ("output_size={output_size}, kernel_size={kernel_size}, dilation={dilation}, "
-                "padding={padding}, stride={stride}".format(**self.__dict__))
+        return (
+            "output_size={output_size}, kernel_size={kernel_size}, dilation={dilation}, "
+            "padding={padding}, stride={stride}".format(**self.__dict__)
+        )
 
 
 class Unfold(Module):
@@ -57,5 +61,7 @@ class Unfold(Module):
         return unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def extra_repr(self) -> str:
-        return ("kernel_size={kernel_size}, dilation={dilation}, padding={padding}, "
-                "stride={stride}".format(**self.__dict__))
+        return (
+            "kernel_size={kernel_size}, dilation={dilation}, padding={padding}, "
+            "stride={stride}".format(**self.__dict__)
+        )

@@ -30,12 +30,15 @@ class Linear(Module):
         torch.Size([4, 2])
     """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None
+    ) -> None:
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(factories.empty((out_features, in_features), device=device, dtype=dtype))
+        self.weight = Parameter(
+            factories.empty((out_features, in_features), device=device, dtype=dtype)
+        )
         if bias:
             self.bias = Parameter(factories.empty(out_features, device=device, dtype=dtype))
         else:
@@ -113,8 +116,15 @@ class LayerNorm(Module):
         LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)
     """
 
-    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
-                 bias: bool = True, device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        normalized_shape,
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
@@ -122,9 +132,13 @@ class LayerNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(factories.empty(self.normalized_shape, device=device, dtype=dtype))
+            self.weight = Parameter(
+                factories.empty(self.normalized_shape, device=device, dtype=dtype)
+            )
             if bias:
-                self.bias = Parameter(factories.empty(self.normalized_shape, device=device, dtype=dtype))
+                self.bias = Parameter(
+                    factories.empty(self.normalized_shape, device=device, dtype=dtype)
+                )
             else:
                 self.register_parameter("bias", None)
         else:
@@ -142,8 +156,10 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, "
+            f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
+        )
 
 
 class Embedding(Module):
@@ -159,9 +175,20 @@ class Embedding(Module):
         torch.Size([1, 2, 3])
     """
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, max_norm=None,
-                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False,
-                 _weight=None, _freeze: bool = False, device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx=None,
+        max_norm=None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+        _weight=None,
+        _freeze: bool = False,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -179,8 +206,10 @@ class Embedding(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.sparse = sparse
         if _weight is None:
-            self.weight = Parameter(factories.empty((num_embeddings, embedding_dim), device=device,
-                                                    dtype=dtype), requires_grad=not _freeze)
+            self.weight = Parameter(
+                factories.empty((num_embeddings, embedding_dim), device=device, dtype=dtype),
+                requires_grad=not _freeze,
+            )
             self.reset_parameters()
         else:
             self.weight = Parameter(_weight, requires_grad=not _freeze)
@@ -191,8 +220,15 @@ class Embedding(Module):
             self.weight._data[self.padding_idx] = 0
 
     def forward(self, input):
-        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
-                           self.scale_grad_by_freq, self.sparse)
+        return F.embedding(
+            input,
+            self.weight,
+            self.padding_idx,
+            self.max_norm,
+            self.norm_type,
+            self.scale_grad_by_freq,
+            self.sparse,
+        )
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
@@ -211,4 +247,6 @@ class Embedding(Module):
     @classmethod
     def from_pretrained(cls, embeddings, freeze: bool = True, padding_idx=None, **kwargs):
         rows, cols = embeddings.shape
-        return cls(rows, cols, _weight=embeddings, _freeze=freeze, padding_idx=padding_idx, **kwargs)
+        return cls(
+            rows, cols, _weight=embeddings, _freeze=freeze, padding_idx=padding_idx, **kwargs
+        )

@@ -18,7 +18,9 @@ class SmoothL1Loss(_Loss):
         tensor(0.9062)
     """
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0) -> None:
+    def __init__(
+        self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
@@ -34,14 +36,17 @@ class HuberLoss(_Loss):
         self.delta = delta
 
     def forward(self, input, target, weight=None):
-        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta, weight=weight)
+        return F.huber_loss(
+            input, target, reduction=self.reduction, delta=self.delta, weight=weight
+        )
 
 
 class KLDivLoss(_Loss):
     """KL divergence of ``target`` from the log-probabilities ``input``."""
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
-                 log_target: bool = False) -> None:
+    def __init__(
+        self, size_average=None, reduce=None, reduction: str = "mean", log_target: bool = False
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
 

@@ -70,8 +70,9 @@ class Module(StateDictMixin):
         if args or kwargs:
             raise TypeError(
                 f"{type(self).__name__}.__init__() got an unexpected keyword argument "
-                f"'{next(iter(kwargs))}'" if kwargs else
-                f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                f"'{next(iter(kwargs))}'"
+                if kwargs
+                else f"{type(self).__name__}.__init__() takes 1 positional argument but "
                 f"{len(args) + 1} were given"
             )
         d = self.__dict__
@@ -113,8 +114,9 @@ class Module(StateDictMixin):
                 result = r
         return result
 
-    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
-                              always_call: bool = False) -> RemovableHandle:
+    def register_forward_hook(
+        self, hook, *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False
+    ) -> RemovableHandle:
         """Run ``hook(module, args, output)`` after ``forward``; a non-None return replaces output.
 
         Example:
@@ -132,8 +134,9 @@ class Module(StateDictMixin):
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
-                                  with_kwargs: bool = False) -> RemovableHandle:
+    def register_forward_pre_hook(
+        self, hook, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
         """Run ``hook(module, args)`` before ``forward``; a non-None return replaces the args."""
         handle = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
         self._forward_pre_hooks[handle.id] = hook
@@ -210,8 +213,12 @@ class Module(StateDictMixin):
         object.__delattr__(self, name)
 
     def __dir__(self):
-        return sorted(set(object.__dir__(self)) | set(self._parameters) | set(self._buffers)
-                      | set(self._modules))
+        return sorted(
+            set(object.__dir__(self))
+            | set(self._parameters)
+            | set(self._buffers)
+            | set(self._modules)
+        )
 
     def _check_name(self, name, kind: str) -> None:
         if not isinstance(name, str):
@@ -305,7 +312,11 @@ class Module(StateDictMixin):
     # ------------------------------------------------------------ traversal
     def _named_members(self, get, prefix="", recurse=True, remove_duplicate=True):
         memo = set()
-        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        mods = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else [(prefix, self)]
+        )
         for mp, mod in mods:
             for k, v in get(mod):
                 if v is None or (remove_duplicate and id(v) in memo):
@@ -325,16 +336,22 @@ class Module(StateDictMixin):
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ):
         """Iterator over ``(name, parameter)`` with dotted names as in ``state_dict``."""
-        yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse, remove_duplicate)
+        yield from self._named_members(
+            lambda m: m._parameters.items(), prefix, recurse, remove_duplicate
+        )
 
     def buffers(self, recurse: bool = True):
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
     def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
-        yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
+        yield from self._named_members(
+            lambda m: m._buffers.items(), prefix, recurse, remove_duplicate
+        )
 
     def children(self):
         for _, m in self.named_children():
@@ -363,7 +380,9 @@ class Module(StateDictMixin):
         for name, m in self._modules.items():
             if m is None:
                 continue
-            yield from m.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+            yield from m.named_modules(
+                memo, prefix + ("." if prefix else "") + name, remove_duplicate
+            )
 
     # ------------------------------------------------------------ modes and grads
     def train(self, mode: bool = True) -> Module:

@@ -37,12 +37,25 @@ class MultiheadAttention(Module):
 
     __constants__ = ("batch_first",)
 
-    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
-                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self,
+        embed_dim,
+        num_heads,
+        dropout=0.0,
+        bias=True,
+        add_bias_kv=False,
+        add_zero_attn=False,
+        kdim=None,
+        vdim=None,
+        batch_first=False,
+        device=None,
+        dtype=None,
+    ) -> None:
         if embed_dim <= 0 or num_heads <= 0:
-            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} "
-                             f"and num_heads={num_heads} instead")
+            raise ValueError(
+                f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} "
+                f"and num_heads={num_heads} instead"
+            )
         kw = {"device": device, "dtype": dtype}
         super().__init__()
         self.embed_dim = embed_dim
@@ -93,12 +106,28 @@ class MultiheadAttention(Module):
         if self.bias_v is not None:
             init.xavier_normal_(self.bias_v)
 
-    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
-                average_attn_weights=True, is_causal=False):
+    def forward(
+        self,
+        query,
+        key,
+        value,
+        key_padding_mask=None,
+        need_weights=True,
+        attn_mask=None,
+        average_attn_weights=True,
+        is_causal=False,
+    ):
         batched = query.dim() == 3
-        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
-                                           _none_or_dtype(attn_mask), "attn_mask", query.dtype)
-        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        key_padding_mask = _canonical_mask(
+            key_padding_mask,
+            "key_padding_mask",
+            _none_or_dtype(attn_mask),
+            "attn_mask",
+            query.dtype,
+        )
+        attn_mask = _canonical_mask(
+            attn_mask, "attn_mask", None, "", query.dtype, check_other=False
+        )
         if self.batch_first and batched:
             # transposed together so that "query is key" still holds for the projection
             if key is value:
@@ -111,14 +140,34 @@ class MultiheadAttention(Module):
                 query, key, value = (x.transpose(1, 0) for x in (query, key, value))
         separate = {}
         if not self._qkv_same_embed_dim:
-            separate = {"use_separate_proj_weight": True, "q_proj_weight": self.q_proj_weight,
-                        "k_proj_weight": self.k_proj_weight, "v_proj_weight": self.v_proj_weight}
+            separate = {
+                "use_separate_proj_weight": True,
+                "q_proj_weight": self.q_proj_weight,
+                "k_proj_weight": self.k_proj_weight,
+                "v_proj_weight": self.v_proj_weight,
+            }
         out, weights = multi_head_attention_forward(
-            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
-            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
-            self.out_proj.weight, self.out_proj.bias, training=self.training,
-            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
-            average_attn_weights=average_attn_weights, is_causal=is_causal, **separate)
+            query,
+            key,
+            value,
+            self.embed_dim,
+            self.num_heads,
+            self.in_proj_weight,
+            self.in_proj_bias,
+            self.bias_k,
+            self.bias_v,
+            self.add_zero_attn,
+            self.dropout,
+            self.out_proj.weight,
+            self.out_proj.bias,
+            training=self.training,
+            key_padding_mask=key_padding_mask,
+            need_weights=need_weights,
+            attn_mask=attn_mask,
+            average_attn_weights=average_attn_weights,
+            is_causal=is_causal,
+            **separate,
+        )
         if self.batch_first and batched:
             return out.transpose(1, 0), weights
         return out, weights
@@ -135,9 +184,12 @@ class MultiheadAttention(Module):
             if attn_mask.dim() == 3:
                 expanded = attn_mask.view(batch_size, -1, seq_len, seq_len)
             else:
-                expanded = attn_mask.view(1, 1, seq_len, seq_len).expand(batch_size, self.num_heads, -1, -1)
+                expanded = attn_mask.view(1, 1, seq_len, seq_len).expand(
+                    batch_size, self.num_heads, -1, -1
+                )
             merged = expanded
             if key_padding_mask is not None:
                 merged = expanded + key_padding_mask.view(batch_size, 1, 1, seq_len).expand(
-                    -1, self.num_heads, -1, -1)
+                    -1, self.num_heads, -1, -1
+                )
         return merged, mask_type

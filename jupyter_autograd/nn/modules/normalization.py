@@ -12,13 +12,31 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "InstanceNorm1d",
-           "InstanceNorm2d", "InstanceNorm3d", "RMSNorm"]
+__all__ = [
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "GroupNorm",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
+    "RMSNorm",
+]
 
 
 class _NormBase(Module):
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 device=None, dtype=None, *, bias=True) -> None:
+    def __init__(
+        self,
+        num_features,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        device=None,
+        dtype=None,
+        *,
+        bias=True,
+    ) -> None:
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -38,7 +56,9 @@ class _NormBase(Module):
         if track_running_stats:
             self.register_buffer("running_mean", factories.zeros(num_features, **kw))
             self.register_buffer("running_var", factories.ones(num_features, **kw))
-            self.register_buffer("num_batches_tracked", factories.tensor(0, dtype=int64, device=device))
+            self.register_buffer(
+                "num_batches_tracked", factories.tensor(0, dtype=int64, device=device)
+            )
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -59,8 +79,10 @@ class _NormBase(Module):
                 init.zeros_(self.bias)
 
     def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+            f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}"
+        )
 
 
 class _BatchNorm(_NormBase):
@@ -77,12 +99,21 @@ class _BatchNorm(_NormBase):
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
             # momentum=None: a cumulative average over the batches seen so far
-            factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
+            factor = (
+                1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
+            )
         bn_training = self.training or (self.running_mean is None and self.running_var is None)
         use_buffers = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if use_buffers else None,
-                            self.running_var if use_buffers else None, self.weight, self.bias,
-                            bn_training, factor, self.eps)
+        return F.batch_norm(
+            input,
+            self.running_mean if use_buffers else None,
+            self.running_var if use_buffers else None,
+            self.weight,
+            self.bias,
+            bn_training,
+            factor,
+            self.eps,
+        )
 
 
 class BatchNorm1d(_BatchNorm):
@@ -124,10 +155,28 @@ class BatchNorm3d(_BatchNorm):
 class _InstanceNorm(_NormBase):
     _no_batch = 2
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
-                 track_running_stats=False, device=None, dtype=None, *, bias=True) -> None:
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype,
-                         bias=bias if affine else True)
+    def __init__(
+        self,
+        num_features,
+        eps=1e-5,
+        momentum=0.1,
+        affine=False,
+        track_running_stats=False,
+        device=None,
+        dtype=None,
+        *,
+        bias=True,
+    ) -> None:
+        super().__init__(
+            num_features,
+            eps,
+            momentum,
+            affine,
+            track_running_stats,
+            device,
+            dtype,
+            bias=bias if affine else True,
+        )
 
     def _check_input_dim(self, input) -> None:
         dims = (self._no_batch, self._no_batch + 1)
@@ -135,9 +184,16 @@ class _InstanceNorm(_NormBase):
             raise ValueError(f"expected {dims[0]}D or {dims[1]}D input (got {input.dim()}D input)")
 
     def _apply_instance_norm(self, input):
-        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
-                               self.training or not self.track_running_stats,
-                               self.momentum if self.momentum is not None else 0.0, self.eps)
+        return F.instance_norm(
+            input,
+            self.running_mean,
+            self.running_var,
+            self.weight,
+            self.bias,
+            self.training or not self.track_running_stats,
+            self.momentum if self.momentum is not None else 0.0,
+            self.eps,
+        )
 
     def forward(self, input):
         self._check_input_dim(input)
@@ -146,11 +202,14 @@ class _InstanceNorm(_NormBase):
             if self.affine:
                 raise ValueError(
                     f"expected input's size at dim={feature_dim} to match num_features"
-                    f" ({self.num_features}), but got: {input.size(feature_dim)}.")
+                    f" ({self.num_features}), but got: {input.size(feature_dim)}."
+                )
             warnings.warn(
                 f"input's size at dim={feature_dim} does not match num_features. You can silence "
                 "this warning by not passing in num_features, which is not used because affine=False",
-                UserWarning, stacklevel=2)
+                UserWarning,
+                stacklevel=2,
+            )
         if input.dim() == self._no_batch:
             return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
         return self._apply_instance_norm(input)
@@ -192,11 +251,14 @@ class GroupNorm(Module):
         GroupNorm(2, 4, eps=1e-05, affine=True, bias=True)
     """
 
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *,
-                 bias=True) -> None:
+    def __init__(
+        self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True
+    ) -> None:
         super().__init__()
         if num_channels % num_groups != 0:
-            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
+            raise ValueError(
+                f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"
+            )
         self.num_groups = num_groups
         self.num_channels = num_channels
         self.eps = eps
@@ -223,8 +285,10 @@ class GroupNorm(Module):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
-                f"bias={self.bias is not None}")
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class RMSNorm(Module):
@@ -237,8 +301,9 @@ class RMSNorm(Module):
         tensor([[0.8485, 1.1314]], grad_fn=<MulBackward0>)
     """
 
-    def __init__(self, normalized_shape, eps=None, elementwise_affine: bool = True, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self, normalized_shape, eps=None, elementwise_affine: bool = True, device=None, dtype=None
+    ) -> None:
         super().__init__()
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
@@ -246,7 +311,9 @@ class RMSNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(factories.empty(self.normalized_shape, device=device, dtype=dtype))
+            self.weight = Parameter(
+                factories.empty(self.normalized_shape, device=device, dtype=dtype)
+            )
         else:
             self.register_parameter("weight", None)
         self.reset_parameters()
@@ -259,4 +326,6 @@ class RMSNorm(Module):
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        )

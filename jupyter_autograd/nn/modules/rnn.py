@@ -115,7 +115,11 @@ def _run(mode, input, hx, layers, num_layers, dropout, train, bidirectional, bat
             x = F.dropout(x, dropout, True)
     if batch_first:
         x = x.transpose(0, 1)
-        if mode != "LSTM" and x.grad_fn is not None and type(x.grad_fn).__name__ == "TransposeBackward0":
+        if (
+            mode != "LSTM"
+            and x.grad_fn is not None
+            and type(x.grad_fn).__name__ == "TransposeBackward0"
+        ):
             _api._rename_node(x.grad_fn, _TRANSPOSE_INPLACE)
     if mode == "LSTM":
         return x, (_api.stack([f[0] for f in finals], 0), _api.stack([f[1] for f in finals], 0))
@@ -125,8 +129,20 @@ def _run(mode, input, hx, layers, num_layers, dropout, train, bidirectional, bat
 class RNNBase(Module):
     """Parameters, checks and ``repr`` shared by RNN, LSTM and GRU (as torch's RNNBase)."""
 
-    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        mode,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        proj_size=0,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
         self.mode = mode
         self.input_size = input_size
@@ -138,19 +154,28 @@ class RNNBase(Module):
         self.bidirectional = bidirectional
         self.proj_size = proj_size
         dirs = 2 if bidirectional else 1
-        if (not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1
-                or isinstance(dropout, bool)):
-            raise ValueError("dropout should be a number in range [0, 1] representing the probability "
-                             "of an element being zeroed")
+        if (
+            not isinstance(dropout, numbers.Number)
+            or not 0 <= dropout <= 1
+            or isinstance(dropout, bool)
+        ):
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the probability "
+                "of an element being zeroed"
+            )
         if dropout > 0 and num_layers == 1:
             warnings.warn(
                 "dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
                 f"expects num_layers greater than 1, but got dropout={dropout} and "
-                f"num_layers={num_layers}", stacklevel=2)
+                f"num_layers={num_layers}",
+                stacklevel=2,
+            )
         if not isinstance(bias, bool):
             raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
         if not isinstance(batch_first, bool):
-            raise TypeError(f"batch_first should be of type bool, got: {type(batch_first).__name__}")
+            raise TypeError(
+                f"batch_first should be of type bool, got: {type(batch_first).__name__}"
+            )
         if not isinstance(input_size, int):
             raise TypeError(f"input_size should be of type int, got: {type(input_size).__name__}")
         if input_size <= 0:
@@ -162,7 +187,9 @@ class RNNBase(Module):
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
         if proj_size < 0:
-            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+            raise ValueError(
+                "proj_size should be a positive integer or zero to disable projections"
+            )
         if proj_size >= hidden_size:
             raise ValueError("proj_size has to be smaller than hidden_size")
         gate_size = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}.get(mode)
@@ -177,12 +204,16 @@ class RNNBase(Module):
                 layer_input = input_size if layer == 0 else real_hidden * dirs
                 suffix = "_reverse" if direction == 1 else ""
                 names = [f"weight_ih_l{layer}{suffix}", f"weight_hh_l{layer}{suffix}"]
-                params = [Parameter(factories.empty((gate_size, layer_input), **kw)),
-                          Parameter(factories.empty((gate_size, real_hidden), **kw))]
+                params = [
+                    Parameter(factories.empty((gate_size, layer_input), **kw)),
+                    Parameter(factories.empty((gate_size, real_hidden), **kw)),
+                ]
                 if bias:
                     names += [f"bias_ih_l{layer}{suffix}", f"bias_hh_l{layer}{suffix}"]
-                    params += [Parameter(factories.empty(gate_size, **kw)),
-                               Parameter(factories.empty(gate_size, **kw))]
+                    params += [
+                        Parameter(factories.empty(gate_size, **kw)),
+                        Parameter(factories.empty(gate_size, **kw)),
+                    ]
                 if proj_size > 0:
                     names.append(f"weight_hr_l{layer}{suffix}")
                     params.append(Parameter(factories.empty((proj_size, hidden_size), **kw)))
@@ -206,8 +237,12 @@ class RNNBase(Module):
     def _layers(self):
         out = []
         for names in self._all_weights:
-            d = {"w_ih": getattr(self, names[0]), "w_hh": getattr(self, names[1]),
-                 "b_ih": None, "b_hh": None}
+            d = {
+                "w_ih": getattr(self, names[0]),
+                "w_hh": getattr(self, names[1]),
+                "b_ih": None,
+                "b_hh": None,
+            }
             if self.bias:
                 d["b_ih"], d["b_hh"] = getattr(self, names[2]), getattr(self, names[3])
             if self.proj_size > 0:
@@ -220,8 +255,10 @@ class RNNBase(Module):
         if input.dim() != expected:
             raise RuntimeError(f"input must have {expected} dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
-                               f"got {input.size(-1)}")
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                f"got {input.size(-1)}"
+            )
 
     def get_expected_hidden_size(self, input, batch_sizes=None):
         mini_batch = input.size(0) if self.batch_first else input.size(1)
@@ -261,9 +298,13 @@ class RNNBase(Module):
         if hs is not None and any(h.dim() != want for h in hs):
             kind = "batched 3-D" if batched else "unbatched 2-D"
             if lstm:
-                raise RuntimeError(f"For {kind} input, hx and cx should also be {want}-D but got "
-                                   f"({hs[0].dim()}-D, {hs[1].dim()}-D) tensors")
-            raise RuntimeError(f"For {kind} input, hx should also be {want}-D but got {hs[0].dim()}-D tensor")
+                raise RuntimeError(
+                    f"For {kind} input, hx and cx should also be {want}-D but got "
+                    f"({hs[0].dim()}-D, {hs[1].dim()}-D) tensors"
+                )
+            raise RuntimeError(
+                f"For {kind} input, hx should also be {want}-D but got {hs[0].dim()}-D tensor"
+            )
         if not batched:
             input = input.unsqueeze(batch_dim)
             if hs is not None:
@@ -272,18 +313,27 @@ class RNNBase(Module):
         dirs = 2 if self.bidirectional else 1
         if hs is None:
             real = self.proj_size if self.proj_size > 0 else self.hidden_size
-            h0 = factories.zeros((self.num_layers * dirs, batch, real), dtype=input.dtype,
-                                 device=input.device)
+            h0 = factories.zeros(
+                (self.num_layers * dirs, batch, real), dtype=input.dtype, device=input.device
+            )
             hs = [h0]
             if lstm:
-                hs.append(factories.zeros((self.num_layers * dirs, batch, self.hidden_size),
-                                          dtype=input.dtype, device=input.device))
+                hs.append(
+                    factories.zeros(
+                        (self.num_layers * dirs, batch, self.hidden_size),
+                        dtype=input.dtype,
+                        device=input.device,
+                    )
+                )
         self.check_input(input)
         expected = self.get_expected_hidden_size(input)
         if lstm:
             self.check_hidden_size(hs[0], expected, "Expected hidden[0] size {}, got {}")
-            self.check_hidden_size(hs[1], (expected[0], expected[1], self.hidden_size),
-                                   "Expected hidden[1] size {}, got {}")
+            self.check_hidden_size(
+                hs[1],
+                (expected[0], expected[1], self.hidden_size),
+                "Expected hidden[1] size {}, got {}",
+            )
             return input, tuple(hs), batched
         self.check_hidden_size(hs[0], expected)
         return input, hs[0], batched
@@ -291,8 +341,17 @@ class RNNBase(Module):
     def _forward(self, input, hx, name):
         lstm = self.mode == "LSTM"
         input, hx, batched = self._prepare(input, hx, name, lstm)
-        out, h = _run(self.mode, input, hx, self._layers(), self.num_layers, self.dropout,
-                      self.training, self.bidirectional, self.batch_first)
+        out, h = _run(
+            self.mode,
+            input,
+            hx,
+            self._layers(),
+            self.num_layers,
+            self.dropout,
+            self.training,
+            self.bidirectional,
+            self.batch_first,
+        )
         if not batched:
             out = out.squeeze(0 if self.batch_first else 1)
             h = (h[0].squeeze(1), h[1].squeeze(1)) if lstm else h.squeeze(1)
@@ -325,7 +384,9 @@ class RNN(RNNBase):
         elif self.nonlinearity == "relu":
             mode = "RNN_RELU"
         else:
-            raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'.")
+            raise ValueError(
+                f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'."
+            )
         super().__init__(mode, *args, **kwargs)
 
     def forward(self, input, hx=None):
@@ -394,14 +455,19 @@ class RNNCellBase(Module):
 
     def _check(self, input, hx, label="0"):
         if input.size(1) != self.input_size:
-            raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected "
-                               f"{self.input_size}")
+            raise RuntimeError(
+                f"input has inconsistent input_size: got {input.size(1)} expected {self.input_size}"
+            )
         if input.size(0) != hx.size(0):
-            raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden{label} batch "
-                               f"size {hx.size(0)}")
+            raise RuntimeError(
+                f"Input batch size {input.size(0)} doesn't match hidden{label} batch "
+                f"size {hx.size(0)}"
+            )
         if hx.size(1) != self.hidden_size:
-            raise RuntimeError(f"hidden{label} has inconsistent hidden_size: got {hx.size(1)}, expected "
-                               f"{self.hidden_size}")
+            raise RuntimeError(
+                f"hidden{label} has inconsistent hidden_size: got {hx.size(1)}, expected "
+                f"{self.hidden_size}"
+            )
 
     def _batch(self, input, name):
         if input.dim() not in (1, 2):
@@ -410,7 +476,9 @@ class RNNCellBase(Module):
         return (input if batched else input.unsqueeze(0)), batched
 
     def _zeros(self, input):
-        return factories.zeros((input.size(0), self.hidden_size), dtype=input.dtype, device=input.device)
+        return factories.zeros(
+            (input.size(0), self.hidden_size), dtype=input.dtype, device=input.device
+        )
 
 
 class RNNCell(RNNCellBase):
@@ -422,8 +490,9 @@ class RNNCell(RNNCellBase):
         RNNCell(4, 5, nonlinearity=relu)
     """
 
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None
+    ) -> None:
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         self.nonlinearity = nonlinearity
 
@@ -435,8 +504,13 @@ class RNNCell(RNNCellBase):
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         self._check(input, hx)
-        ret = _rnn_cell(F.linear(input, self.weight_ih, self.bias_ih), hx, self.weight_hh,
-                        self.bias_hh, self.nonlinearity == "relu")
+        ret = _rnn_cell(
+            F.linear(input, self.weight_ih, self.bias_ih),
+            hx,
+            self.weight_hh,
+            self.bias_hh,
+            self.nonlinearity == "relu",
+        )
         return ret if batched else ret.squeeze(0)
 
 
@@ -452,7 +526,9 @@ class LSTMCell(RNNCellBase):
         if hx is not None:
             for idx, value in enumerate(hx):
                 if value.dim() not in (1, 2):
-                    raise ValueError(f"LSTMCell: Expected hx[{idx}] to be 1D or 2D, got {value.dim()}D instead")
+                    raise ValueError(
+                        f"LSTMCell: Expected hx[{idx}] to be 1D or 2D, got {value.dim()}D instead"
+                    )
         input, batched = self._batch(input, "LSTMCell")
         if hx is None:
             z = self._zeros(input)
@@ -478,5 +554,7 @@ class GRUCell(RNNCellBase):
         input, batched = self._batch(input, "GRUCell")
         hx = self._zeros(input) if hx is None else (hx if batched else hx.unsqueeze(0))
         self._check(input, hx)
-        ret = _gru_cell(F.linear(input, self.weight_ih, self.bias_ih), hx, self.weight_hh, self.bias_hh)
+        ret = _gru_cell(
+            F.linear(input, self.weight_ih, self.bias_ih), hx, self.weight_hh, self.bias_hh
+        )
         return ret if batched else ret.squeeze(0)

@@ -15,13 +15,15 @@ class _MaxUnpoolNd(Module):
     def __init__(self, kernel_size, stride=None, padding=0) -> None:
         super().__init__()
         n = self._n
-        tup = (lambda v: (v,) * n if isinstance(v, int) else tuple(v))
+        tup = lambda v: (v,) * n if isinstance(v, int) else tuple(v)
         self.kernel_size = tup(kernel_size)
         self.stride = tup(stride if stride is not None else kernel_size)
         self.padding = tup(padding)
 
     def forward(self, input, indices, output_size=None):
-        return type(self)._fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+        return type(self)._fn(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"

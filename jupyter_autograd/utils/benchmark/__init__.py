@@ -129,7 +129,7 @@ class Measurement:
         """Digits the interquartile spread supports (at most 4)."""
         self._lazy_init()
         n = len(self._sorted_times)
-        mid = self._sorted_times[n // 4:math.ceil(3 * n / 4)]
+        mid = self._sorted_times[n // 4 : math.ceil(3 * n / 4)]
         std = float(np.std(mid)) if mid else 0.0
         ci = max(1.645 * std / math.sqrt(len(mid)) if mid else 0.0, _MIN_CONFIDENCE_INTERVAL)
         digits = math.floor(math.log10(self._median / ci))
@@ -151,8 +151,10 @@ class Measurement:
 
             def warn(msg: str) -> None:
                 rel = self.iqr / self.median * 100
-                text = (f"  WARNING: Interquartile range is {rel:.1f}% of the median "
-                        f"measurement.\n           {msg}")
+                text = (
+                    f"  WARNING: Interquartile range is {rel:.1f}% of the median "
+                    f"measurement.\n           {msg}"
+                )
                 self._warnings += (text,)
 
             if not self.meets_confidence(_IQR_GROSS_WARN_THRESHOLD):
@@ -175,14 +177,21 @@ class Measurement:
         self._lazy_init()
         n = len(self._sorted_times)
         unit, scale = select_unit(self._median)
-        lines = [object.__repr__(self), self.task_spec.summarize(),
-                 f"  {'Median: ' if n > 1 else ''}{self._median / scale:.2f} {unit}"]
+        lines = [
+            object.__repr__(self),
+            self.task_spec.summarize(),
+            f"  {'Median: ' if n > 1 else ''}{self._median / scale:.2f} {unit}",
+        ]
         if n >= 4:
-            lines.append(f"  IQR:    {self.iqr / scale:.2f} {unit} ({self._p25 / scale:.2f} to "
-                         f"{self._p75 / scale:.2f})")
+            lines.append(
+                f"  IQR:    {self.iqr / scale:.2f} {unit} ({self._p25 / scale:.2f} to "
+                f"{self._p75 / scale:.2f})"
+            )
         threads = f"{self.num_threads} thread{'s' if self.num_threads > 1 else ''}"
-        lines.append(f"  {n} measurement{'s' if n > 1 else ''}, {self.number_per_run} runs "
-                     f"{'per measurement,' if n > 1 else ','} {threads}")
+        lines.append(
+            f"  {n} measurement{'s' if n > 1 else ''}, {self.number_per_run} runs "
+            f"{'per measurement,' if n > 1 else ','} {threads}"
+        )
         lines.append("\n".join(self._warnings))
         return "\n".join("\n".join(lines).strip().splitlines())
 
@@ -218,11 +227,20 @@ class Timer:
 
     _timer_cls = timeit.Timer
 
-    def __init__(self, stmt: str = "pass", setup: str = "pass", global_setup: str = "",
-                 timer=timer, globals: dict | None = None, label: str | None = None,
-                 sub_label: str | None = None, description: str | None = None,
-                 env: str | None = None, num_threads: int = 1,
-                 language: Language | str = Language.PYTHON) -> None:
+    def __init__(
+        self,
+        stmt: str = "pass",
+        setup: str = "pass",
+        global_setup: str = "",
+        timer=timer,
+        globals: dict | None = None,
+        label: str | None = None,
+        sub_label: str | None = None,
+        description: str | None = None,
+        env: str | None = None,
+        num_threads: int = 1,
+        language: Language | str = Language.PYTHON,
+    ) -> None:
         if not isinstance(stmt, str):
             raise ValueError("Currently only a `str` stmt is supported.")  # noqa: TRY004 - torch's
         self._globals = dict(globals or {})
@@ -230,8 +248,10 @@ class Timer:
             self._globals.setdefault("torch", PACKAGE)
             self._language = Language.PYTHON
             if global_setup:
-                raise ValueError(f"global_setup is C++ only, got `{global_setup}`. Most likely "
-                                 "this code can simply be moved to `setup`.")
+                raise ValueError(
+                    f"global_setup is C++ only, got `{global_setup}`. Most likely "
+                    "this code can simply be moved to `setup`."
+                )
         elif language in (Language.CPP, "cpp", "c++"):
             raise NotImplementedError("C++ timing is not available: this library has no C++ API")
         else:
@@ -241,9 +261,16 @@ class Timer:
         setup = textwrap.dedent(setup)
         setup = (setup[1:] if setup and setup[0] == "\n" else setup).rstrip()
         self._timer = self._timer_cls(stmt=stmt, setup=setup, timer=timer, globals=self._globals)
-        self._task_spec = TaskSpec(stmt=stmt, setup=setup, global_setup=global_setup,
-                                   label=label, sub_label=sub_label, description=description,
-                                   env=env, num_threads=num_threads)
+        self._task_spec = TaskSpec(
+            stmt=stmt,
+            setup=setup,
+            global_setup=global_setup,
+            label=label,
+            sub_label=sub_label,
+            description=description,
+            env=env,
+            num_threads=num_threads,
+        )
 
     def _timeit(self, number: int) -> float:
         return max(self._timer.timeit(number), 1e-9)
@@ -252,8 +279,11 @@ class Timer:
         """Run ``stmt`` ``number`` times (after ``number // 100`` warm-up runs): one
         measurement."""
         self._timeit(number=max(int(number // 100), 2))
-        return Measurement(number_per_run=number, raw_times=[self._timeit(number=number)],
-                           task_spec=self._task_spec)
+        return Measurement(
+            number_per_run=number,
+            raw_times=[self._timeit(number=number)],
+            task_spec=self._task_spec,
+        )
 
     def repeat(self, repeat: int = -1, number: int = -1) -> None:
         raise NotImplementedError("See `Timer.blocked_autorange.`")
@@ -293,15 +323,22 @@ class Timer:
         times = self._loop(number, lambda times: True, min_run_time, callback=callback)
         return Measurement(number_per_run=number, raw_times=times, task_spec=self._task_spec)
 
-    def adaptive_autorange(self, threshold: float = 0.1, *, min_run_time: float = 0.01,
-                           max_run_time: float = 10.0, callback=None) -> Measurement:
+    def adaptive_autorange(
+        self,
+        threshold: float = 0.1,
+        *,
+        min_run_time: float = 0.01,
+        max_run_time: float = 10.0,
+        callback=None,
+    ) -> Measurement:
         """As ``blocked_autorange``, until the IQR is below ``threshold`` of the median (or
         ``max_run_time`` has passed)."""
         number = self._estimate_block_size(min_run_time=0.05)
 
         def stop(times) -> bool:
             return len(times) > 3 and Measurement(number, times, self._task_spec).meets_confidence(
-                threshold=threshold)
+                threshold=threshold
+            )
 
         times = self._loop(number, stop, min_run_time, max_run_time, callback=callback)
         return Measurement(number_per_run=number, raw_times=times, task_spec=self._task_spec)
