@@ -468,7 +468,10 @@ def _conj_rule(rule):
 
     def cx_rule(xp, g, *args):
         if xp.is_txp:  # create_graph: the same values, with torch's conj over the derivative
-            return xp.twin_rule(rule, g, args)
+            return xp.twin_rule(rule, g, args, on_conjugated)
+        return on_conjugated(xp, g, *args)
+
+    def on_conjugated(xp, g, *args):
         *ins, out, p = args
         ins = [_conj_operand(xp, x) for x in ins]
         if p is not None:

@@ -11,7 +11,7 @@ from . import api
 from . import elementwise as EW
 from . import shape as SH
 from .dispatch import apply, apply1
-from .txp_reflect import ReflectedXP, run_reflected
+from .txp_reflect import ReflectedXP, Unreflectable, run_reflected
 
 
 def as_graph_tensor(g):
@@ -370,10 +370,14 @@ class _TXP:
         return _const(a, like)
 
     @staticmethod
-    def twin_rule(rule, g, args):
+    def twin_rule(rule, g, args, on_conjugated):
         """A HOLOMORPHIC row's complex twin under create_graph: ``rule`` recorded as torch's
-        ``grad * f'(z).conj()`` (ops/txp_reflect.py)."""
-        return run_reflected(_RXP, rule, g, args)
+        ``grad * f'(z).conj()`` (ops/txp_reflect.py); a rule reading a tensor's internals runs
+        as ``on_conjugated(xp, g, *args)`` (on the conjugated operands) instead."""
+        try:
+            return run_reflected(_RXP, rule, g, args)
+        except Unreflectable:
+            return on_conjugated(TXP, g, *args)
 
 
 TXP = _TXP()

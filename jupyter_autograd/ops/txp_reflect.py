@@ -22,11 +22,18 @@ from ..tensor import Tensor
 from . import cplx
 
 
+class Unreflectable(Exception):
+    """A rule read a Reflected value's internals (``g._data``: linalg rules telling arrays
+    from tensors): it runs on the conjugated operands instead. Not an AttributeError, so
+    ``hasattr`` does not take it for an array."""
+
+
 class Reflected(Tensor):
     """A gradient-derived value inside a complex twin's rule (see the module docstring): its
     tensor ``_t``; operators, public methods and properties run on ``_t`` with the other
-    arguments conjugated and return Reflected values. Private attributes are refused, so
-    code reading a Tensor's internals cannot use it unconjugated by mistake."""
+    arguments conjugated and return Reflected values. Private attributes are refused
+    (:class:`Unreflectable`), so code reading a Tensor's internals cannot use it unconjugated
+    by mistake."""
 
     def __init__(self, t) -> None:  # not Tensor's constructor: a wrapper of ``t``
         object.__setattr__(self, "_t", t)
@@ -35,10 +42,7 @@ class Reflected(Tensor):
         if name == "_t" or name.startswith("__"):
             return object.__getattribute__(self, name)
         if name.startswith("_"):
-            raise AttributeError(
-                f"a complex twin's gradient has no {name!r} (read it through "
-                "operators, methods or xp)"
-            )
+            raise Unreflectable(name)
         v = getattr(object.__getattribute__(self, "_t"), name)
         if callable(v):
             return lambda *a, **k: _reflect(v(*_conj(a), **_conj(k)))
