@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype
+from ._tensor_conversions import _type as _type_base
 from .tensor import Tensor
 
 _NAMES = {
@@ -137,8 +138,6 @@ def _make(name: str, dt: str):
 
 globals().update({n: _make(n, d) for n, d in _NAMES.items()})
 _BY_NAME = {"torch." + n: globals()[n] for n in _NAMES}
-
-_type_base = Tensor.type
 
 
 def _type(self, dtype=None, non_blocking=False, **kwargs):

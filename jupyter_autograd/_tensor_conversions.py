@@ -42,13 +42,8 @@ def _to(self, *args, **kwargs):
     return res
 
 
-Tensor.to = _to
-Tensor.float = lambda self: _to(self, _dtype.float32)
-Tensor.double = lambda self: _to(self, _dtype.float64)
-Tensor.half = lambda self: _to(self, _dtype.float16)
-Tensor.long = lambda self: _to(self, _dtype.int64)
-Tensor.int = lambda self: _to(self, _dtype.int32)
-Tensor.bool = lambda self: _to(self, _dtype.bool)
+# Tensor.to (torch's non_blocking/copy/memory_format arguments parsed, then this) and the
+# float/double/... shorthands: _methods_ext
 Tensor.cpu = lambda self: _to(self, "cpu")
 Tensor.cuda = lambda self, device=None: _to(self, device if device is not None else "cuda")
 
@@ -57,10 +52,7 @@ def _type(self, dtype=None):
     if dtype is None:
         dev = self.device
         return ("torch." if dev.type == "cpu" else f"torch.{dev.type}.") + self.dtype._legacy
-    return _to(self, dtype)
-
-
-Tensor.type = _type
+    return _to(self, dtype)  # Tensor.type: _legacy_types (legacy type names, then this)
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):

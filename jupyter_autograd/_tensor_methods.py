@@ -7,12 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype, _errors
-from ._tensor_inplace import (
-    _copy_,
-    _fill_,
-    _inplace,
-    _zero_,
-)
+from ._tensor_inplace import _copy_, _inplace
 from .ops import api as F
 from .ops import elementwise as EW
 from .ops import shape as SH
@@ -98,132 +93,8 @@ def _invert(self):
 Tensor.__invert__ = _invert
 # __hash__ stays tensor.py's object.__hash__ (identity, in C): __eq__ set here does not reset it
 
+
 # ---------------------------------------------------------------- method aliases
-_METHODS = [
-    "add",
-    "sub",
-    "mul",
-    "div",
-    "true_divide",
-    "divide",
-    "multiply",
-    "subtract",
-    "pow",
-    "neg",
-    "negative",
-    "exp",
-    "log",
-    "log1p",
-    "expm1",
-    "sqrt",
-    "rsqrt",
-    "reciprocal",
-    "abs",
-    "absolute",
-    "sign",
-    "sin",
-    "cos",
-    "tan",
-    "tanh",
-    "sigmoid",
-    "relu",
-    "floor",
-    "ceil",
-    "round",
-    "clamp",
-    "clip",
-    "clamp_min",
-    "clamp_max",
-    "maximum",
-    "minimum",
-    "square",
-    "eq",
-    "ne",
-    "lt",
-    "le",
-    "gt",
-    "ge",
-    "logical_and",
-    "logical_or",
-    "logical_not",
-    "logical_xor",
-    "isnan",
-    "isinf",
-    "isfinite",
-    "equal",
-    "allclose",
-    "isclose",
-    "all",
-    "any",
-    "sum",
-    "mean",
-    "prod",
-    "max",
-    "min",
-    "amax",
-    "amin",
-    "argmax",
-    "argmin",
-    "var",
-    "std",
-    "logsumexp",
-    "norm",
-    "softmax",
-    "log_softmax",
-    "matmul",
-    "mm",
-    "mv",
-    "dot",
-    "bmm",
-    "outer",
-    "ger",
-    "addmm",
-    "reshape",
-    "view",
-    "flatten",
-    "unflatten",
-    "transpose",
-    "swapaxes",
-    "swapdims",
-    "t",
-    "permute",
-    "squeeze",
-    "unsqueeze",
-    "expand",
-    "expand_as",
-    "repeat",
-    "flip",
-    "clone",
-    "split",
-    "chunk",
-    "unbind",
-    "narrow",
-    "select",
-    "gather",
-    "masked_fill",
-    "index_select",
-    "trace",
-    "diag",
-    "where",
-    "float_power",
-    "broadcast_to",
-    "erf",
-    "cumsum",
-    "trunc",
-    "fix",
-    "frac",
-    "remainder",
-    "fmod",
-    "floor_divide",
-    "bitwise_and",
-    "bitwise_or",
-    "bitwise_xor",
-    "bitwise_not",
-    "bitwise_left_shift",
-    "bitwise_right_shift",
-]
-
-
 def _method(fn, name):
     """A function as a Tensor method: torch's methods have no ``out=`` (only the functions do),
     and count positions after ``self`` in their argument errors."""
@@ -256,26 +127,173 @@ def _method(fn, name):
     return method
 
 
-for _name in _METHODS:
-    setattr(Tensor, _name, _method(getattr(F, _name), _name))
-# the elementwise math methods run their row inline for floating tensors (the hot path)
-for _name, _op in (
-    ("exp", EW.EXP),
-    ("log", EW.LOG),
-    ("log1p", EW.LOG1P),
-    ("expm1", EW.EXPM1),
-    ("sqrt", EW.SQRT),
-    ("rsqrt", EW.RSQRT),
-    ("sin", EW.SIN),
-    ("cos", EW.COS),
-    ("tan", EW.TAN),
-    ("tanh", EW.TANH),
-    ("sigmoid", EW.SIGMOID),
-    ("relu", EW.RELU),
-):
-    setattr(Tensor, _name, unary_method(_op, getattr(F, _name)))
-Tensor.greater = F.gt
-Tensor.less = F.lt
+# One line per method, its in-place form beside it: ``_method`` gives back the op function
+# itself unless it takes ``out=`` or Tensor-only arguments; ``unary_method`` is the floating
+# fast entry that runs the row inline (the hot elementwise math). Public methods are then
+# wrapped once more, at the end of the package's import, by ``_aliases.install`` (NumPy keyword
+# names) and ``_aliases.check_tensor_params`` (torch's Tensor-only parameters).
+Tensor.add = _method(F.add, "add")
+Tensor.add_ = _inplace(F.add)
+Tensor.sub = _method(F.sub, "sub")
+Tensor.sub_ = _inplace(F.sub)
+Tensor.mul = _method(F.mul, "mul")
+Tensor.mul_ = _inplace(F.mul)
+Tensor.div = _method(F.div, "div")
+Tensor.div_ = _inplace(F.div)
+Tensor.true_divide = _method(F.true_divide, "true_divide")
+Tensor.true_divide_ = _inplace(F.true_divide)
+Tensor.divide = _method(F.divide, "divide")
+Tensor.divide_ = _inplace(F.divide)
+Tensor.multiply = _method(F.multiply, "multiply")
+Tensor.multiply_ = _inplace(F.multiply)
+Tensor.subtract = _method(F.subtract, "subtract")
+Tensor.subtract_ = _inplace(F.subtract)
+Tensor.pow = _method(F.pow, "pow")
+Tensor.pow_ = _inplace(F.pow)
+Tensor.neg = _method(F.neg, "neg")
+Tensor.neg_ = _inplace(F.neg)
+Tensor.exp = unary_method(EW.EXP, F.exp)
+Tensor.exp_ = _inplace(F.exp)
+Tensor.log = unary_method(EW.LOG, F.log)
+Tensor.log_ = _inplace(F.log)
+Tensor.log1p = unary_method(EW.LOG1P, F.log1p)
+Tensor.log1p_ = _inplace(F.log1p)
+Tensor.expm1 = unary_method(EW.EXPM1, F.expm1)
+Tensor.expm1_ = _inplace(F.expm1)
+Tensor.sqrt = unary_method(EW.SQRT, F.sqrt)
+Tensor.sqrt_ = _inplace(F.sqrt)
+Tensor.rsqrt = unary_method(EW.RSQRT, F.rsqrt)
+Tensor.rsqrt_ = _inplace(F.rsqrt)
+Tensor.reciprocal = _method(F.reciprocal, "reciprocal")
+Tensor.reciprocal_ = _inplace(F.reciprocal)
+Tensor.abs = _method(F.abs, "abs")
+Tensor.sign = _method(F.sign, "sign")
+Tensor.sign_ = _inplace(F.sign)
+Tensor.sin = unary_method(EW.SIN, F.sin)
+Tensor.sin_ = _inplace(F.sin)
+Tensor.cos = unary_method(EW.COS, F.cos)
+Tensor.cos_ = _inplace(F.cos)
+Tensor.tan = unary_method(EW.TAN, F.tan)
+Tensor.tan_ = _inplace(F.tan)
+Tensor.tanh = unary_method(EW.TANH, F.tanh)
+Tensor.tanh_ = _inplace(F.tanh)
+Tensor.sigmoid = unary_method(EW.SIGMOID, F.sigmoid)
+Tensor.sigmoid_ = _inplace(F.sigmoid)
+Tensor.relu = unary_method(EW.RELU, F.relu)
+Tensor.relu_ = _inplace(F.relu)
+Tensor.floor = _method(F.floor, "floor")
+Tensor.floor_ = _inplace(F.floor)
+Tensor.ceil = _method(F.ceil, "ceil")
+Tensor.ceil_ = _inplace(F.ceil)
+Tensor.round = _method(F.round, "round")
+Tensor.round_ = _inplace(F.round)
+Tensor.clamp_min = _method(F.clamp_min, "clamp_min")
+Tensor.clamp_min_ = _inplace(F.clamp_min, cpp_names=True)
+Tensor.clamp_max = _method(F.clamp_max, "clamp_max")
+Tensor.clamp_max_ = _inplace(F.clamp_max, cpp_names=True)
+Tensor.maximum = _method(F.maximum, "maximum")
+Tensor.minimum = _method(F.minimum, "minimum")
+Tensor.square = _method(F.square, "square")
+Tensor.square_ = _inplace(F.square)
+Tensor.eq = _method(F.eq, "eq")
+Tensor.eq_ = _inplace(F.eq)
+Tensor.ne = _method(F.ne, "ne")
+Tensor.ne_ = _inplace(F.ne)
+Tensor.lt = _method(F.lt, "lt")
+Tensor.lt_ = _inplace(F.lt)
+Tensor.le = _method(F.le, "le")
+Tensor.le_ = _inplace(F.le)
+Tensor.gt = _method(F.gt, "gt")
+Tensor.gt_ = _inplace(F.gt)
+Tensor.ge = _method(F.ge, "ge")
+Tensor.ge_ = _inplace(F.ge)
+Tensor.logical_and = _method(F.logical_and, "logical_and")
+Tensor.logical_or = _method(F.logical_or, "logical_or")
+Tensor.logical_not = _method(F.logical_not, "logical_not")
+Tensor.logical_xor = _method(F.logical_xor, "logical_xor")
+Tensor.isnan = _method(F.isnan, "isnan")
+Tensor.isinf = _method(F.isinf, "isinf")
+Tensor.isfinite = _method(F.isfinite, "isfinite")
+Tensor.equal = _method(F.equal, "equal")
+Tensor.allclose = _method(F.allclose, "allclose")
+Tensor.isclose = _method(F.isclose, "isclose")
+Tensor.all = _method(F.all, "all")
+Tensor.any = _method(F.any, "any")
+Tensor.sum = _method(F.sum, "sum")
+Tensor.mean = _method(F.mean, "mean")
+Tensor.prod = _method(F.prod, "prod")
+Tensor.max = _method(F.max, "max")
+Tensor.min = _method(F.min, "min")
+Tensor.amax = _method(F.amax, "amax")
+Tensor.amin = _method(F.amin, "amin")
+Tensor.argmax = _method(F.argmax, "argmax")
+Tensor.argmin = _method(F.argmin, "argmin")
+Tensor.var = _method(F.var, "var")
+Tensor.std = _method(F.std, "std")
+Tensor.logsumexp = _method(F.logsumexp, "logsumexp")
+Tensor.softmax = _method(F.softmax, "softmax")
+Tensor.log_softmax = _method(F.log_softmax, "log_softmax")
+Tensor.matmul = _method(F.matmul, "matmul")
+Tensor.mm = _method(F.mm, "mm")
+Tensor.mv = _method(F.mv, "mv")
+Tensor.dot = _method(F.dot, "dot")
+Tensor.bmm = _method(F.bmm, "bmm")
+Tensor.outer = _method(F.outer, "outer")
+Tensor.ger = _method(F.ger, "ger")
+Tensor.addmm = _method(F.addmm, "addmm")
+Tensor.reshape = _method(F.reshape, "reshape")
+Tensor.flatten = _method(F.flatten, "flatten")
+Tensor.unflatten = _method(F.unflatten, "unflatten")
+Tensor.transpose = _method(F.transpose, "transpose")
+Tensor.swapaxes = _method(F.swapaxes, "swapaxes")
+Tensor.swapdims = _method(F.swapdims, "swapdims")
+Tensor.t = _method(F.t, "t")
+Tensor.permute = _method(F.permute, "permute")
+Tensor.squeeze = _method(F.squeeze, "squeeze")
+Tensor.unsqueeze = _method(F.unsqueeze, "unsqueeze")
+Tensor.expand = _method(F.expand, "expand")
+Tensor.expand_as = _method(F.expand_as, "expand_as")
+Tensor.repeat = _method(F.repeat, "repeat")
+Tensor.flip = _method(F.flip, "flip")
+Tensor.clone = _method(F.clone, "clone")
+Tensor.split = _method(F.split, "split")
+Tensor.chunk = _method(F.chunk, "chunk")
+Tensor.unbind = _method(F.unbind, "unbind")
+Tensor.narrow = _method(F.narrow, "narrow")
+Tensor.select = _method(F.select, "select")
+Tensor.gather = _method(F.gather, "gather")
+Tensor.masked_fill = _method(F.masked_fill, "masked_fill")
+Tensor.masked_fill_ = _inplace(F.masked_fill, "masked_fill_")
+Tensor.index_select = _method(F.index_select, "index_select")
+Tensor.trace = _method(F.trace, "trace")
+Tensor.float_power = _method(F.float_power, "float_power")
+Tensor.broadcast_to = _method(F.broadcast_to, "broadcast_to")
+Tensor.erf = _method(F.erf, "erf")
+Tensor.erf_ = _inplace(F.erf)
+Tensor.cumsum = _method(F.cumsum, "cumsum")
+Tensor.trunc = _method(F.trunc, "trunc")
+Tensor.trunc_ = _inplace(F.trunc)
+Tensor.fix = _method(F.fix, "fix")
+Tensor.fix_ = _inplace(F.fix)
+Tensor.frac = _method(F.frac, "frac")
+Tensor.frac_ = _inplace(F.frac)
+Tensor.remainder = _method(F.remainder, "remainder")
+Tensor.remainder_ = _inplace(F.remainder)
+Tensor.fmod = _method(F.fmod, "fmod")
+Tensor.fmod_ = _inplace(F.fmod)
+Tensor.floor_divide = _method(F.floor_divide, "floor_divide")
+Tensor.bitwise_and = _method(F.bitwise_and, "bitwise_and")
+Tensor.bitwise_and_ = _inplace(F.bitwise_and)
+Tensor.bitwise_or = _method(F.bitwise_or, "bitwise_or")
+Tensor.bitwise_or_ = _inplace(F.bitwise_or)
+Tensor.bitwise_xor = _method(F.bitwise_xor, "bitwise_xor")
+Tensor.bitwise_xor_ = _inplace(F.bitwise_xor)
+Tensor.bitwise_not = _method(F.bitwise_not, "bitwise_not")
+Tensor.bitwise_not_ = _inplace(F.bitwise_not)
+Tensor.bitwise_left_shift = _method(F.bitwise_left_shift, "bitwise_left_shift")
+Tensor.bitwise_left_shift_ = _inplace(F.bitwise_left_shift)
+Tensor.bitwise_right_shift = _method(F.bitwise_right_shift, "bitwise_right_shift")
+Tensor.bitwise_right_shift_ = _inplace(F.bitwise_right_shift)
 Tensor.clamp = F.clamp_call("clamp", True)
 Tensor.clip = F.clamp_call("clip", True)
 
@@ -476,60 +494,8 @@ Tensor.__getitem__ = _getitem
 Tensor._is_view = lambda self: self._base is not None
 
 
-for _name in [
-    "add",
-    "sub",
-    "mul",
-    "div",
-    "pow",
-    "neg",
-    "exp",
-    "log",
-    "log1p",
-    "expm1",
-    "sqrt",
-    "rsqrt",
-    "reciprocal",
-    "abs",
-    "sign",
-    "sin",
-    "cos",
-    "tan",
-    "tanh",
-    "sigmoid",
-    "relu",
-    "floor",
-    "ceil",
-    "round",
-    "clamp",
-    "clip",
-    "clamp_min",
-    "clamp_max",
-    "square",
-    "masked_fill",
-    "true_divide",
-    "multiply",
-    "subtract",
-    "divide",
-    "erf",
-    "trunc",
-    "fix",
-    "frac",
-    "remainder",
-    "fmod",
-    "floor_divide",
-]:
-    setattr(
-        Tensor,
-        _name + "_",
-        _inplace(
-            getattr(F, _name),
-            _name + "_" if _name == "masked_fill" else "error",
-            _name in ("clamp", "clip", "clamp_min", "clamp_max"),
-        ),
-    )
 Tensor.clamp_ = _inplace(F.clamp_call("clamp_", True), cpp_names=True)
-_abs_inplace = Tensor.abs_
+_abs_inplace = _inplace(F.abs)
 
 
 def _abs_(self):
@@ -553,6 +519,4 @@ Tensor.__imod__ = Tensor.remainder_
 Tensor.__ifloordiv__ = Tensor.floor_divide_
 
 
-Tensor.zero_ = _zero_
-Tensor.fill_ = _fill_
-Tensor.copy_ = _copy_
+Tensor.copy_ = _copy_  # zero_ and fill_: _methods_ext (they also clear forward tangents)

@@ -181,11 +181,6 @@ def _index_put_method(self, indices, values, accumulate=False):
     return self
 
 
-def _index_put(self, indices, values, accumulate=False):
-    """The out-of-place :meth:`index_put_` (a new tensor)."""
-    return _index_put_method(self.clone(), indices, values, accumulate)
-
-
 def _index_key(self, indices, values):
     if not isinstance(indices, (tuple, list)):
         raise TypeError(
@@ -206,6 +201,5 @@ def _index_key(self, indices, values):
 
 
 Tensor.index_put_ = _index_put_method
-Tensor.index_put = _index_put
 
 from .ops import inplace_view  # noqa: F401 - Tensor.unsqueeze_/squeeze_ (and their rows)
