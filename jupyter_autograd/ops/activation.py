@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import ELEMENTWISE, Refuse, defop, kernel_refuses, no_complex_autograd
+from .registry import AUTO_ELEMENT_WISE, Refuse, defop, kernel_refuses, no_complex_autograd
 
 
 def _F(m):
@@ -14,7 +14,8 @@ def _F(m):
 
 
 def act(name, node, fwd, d, saved=("self",), call=None, domain=(-4, 4), smooth=True, complex=None):
-    """An elementwise activation row: VJP ``g * d``, JVP ``t * d``; ``call(F, x)`` samples it."""
+    """An elementwise activation row: VJP ``g * d`` (the JVP derived from it); ``call(F, x)``
+    samples it."""
     call = call or (lambda F, x, _n=name: getattr(F, _n)(x))
 
     def cases(rng):
@@ -29,10 +30,9 @@ def act(name, node, fwd, d, saved=("self",), call=None, domain=(-4, 4), smooth=T
         saved=saved,
         fwd=fwd,
         vjp=lambda xp, g, x, out, p: g * d(xp, x, out, p),
-        jvp=lambda xp, t, x, out, p: t[0] * d(xp, x[0], out, p),
+        jvp=AUTO_ELEMENT_WISE,
         smooth=smooth,
         sample={"cases": cases},
-        batch=ELEMENTWISE,
         complex=complex or kernel_refuses(f"{name}_cpu"),
     )
 

@@ -1,6 +1,6 @@
 """Arithmetic rows: add/sub/rsub/mul/div (Tensor and Scalar overloads), fill, pow (its three
 overloads), maximum/minimum and where, with broadcasting; and the zero rules of piecewise-constant
-functions (``zero_grad``/``zero_tangent``).
+functions (``zero_grad``).
 
 Part of the elementwise family: :mod:`.elementwise` imports this module first (so the registry
 holds these rows before the unary ones) and re-exports the rows its importers read."""
@@ -11,7 +11,15 @@ import cmath
 
 import numpy as np
 
-from .registry import AS_WRITTEN, ELEMENTWISE, HOLOMORPHIC, NO_GRAD, Refuse, defop
+from .registry import (
+    AS_WRITTEN,
+    AUTO_ELEMENT_WISE,
+    ELEMENTWISE,
+    HOLOMORPHIC,
+    NO_GRAD,
+    Refuse,
+    defop,
+)
 
 # ---------------------------------------------------------------- binary arithmetic
 # The engine reduces broadcast gradients to each input's shape, so rules ignore broadcasting.
@@ -79,8 +87,7 @@ RSUB = defop(
     complex=HOLOMORPHIC,
     fwd=lambda xp, a, p: p["other"] - a * p.get("alpha", 1),
     vjp=lambda xp, g, a, out, p: g * (-p.get("alpha", 1)),
-    jvp=lambda xp, t, x, out, p: t[0] * (-p.get("alpha", 1)),
-    linear=False,
+    jvp=AUTO_ELEMENT_WISE,
     sample={"domain": (-3, 3), "params": {"other": 1.5}},
     torch=lambda torch, a, other: other - a,
 )
@@ -126,8 +133,7 @@ DIV_SCALAR = defop(
     complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: x / p["other"],
     vjp=lambda xp, g, x, out, p: g / p["other"],
-    jvp=lambda xp, t, x, out, p: t[0] / p["other"],
-    linear=True,
+    jvp=AUTO_ELEMENT_WISE,
     sample={"domain": (-3, 3), "kind": "div_scalar"},
 )
 
@@ -142,8 +148,7 @@ MUL_SCALAR = defop(
     batch=ELEMENTWISE,
     fwd=lambda xp, x, p: x * p["other"],
     vjp=lambda xp, g, x, out, p: g * p["other"],
-    jvp=lambda xp, t, x, out, p: t[0] * p["other"],
-    linear=True,
+    jvp=AUTO_ELEMENT_WISE,
     sample={
         "kind": "scalar_arg",
         "cases": lambda rng: [
@@ -166,7 +171,7 @@ ADD_SCALAR = defop(
     batch=ELEMENTWISE,
     fwd=lambda xp, x, p: x + p["other"],
     vjp=lambda xp, g, x, out, p: g,
-    jvp=lambda xp, t, x, out, p: t[0],
+    jvp=AUTO_ELEMENT_WISE,
     sample={
         "kind": "scalar_arg",
         "cases": lambda rng: [
@@ -187,7 +192,7 @@ SUB_SCALAR = defop(
     batch=ELEMENTWISE,
     fwd=lambda xp, x, p: x - p["other"],
     vjp=lambda xp, g, x, out, p: g,
-    jvp=lambda xp, t, x, out, p: t[0],
+    jvp=AUTO_ELEMENT_WISE,
     sample={
         "kind": "scalar_arg",
         "cases": lambda rng: [
@@ -209,7 +214,7 @@ FILL = defop(
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.full(x.shape, p["value"], x.dtype),
     vjp=lambda xp, g, x, out, p: g.new_zeros(g.shape) if xp.is_txp else xp.zeros_like(g),
-    jvp=lambda xp, t, x, out, p: t[0].new_zeros(t[0].shape) if xp.is_txp else xp.zeros_like(t[0]),
+    jvp=AUTO_ELEMENT_WISE,
     smooth=True,
     sample={
         "kind": "scalar_arg",
@@ -234,11 +239,6 @@ def zero_grad(xp, g, *_):
     """The gradient of a piecewise-constant function: torch's zeros_like(grad), so an inf or
     nan incoming gradient still gives 0 (g * 0 would give nan)."""
     return g.new_zeros(g.shape) if xp.is_txp else xp.zeros_like(g)
-
-
-def zero_tangent(xp, t, *_):
-    t0 = t[0]
-    return t0.new_zeros(t0.shape) if xp.is_txp else xp.zeros_like(t0)
 
 
 # pow(self, exponent: scalar): d/dx x^c = c x^(c-1); c == 0 gives zeros, as torch
@@ -299,7 +299,7 @@ POW = defop(
     complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: _cpow(xp, x, p["exponent"]),
     vjp=_pow_scalar_vjp,
-    jvp=lambda xp, t, x, out, p: _pow_scalar_vjp(xp, t[0], x[0], out, p),
+    jvp=AUTO_ELEMENT_WISE,
     sample={"domain": (0.2, 3), "params": {"exponent": 2.5}},
     torch=lambda torch, x, exponent: torch.pow(x, exponent),
 )
@@ -370,7 +370,7 @@ POW_ST = defop(
     complex=HOLOMORPHIC,
     fwd=lambda xp, x, p: _cpow(xp, p["self"], x),
     vjp=_pow_scalar_base_vjp,
-    jvp=lambda xp, t, x, out, p: _pow_scalar_base_vjp(xp, t[0], x[0], out, p),
+    jvp=AUTO_ELEMENT_WISE,
     sample={"domain": (-2, 2), "params": {"self": 2.0}},
     torch=lambda torch, x, self: torch.pow(self, x),
 )

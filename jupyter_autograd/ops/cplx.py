@@ -15,7 +15,7 @@ from .._errors import warn_zero_dim
 from .._size import torch_strides
 from ..tensor import Tensor
 from .dispatch import apply, apply1
-from .registry import AS_WRITTEN, defop
+from .registry import AS_WRITTEN, AUTO_LINEAR, defop
 from .xp import isnan
 
 _COMPLEX_OF = {
@@ -62,8 +62,7 @@ CONJ = defop(
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.conj(x),
     vjp=lambda xp, g, x, out, p: xp.conj(g),
-    jvp=lambda xp, t, x, out, p: xp.conj(t[0]),
-    linear=True,
+    jvp=AUTO_LINEAR,
     sample={"domain": (-3, 3), "kind": "conj"},
     torch=lambda torch, x: x.conj(),
 )
@@ -77,8 +76,7 @@ NEG_VIEW = defop(
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: -x,
     vjp=lambda xp, g, x, out, p: -g,
-    jvp=lambda xp, t, x, out, p: -t[0],
-    linear=True,
+    jvp=AUTO_LINEAR,
     sample={"domain": (-3, 3), "kind": "conj"},  # x.conj().imag goes through it
 )
 CONJ_PHYSICAL = defop(
@@ -89,8 +87,7 @@ CONJ_PHYSICAL = defop(
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.conj(x),
     vjp=lambda xp, g, x, out, p: xp.conj(g),
-    jvp=lambda xp, t, x, out, p: xp.conj(t[0]),
-    linear=True,
+    jvp=AUTO_LINEAR,
     sample={"domain": (-3, 3), "kind": "conj_physical"},
     torch=lambda torch, x: x.conj_physical(),
 )
@@ -169,7 +166,6 @@ VIEW_AS_REAL = defop(
     fwd=_view_as_real_fwd,
     vjp=lambda xp, g, x, out, p: _as_complex(xp, g),
     jvp=lambda xp, t, x, out, p: _as_real(xp, t[0]),
-    linear=True,
     sample={"domain": (-3, 3), "kind": "view_as_real"},
     torch=lambda torch, x: torch.view_as_real(x),
 )
@@ -182,7 +178,6 @@ VIEW_AS_COMPLEX = defop(
     fwd=_view_as_complex_fwd,
     vjp=lambda xp, g, x, out, p: _as_real(xp, g),
     jvp=lambda xp, t, x, out, p: _as_complex(xp, t[0]),
-    linear=True,
     sample={"domain": (-3, 3), "kind": "view_as_complex"},
     torch=lambda torch, x: torch.view_as_complex(x),
 )

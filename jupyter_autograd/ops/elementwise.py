@@ -27,10 +27,17 @@ from .arithmetic import (  # noqa: F401 - read as elementwise.<ROW> by their imp
     SUB_SCALAR,
     WHERE,
     zero_grad,
-    zero_tangent,
 )
 from .backward_rows import SIGMOID_BACKWARD, TANH_BACKWARD, THRESHOLD_BACKWARD
-from .registry import AS_WRITTEN, ELEMENTWISE, HOLOMORPHIC, Refuse, defop, kernel_refuses
+from .registry import (
+    AS_WRITTEN,
+    AUTO_ELEMENT_WISE,
+    ELEMENTWISE,
+    HOLOMORPHIC,
+    Refuse,
+    defop,
+    kernel_refuses,
+)
 
 # ---------------------------------------------------------------- unary math
 
@@ -40,7 +47,6 @@ def _unary(
     node,
     fwd,
     vjp,
-    jvp,
     saved,
     domain=(-3, 3),
     avoid=(),
@@ -48,6 +54,7 @@ def _unary(
     torch=None,
     complex=HOLOMORPHIC,
     bools=None,
+    jvp=AUTO_ELEMENT_WISE,
 ):
     return defop(
         name,
@@ -74,7 +81,6 @@ NEG = _unary(
     "NegBackward0",
     lambda xp, x, p: -x,
     lambda xp, g, x, out, p: -g,
-    lambda xp, t, x, out, p: -t[0],
     (),
     complex=AS_WRITTEN,
     bools=Refuse(
@@ -89,7 +95,6 @@ EXP = _unary(
     "ExpBackward0",
     lambda xp, x, p: xp.exp(x),
     lambda xp, g, x, out, p: g * out,
-    lambda xp, t, x, out, p: t[0] * out,
     ("result",),
 )
 LOG = _unary(
@@ -97,7 +102,6 @@ LOG = _unary(
     "LogBackward0",
     lambda xp, x, p: xp.log(x),
     lambda xp, g, x, out, p: g / x,
-    lambda xp, t, x, out, p: t[0] / x[0],
     ("self",),
     domain=(0.1, 5),
 )
@@ -107,7 +111,6 @@ LOG1P = _unary(
     lambda xp, x, p: xp.log1p(x),
     # torch's log1p_backward: grad / (self + 1)
     lambda xp, g, x, out, p: g / xp.add_scalar(x, 1),
-    lambda xp, t, x, out, p: t[0] / (x[0] + 1),
     ("self",),
     domain=(-0.9, 5),
 )
@@ -117,7 +120,6 @@ EXPM1 = _unary(
     lambda xp, x, p: xp.expm1(x),
     # torch: grad * (result.conj() + 1)
     lambda xp, g, x, out, p: g * xp.add_scalar(xp.cj(out), 1),
-    lambda xp, t, x, out, p: t[0] * (out + 1),
     ("result",),
 )
 SQRT = _unary(
@@ -125,7 +127,6 @@ SQRT = _unary(
     "SqrtBackward0",
     lambda xp, x, p: xp.sqrt(x),
     lambda xp, g, x, out, p: g / xp.mul_scalar(xp.cj(out), 2),  # grad / (2 * result.conj())
-    lambda xp, t, x, out, p: t[0] / (2 * out),
     ("result",),
     domain=(0.1, 5),
 )
@@ -136,7 +137,6 @@ RSQRT = _unary(
     lambda xp, x, p: 1 / xp.sqrt(x),
     # torch: -0.5 * grad * result.pow(3)
     lambda xp, g, x, out, p: xp.mul_scalar(g, -0.5) * xp.pow_scalar(out, 3),
-    lambda xp, t, x, out, p: t[0] * (-0.5 * out * out * out),
     ("result",),
     domain=(0.1, 5),
 )
@@ -145,7 +145,6 @@ RECIPROCAL = _unary(
     "ReciprocalBackward0",
     lambda xp, x, p: 1 / x,
     lambda xp, g, x, out, p: -g * (out * out),  # torch: -grad * (result * result)
-    lambda xp, t, x, out, p: -t[0] * out * out,
     ("result",),
     domain=(-3, 3),
     avoid=(0.0,),
@@ -166,8 +165,8 @@ ABS = _unary(
     "AbsBackward0",
     lambda xp, x, p: xp.abs(x),
     lambda xp, g, x, out, p: g * xp.sgn(x),
-    _abs_jvp,
     ("self",),
+    jvp=_abs_jvp,
     avoid=(0.0,),
     smooth=False,
     complex=AS_WRITTEN,
@@ -178,7 +177,6 @@ SIGN = _unary(
     "SignBackward0",
     lambda xp, x, p: xp.sgn(x),
     zero_grad,
-    zero_tangent,
     (),
     avoid=(0.0,),
     smooth=False,
@@ -193,7 +191,6 @@ SIN = _unary(
     "SinBackward0",
     lambda xp, x, p: xp.sin(x),
     lambda xp, g, x, out, p: g * xp.cos(x),
-    lambda xp, t, x, out, p: t[0] * xp.cos(x[0]),
     ("self",),
 )
 COS = _unary(
@@ -203,7 +200,6 @@ COS = _unary(
     # grad * -self.sin().conj(), composed as torch's formula (its double backward
     # records Neg)
     lambda xp, g, x, out, p: g * -xp.cj(xp.sin(x)),
-    lambda xp, t, x, out, p: -t[0] * xp.sin(x[0]),
     ("self",),
 )
 # d/dx tan x = 1 + tan^2 x
@@ -212,7 +208,6 @@ TAN = _unary(
     "TanBackward0",
     lambda xp, x, p: xp.tan(x),
     lambda xp, g, x, out, p: g * xp.add_scalar(xp.pow_scalar(out, 2), 1),
-    lambda xp, t, x, out, p: t[0] * (1 + out * out),
     ("result",),
     domain=(-1.2, 1.2),
 )
@@ -223,7 +218,6 @@ TANH = _unary(
     "TanhBackward0",
     lambda xp, x, p: xp.tanh(x),
     lambda xp, g, x, out, p: xp.call(TANH_BACKWARD, g, out),
-    lambda xp, t, x, out, p: t[0] * (1 - out * out),
     ("result",),
     complex=AS_WRITTEN,
 )
@@ -246,7 +240,6 @@ SIGMOID = _unary(
     "SigmoidBackward0",
     _sigmoid,
     lambda xp, g, x, out, p: xp.call(SIGMOID_BACKWARD, g, out),
-    lambda xp, t, x, out, p: t[0] * (out * (1 - out)),
     ("result",),
     complex=AS_WRITTEN,
 )
@@ -258,7 +251,6 @@ RELU = _unary(
     "ReluBackward0",
     lambda xp, x, p: xp.maximum(x, 0),
     lambda xp, g, x, out, p: xp.call(THRESHOLD_BACKWARD, g, out, p=_RELU_THRESHOLD),
-    lambda xp, t, x, out, p: xp.keep_where(out != 0, t[0]),
     ("result",),
     avoid=(0.0,),
     smooth=False,
@@ -270,7 +262,6 @@ FLOOR = _unary(
     "FloorBackward0",
     lambda xp, x, p: xp.floor(x),
     zero_grad,
-    zero_tangent,
     (),
     avoid=tuple(float(i) for i in range(-3, 4)),
     smooth=False,
@@ -281,7 +272,6 @@ CEIL = _unary(
     "CeilBackward0",
     lambda xp, x, p: xp.ceil(x),
     zero_grad,
-    zero_tangent,
     (),
     avoid=tuple(float(i) for i in range(-3, 4)),
     smooth=False,
@@ -292,7 +282,6 @@ ROUND = _unary(
     "RoundBackward0",
     lambda xp, x, p: xp.round(x),
     zero_grad,
-    zero_tangent,
     (),
     avoid=tuple(i + 0.5 for i in range(-4, 4)),
     smooth=False,
@@ -328,7 +317,7 @@ CLAMP = defop(
     batch=ELEMENTWISE,
     fwd=_clamp_fwd,
     vjp=_clamp_vjp,
-    jvp=lambda xp, t, x, out, p: _clamp_vjp(xp, t[0], x[0], out, p),
+    jvp=AUTO_ELEMENT_WISE,
     smooth=False,
     complex=_CLAMP_REFUSED,
     sample={"domain": (-3, 3), "params": {"min": -1.0, "max": 1.0}, "avoid": {0: (-1.0, 1.0)}},

@@ -94,7 +94,6 @@ FFT_C2C = defop(
     fwd=lambda xp, x, p: _c2c(xp, x, p["dim"], p["normalization"], p["forward"]),
     vjp=lambda xp, g, x, out, p: _c2c(xp, g, p["dim"], _SWAP[p["normalization"]], not p["forward"]),
     jvp=lambda xp, t, x, out, p: _c2c(xp, t[0], p["dim"], p["normalization"], p["forward"]),
-    linear=True,
     complex=AS_WRITTEN,
     sample={"cases": _case(lambda m, t: m.fft.fft(t.to(m.complex128)).real, (3, 4))},
 )
@@ -106,7 +105,6 @@ FFT_R2C = defop(
     fwd=lambda xp, x, p: _r2c(xp, x, p["dim"], p["normalization"]),
     vjp=_r2c_vjp,
     jvp=lambda xp, t, x, out, p: _r2c(xp, t[0], p["dim"], p["normalization"]),
-    linear=True,
     complex=AS_WRITTEN,
     sample={"cases": _case(lambda m, t: m.fft.rfft(t).imag, (3, 5))},
 )
@@ -118,7 +116,6 @@ FFT_C2R = defop(
     fwd=lambda xp, x, p: _c2r(xp, x, p["dim"], p["normalization"], p["n_last"]),
     vjp=_c2r_vjp,
     jvp=lambda xp, t, x, out, p: _c2r(xp, t[0], p["dim"], p["normalization"], p["n_last"]),
-    linear=True,
     complex=AS_WRITTEN,
     sample={"cases": _case(lambda m, t: m.fft.irfft(m.fft.rfft(t), 5), (3, 5))},
 )

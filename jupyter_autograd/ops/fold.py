@@ -7,7 +7,7 @@ a column's rows are ordered channel, kernel row, kernel column, and its blocks r
 
 from __future__ import annotations
 
-from .registry import AS_WRITTEN, defop
+from .registry import AS_WRITTEN, AUTO_LINEAR, defop
 
 
 def blocks(n, k, d, pad, s):
@@ -123,8 +123,7 @@ IM2COL = defop(
     ),
     fwd=_im2col,
     vjp=_im2col_vjp,
-    jvp=lambda xp, t, x, out, p: _im2col(xp, t[0], p),
-    linear=True,
+    jvp=AUTO_LINEAR,
     complex=AS_WRITTEN,
     sample={
         "kind": "cases",
@@ -138,8 +137,7 @@ COL2IM = defop(
     saved=("dilation", "kernel_size", "padding", "stride"),
     fwd=_col2im,
     vjp=_col2im_vjp,
-    jvp=lambda xp, t, x, out, p: _col2im(xp, t[0], p),
-    linear=True,
+    jvp=AUTO_LINEAR,
     complex=AS_WRITTEN,
     sample={
         "kind": "cases",

@@ -218,7 +218,6 @@ TAKE = defop(
     fwd=lambda xp, x, p: x[p["key"]],
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, p["key"], p["shape"]),
     jvp=lambda xp, t, x, out, p: t[0][p["key"]],
-    linear=True,
     sample={"cases": _case(lambda m, x: m.take(x, _idx(m, [[0, 11], [5, 5]])), _X)},
 )
 # masked_select: the selected values, in order; the gradient goes back to them
@@ -231,7 +230,6 @@ MASKED_SELECT = defop(
     fwd=lambda xp, x, p: xp.broadcast_to(x, p["shape"])[p["key"]],
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, p["key"], p["shape"]),
     jvp=lambda xp, t, x, out, p: xp.broadcast_to(t[0], p["shape"])[p["key"]],
-    linear=True,
     sample={"cases": _case(lambda m, x: m.masked_select(x, m.tensor(_X > 0.1)), _X)},
 )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import AS_WRITTEN, defop
+from .registry import AS_WRITTEN, AUTO_ELEMENT_WISE, AUTO_LINEAR, defop
 
 
 def _linear(name, node, fwd, vjp, saved, cases):
@@ -17,8 +17,7 @@ def _linear(name, node, fwd, vjp, saved, cases):
         fwd=fwd,
         vjp=vjp,
         complex=AS_WRITTEN,
-        jvp=lambda xp, t, x, out, p: fwd(xp, t[0], p),
-        linear=True,
+        jvp=AUTO_LINEAR,
         sample={"cases": cases},
     )
 
@@ -200,7 +199,7 @@ FILL = defop(
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.full(x.shape, p["value"], dtype=x.dtype),
     vjp=lambda xp, g, x, out, p: g * 0,
-    jvp=lambda xp, t, x, out, p: t[0] * 0,
+    jvp=AUTO_ELEMENT_WISE,
     sample={
         "cases": lambda rng: [
             (None, [rng.uniform(-3, 3, (3, 4))], lambda tt, t: tt.fill(t, 2.0) + t)

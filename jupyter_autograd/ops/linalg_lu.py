@@ -252,7 +252,6 @@ LU_UNPACK = defop(
         xp.triu(_narrow(t[0], -2, 0, out[2].shape[-2]), 0),
     ),
     n_out=-1,
-    linear=True,
     sample={
         "cases": lambda rng: [
             (

@@ -23,6 +23,7 @@ from .backward_rows import (
 from .elementwise import _log_sigmoid
 from .registry import (
     _CPP_NAMES,
+    AUTO_ELEMENT_WISE,
     ELEMENTWISE,
     NO_GRAD,
     Refuse,
@@ -64,7 +65,7 @@ ERF = defop(
     fwd=lambda xp, x, p: _erf(xp, x),
     # torch: 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
     vjp=lambda xp, g, x, out, p: xp.mul_scalar(xp.exp(-xp.pow_scalar(x, 2)), _2_SQRTPI) * g,
-    jvp=lambda xp, t, x, out, p: t[0] * (_2_SQRTPI * xp.exp(-(x[0] * x[0]))),
+    jvp=AUTO_ELEMENT_WISE,
     sample={"domain": (-3, 3)},
     torch=lambda torch, x: torch.erf(x),
 )
@@ -153,7 +154,7 @@ GELU = defop(
     integral=kernel_refuses("GeluKernelImpl"),
     fwd=_gelu_fwd,
     vjp=lambda xp, g, x, out, p: xp.call(GELU_BACKWARD, g, x, p=p),
-    jvp=lambda xp, t, x, out, p: t[0] * _gelu_grad(xp, x[0], p),
+    jvp=AUTO_ELEMENT_WISE,
     sample={"domain": (-3, 3), "params": {"approximate": "none"}},
     torch=lambda torch, x, approximate: torch.nn.functional.gelu(x, approximate=approximate),
 )
@@ -174,7 +175,7 @@ LEAKY_RELU = defop(
     saved=("negative_slope", "self"),
     fwd=lambda xp, x, p: xp.where(x > 0, x, x * p["negative_slope"]),
     vjp=lambda xp, g, x, out, p: xp.call(LEAKY_RELU_BACKWARD, g, x, p=p),
-    jvp=lambda xp, t, x, out, p: t[0] * _leaky_grad(xp, x[0], p),
+    jvp=AUTO_ELEMENT_WISE,
     smooth=False,
     sample={"domain": (-3, 3), "avoid": {0: (0.0,)}, "params": {"negative_slope": 0.01}},
     torch=lambda torch, x, negative_slope: torch.nn.functional.leaky_relu(x, negative_slope),
@@ -203,7 +204,7 @@ SOFTPLUS = defop(
     integral=kernel_refuses("softplus_cpu"),
     fwd=_softplus_fwd,
     vjp=lambda xp, g, x, out, p: xp.call(SOFTPLUS_BACKWARD, g, x, p=p),
-    jvp=lambda xp, t, x, out, p: t[0] * _softplus_grad(xp, x[0], p),
+    jvp=AUTO_ELEMENT_WISE,
     smooth=False,  # the threshold is a kink
     sample={"domain": (-3, 3), "params": {"beta": 2.0, "threshold": 4.0}, "avoid": {0: (2.0,)}},
     torch=lambda torch, x, beta, threshold: torch.nn.functional.softplus(x, beta, threshold),
@@ -231,7 +232,7 @@ LOG_SIGMOID = defop(
     integral=kernel_refuses("log_sigmoid_cpu"),
     fwd=lambda xp, x, p: _log_sigmoid(xp, x),
     vjp=lambda xp, g, x, out, p: xp.call(LOG_SIGMOID_BACKWARD, g, x, p=p),
-    jvp=lambda xp, t, x, out, p: t[0] * _log_sigmoid_grad(xp, x[0]),
+    jvp=AUTO_ELEMENT_WISE,
     sample={
         "domain": (-3, 3),
         "avoid": {0: (0.0,)},
@@ -441,7 +442,6 @@ DROPOUT = defop(
     fwd=lambda xp, x, p: x * (p["result1"] * p["scale"]),
     vjp=lambda xp, g, x, out, p: g * (p["result1"] * p["scale"]),
     jvp=lambda xp, t, x, out, p: t[0] * (p["result1"] * p["scale"]),
-    linear=True,
     sample={"domain": (-2, 2), "kind": "dropout", "params": {"p": 0.5}},
     torch=lambda torch, x, p=0.5, **_: torch.native_dropout(x, p, True)[0],
 )

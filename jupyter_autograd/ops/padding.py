@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import AS_WRITTEN, defop
+from .registry import AS_WRITTEN, AUTO_LINEAR, defop
 
 
 def _pairs(pad, ndim):
@@ -51,7 +51,6 @@ CONSTANT_PAD = defop(
     vjp=_constant_vjp,
     complex=AS_WRITTEN,
     jvp=lambda xp, t, x, out, p: _constant_fwd(xp, t[0], {"pad": p["pad"]}),
-    linear=True,
     sample={
         "kind": "cases",
         "cases": lambda rng: [
@@ -163,8 +162,7 @@ def _pad_rows(mode, d):
         saved=("padding", "self"),
         fwd=fwd,
         vjp=vjp,
-        jvp=lambda xp, t, x, out, p: fwd(xp, t[0], p),
-        linear=True,
+        jvp=AUTO_LINEAR,
         complex=AS_WRITTEN,
         sample={"kind": "cases", "cases": cases},
     )
@@ -175,8 +173,7 @@ def _pad_rows(mode, d):
         saved=("padding",),
         fwd=bwd,
         vjp=vjp_bwd,
-        jvp=lambda xp, t, x, out, p: bwd(xp, t[0], p),
-        linear=True,
+        jvp=AUTO_LINEAR,
         sample={"kind": "cases", "cases": bwd_cases},
         complex=AS_WRITTEN,
     )

@@ -57,7 +57,6 @@ PIXEL_SHUFFLE = defop(
     fwd=lambda xp, x, p: _shuffle(x, p["upscale_factor"]).copy(),
     vjp=lambda xp, g, x, out, p: _apply(PIXEL_UNSHUFFLE, xp, g, p["upscale_factor"]),
     jvp=lambda xp, t, x, out, p: _shuffle(t[0], p["upscale_factor"]),
-    linear=True,
     complex=AS_WRITTEN,
     sample={"kind": "cases", "cases": _cases("pixel_shuffle", (2, 8, 3, 2), 2)},
 )
@@ -69,7 +68,6 @@ PIXEL_UNSHUFFLE = defop(
     fwd=lambda xp, x, p: _unshuffle(x, p["downscale_factor"]).copy(),
     vjp=lambda xp, g, x, out, p: _apply(PIXEL_SHUFFLE, xp, g, p["downscale_factor"]),
     jvp=lambda xp, t, x, out, p: _unshuffle(t[0], p["downscale_factor"]),
-    linear=True,
     complex=AS_WRITTEN,
     sample={"kind": "cases", "cases": _cases("pixel_unshuffle", (2, 3, 4, 6), 2)},
 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import defop, kernel_refuses
+from .registry import AUTO_LINEAR, defop, kernel_refuses
 
 
 def _buf_shape(p, h, w):
@@ -263,7 +263,6 @@ MAX_POOL2D_BACKWARD = defop(
     complex=kernel_refuses("max_pool2d_with_indices_backward"),
     vjp=_gather_vjp,
     jvp=lambda xp, t, x, out, p: _scatter(xp, t[0], p["_idx"], p["shape"], p["_unique"]),
-    linear=True,
     sample={
         "kind": "cases",
         "cases": _backward_cases("max_pool2d", {"kernel_size": 3, "stride": 2}),
@@ -351,8 +350,7 @@ AVG_POOL2D = defop(
     fwd=_avg_fwd,
     vjp=_avg_vjp,
     complex=kernel_refuses("avg_pool2d"),
-    jvp=lambda xp, t, x, out, p: _avg_fwd(xp, t[0], p),
-    linear=True,
+    jvp=AUTO_LINEAR,
     sample={
         "kind": "cases",
         "cases": _pool_cases(
@@ -380,8 +378,7 @@ AVG_POOL2D_BACKWARD = defop(
     fwd=_avg_bwd,
     vjp=_avg_bwd_vjp,
     complex=kernel_refuses("avg_pool2d_backward_out_frame"),
-    jvp=lambda xp, t, x, out, p: _avg_bwd(xp, t[0], p),
-    linear=True,
+    jvp=AUTO_LINEAR,
     sample={
         "kind": "cases",
         "cases": _backward_cases(
@@ -455,7 +452,6 @@ ADAPTIVE_AVG_POOL2D = defop(
     vjp=_adaptive_vjp,
     complex=kernel_refuses("adaptive_avg_pool2d"),
     jvp=lambda xp, t, x, out, p: _adaptive_avg(xp, t[0], p["output_size"]),
-    linear=True,
     sample={
         "kind": "cases",
         "cases": _pool_cases(
@@ -472,8 +468,7 @@ ADAPTIVE_AVG_POOL2D_BACKWARD = defop(
     fwd=_adaptive_avg_bwd,
     vjp=_adaptive_bwd_vjp,
     complex=kernel_refuses("adaptive_avg_pool2d_backward_cpu"),
-    jvp=lambda xp, t, x, out, p: _adaptive_avg_bwd(xp, t[0], p),
-    linear=True,
+    jvp=AUTO_LINEAR,
     sample={
         "kind": "cases",
         "cases": _backward_cases("adaptive_avg_pool2d", {"output_size": (3, 4)}),
@@ -548,7 +543,6 @@ ADAPTIVE_MAX_POOL2D_BACKWARD = defop(
     vjp=_gather_vjp,
     complex=kernel_refuses("adaptive_max_pool2d_backward_cpu"),
     jvp=lambda xp, t, x, out, p: _scatter(xp, t[0], p["_idx"], p["shape"], False),
-    linear=True,
     sample={
         "kind": "cases",
         "cases": _backward_cases("adaptive_max_pool2d", {"output_size": (3, 4)}),

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .pooling import _avg_matrix
-from .registry import defop, kernel_refuses
+from .registry import AUTO_LINEAR, defop, kernel_refuses
 
 
 def _along(xp, x, m, axis):
@@ -83,7 +83,6 @@ ADAPTIVE_AVG_POOL3D = defop(
     fwd=lambda xp, x, p: _pool(xp, x, p["output_size"]),
     vjp=_vjp,
     jvp=lambda xp, t, x, out, p: _pool(xp, t[0], p["output_size"]),
-    linear=True,
     complex=kernel_refuses("adaptive_avg_pool3d_cpu"),
     sample={"kind": "cases", "cases": lambda rng: _cases(rng)[:2]},
 )
@@ -99,7 +98,6 @@ ADAPTIVE_AVG_POOL3D_BACKWARD = defop(
     fwd=lambda xp, g, p: _unpool(xp, g, p["shape"]),
     vjp=_bwd_vjp,
     jvp=lambda xp, t, x, out, p: _unpool(xp, t[0], p["shape"]),
-    linear=True,
     complex=kernel_refuses("adaptive_avg_pool3d_backward_cpu"),
     sample={"kind": "cases", "cases": lambda rng: _cases(rng)[2:]},
 )
@@ -223,8 +221,7 @@ AVG_POOL3D = defop(
     saved=_AVG3_SAVED[:5] + ("self", "stride"),
     fwd=_avg3_fwd,
     vjp=_avg3_vjp,
-    jvp=lambda xp, t, x, out, p: _avg3_fwd(xp, t[0], p),
-    linear=True,
+    jvp=AUTO_LINEAR,
     complex=kernel_refuses("avg_pool3d_out_frame"),
     sample={"kind": "cases", "cases": lambda rng, lib: _avg3_cases(rng, lib)[:1]},
 )
@@ -235,8 +232,7 @@ AVG_POOL3D_BACKWARD = defop(
     saved=_AVG3_SAVED,
     fwd=_avg3_bwd,
     vjp=_avg3_bwd_vjp,
-    jvp=lambda xp, t, x, out, p: _avg3_bwd(xp, t[0], p),
-    linear=True,
+    jvp=AUTO_LINEAR,
     complex=kernel_refuses("avg_pool3d_backward_out_frame"),
     sample={"kind": "cases", "cases": lambda rng, lib: _avg3_cases(rng, lib)[1:]},
 )

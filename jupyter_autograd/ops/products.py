@@ -174,7 +174,6 @@ BLOCK_DIAG = defop(
     fwd=_block_diag_fwd,
     vjp=(_block_diag_vjp,),
     variadic=True,
-    linear=True,
     jvp=lambda xp, t, x, out, p: _block_diag_fwd(xp, *t, p),
     sample={"cases": _case(((2, 3), (1, 2)), lambda m, a, b: m.block_diag(a, b))},
 )

@@ -15,7 +15,7 @@ Example:
 
 from __future__ import annotations
 
-from .registry import AS_WRITTEN, defop, no_complex_autograd
+from .registry import AS_WRITTEN, AUTO_ELEMENT_WISE, defop, no_complex_autograd
 
 
 def _zero(xp, g, *rest):
@@ -55,9 +55,8 @@ def _row(name: str, node: str, draw, inputs=("self",), complex=AS_WRITTEN):
         saved=(),
         fwd=_sample,
         vjp=rule,
-        jvp=_zero_jvp,
+        jvp=AUTO_ELEMENT_WISE if len(inputs) == 1 else _zero_jvp,
         smooth=False,
-        linear=False,
         sample=_seeded(draw),
         complex=complex,
     )

@@ -374,7 +374,6 @@ CUMSUM = defop(
     fwd=lambda xp, x, p: xp.cumsum(x, axis=p["dim"]) if x.ndim else x.copy(),
     vjp=_cumsum_vjp,
     jvp=lambda xp, t, x, out, p: xp.cumsum(t[0], axis=p["dim"]) if t[0].ndim else t[0],
-    linear=True,
     sample={"domain": (-3, 3), "kind": "cumsum"},
     torch=lambda torch, x, dim: torch.cumsum(x, dim),
 )

@@ -11,6 +11,7 @@ import numpy as np
 
 from .registry import (
     AS_WRITTEN,
+    AUTO_LINEAR,
     HOLOMORPHIC,
     Refuse,
     ShiftDims,
@@ -82,7 +83,6 @@ SUM = defop(
     fwd=lambda xp, x, p: xp.sum(x),
     vjp=lambda xp, g, x, out, p: xp.broadcast_to(g, p["shape"]),
     jvp=lambda xp, t, x, out, p: xp.sum(t[0]),
-    linear=True,
     sample=_red_sample(),
     torch=lambda torch, x: x.sum(),
 )
@@ -96,7 +96,6 @@ SUM_DIM = defop(
     fwd=lambda xp, x, p: xp.sum(x, axis=p["dim"], keepdims=p["keepdim"]),
     vjp=lambda xp, g, x, out, p: _expand_back(xp, g, p, p["shape"]),
     jvp=lambda xp, t, x, out, p: xp.sum(t[0], axis=p["dim"], keepdims=p["keepdim"]),
-    linear=True,
     sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True),
     torch=lambda torch, x, dim, keepdim: x.sum(dim, keepdim=keepdim),
 )
@@ -110,7 +109,6 @@ MEAN = defop(
     fwd=lambda xp, x, p: xp.mean(x) if x.size else _empty_mean(xp, x, None, False),
     vjp=lambda xp, g, x, out, p: _mean_back(xp, g, p, p["numel"]),
     jvp=lambda xp, t, x, out, p: xp.mean(t[0]),
-    linear=True,
     sample=_red_sample(nonempty=True),
     torch=lambda torch, x: x.mean(),
 )
@@ -128,7 +126,6 @@ MEAN_DIM = defop(
     ),
     vjp=lambda xp, g, x, out, p: _mean_back(xp, g, p, _count(p["shape"], p["dim"])),
     jvp=lambda xp, t, x, out, p: xp.mean(t[0], axis=p["dim"], keepdims=p["keepdim"]),
-    linear=True,
     sample=_red_sample({"dim": 0, "keepdim": False}, needs_dim=True, nonempty=True),
     torch=lambda torch, x, dim, keepdim: x.mean(dim, keepdim=keepdim),
 )
@@ -355,7 +352,7 @@ MAX_DIM = defop(
     ),
     vjp=_select_vjp,
     # the tangent is read at the selected indices, exactly as the forward reads x
-    jvp=lambda xp, t, x, out, p: MAX_DIM.fwd(xp, t[0], p),
+    jvp=AUTO_LINEAR,
     smooth=False,
     sample=_red_sample(
         {"dim": 0, "keepdim": False},
@@ -375,7 +372,7 @@ MIN_DIM = defop(
     complex=Refuse(RuntimeError, "min(): does not support complex input"),
     fwd=MAX_DIM.fwd,
     vjp=_select_vjp,
-    jvp=lambda xp, t, x, out, p: MAX_DIM.fwd(xp, t[0], p),
+    jvp=AUTO_LINEAR,
     smooth=False,
     sample=_red_sample(
         {"dim": 0, "keepdim": False},

@@ -23,6 +23,11 @@ by Schwarz reflection): real tensors never run a ``conj``. ``AS_WRITTEN`` rows a
 real coefficients, and rows written in torch's convention such as ``abs``); a :class:`Refuse`
 raises torch's error for complex tensors. JVP rules need no twin: a holomorphic tangent is
 ``f'(z) t`` as for reals; rows from complex to real write their JVP with the conjugate.
+
+Where a JVP follows from the row's other rules it is derived, as torch's derivatives.yaml
+derives it (``result: auto_element_wise`` / ``auto_linear``), not written a second time:
+``jvp=AUTO_ELEMENT_WISE`` (one input, a diagonal Jacobian) runs the VJP rule on the tangent,
+``jvp=AUTO_LINEAR`` (an op linear in its inputs) runs the forward on the tangents.
 """
 
 from __future__ import annotations
@@ -56,6 +61,19 @@ NOT_IMPLEMENTED = _Marker("NOT_IMPLEMENTED")
 #: The output is recorded (it has a grad_fn) but backward sends no gradient to this input, as
 #: torch's formulas that return an undefined tensor (``linalg.vector_norm(x, 0)``).
 UNDEFINED_GRAD = _Marker("UNDEFINED_GRAD")
+
+
+#: jvp=: torch's ``auto_element_wise``: the row maps each element of its one input to one
+#: element of its output (a diagonal Jacobian, which is its own transpose), so its JVP is its
+#: VJP rule run on the tangent. In torch's convention that is ``conj(vjp(conj(t)))``
+#: (``vjp(g) = g * conj(f'(z))`` gives ``f'(z) t``); a HOLOMORPHIC row's rule is written in the
+#: real convention (``g * f'(z)``), so it runs on the tangent as it stands (see
+#: :func:`_element_wise_jvp`). Valid for real rows and holomorphic complex ones (not for
+#: ``abs``/``sgn``/``angle``, whose complex Jacobian is not complex-linear).
+AUTO_ELEMENT_WISE = _Marker("AUTO_ELEMENT_WISE")
+#: jvp=: torch's ``auto_linear``: the row is linear (over the reals) in its tensor inputs, every
+#: one differentiable, so its JVP is its forward run on the tangents.
+AUTO_LINEAR = _Marker("AUTO_LINEAR")
 
 
 #: batch=: the JVP rule is elementwise with broadcasting: it runs unchanged on tangents that
@@ -184,7 +202,7 @@ class OpDef:
         "fwd",
         "inputs",
         "jvp",
-        "linear",
+        "jvp_from",
         "n_out",
         "name",
         "node_cls",
@@ -223,7 +241,6 @@ def defop(
     sample=None,
     torch=None,
     n_out: int = 1,
-    linear: bool = False,
     variadic: bool = False,
     doc: str = "",
     complex=None,
@@ -243,7 +260,9 @@ def defop(
         vjp: one rule per input (see module docstring), or NO_GRAD / NOT_IMPLEMENTED /
             UNDEFINED_GRAD.
         jvp: forward-mode rule ``jvp(xp, tangents, inputs, out, p)``; tangents are zeros where
-            an input has none.
+            an input has none. :data:`AUTO_ELEMENT_WISE` or :data:`AUTO_LINEAR` derive it
+            from the VJP rule or the forward (torch's auto_element_wise / auto_linear); the
+            marker stays readable as ``op.jvp_from``.
         inputs: torch's argument names of the tensor inputs (``("self", "mat2")``).
         saved: the ``_saved_*`` attributes torch shows, in torch's order; an input name or
             ``"result"`` keeps that value for the rule; ``"<input>_sym_sizes"`` exposes a shape;
@@ -257,7 +276,6 @@ def defop(
         smooth: whether second derivatives exist everywhere on the sample domain.
         sample: ``sample(rng) -> list of cases`` for the registry-driven tests.
         torch: ``torch(torch_module, *tensors, **params)`` computing the same with PyTorch.
-        linear: the op is linear in its (single) tensor input: its JVP is the forward itself.
         complex: HOLOMORPHIC, AS_WRITTEN or a :class:`Refuse` (see the module docstring);
             None (undeclared) refuses complex results as torch refuses ops outside its
             complex-autograd allow list.
@@ -271,7 +289,8 @@ def defop(
             ``batch(xp, tangents, inputs, out, p)``
             taking tangents with a leading batch axis (``None``-free: unbatched ones have
             their input's shape) and returning the batched output tangent; None (undeclared):
-            the rule runs once per batch element (see jupyter_autograd._batching).
+            the rule runs once per batch element (see jupyter_autograd._batching);
+            a row with ``jvp=AUTO_ELEMENT_WISE`` is :data:`ELEMENTWISE` unless it says otherwise.
     """
     if name in OPS:
         raise ValueError(f"op {name!r} registered twice")
@@ -287,8 +306,21 @@ def defop(
     op.variadic = variadic
     if not variadic and len(op.vjp) != len(inputs):
         raise ValueError(f"op {name!r}: {len(op.vjp)} vjp rules for {len(inputs)} inputs")
-    op.jvp = jvp
     op.inputs = tuple(inputs)
+    op.jvp_from = jvp if jvp is AUTO_ELEMENT_WISE or jvp is AUTO_LINEAR else None
+    if jvp is AUTO_ELEMENT_WISE:
+        if variadic or n_out != 1 or len(op.vjp) != 1 or op.vjp[0].__class__ is _Marker:
+            raise ValueError(
+                f"op {name!r}: AUTO_ELEMENT_WISE needs one differentiable input and one output"
+            )
+        jvp = _element_wise_jvp(op.vjp[0], complex)
+        if batch is None:
+            batch = ELEMENTWISE
+    elif jvp is AUTO_LINEAR:
+        if variadic or any(r is NO_GRAD for r in op.vjp):
+            raise ValueError(f"op {name!r}: AUTO_LINEAR needs every input differentiable")
+        jvp = _linear_jvp(fwd, len(op.vjp))
+    op.jvp = jvp
     spec = {}
     defaults = {}
     clean = []
@@ -349,7 +381,6 @@ def defop(
     op.sample = sample
     op.torch = torch
     op.n_out = n_out
-    op.linear = linear
     op.doc = doc
     op.differentiable = _AllTrue() if variadic else tuple(r is not NO_GRAD for r in op.vjp)
     op.simple = n_out == 1 and not variadic  # the engine's first-order fast path applies
@@ -439,6 +470,46 @@ def _dtype_checked(fwd, integral, bools, n_args=None):
     checked.__module__ = getattr(fwd, "__module__", __name__)
     checked.__wrapped__ = fwd
     return checked
+
+
+def _element_wise_jvp(rule, complex):
+    """torch's auto_element_wise: ``conj(rule(conj(t)))`` with the rule in torch's convention.
+    A HOLOMORPHIC row's ``rule`` is its real-convention rule (its twin conjugates), which on
+    the tangent as it stands is that already (Schwarz reflection), without a conj; a row
+    refusing complex only meets real tangents. Only AS_WRITTEN rows conjugate, and only
+    complex tangents."""
+    if complex is AS_WRITTEN:
+
+        def jvp(xp, t, x, out, p):
+            t0 = t[0]
+            if xp.iscomplexobj(t0):
+                return xp.conj(rule(xp, xp.conj(t0), x[0], out, p))
+            return rule(xp, t0, x[0], out, p)
+    else:
+
+        def jvp(xp, t, x, out, p):
+            return rule(xp, t[0], x[0], out, p)
+
+    jvp.__name__ = f"auto_element_wise_{getattr(rule, '__name__', 'rule')}"
+    jvp.derived_from = rule
+    return jvp
+
+
+def _linear_jvp(fwd, n_in):
+    """torch's auto_linear: the forward on the tangents (a real-linear map is its own
+    derivative: ``conj`` and ``view_as_real`` included)."""
+    if n_in == 1:
+
+        def jvp(xp, t, x, out, p):
+            return fwd(xp, t[0], p)
+    else:
+
+        def jvp(xp, t, x, out, p):
+            return fwd(xp, *t, p)
+
+    jvp.__name__ = f"auto_linear_{getattr(fwd, '__name__', 'fwd')}"
+    jvp.derived_from = fwd
+    return jvp
 
 
 def _integral_like(args, on):

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.engine import xp_of
-from .elementwise import _CLAMP_REFUSED, zero_grad, zero_tangent
-from .registry import Refuse, defop, kernel_refuses
+from .elementwise import _CLAMP_REFUSED, zero_grad
+from .registry import AUTO_ELEMENT_WISE, Refuse, defop, kernel_refuses
 
-_zero, _zero_jvp = zero_grad, zero_tangent
+_zero = zero_grad
 
 
 def _is_int(v) -> bool:
@@ -104,7 +104,7 @@ TRUNC = defop(
     complex=Refuse(NotImplementedError, "trunc is not supported for complex inputs"),
     fwd=lambda xp, x, p: xp.trunc(x),
     vjp=_zero,
-    jvp=_zero_jvp,
+    jvp=AUTO_ELEMENT_WISE,
     smooth=False,
     sample=_sample(_X, params=lambda rng: [(lambda t: _api().trunc(t), lambda tt, t: tt.trunc(t))]),
     torch=lambda torch, x: torch.trunc(x),
@@ -118,7 +118,7 @@ FRAC = defop(
     complex=kernel_refuses("frac_cpu"),
     fwd=lambda xp, x, p: x - xp.trunc(x),
     vjp=lambda xp, g, x, out, p: g,
-    jvp=lambda xp, t, x, out, p: t[0],
+    jvp=AUTO_ELEMENT_WISE,
     smooth=False,
     sample=_sample(_X, params=lambda rng: [(lambda t: _api().frac(t), lambda tt, t: tt.frac(t))]),
     torch=lambda torch, x: torch.frac(x),
@@ -143,7 +143,7 @@ ROUND_DECIMALS = defop(
     complex=kernel_refuses("round_cpu"),
     fwd=_round_decimals,
     vjp=_zero,
-    jvp=_zero_jvp,
+    jvp=AUTO_ELEMENT_WISE,
     smooth=False,
     sample=_sample(
         [1.312, -2.637, 0.444, 3.219, -0.781, 2.222],
@@ -163,7 +163,7 @@ REMAINDER_SCALAR = defop(
     complex=kernel_refuses("remainder_cpu"),
     fwd=lambda xp, x, p: _remainder(xp, x, p["other"]),
     vjp=lambda xp, g, x, out, p: g,
-    jvp=lambda xp, t, x, out, p: t[0],
+    jvp=AUTO_ELEMENT_WISE,
     smooth=False,
     sample=_sample(_X, params=lambda rng: [(lambda t: t % 1.5, lambda tt, t: t % 1.5)]),
     torch=lambda torch, x: torch.remainder(x, 1.5),
@@ -176,7 +176,7 @@ FMOD_SCALAR = defop(
     complex=kernel_refuses("fmod_cpu"),
     fwd=lambda xp, x, p: _fmod(xp, x, p["other"]),
     vjp=lambda xp, g, x, out, p: g,
-    jvp=lambda xp, t, x, out, p: t[0],
+    jvp=AUTO_ELEMENT_WISE,
     smooth=False,
     sample=_sample(
         _X, params=lambda rng: [(lambda t: _api().fmod(t, 1.5), lambda tt, t: tt.fmod(t, 1.5))]
@@ -388,7 +388,7 @@ CLAMP_MIN = defop(
     complex=_CLAMP_REFUSED,
     fwd=lambda xp, x, p: xp.maximum(x, p["min"]),
     vjp=lambda xp, g, x, out, p: xp.where(x >= p["min"], g, 0.0),
-    jvp=lambda xp, t, x, out, p: xp.where(x[0] >= p["min"], t[0], 0.0),
+    jvp=AUTO_ELEMENT_WISE,
     smooth=False,
     sample=_sample(
         _X, params=lambda rng: [(lambda t: t.clamp_min(0.5), lambda tt, t: t.clamp_min(0.5))]
@@ -403,7 +403,7 @@ CLAMP_MAX = defop(
     complex=_CLAMP_REFUSED,
     fwd=lambda xp, x, p: xp.minimum(x, p["max"]),
     vjp=lambda xp, g, x, out, p: xp.where(x <= p["max"], g, 0.0),
-    jvp=lambda xp, t, x, out, p: xp.where(x[0] <= p["max"], t[0], 0.0),
+    jvp=AUTO_ELEMENT_WISE,
     smooth=False,
     sample=_sample(
         _X, params=lambda rng: [(lambda t: t.clamp_max(0.5), lambda tt, t: t.clamp_max(0.5))]

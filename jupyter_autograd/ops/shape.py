@@ -6,12 +6,15 @@ import warnings
 
 import numpy as np
 
-from .registry import AS_WRITTEN, ELEMENTWISE, RESHAPE, ShiftDims, defop
-
-
-def _lin(fwd):
-    """JVP of a linear op: the op itself applied to the tangent."""
-    return lambda xp, t, x, out, p: fwd(xp, t[0], p)
+from .registry import (
+    AS_WRITTEN,
+    AUTO_ELEMENT_WISE,
+    AUTO_LINEAR,
+    ELEMENTWISE,
+    RESHAPE,
+    ShiftDims,
+    defop,
+)
 
 
 def _shape_op(name, node, fwd, vjp, saved=(), sample=None, torch=None, batch=None):
@@ -22,8 +25,7 @@ def _shape_op(name, node, fwd, vjp, saved=(), sample=None, torch=None, batch=Non
         saved=saved,
         fwd=fwd,
         vjp=vjp,
-        jvp=_lin(fwd),
-        linear=True,
+        jvp=AUTO_LINEAR,
         sample=sample or {"domain": (-3, 3), "kind": name},
         torch=torch,
         complex=AS_WRITTEN,
@@ -211,7 +213,6 @@ COPY_BACKWARDS = defop(
     fwd=lambda xp, dst, x, p: x.copy(),
     vjp=(lambda xp, g, dst, x, out, p: xp.zeros_like(g), lambda xp, g, dst, x, out, p: g),
     jvp=lambda xp, t, x, out, p: t[1].copy(),
-    linear=True,
     complex=AS_WRITTEN,
     batch=ELEMENTWISE,
     sample={"domain": (-3, 3), "kind": "_copy_backwards"},
@@ -280,8 +281,7 @@ SELECT = defop(
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(
         g, (slice(None),) * p["dim"] + (p["index"],), p["self_sym_sizes"]
     ),
-    jvp=_lin(_select_fwd),
-    linear=True,
+    jvp=AUTO_LINEAR,
     sample={"domain": (-3, 3), "kind": "select"},
     torch=lambda torch, x, dim, index: x.select(dim, index),
     batch=ShiftDims("dim"),
@@ -301,7 +301,6 @@ SLICE = defop(
     fwd=lambda xp, x, p: x[_slice_key(p)],
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, _slice_key(p), p["self_sym_sizes"]),
     jvp=lambda xp, t, x, out, p: t[0][_slice_key(p)],
-    linear=True,
     sample={"domain": (-3, 3), "kind": "slice"},
     torch=lambda torch, x, dim, start, end, step: x.narrow(
         dim, start, max(0, (min(end, x.shape[dim]) - start))
@@ -318,7 +317,6 @@ INDEX = defop(
     fwd=lambda xp, x, p: x[p["key"]],
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, p["key"], p["self_sym_sizes"]),
     jvp=lambda xp, t, x, out, p: t[0][p["key"]],
-    linear=True,
     sample={"domain": (-3, 3), "kind": "index"},
     torch=None,
 )
@@ -331,8 +329,7 @@ MASKED_FILL = defop(
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.where(p["mask"], xp.asarray(p["value"], dtype=x.dtype), x),
     vjp=lambda xp, g, x, out, p: xp.where(p["mask"], 0.0, g),
-    jvp=lambda xp, t, x, out, p: xp.where(p["mask"], 0.0, t[0]),
-    linear=True,
+    jvp=AUTO_ELEMENT_WISE,
     sample={"domain": (-3, 3), "kind": "masked_fill"},
     torch=lambda torch, x: x.masked_fill(x > 0, 0.5),
 )
@@ -352,7 +349,6 @@ INDEX_SELECT = defop(
     fwd=lambda xp, x, p: xp.take(x, p["index"], axis=p["dim"]),
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, _index_select_key(p), p["self_sym_sizes"]),
     jvp=lambda xp, t, x, out, p: xp.take(t[0], p["index"], axis=p["dim"]),
-    linear=True,
     sample={"domain": (-3, 3), "kind": "index_select"},
     torch=lambda torch, x: x.index_select(0, torch.tensor([0, 2, 2])),
 )
@@ -366,7 +362,6 @@ SCATTER = defop(
     fwd=lambda xp, g, p: xp.scatter_add_zeros(g, p["key"], p["shape"]),
     vjp=lambda xp, g, v, out, p: g[p["key"]],
     jvp=lambda xp, t, x, out, p: xp.scatter_add_zeros(t[0], p["key"], p["shape"]),
-    linear=True,
     sample={"domain": (-3, 3), "kind": "scatter"},
 )
 PUT_ALONG = defop(
@@ -378,7 +373,6 @@ PUT_ALONG = defop(
     fwd=lambda xp, g, p: xp.put_along_axis_zeros(g, p["index"], p["dim"], p["shape"]),
     vjp=lambda xp, g, v, out, p: xp.take_along_axis(g, p["index"], axis=p["dim"]),
     jvp=lambda xp, t, x, out, p: xp.put_along_axis_zeros(t[0], p["index"], p["dim"], p["shape"]),
-    linear=True,
     sample={"domain": (-3, 3), "kind": "put_along"},
 )
 
@@ -420,8 +414,7 @@ TAKE_ALONG = defop(
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(
         g, _along_key(xp, p["index"], p["dim"]), x.shape
     ),
-    jvp=lambda xp, t, x, out, p: _gather_fwd(xp, t[0], p),
-    linear=True,
+    jvp=AUTO_LINEAR,
     sample={"domain": (-3, 3), "kind": "gather"},
     torch=lambda torch, x, dim, index: torch.gather(x, dim, index),
 )
@@ -517,7 +510,6 @@ CAT = defop(
     vjp=(_cat_vjp,),
     variadic=True,
     jvp=lambda xp, t, x, out, p: xp.concatenate(_cat_parts(t, p), axis=p["dim"]),
-    linear=True,
     sample={"domain": (-3, 3), "kind": "cat"},
     torch=lambda torch, *ts, dim: torch.cat(ts, dim),
 )
@@ -538,7 +530,6 @@ STACK = defop(
     vjp=(lambda xp, g, i, metas, p: xp.take(g, i, axis=p["dim"]),),
     variadic=True,
     jvp=lambda xp, t, x, out, p: xp.stack(t, axis=p["dim"]),
-    linear=True,
     sample={"domain": (-3, 3), "kind": "stack"},
     torch=lambda torch, *ts, dim: torch.stack(ts, dim),
 )
@@ -562,9 +553,8 @@ SPLIT = defop(
     saved=("dim", "self_sym_sizes", "split_sizes"),
     fwd=_split_fwd,
     vjp=lambda xp, g, x, out, p: xp.concatenate(list(g), axis=p["dim"]),
-    jvp=lambda xp, t, x, out, p: _split_fwd(xp, t[0], p),
+    jvp=AUTO_LINEAR,
     n_out=-1,
-    linear=True,
     sample={"domain": (-3, 3), "kind": "split"},
     torch=None,
 )
@@ -583,7 +573,6 @@ UNBIND = defop(
         xp.take(t[0], i, axis=p["dim"]) for i in range(t[0].shape[p["dim"]])
     ),
     n_out=-1,
-    linear=True,
     sample={"domain": (-3, 3), "kind": "unbind"},
     torch=None,
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import HOLOMORPHIC, Refuse, defop, kernel_refuses
+from .registry import AUTO_LINEAR, HOLOMORPHIC, Refuse, defop, kernel_refuses
 from .shape import _along_key
 from .xp import isnan
 
@@ -54,7 +54,7 @@ def _selecting(name, node, saved, cases, complex):
         fwd=_gather,
         vjp=_scatter,
         complex=complex,
-        jvp=lambda xp, t, x, out, p: _gather(xp, t[0], p),
+        jvp=AUTO_LINEAR,
         smooth=False,
         sample={"cases": cases},
     )

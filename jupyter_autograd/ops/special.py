@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from . import _special_math as SM
-from .registry import ELEMENTWISE, defop, kernel_refuses
+from .registry import AUTO_ELEMENT_WISE, defop, kernel_refuses
 
 
 def _np(f):
@@ -49,10 +49,9 @@ def sp(name, node, kernel, d, saved=("self",), domain=(-3, 3), complex=None, cas
         saved=saved,
         fwd=_np(kernel),
         vjp=lambda xp, g, x, out, p: g * d(xp, x, out, p),
-        jvp=lambda xp, t, x, out, p: t[0] * d(xp, x[0], out, p),
+        jvp=AUTO_ELEMENT_WISE,
         complex=complex or kernel_refuses(f"{name.replace('special_', '')}_cpu"),
         sample={"cases": cases} if cases else {"domain": domain},
-        batch=ELEMENTWISE,
     )
 
 
@@ -112,7 +111,7 @@ POLYGAMMA = defop(
     saved=("n", "self"),
     fwd=_np(lambda x, p: SM.polygamma(p["n"], x)),
     vjp=lambda xp, g, x, out, p: g * _polygamma_next(xp, x, p),
-    jvp=lambda xp, t, x, out, p: t[0] * _polygamma_next(xp, x[0], p),
+    jvp=AUTO_ELEMENT_WISE,
     complex=kernel_refuses("polygamma"),
     sample={"cases": _case(lambda m, t: m.polygamma(2, t), 0.3, 3)},
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import AS_WRITTEN, defop
+from .registry import AS_WRITTEN, AUTO_ELEMENT_WISE, defop
 
 
 def _flat(p, like):
@@ -84,7 +84,6 @@ AS_STRIDED = defop(
     fwd=_as_strided_fwd,
     vjp=_as_strided_vjp,
     jvp=_as_strided_jvp,
-    linear=True,
     sample={"kind": "view_inplace", "cases": _as_strided_cases},
 )
 
@@ -152,7 +151,7 @@ ZERO = defop(
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.zeros_like(x),
     vjp=lambda xp, g, x, out, p: _zeros(xp, g),
-    jvp=lambda xp, t, x, out, p: _zeros(xp, t[0]),
+    jvp=AUTO_ELEMENT_WISE,
     sample={
         "kind": "inplace",
         "cases": lambda rng: [

@@ -12,6 +12,7 @@ import numpy as np
 
 from .registry import (
     AS_WRITTEN,
+    AUTO_ELEMENT_WISE,
     ELEMENTWISE,
     HOLOMORPHIC,
     Refuse,
@@ -44,7 +45,6 @@ def ew(
     avoid=(),
     smooth=True,
     torch=None,
-    linear=False,
     complex=HOLOMORPHIC,
     cut=False,
     den=False,
@@ -74,15 +74,6 @@ def ew(
         def vjp(xp, g, x, out, p):
             return g * d(xp, x, out, p)
 
-    if den:
-
-        def jvp(xp, t, x, out, p):
-            return t[0] / d(xp, x[0], out, p)
-    else:
-
-        def jvp(xp, t, x, out, p):
-            return t[0] * d(xp, x[0], out, p)
-
     return defop(
         name,
         node=node,
@@ -90,9 +81,8 @@ def ew(
         saved=saved,
         fwd=fwd,
         vjp=vjp,
-        jvp=jvp,
+        jvp=AUTO_ELEMENT_WISE,
         smooth=smooth,
-        linear=linear,
         sample={"domain": domain, "avoid": {0: avoid}},
         complex=complex,
         torch=torch or (lambda t, x, _n=name: getattr(t, _n)(x)),
@@ -192,7 +182,6 @@ DEG2RAD = ew(
     lambda xp, x, p: x * (math.pi / 180),
     lambda xp, x, out, p: math.pi / 180,
     saved=(),
-    linear=True,
     complex=Refuse(RuntimeError, "deg2rad is not supported for complex tensors."),
 )
 RAD2DEG = ew(
@@ -201,7 +190,6 @@ RAD2DEG = ew(
     lambda xp, x, p: x * (180 / math.pi),
     lambda xp, x, out, p: 180 / math.pi,
     saved=(),
-    linear=True,
     complex=Refuse(RuntimeError, "rad2deg is not supported for complex tensors."),
 )
 
@@ -246,7 +234,7 @@ NAN_TO_NUM = defop(
     fwd=_nan_to_num_fwd,
     # x - x is 0 exactly where x is finite (NaN at inf and NaN): a device-agnostic isfinite
     vjp=lambda xp, g, x, out, p: g * ((x - x) == 0),
-    jvp=lambda xp, t, x, out, p: t[0] * ((x[0] - x[0]) == 0),
+    jvp=AUTO_ELEMENT_WISE,
     sample={
         "domain": (-3, 3),
         "cases": lambda rng: [
@@ -281,7 +269,7 @@ LOGIT = defop(
     complex=kernel_refuses("logit_cpu"),
     fwd=_logit_fwd,
     vjp=lambda xp, g, x, out, p: g * _logit_d(xp, x, out, p),
-    jvp=lambda xp, t, x, out, p: t[0] * _logit_d(xp, x[0], out, p),
+    jvp=AUTO_ELEMENT_WISE,
     sample={
         "cases": lambda rng: [
             (lambda t: t.logit(), [rng.uniform(0.1, 0.9, (3, 4))], lambda tt, t: t.logit()),
@@ -300,7 +288,7 @@ FREXP = defop(
     complex=Refuse(RuntimeError, "torch.frexp() only supports floating-point dtypes"),
     fwd=lambda xp, x, p: xp.ldexp(x, -p["exponent"]).astype(x.dtype),
     vjp=lambda xp, g, x, out, p: g * xp.exp2(-p["exponent"].astype(g.dtype)),
-    jvp=lambda xp, t, x, out, p: t[0] * xp.exp2(-p["exponent"].astype(t[0].dtype)),
+    jvp=AUTO_ELEMENT_WISE,
     smooth=False,
     sample={
         "cases": lambda rng: [(None, [rng.uniform(-3, 3, (3, 4))], lambda tt, t: tt.frexp(t)[0])]

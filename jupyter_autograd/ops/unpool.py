@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import defop, kernel_refuses
+from .registry import AUTO_LINEAR, defop, kernel_refuses
 
 
 def _flat(a, k):
@@ -63,8 +63,7 @@ MAX_UNPOOL2D = defop(
     saved=("indices",),
     fwd=_unpool,
     vjp=lambda xp, g, x, out, p: _gather(xp, g, p),
-    jvp=lambda xp, t, x, out, p: _unpool(xp, t[0], p),
-    linear=True,
+    jvp=AUTO_LINEAR,
     complex=kernel_refuses("max_unpool2d"),
     sample={"kind": "cases", "cases": _cases("max_unpool2d", (2, 3, 6, 4), 2)},
 )
@@ -75,8 +74,7 @@ MAX_UNPOOL3D = defop(
     saved=("indices",),
     fwd=_unpool,
     vjp=lambda xp, g, x, out, p: _gather(xp, g, p),
-    jvp=lambda xp, t, x, out, p: _unpool(xp, t[0], p),
-    linear=True,
+    jvp=AUTO_LINEAR,
     complex=kernel_refuses("max_unpool3d"),
     sample={
         "kind": "cases",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import defop, kernel_refuses
+from .registry import AUTO_LINEAR, defop, kernel_refuses
 
 _A = -0.75  # torch's bicubic convolution coefficient
 
@@ -230,8 +230,7 @@ def _rows(mode, d):
         saved=saved,
         fwd=_fwd,
         vjp=vjp,
-        jvp=lambda xp, t, x, out, p: _fwd(xp, t[0], p),
-        linear=True,
+        jvp=AUTO_LINEAR,
         complex=refuse,
         sample={"kind": "cases", "cases": cases},
     )
@@ -242,8 +241,7 @@ def _rows(mode, d):
         saved=saved,
         fwd=_bwd,
         vjp=vjp_bwd,
-        jvp=lambda xp, t, x, out, p: _bwd(xp, t[0], p),
-        linear=True,
+        jvp=AUTO_LINEAR,
         complex=refuse,
         sample={"kind": "cases", "cases": bwd_cases},
     )
