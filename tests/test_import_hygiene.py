@@ -200,6 +200,7 @@ LAYERS = (
                 "autograd.view_fn",
                 "autograd.anomaly_mode",
                 "ops.registry",
+                "ops.derive",
                 "ops.dispatch",
                 "ops.xp",
                 "ops.strided",

@@ -35,9 +35,8 @@ from __future__ import annotations
 import dis
 from types import MappingProxyType
 
-import numpy as np
-
 from ..autograd.node import make_node_class
+from .derive import dtype_checked, element_wise_jvp, linear_jvp
 
 OPS: dict[str, OpDef] = {}
 #: Read-only view of every registered op, keyed by row name (``"mul"``, ``"sum.dim"``...).
@@ -68,7 +67,7 @@ UNDEFINED_GRAD = _Marker("UNDEFINED_GRAD")
 #: VJP rule run on the tangent. In torch's convention that is ``conj(vjp(conj(t)))``
 #: (``vjp(g) = g * conj(f'(z))`` gives ``f'(z) t``); a HOLOMORPHIC row's rule is written in the
 #: real convention (``g * f'(z)``), so it runs on the tangent as it stands (see
-#: :func:`_element_wise_jvp`). Valid for real rows and holomorphic complex ones (not for
+#: :func:`.derive.element_wise_jvp`). Valid for real rows and holomorphic complex ones (not for
 #: ``abs``/``sgn``/``angle``, whose complex Jacobian is not complex-linear).
 AUTO_ELEMENT_WISE = _Marker("AUTO_ELEMENT_WISE")
 #: jvp=: torch's ``auto_linear``: the row is linear (over the reals) in its tensor inputs, every
@@ -300,7 +299,7 @@ def defop(
     op.fwd = (
         fwd
         if integral is None and bools is None
-        else _dtype_checked(fwd, integral, bools, None if variadic else len(inputs) + 1)
+        else dtype_checked(fwd, integral, bools, None if variadic else len(inputs) + 1)
     )
     op.vjp = tuple(vjp) if isinstance(vjp, (tuple, list)) else (vjp,)
     op.variadic = variadic
@@ -313,13 +312,13 @@ def defop(
             raise ValueError(
                 f"op {name!r}: AUTO_ELEMENT_WISE needs one differentiable input and one output"
             )
-        jvp = _element_wise_jvp(op.vjp[0], complex)
+        jvp = element_wise_jvp(op.vjp[0], conj=complex is AS_WRITTEN)
         if batch is None:
             batch = ELEMENTWISE
     elif jvp is AUTO_LINEAR:
         if variadic or any(r is NO_GRAD for r in op.vjp):
             raise ValueError(f"op {name!r}: AUTO_LINEAR needs every input differentiable")
-        jvp = _linear_jvp(fwd, len(op.vjp))
+        jvp = linear_jvp(fwd, len(op.vjp))
     op.jvp = jvp
     spec = {}
     defaults = {}
@@ -400,132 +399,6 @@ def defop(
         raise ValueError(f"op {name!r}: complex={complex!r}")
     OPS[name] = op
     return op
-
-
-def _dtype_checked(fwd, integral, bools, n_args=None):
-    """``fwd`` refusing the integral/bool dtypes torch's kernel does not cover, judged on the
-    common dtype of the inputs each :class:`Refuse` names (a floating input makes it floating);
-    the check runs with the row's forward wherever it is called from, and only rows that
-    declare one pay it.
-
-    Built once per row from its declared facts: the input that every refusal judges (``lead``)
-    decides the common case in one test (a floating NumPy array there makes every judged dtype
-    floating, so nothing is refused), and a row of ``n_args`` fixed arguments (its inputs and
-    ``p``) gets a wrapper of that arity (no ``*args`` tuple on the per-op hot path)."""
-    facts = tuple(
-        (r, kinds) for r, kinds in ((bools or integral, "b"), (integral, "iu")) if r is not None
-    )
-
-    def refuse(args):
-        for r, kinds in facts:
-            like = _integral_like(args, r.on)
-            if (
-                like is not None
-                and like.dtype.kind in kinds
-                and (r.when is None or r.when(args[:-1], args[-1]))
-            ):
-                raise r.error(args[-1], like)
-
-    judged = None  # the input indices every refusal judges (None: all of them)
-    for r, _ in facts:
-        if r.on is not None:
-            judged = set(r.on) if judged is None else judged & set(r.on)
-    lead = 0 if judged is None else min(judged, default=None)
-    nd = np.ndarray
-    if lead is None:  # no input judged by all: the full check every call
-
-        def checked(xp, *args):
-            refuse(args)
-            return fwd(xp, *args)
-    elif n_args == 2:
-
-        def checked(xp, a, p):
-            if a.__class__ is not nd or a.dtype.kind not in "fc":
-                refuse((a, p))
-            return fwd(xp, a, p)
-    elif n_args == 3:
-
-        def checked(xp, a, b, p):
-            x = a if lead == 0 else b
-            if x.__class__ is not nd or x.dtype.kind not in "fc":
-                refuse((a, b, p))
-            return fwd(xp, a, b, p)
-    elif n_args == 4:
-
-        def checked(xp, a, b, c, p):
-            x = (a, b, c)[lead] if lead else a
-            if x.__class__ is not nd or x.dtype.kind not in "fc":
-                refuse((a, b, c, p))
-            return fwd(xp, a, b, c, p)
-    else:
-
-        def checked(xp, *args):
-            x = args[lead]
-            if x.__class__ is not nd or x.dtype.kind not in "fc":
-                refuse(args)
-            return fwd(xp, *args)
-
-    # the row's forward as far as anything reading it can tell (its module: the fuzzer's strata)
-    checked.__name__ = getattr(fwd, "__name__", "fwd")
-    checked.__module__ = getattr(fwd, "__module__", __name__)
-    checked.__wrapped__ = fwd
-    return checked
-
-
-def _element_wise_jvp(rule, complex):
-    """torch's auto_element_wise: ``conj(rule(conj(t)))`` with the rule in torch's convention.
-    A HOLOMORPHIC row's ``rule`` is its real-convention rule (its twin conjugates), which on
-    the tangent as it stands is that already (Schwarz reflection), without a conj; a row
-    refusing complex only meets real tangents. Only AS_WRITTEN rows conjugate, and only
-    complex tangents."""
-    if complex is AS_WRITTEN:
-
-        def jvp(xp, t, x, out, p):
-            t0 = t[0]
-            if xp.iscomplexobj(t0):
-                return xp.conj(rule(xp, xp.conj(t0), x[0], out, p))
-            return rule(xp, t0, x[0], out, p)
-    else:
-
-        def jvp(xp, t, x, out, p):
-            return rule(xp, t[0], x[0], out, p)
-
-    jvp.__name__ = f"auto_element_wise_{getattr(rule, '__name__', 'rule')}"
-    jvp.derived_from = rule
-    return jvp
-
-
-def _linear_jvp(fwd, n_in):
-    """torch's auto_linear: the forward on the tangents (a real-linear map is its own
-    derivative: ``conj`` and ``view_as_real`` included)."""
-    if n_in == 1:
-
-        def jvp(xp, t, x, out, p):
-            return fwd(xp, t[0], p)
-    else:
-
-        def jvp(xp, t, x, out, p):
-            return fwd(xp, *t, p)
-
-    jvp.__name__ = f"auto_linear_{getattr(fwd, '__name__', 'fwd')}"
-    jvp.derived_from = fwd
-    return jvp
-
-
-def _integral_like(args, on):
-    """An empty array of the judged inputs' common dtype if that is integral or bool, else None
-    (a floating or complex input, or a Python float, makes the common dtype floating)."""
-    arrays = []
-    for a in args[:-1] if on is None else [args[i] for i in on]:
-        dt = getattr(a, "dtype", None)
-        if dt is None:
-            if a.__class__ is float or a.__class__ is complex:
-                return None
-        elif dt.kind not in "biu":
-            return None
-        else:
-            arrays.append(a)
-    return np.empty(0, np.result_type(*arrays)) if arrays else None
 
 
 def _conj_rule(rule):
