@@ -17,8 +17,9 @@ from .tensor import Tensor
 _ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
 
 
-def accept_numpy_names(fn):
-    """``fn``, or a wrapper renaming the NumPy keywords to ``fn``'s parameter names."""
+def accept_numpy_names(fn, method=None):
+    """``fn``, or a wrapper renaming the NumPy keywords to ``fn``'s parameter names (for the
+    Tensor method ``method``: with torch's arity wording on its error path)."""
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
@@ -34,6 +35,24 @@ def accept_numpy_names(fn):
     }
     if not mapping:
         return fn
+
+    if method is not None:
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if kwargs:
+                for alias in mapping.keys() & kwargs.keys():
+                    kwargs[mapping[alias]] = kwargs.pop(alias)
+            try:
+                return fn(*args, **kwargs)
+            except Exception as e:
+                err = arity_error(method, True, args[1:], kwargs, e)
+                if err is e:
+                    raise
+                raise err from None
+
+        wrapper._torch_arity = True
+        return wrapper
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -95,7 +114,7 @@ def install(namespace, names=None) -> None:
         if isinstance(obj, types.FunctionType) and (obj.__module__ or "").startswith(
             "jupyter_autograd"
         ):
-            wrapped = accept_numpy_names(obj if is_class else accept_out(obj))
+            wrapped = accept_numpy_names(*((obj, name) if is_class else (accept_out(obj),)))
             if wrapped is not obj:
                 setattr(namespace, name, wrapped)
         elif is_class and isinstance(obj, staticmethod):
@@ -223,10 +242,15 @@ def arity_error(name, method, args, kwargs, error):
     """torch's arg-parser TypeError for a call with too few or too many arguments, where torch's
     form has one signature (jupyter_autograd/_tensor_params.py ARITY_*) and ours raised
     ``error`` (torch checks the arguments before anything else); ``error`` itself where the
-    call's arity is torch's. Read on the error path only."""
+    call's arity is torch's. Forms with several signatures and methods without arguments
+    (jupyter_autograd/_signatures.py) likewise. Read on the error path only, called by the
+    binding's wrapper itself (the caller's frame is read)."""
     entry = _arity().get((method, name))
     if entry is None:
-        return error
+        from . import _arg_errors as A
+
+        err = A.no_arguments_error(name, args, kwargs, 2) if method else None
+        return err or A.invalid_combination(name, method, args, kwargs, error) or error
     most, req, python, int_varargs = entry
     n = len(args)
     if n > most and not (int_varargs and all(isinstance(a, int) for a in args)):
@@ -274,9 +298,12 @@ def check_tensor_params(module) -> None:
     """Bind torch's Tensor-only parameters (jupyter_autograd/_tensor_params.py, generated from
     torch's schemas) to the package's public functions and Tensor methods; the generated test
     tests/fuzz/test_fixes_tensor_params.py compares every refusal with torch's."""
+    from . import _signatures as S
     from . import _tensor_params as P
 
+    several = {ln.split(" ", 2)[1] for ln in S.SIGNATURES.split("\n") if ln.startswith("f ")}
     arity_only = [(name, (), False) for (method, name) in _arity() if not method]
+    arity_only += [(name, (), False) for name in sorted(several)]
     for namespace, text, method in ((module, P.FUNCTIONS, False), (Tensor, P.METHODS, True)):
         ns = vars(namespace)
         for name, params, keyword_positions in [*_table(text), *(arity_only if not method else ())]:
@@ -284,4 +311,5 @@ def check_tensor_params(module) -> None:
             if isinstance(fn, types.FunctionType) and not getattr(fn, "_tensor_params", None):
                 bound = _bind_tensor_params(fn, name, params, method, keyword_positions)
                 bound._tensor_params = params
+                bound._torch_arity = True
                 setattr(namespace, name, bound)

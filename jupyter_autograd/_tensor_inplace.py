@@ -213,8 +213,10 @@ def _c_type(t):
 
 def _write_op(self, op, rg, p=None, other=None, value=None, overlap="error"):
     """An in-place write (fill_, zero_, copy_, uniform_...): recorded as ``op`` when grad is
-    tracked, else ``value`` (an array or a scalar) is written straight into the memory."""
-    _views.check_inplace(self, rg, overlap)
+    tracked, else ``value`` (an array or a scalar) is written straight into the memory.
+    ``overlap`` None: the caller made torch's in-place checks itself."""
+    if overlap is not None:
+        _views.check_inplace(self, rg, overlap)
     if rg or (FLAGS.forward_ad_levels and _any_tangent(self, (other,))):
         seq0 = next(SEQ)
         snap = _snapshot(self)
@@ -275,6 +277,11 @@ def _copy_(self, src, non_blocking=False):
             else src.to(self.device)
         )
         data = src._data
+    # torch's order: autograd's leaf/view checks, the kernel's (TensorIterator's) memory
+    # overlap checks (within self, then between self and src), then the broadcast shape
+    rg = _any_requires_grad(self, (src,))
+    _views.check_inplace(self, rg)
+    _views.check_overlap(self._data, data)
     if data.shape != self._data.shape:
         try:
             shape = np.broadcast_shapes(data.shape, self._data.shape)
@@ -287,5 +294,4 @@ def _copy_(self, src, non_blocking=False):
                 f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
                 f"{list(shape)}"
             )
-    _views.check_overlap(self._data, data)
-    return _write_op(self, ST.COPY, _any_requires_grad(self, (src,)), other=src, value=data)
+    return _write_op(self, ST.COPY, rg, other=src, value=data, overlap=None)

@@ -321,7 +321,7 @@ def _is_int(*vals):
 
 
 def arange(
-    start=0,
+    start=None,
     end=None,
     step=1,
     *,
@@ -339,7 +339,11 @@ def arange(
         tensor([0, 1, 2, 3, 4])
     """
     if end is None:
+        if start is None:  # (the API binding words it as torch's parser)
+            raise TypeError("arange() missing 1 required positional argument: 'end'")
         start, end = 0, start
+    elif start is None:  # arange(end=5)
+        start = 0
     if out is not None:
         return _into_out(
             "arange",

@@ -10,6 +10,7 @@ import numpy as np
 from . import _dtype, _slots
 from ._errors import (
     ERR_HOOK_NO_GRAD,
+    ERR_INFERENCE_INPLACE,
     ERR_INFERENCE_REQUIRES_GRAD,
     ERR_INFERENCE_VERSION,
     ERR_NUMPY_GRAD,
@@ -215,6 +216,10 @@ class Tensor:
             b = self._base
             if (self if b is None else b)._conj_views is not None:
                 _views.sync_conj(self)
+        if self._inf and not STATE.inference:
+            # torch's refusal is the version bump itself: after the kernel's own checks and
+            # its write (an inference tensor has no version counter outside inference mode)
+            raise RuntimeError(ERR_INFERENCE_INPLACE)
 
     @property
     def is_leaf(self) -> bool:

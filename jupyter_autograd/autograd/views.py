@@ -317,8 +317,6 @@ def check_inplace(t, requires_grad: bool, overlap: str = "error") -> None:
                 raise RuntimeError(E.ERR_VIEW_LEAF_INPLACE)
         if t._requires_grad and t.grad_fn is None:
             raise RuntimeError(E.ERR_LEAF_INPLACE)
-    if t._inf and not STATE.inference:
-        raise RuntimeError(E.ERR_INFERENCE_INPLACE)
     d = t._data
     if not d.flags.writeable and t._base is not None and overlap != "allow":
         for n, s in zip(d.shape, d.strides):

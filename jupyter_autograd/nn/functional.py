@@ -394,10 +394,12 @@ def native_dropout(input, p: float, train):
     if x.size == 0:
         # torch's kernel returns its input itself (and an empty mask of the input's dtype);
         # autograd then records NativeDropoutBackward0 on that very tensor (a leaf stops being
-        # one) and only then refuses a complex output
+        # one) and only then refuses a complex output, before saving the mask: that node's
+        # mask stays undefined (its backward fails on it)
         mask = Tensor._wrap(_on_device_of(np.empty(x.shape, x.dtype), x))
         if STATE.grad_enabled and input._requires_grad:
-            params = {"result1": x, "scale": x.dtype.type(1), "p": p}
+            m = None if x.dtype.kind == "c" else x
+            params = {"result1": m, "scale": x.dtype.type(1), "p": p}
             res = Tensor._wrap(x, True)
             record(NN.DROPOUT, (input,), x, params, (res,))
             input.grad_fn, input._output_nr = res.grad_fn, res._output_nr

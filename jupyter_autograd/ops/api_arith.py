@@ -320,6 +320,10 @@ def _bound_is_number(b) -> bool:
 
 def _clamp(input, args, kwargs, name, method):
     names = ("min", "max")
+    if len(args) > 2:  # (the API binding words it as torch's parser)
+        raise TypeError(
+            f"{name}() takes from 1 to 3 positional arguments but {len(args) + 1} were given"
+        )
     for k in kwargs:
         if k not in names:
             raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")

@@ -338,7 +338,9 @@ def view_as_complex(input) -> Tensor:
             "view_as_complex is only supported for half, float and double tensors, but got a "
             f"tensor of scalar type: {_scalar_name(input)}"
         )
-    if not d.ndim or d.shape[-1] != 2:
+    if not d.ndim:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if d.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     st = input.stride()
     if st[-1] != 1:

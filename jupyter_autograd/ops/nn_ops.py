@@ -423,6 +423,21 @@ def _default_cpp():
     return _CPP_NAMES[np.dtype(get_default_dtype().np).name]
 
 
+def _dropout_mask(p):
+    m = p["result1"]
+    if m is None:
+        # undefined: autograd refused a complex output after recording the node and before
+        # saving the mask (nn.functional.native_dropout of an empty input); torch's backward
+        # kernel checks its arguments (under create_graph, the product's first operand)
+        from ..grad_mode import STATE
+
+        arg = "#0 'self'" if STATE.grad_enabled else "#1 'mask'"
+        raise RuntimeError(
+            f"Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument {arg}"
+        )
+    return m
+
+
 # out = x * mask * scale, scale = 1 / (1 - p); the mask (drawn by the caller) is result1
 DROPOUT = defop(
     "native_dropout",
@@ -438,9 +453,9 @@ DROPOUT = defop(
         ),
         when=lambda args, p: p.get("train", True),
     ),
-    saved=("result1", "scale"),
+    saved=("p", "result1"),
     fwd=lambda xp, x, p: x * (p["result1"] * p["scale"]),
-    vjp=lambda xp, g, x, out, p: g * (p["result1"] * p["scale"]),
+    vjp=lambda xp, g, x, out, p: g * (_dropout_mask(p) * p["scale"]),
     jvp=lambda xp, t, x, out, p: t[0] * (p["result1"] * p["scale"]),
     sample={"domain": (-2, 2), "kind": "dropout", "params": {"p": 0.5}},
     torch=lambda torch, x, p=0.5, **_: torch.native_dropout(x, p, True)[0],

@@ -70,32 +70,45 @@ def test_non_tensor_in_a_tensor_only_position_is_refused_as_torch():
     assert not bad, f"{len(bad)} of {n} calls differ:\n" + "\n".join(map(str, bad[:40]))
 
 
+def _plausible(form, name, n):
+    from jupyter_autograd import _arg_errors as A
+
+    sigs = A._tables().get((form == "method", name), ())
+    return any(len(s.required) <= n <= len(s.names) for s in sigs)
+
+
 def test_too_few_or_too_many_arguments_are_refused_as_torch():
-    """torch's one-signature arity wording ('mm() missing 1 required positional arguments:
-    "mat2"', 'isclose() takes from 1 to 4 positional arguments but 5 were given'), for every
-    public function and every method with a Tensor-only parameter beyond self. Not covered
-    (open class error-messages): forms with several signatures (torch: "received an invalid
-    combination of arguments") and methods without arguments (torch: "Tensor.abs() takes no
-    arguments (9 given)")."""
+    """torch's arity wording for calls with no arguments, one Tensor or 20, for every public
+    function and every Tensor method the API binding wraps (_torch_arity): one signature's
+    ('mm() missing 1 required positional arguments: "mat2"', 'isclose() takes from 1 to 4
+    positional arguments but 5 were given'), several signatures' ('mm() received an invalid
+    combination of arguments - got (Tensor), but expected one of: ...') and the no-argument
+    methods' ('Tensor.abs() takes no arguments (20 given)'). Not covered: the methods the
+    binding leaves unwrapped so that their call costs nothing more (the registry's fast
+    elementwise entries such as tanh, the core Tensor class's own methods such as dim/numel,
+    the in-place machinery's methods such as add_): Python words their arity errors."""
     torch = require_torch()
-    bad, n = [], 0
-    forms = [
-        f
-        for f in TP.public_names(torch, ja)
-        if f[0] == "function" or getattr(getattr(ja.Tensor, f[1]), "_tensor_params", None)
-    ]
-    for form, name in forms:
+    bad, n, skipped = [], 0, []
+    words = ("missing ", "takes ", "received an invalid combination")
+    for form, name in TP.public_names(torch, ja):
         for k in (0, 1, 20):
-            t_fn = getattr(torch, name) if form == "function" else getattr(torch.ones(2, 2), name)
-            o_fn = getattr(ja, name) if form == "function" else getattr(ja.ones(2, 2), name)
+            t_fn = TP._form(torch, form, name, torch.ones(2, 2))
+            if t_fn is None:  # a property (x.imag of a real tensor)
+                break
             t = _outcome(t_fn, (torch.ones(2, 2),) * k, {})
-            if not t[1].startswith(f"{name}() missing ") and not t[1].startswith(
-                f"{name}() takes "
+            if not any(t[1].startswith(f"{name}() {w}") for w in words) and not t[1].startswith(
+                f"Tensor.{name}() takes no arguments"
             ):
                 continue
+            if form == "method" and not getattr(getattr(ja.Tensor, name), "_torch_arity", False):
+                skipped.append(name)
+                break
+            if "invalid combination" in t[1] and _plausible(form, name, k):
+                continue  # the arity fits a signature: a refused type, not this test's
             n += 1
-            o = _outcome(o_fn, (ja.ones(2, 2),) * k, {})
+            o = _outcome(TP._form(ja, form, name, ja.ones(2, 2)), (ja.ones(2, 2),) * k, {})
             if o != t:
                 bad.append((form, name, k, t, o))
-    assert n > 600, n
+    assert n > 1000, n
+    assert len(set(skipped)) < 200, len(set(skipped))
     assert not bad, f"{len(bad)} of {n} calls differ:\n" + "\n".join(map(str, bad[:40]))
