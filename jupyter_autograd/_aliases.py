@@ -46,7 +46,7 @@ def accept_numpy_names(fn, method=None):
             try:
                 return fn(*args, **kwargs)
             except Exception as e:
-                err = arity_error(method, True, args[1:], kwargs, e)
+                err = arity_error(method, True, args[1:], kwargs, e, args[0])
                 if err is e:
                     raise
                 raise err from None
@@ -188,7 +188,7 @@ def _bind_tensor_params(fn, name, params, method, keyword_positions):
             try:
                 return fn(self, *args, **kwargs)
             except Exception as e:
-                err = arity_error(name, True, args, kwargs, e)
+                err = arity_error(name, True, args, kwargs, e, self)
                 if err is e:
                     raise
                 raise err from None
@@ -238,18 +238,29 @@ def _arity():
     return _ARITY
 
 
-def arity_error(name, method, args, kwargs, error):
+def arity_error(name, method, args, kwargs, error, self=None):
     """torch's arg-parser TypeError for a call with too few or too many arguments, where torch's
     form has one signature (jupyter_autograd/_tensor_params.py ARITY_*) and ours raised
     ``error`` (torch checks the arguments before anything else); ``error`` itself where the
     call's arity is torch's. Forms with several signatures and methods without arguments
     (jupyter_autograd/_signatures.py) likewise. Read on the error path only, called by the
-    binding's wrapper itself (the caller's frame is read)."""
+    binding's wrapper itself (the caller's frame is read). A call whose arity is torch's then
+    gets torch's autograd check of its Tensor arguments (``self``: a method's) where torch makes
+    it before the kernel's (_arg_errors.check_views_first)."""
+    err = _arity_error(name, method, args, kwargs, error)
+    if err is error:
+        from . import _arg_errors as A
+
+        A.check_views_first(name, (self, *args, *kwargs.values()))
+    return err
+
+
+def _arity_error(name, method, args, kwargs, error):
     entry = _arity().get((method, name))
     if entry is None:
         from . import _arg_errors as A
 
-        err = A.no_arguments_error(name, args, kwargs, 2) if method else None
+        err = A.no_arguments_error(name, args, kwargs, 3) if method else None
         return err or A.invalid_combination(name, method, args, kwargs, error) or error
     most, req, python, int_varargs = entry
     n = len(args)

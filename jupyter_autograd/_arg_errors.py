@@ -14,6 +14,7 @@ import sys
 
 _SIGS: dict = {}
 _NO_ARGS: set = set()
+_AUTOGRAD_FIRST: set = set()
 
 
 class _Sig:
@@ -51,7 +52,24 @@ def _tables():
             form, name, text = line.split(" ", 2)
             _SIGS.setdefault((form == "m", name), []).append(_Sig(text))
         _NO_ARGS.update(S.NO_ARGUMENTS.split())
+        _AUTOGRAD_FIRST.update(S.AUTOGRAD_FIRST.split())
     return _SIGS
+
+
+def check_views_first(name, values) -> None:
+    """Where torch's autograd wrapper for ``name`` reads its Tensor arguments' history before
+    the kernel checks them: a view among them whose base was modified in place since it was
+    made in no_grad or inference mode is refused first (its ``grad_fn`` raises), as torch."""
+    from .grad_mode import STATE
+    from .tensor import Tensor
+
+    _tables()
+    if not STATE.grad_enabled or name not in _AUTOGRAD_FIRST:
+        return
+    for v in values:
+        for t in v if isinstance(v, (list, tuple)) else (v,):
+            if isinstance(t, Tensor) and t._base is not None and t._requires_grad:
+                t.grad_fn  # noqa: B018 - regenerates the view's history, or refuses it
 
 
 def _type_name(v) -> str:

@@ -59,33 +59,7 @@ class Open:
     match: Callable | None = None
 
 
-OPEN: dict[str, Open] = {
-    # ---------------------------------------------------------------- complex (stream complex)
-    "error-messages": Open(
-        "defects",
-        "(narrowed) error messages still worded otherwise than torch's: a backward into a leaf "
-        "moved into the graph interior by native_dropout of an empty input (torch returns the "
-        'input itself, its backward fails on the undefined mask: "Expected a proper Tensor but '
-        "got None ... 'mask'\"; ours: 'leaf variable has been moved into the graph interior'); "
-        "check order: a no_grad view's in-place base before split's 0-d check, copy_'s overlap "
-        "and leaf checks before the broadcast shape, view_as_complex of 0-d, an in-place cast "
-        "refusal before the inference-tensor check; arity errors of forms with several "
-        'signatures (torch: "mm() received an invalid combination of arguments - got '
-        "(Tensor)...\") and of methods without a Tensor parameter beyond self (torch's C words "
-        '"Tensor.abs() takes no arguments (9 given)")',
-        (
-            "x = torch.zeros((2, 0), dtype=torch.complex64, requires_grad=True)",
-            "y = torch.native_dropout(x, 0.5, True)[0]",
-            "x.backward(torch.zeros((2, 0), dtype=torch.complex64))",
-        ),
-        M(
-            field=r"raised\((message|type)\)",
-            torch="invalid combination|takes no arguments|Expected a proper Tensor|A view was created in no_grad"
-            "|single memory location|leaf Variable that requires grad|one or more dimensions"
-            "|can't be cast to the desired",
-        ),
-    ),
-}
+OPEN: dict[str, Open] = {}
 
 # Public names torch has and jupyter_autograd lacks (owner: lead). The generator does not draw
 # them; test_missing_api_is_still_missing fails when one appears, so it is removed from here.

@@ -231,13 +231,46 @@ def derive_no_arguments(torch, names):
     )
 
 
-def render_signatures(sigs, no_args) -> str:
+def derive_autograd_first(torch, names):
+    """The names whose autograd wrapper reads the history of a Tensor argument before the
+    kernel checks anything: called on a view made in no_grad mode whose base was modified in
+    place since (type-correct arguments otherwise), torch refuses the view ('A view was created
+    in no_grad mode...'), whatever the kernel would have said."""
+
+    def rebased():
+        x = torch.ones(2, 2, requires_grad=True)
+        with torch.no_grad():
+            v = x.view(2, 2)
+            x.zero_()
+        return v
+
+    hits = set()
+    for form, name in names:
+        for o in [o for o in _overloads(torch, name) if o and str(o[0].type) == "Tensor"][:3]:
+            args = arguments(torch, o, -1, None)
+            if args is None:
+                continue
+            args[0] = rebased()
+            try:
+                fn, a = call_target(torch, form, name, args)
+                fn(*a)
+            except Exception as e:  # noqa: BLE001 - only the view's refusal counts
+                if "A view was created in no_grad mode" in str(e):
+                    hits.add(name)
+                    break
+    return sorted(hits)
+
+
+def render_signatures(sigs, no_args, autograd_first) -> str:
     rows = [
         f"{'f' if form == 'function' else 'm'} {name} {sig}"
         for (form, name), ss in sorted(sigs.items())
         for sig in ss
     ]
-    words = [" ".join(no_args[i : i + 8]) for i in range(0, len(no_args), 8)]
+
+    def words(names):
+        return "\n".join(" ".join(names[i : i + 8]) for i in range(0, len(names), 8))
+
     nl = "\n"
     return (
         '"""torch\'s argument-parser signatures of the public functions and Tensor methods it refuses\n'
@@ -247,7 +280,9 @@ def render_signatures(sigs, no_args) -> str:
         "``SIGNATURES``: one line per signature, ``f name (...)`` for ``torch.name``, ``m name (...)``\n"
         'for ``Tensor.name`` (without self), in torch\'s order."""\n\n'
         f'SIGNATURES = """\n{nl.join(rows)}\n"""\n\n'
-        f'NO_ARGUMENTS = """\n{nl.join(words)}\n"""\n'
+        f'NO_ARGUMENTS = """\n{words(no_args)}\n"""\n\n'
+        "# whose autograd wrapper reads a Tensor argument's history before the kernel's checks\n"
+        f'AUTOGRAD_FIRST = """\n{words(autograd_first)}\n"""\n'
     )
 
 
@@ -308,7 +343,11 @@ def main(argv) -> int:
     table = derive(torch, ours)
     names = public_names(torch, ours)
     text = render(table) + render_arity(derive_arity(torch, names))
-    sigs = render_signatures(derive_signatures(torch, names), derive_no_arguments(torch, names))
+    sigs = render_signatures(
+        derive_signatures(torch, names),
+        derive_no_arguments(torch, names),
+        derive_autograd_first(torch, names),
+    )
     for file, body in (("_tensor_params.py", text), ("_signatures.py", sigs)):
         path = Path(ours.__file__).with_name(file)
         if "--write" in argv:
