@@ -12,6 +12,7 @@ import types
 
 import numpy as np
 
+from ._arg_errors import tp_name
 from .tensor import Tensor
 
 _ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
@@ -119,18 +120,6 @@ def install(namespace, names=None) -> None:
                 setattr(namespace, name, wrapped)
         elif is_class and isinstance(obj, staticmethod):
             continue
-
-
-_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made in Python, whose tp_name is its bare name
-
-
-def tp_name(v) -> str:
-    """The type name torch's arg parser prints (CPython's tp_name: ``float``, ``NoneType``,
-    ``numpy.ndarray``)."""
-    t = type(v)
-    if t.__flags__ & _HEAPTYPE or t.__module__ == "builtins":
-        return t.__name__
-    return f"{t.__module__}.{t.__qualname__}"
 
 
 _NUMBERS = (int, float, complex, np.number, np.bool_)  # bool is an int

@@ -49,8 +49,8 @@ def _tables():
         from . import _signatures as S
 
         for line in S.SIGNATURES.strip().splitlines():
-            form, name, text = line.split(" ", 2)
-            _SIGS.setdefault((form == "m", name), []).append(_Sig(text))
+            form, name, texts = line.split(" ", 2)
+            _SIGS[form == "m", name] = [_Sig(text) for text in texts.split(" | ")]
         _NO_ARGS.update(S.NO_ARGUMENTS.split())
         _AUTOGRAD_FIRST.update(S.AUTOGRAD_FIRST.split())
     return _SIGS
@@ -72,8 +72,19 @@ def check_views_first(name, values) -> None:
                 t.grad_fn  # noqa: B018 - regenerates the view's history, or refuses it
 
 
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made in Python, whose tp_name is its bare name
+
+
+def tp_name(v) -> str:
+    """The type name torch's arg parser prints (CPython's tp_name: ``float``, ``NoneType``,
+    ``numpy.ndarray``)."""
+    t = type(v)
+    if t.__flags__ & _HEAPTYPE or t.__module__ == "builtins":
+        return t.__name__
+    return f"{t.__module__}.{t.__qualname__}"
+
+
 def _type_name(v) -> str:
-    from ._aliases import tp_name
     from ._dtype import dtype
 
     if isinstance(v, dtype):

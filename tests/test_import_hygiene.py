@@ -229,6 +229,7 @@ LAYERS = (
                 "_formats",
                 "_legacy_types",
                 "_tensor_params",
+                "_signatures",
                 "_tensor_inplace",
             )
         ),
@@ -250,6 +251,7 @@ LAYERS = (
                 "_sampling_inplace",
                 "_inplace_functions",
                 "_aliases",
+                "_arg_errors",
                 "_distributions",
                 "_ptzip",
                 "_weights_only",
