@@ -18,9 +18,10 @@ from .tensor import Tensor
 _ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
 
 
-def accept_numpy_names(fn, method=None):
+def accept_numpy_names(fn, name=None, method=False):
     """``fn``, or a wrapper renaming the NumPy keywords to ``fn``'s parameter names (for the
-    Tensor method ``method``: with torch's arity wording on its error path)."""
+    public form ``name``, a Tensor method if ``method``: with torch's arity wording on its error
+    path, at no cost to a call that succeeds)."""
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
@@ -37,7 +38,7 @@ def accept_numpy_names(fn, method=None):
     if not mapping:
         return fn
 
-    if method is not None:
+    if name is not None:
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -47,7 +48,7 @@ def accept_numpy_names(fn, method=None):
             try:
                 return fn(*args, **kwargs)
             except Exception as e:
-                err = arity_error(method, True, args[1:], kwargs, e, args[0])
+                err = _error_path(name, method, args, kwargs, e)
                 if err is e:
                     raise
                 raise err from None
@@ -65,6 +66,13 @@ def accept_numpy_names(fn, method=None):
     return wrapper
 
 
+def _error_path(name, method, args, kwargs, e):
+    """arity_error as a wrapper's error path sees it (a method's self first in ``args``)."""
+    if method:
+        return arity_error(name, True, args[1:], kwargs, e, args[0] if args else None, 3)
+    return arity_error(name, False, args, kwargs, e, None, 3)
+
+
 def _ignores_out(fn) -> bool:
     """Whether ``fn`` takes an ``out`` argument that its body never reads."""
     code = fn.__code__
@@ -75,9 +83,10 @@ def _ignores_out(fn) -> bool:
     )
 
 
-def accept_out(fn):
+def accept_out(fn, public=None):
     """``fn``, or a wrapper writing its result into ``out=`` with torch's checks (dtype cast,
-    resize warning, overlap, no autograd), a tuple ``out`` taking a tuple result."""
+    resize warning, overlap, no autograd), a tuple ``out`` taking a tuple result (as the
+    function ``torch.<public>``: with torch's arity wording on its error path)."""
     if not _ignores_out(fn):
         return fn
     from .ops import out as O
@@ -87,7 +96,15 @@ def accept_out(fn):
     @functools.wraps(fn)
     def wrapper(*args, out=None, **kwargs):
         if out is None:
-            return fn(*args, **kwargs)
+            if public is None:
+                return fn(*args, **kwargs)
+            try:
+                return fn(*args, **kwargs)
+            except Exception as e:
+                err = _error_path(public, False, args, kwargs, e)
+                if err is e:
+                    raise
+                raise err from None
         if isinstance(out, Tensor):
             return O.out_call(name, fn, args, kwargs, out)
         if not isinstance(out, (tuple, list)):
@@ -102,12 +119,17 @@ def accept_out(fn):
         written = [O.write(o, r, tuple(O._inputs(args))) for o, r in zip(out, res)]
         return type(res)(*written) if hasattr(res, "_fields") else tuple(written)
 
+    if public is not None:
+        wrapper._torch_arity = True
     return wrapper
 
 
 def install(namespace, names=None) -> None:
-    """Wrap the package's functions found in ``namespace`` (a module or the Tensor class)."""
+    """Wrap the package's functions found in ``namespace`` (a module or the Tensor class); the
+    Tensor methods and the package's own functions (torch.*) get torch's arity wording on the
+    error path of the wrappers made."""
     is_class = isinstance(namespace, type)
+    arity = is_class or getattr(namespace, "__name__", "") == __package__
     for name in names if names is not None else list(vars(namespace)):
         if name.startswith("_"):
             continue
@@ -115,7 +137,9 @@ def install(namespace, names=None) -> None:
         if isinstance(obj, types.FunctionType) and (obj.__module__ or "").startswith(
             "jupyter_autograd"
         ):
-            wrapped = accept_numpy_names(*((obj, name) if is_class else (accept_out(obj),)))
+            public = name if arity else None
+            inner = obj if is_class else accept_out(obj, public)
+            wrapped = accept_numpy_names(inner, public, is_class)
             if wrapped is not obj:
                 setattr(namespace, name, wrapped)
         elif is_class and isinstance(obj, staticmethod):
@@ -227,16 +251,16 @@ def _arity():
     return _ARITY
 
 
-def arity_error(name, method, args, kwargs, error, self=None):
+def arity_error(name, method, args, kwargs, error, self=None, depth=2):
     """torch's arg-parser TypeError for a call with too few or too many arguments, where torch's
     form has one signature (jupyter_autograd/_tensor_params.py ARITY_*) and ours raised
     ``error`` (torch checks the arguments before anything else); ``error`` itself where the
     call's arity is torch's. Forms with several signatures and methods without arguments
     (jupyter_autograd/_signatures.py) likewise. Read on the error path only, called by the
-    binding's wrapper itself (the caller's frame is read). A call whose arity is torch's then
+    binding's wrapper itself (``depth``: frames from here up to the caller's, which is read). A call whose arity is torch's then
     gets torch's autograd check of its Tensor arguments (``self``: a method's) where torch makes
     it before the kernel's (_arg_errors.check_views_first)."""
-    err = _arity_error(name, method, args, kwargs, error)
+    err = _arity_error(name, method, args, kwargs, error, depth + 1)
     if err is error:
         from . import _arg_errors as A
 
@@ -244,12 +268,12 @@ def arity_error(name, method, args, kwargs, error, self=None):
     return err
 
 
-def _arity_error(name, method, args, kwargs, error):
+def _arity_error(name, method, args, kwargs, error, depth):
     entry = _arity().get((method, name))
     if entry is None:
         from . import _arg_errors as A
 
-        err = A.no_arguments_error(name, args, kwargs, 3) if method else None
+        err = A.no_arguments_error(name, args, kwargs, depth) if method else None
         return err or A.invalid_combination(name, method, args, kwargs, error) or error
     most, req, python, int_varargs = entry
     n = len(args)
@@ -308,6 +332,8 @@ def check_tensor_params(module) -> None:
         ns = vars(namespace)
         for name, params, keyword_positions in [*_table(text), *(arity_only if not method else ())]:
             fn = ns.get(name)
+            if params == () and getattr(fn, "_torch_arity", False):
+                continue  # its wrapper has the error path already
             if isinstance(fn, types.FunctionType) and not getattr(fn, "_tensor_params", None):
                 bound = _bind_tensor_params(fn, name, params, method, keyword_positions)
                 bound._tensor_params = params
