@@ -50,8 +50,16 @@ class ZeroArray(np.ndarray):
             raise RuntimeError(ERR_IMMUTABLE)
         plain = [_plain(x) for x in inputs]
         result = getattr(ufunc, method)(*plain, **kwargs)
-        if out is not None or method != "__call__" or not isinstance(result, np.ndarray):
+        if out is not None or method != "__call__":
             return result
+        if not isinstance(result, np.ndarray):
+            # a 0-d operation gives a NumPy scalar: a product with a ZeroTensor is one still
+            # (0 * inf is 0 there, as torch's ZeroTensor mul)
+            return (
+                zeros_like(result)
+                if isinstance(result, np.generic) and ufunc in _ABSORBING
+                else result
+            )
         zeros = [isinstance(x, ZeroArray) for x in inputs]
         if ufunc in _ABSORBING or (ufunc in _ADDITIVE and all(zeros)):
             return zeros_like(result)

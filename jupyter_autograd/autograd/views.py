@@ -318,7 +318,7 @@ def check_inplace(t, requires_grad: bool, overlap: str = "error") -> None:
         if t._requires_grad and t.grad_fn is None:
             raise RuntimeError(E.ERR_LEAF_INPLACE)
     d = t._data
-    if not d.flags.writeable and t._base is not None and overlap != "allow":
+    if not d.flags.writeable and t._base is not None and overlap != "allow" and d.size:
         for n, s in zip(d.shape, d.strides):
             if s == 0 and n > 1:
                 if overlap == "error":

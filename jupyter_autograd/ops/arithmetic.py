@@ -309,8 +309,16 @@ POW = defop(
 # b counts as >= 0 when it is real and non-negative)
 def _pow_exponent_vjp(xp, g, a, b, out, p):
     nonneg = (xp.imag(b) == 0) & (xp.real(b) >= 0) if xp.iscomplexobj(b) else b >= 0
+    base = a
+    if xp.iscomplexobj(out) and not xp.iscomplexobj(a):
+        # torch takes the log of the base in the result type: a negative real base of a
+        # complex power has the complex log (not nan). As the complex twin's rule on arrays
+        # (conjugated operands) the base is the promoted one's conjugate, a - 0j, which keeps
+        # the log's branch on the negative axis (log(conj z) = conj(log z) there too); under
+        # create_graph the reflected namespace's cj marks where torch conjugates
+        base = xp.cj(a.to(out.dtype)) if xp.is_txp else xp.conj(a.astype(out.dtype))
     # a == 0 with b < 0: result * log(0) = inf * -inf = -inf, as torch (not masked to nan)
-    return g * xp.where((a == 0) & nonneg, 0.0, xp.cj(out * xp.log(a)))
+    return g * xp.where((a == 0) & nonneg, 0.0, xp.cj(out * xp.log(base)))
 
 
 def _pow_base_grad(xp, a, b):

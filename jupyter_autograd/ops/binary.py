@@ -66,6 +66,15 @@ def _b(
 # atan2(a, b): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2); torch's atan2_backward takes
 # 1 / (a^2 + b^2) as 0 where it is infinite (the origin), so both gradients there are (signed)
 # zeros, not 0/0: recip.masked_fill_(recip.isinf(), 0), then grad * other * recip
+def _neg_self(a):
+    """torch's ``-self`` in atan2_backward: a bool self (atan2 of a mask) refused as neg."""
+    if a.dtype == bool:
+        from .elementwise import ERR_BOOL_NEG
+
+        raise RuntimeError(ERR_BOOL_NEG)
+    return -a
+
+
 def _atan2_recip(xp, a, b):
     r = xp.reciprocal(a * a + b * b)
     return xp.masked_fill(r, xp.isinf(r), 0.0)
@@ -80,7 +89,7 @@ ATAN2 = _b(
     avoid=(0.0,),
     vjp=(
         lambda xp, g, a, b, out, p: g * b * _atan2_recip(xp, a, b),
-        lambda xp, g, a, b, out, p: g * -a * _atan2_recip(xp, a, b),
+        lambda xp, g, a, b, out, p: g * _neg_self(a) * _atan2_recip(xp, a, b),
     ),
     complex=kernel_refuses("atan2_cpu"),
 )

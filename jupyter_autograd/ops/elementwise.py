@@ -76,6 +76,10 @@ def _unary(
 _CLAMP_REFUSED = Refuse(NotImplementedError, "clamp is not supported for complex types")
 
 
+ERR_BOOL_NEG = (
+    "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+    "invert a mask, use the `~` or `logical_not()` operator instead."
+)
 NEG = _unary(
     "neg",
     "NegBackward0",
@@ -83,12 +87,7 @@ NEG = _unary(
     lambda xp, g, x, out, p: -g,
     (),
     complex=AS_WRITTEN,
-    bools=Refuse(
-        RuntimeError,
-        "Negation, the `-` operator, on a bool tensor is not "
-        "supported. If you are trying to invert a mask, use the `~` or "
-        "`logical_not()` operator instead.",
-    ),
+    bools=Refuse(RuntimeError, ERR_BOOL_NEG),
 )
 EXP = _unary(
     "exp",
