@@ -125,7 +125,8 @@ def _index_put_(self, key, value, accumulate=False):
 
 def _check_index_put_shape(self, key, vshape) -> None:
     """torch's index_put_ expands the value to the indexing result's shape before it checks the
-    dtypes: its shape mismatch first (an index out of range is found later, by the kernel)."""
+    dtypes: its shape mismatch first (an index out of range is found later, by the kernel; an
+    index into an empty dimension before)."""
     shape = self._data.shape
     try:  # the result's shape, from a 0-stride stand-in of self (no copy of self's data)
         probe = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape, (0,) * len(shape))
@@ -138,7 +139,13 @@ def _check_index_put_shape(self, key, vshape) -> None:
                 for k in key
             )
         ].shape
-    except (IndexError, TypeError, ValueError):
+    except IndexError as e:
+        if "with size 0" in str(e):
+            # torch's AdvancedIndex refuses an index into an empty dimension before the value's
+            # shape and dtype are looked at
+            raise IndexError("index is out of bounds for dimension with size 0") from None
+        return
+    except (TypeError, ValueError):
         return
     try:
         fits = np.broadcast_shapes(vshape, rshape) == rshape

@@ -62,3 +62,24 @@ def test_a_zero_dim_product_with_a_zero_tensor_is_one_as_torch():
         y = lib.tensor([1.0, 2.0], requires_grad=True)
         (y.sum() * float("inf")).sgn().backward()
         assert x.grad.item() == 0.0 and y.grad.tolist() == [0.0, 0.0], lib.__name__
+
+
+def test_index_into_an_empty_dimension_is_refused_first_as_torch():
+    """x[idx] = v and index_put_ with an index into a dimension of size 0: torch's AdvancedIndex
+    refuses it before the value's shape and dtype are checked (seed 2500)."""
+    _check(
+        [
+            "e = torch.zeros((0,), dtype=torch.int32)",
+            "z = torch.zeros((2, 0, 3))",
+            "e[torch.tensor([0, 0, 0])] = torch.tensor([1.0], dtype=torch.float64)",
+            "e[torch.tensor([0])] = torch.tensor([1.0])",
+            "e[torch.tensor([0, 0])] = torch.ones(3)",
+            "e.index_put_((torch.tensor([0]),), torch.tensor([1.0]))",
+            "e[torch.tensor([], dtype=torch.int64)] = torch.tensor([1.0])",
+            "z[:, torch.tensor([0])] = torch.ones(5)",
+            "z[..., torch.tensor([1])] = torch.ones(7)",
+            "y = torch.zeros((2,), dtype=torch.int32)",
+            "y[torch.tensor([0, 1])] = torch.ones(3)",
+            "y[torch.tensor([1])] = torch.tensor([1.0])",
+        ]
+    )
