@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .. import _errors as E
@@ -269,13 +271,17 @@ def _legacy_type(t) -> str:
     return f"{_type_str(t)} " + E.list_str(t._data.shape)
 
 
+_BACKWARD_SUFFIX = re.compile(r"Backward(\d*)$")
+
+
 def _modified_error(t, fn, nr: int, version: int, expected: int) -> RuntimeError:
     """torch's SavedVariable::unpack error for a saved tensor modified in place since."""
     where = ""
     if fn is not None and not isinstance(fn, AccumulateGrad):
         opname = fn.name()
-        # (torch drops "Backward" and a 0 overload: ExpBackward0 -> Exp, ProdBackward1 -> Prod1)
-        base = opname.replace("Backward0", "").replace("Backward", "")
+        # (torch drops a trailing "Backward" and a 0 overload: ExpBackward0 -> Exp,
+        # ProdBackward1 -> Prod1; torch::autograd::CopyBackwards keeps its name)
+        base = _BACKWARD_SUFFIX.sub(lambda m: "" if m.group(1) in ("", "0") else m.group(1), opname)
         where = f", which is output {nr} of {base},"
     hint = E.HINT_ANOMALY_ON if FLAGS.anomaly else E.HINT_ANOMALY
     return RuntimeError(

@@ -83,3 +83,22 @@ def test_index_into_an_empty_dimension_is_refused_first_as_torch():
             "y[torch.tensor([1])] = torch.tensor([1.0])",
         ]
     )
+
+
+def test_modified_saved_tensor_names_copy_backwards_as_torch():
+    """A saved tensor modified in place since, whose history is a copy_: torch names the node
+    torch::autograd::CopyBackwards ('...::Copys' before; seed 2260), Exp and Prod1 as before."""
+    _check(
+        [
+            "a = torch.tensor(1.0, requires_grad=True)",
+            "b = torch.fmod(a, torch.tensor(1.0, requires_grad=True))",
+            "s = b.sin()",
+            "b.copy_(0.5)",
+            "s.sum().backward()",
+            "x = torch.ones(2, requires_grad=True)",
+            "y = x.prod(0, keepdim=True)",
+            "z = y.exp()",
+            "y.mul_(2)",
+            "z.sum().backward()",
+        ]
+    )
