@@ -123,13 +123,9 @@ def _inplace(fn, overlap="error", cpp_names=False):
             return _dtype.cpp_name(t._data.dtype)
         return _scalar_type(t)
 
-    tensors = getattr(fn, "_tensor_args", ())[1:]  # torch's Tensor-only parameters
-
     def method(self, *args, **kwargs):
         if "out" in kwargs:  # in-place methods write into self; torch's have no out=
             raise TypeError(f"{fn.__name__}_() got an unexpected keyword argument 'out'")
-        if tensors:
-            F.check_tensor_args(fn.__name__ + "_", tensors, args)
         rg = _any_requires_grad(self, args)
         _views.check_inplace(self, rg, overlap)
         for a in args:

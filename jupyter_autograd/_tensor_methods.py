@@ -96,20 +96,9 @@ Tensor.__invert__ = _invert
 
 # ---------------------------------------------------------------- method aliases
 def _method(fn, name):
-    """A function as a Tensor method: torch's methods have no ``out=`` (only the functions do),
-    and count positions after ``self`` in their argument errors."""
-    tensors = getattr(fn, "_tensor_args", ())[1:]
-    if tensors:
-
-        def checked(self, *args, **kwargs):
-            F.check_tensor_args(name, tensors, args)
-            if "out" in kwargs:
-                raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
-            return fn(self, *args, **kwargs)
-
-        checked.__name__ = checked.__qualname__ = name
-        checked.__doc__ = fn.__doc__
-        return checked
+    """A function as a Tensor method: torch's methods have no ``out=`` (only the functions do).
+    (torch's Tensor-only parameters are checked where the method is bound:
+    _aliases.check_tensor_params, positions counted after ``self``.)"""
     if (
         "out"
         not in fn.__code__.co_varnames[: fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount]

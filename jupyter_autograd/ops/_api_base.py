@@ -48,17 +48,6 @@ def _dims(dim, ndim: int):
     return dims if ndim else ()
 
 
-def tensor_args(*names):
-    """torch's signature takes Tensors for ``names`` (no Python numbers): its TypeError, at
-    each argument's position (a Tensor method's ``self`` is not counted: see _tensor_methods)."""
-
-    def deco(fn):
-        fn._tensor_args = names
-        return fn
-
-    return deco
-
-
 def invalid_combination(name, args, kwargs, overloads, method=False) -> TypeError:
     """torch's arg-parser error for a call that matches none of ``overloads`` (each a tuple of
     ``(type, name)`` positional parameters, type ``"Tensor"`` or ``"Number"``; the function

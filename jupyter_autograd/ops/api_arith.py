@@ -18,8 +18,6 @@ from ._api_base import (
     _promote_all,
     _scalar_tensor,
     _t,
-    check_tensor_args,
-    tensor_args,
 )
 from .dispatch import apply, apply1, apply2
 from .out import out_call
@@ -471,17 +469,13 @@ def _clamp_one(input, bound, row, tensor_row, name):
     return apply1(row, a, {name: bound})
 
 
-@tensor_args("input", "other")
 def maximum(input, other, *, out=None) -> Tensor:
-    check_tensor_args("maximum", ("input", "other"), (input, other))
     if out is not None:
         return out_call("maximum", maximum, (input, other), {}, out)
     return apply2(EW.MAXIMUM, input, _t(other, input))
 
 
-@tensor_args("input", "other")
 def minimum(input, other, *, out=None) -> Tensor:
-    check_tensor_args("minimum", ("input", "other"), (input, other))
     if out is not None:
         return out_call("minimum", minimum, (input, other), {}, out)
     return apply2(EW.MINIMUM, input, _t(other, input))

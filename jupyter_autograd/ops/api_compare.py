@@ -7,7 +7,7 @@ import numpy as np
 
 from .._errors import broadcast_error as _broadcast_error
 from ..tensor import Tensor
-from ._api_base import _SCALARS, _dims, _t, _xp, check_tensor_args, tensor_args
+from ._api_base import _SCALARS, _dims, _t, _xp
 from .dispatch import as_operand
 from .out import out_call
 
@@ -66,11 +66,11 @@ def _result_type(a, b) -> np.dtype:
 
 
 def _cmp(f, name, tensors_only=False):
-    @tensor_args(*(("input", "other") if tensors_only else ()))
+    """``tensors_only``: torch has no Scalar overload (logical_*); the refusal of a non-Tensor
+    is made where the function is bound (_aliases.check_tensor_params)."""
+
     def fn(input, other, *, out=None) -> Tensor:
-        if tensors_only:
-            check_tensor_args(name, ("input", "other"), (input, other))
-        elif not isinstance(input, Tensor):  # torch's overloads take a Tensor first
+        if not tensors_only and not isinstance(input, Tensor):  # torch's overloads: Tensor first
             from ._api_base import invalid_combination
 
             raise invalid_combination(

@@ -10,7 +10,7 @@ from .. import _dtype
 from ..tensor import Tensor
 from . import binary as BI
 from . import trig as TR
-from ._api_base import _casts_inside, check_tensor_args, invalid_combination
+from ._api_base import _casts_inside, invalid_combination
 from .api import _t, _unary_fn, scalar_type
 from .dispatch import apply, apply1
 
@@ -143,31 +143,29 @@ def positive(input) -> Tensor:
 
 
 # ---------------------------------------------------------------- binary
-def _binary_fn(op, name, floating=True, doc="", tensors_only=True):
+def _binary_fn(op, name, floating=True, doc=""):
+    # torch's Tensor-only parameters (no Scalar overload: atan2, hypot...; copysign, xlogy have
+    # one) are checked where the function is bound: _aliases.check_tensor_params
     def fn(input, other, *, out=None) -> Tensor:
-        if tensors_only:  # torch has no Scalar overload for these (copysign, xlogy have)
-            check_tensor_args(name, ("input", "other"), (input, other))
         return apply_promoted(op, (input, other), floating=floating)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (
         doc or f"Elementwise ``{name}`` with broadcasting ({op.node_name}), as ``torch.{name}``."
     )
-    if tensors_only:  # the method form counts its argument positions after self (_method)
-        fn._tensor_args = ("input", "other")
     return fn
 
 
 atan2 = _binary_fn(BI.ATAN2, "atan2")
 arctan2 = _binary_fn(BI.ATAN2, "arctan2")
 hypot = _binary_fn(BI.HYPOT, "hypot", floating=False)  # no integral loop: the row refuses
-copysign = _binary_fn(BI.COPYSIGN, "copysign", tensors_only=False)
+copysign = _binary_fn(BI.COPYSIGN, "copysign")
 fmax = _binary_fn(BI.FMAX, "fmax", floating=False)
 fmin = _binary_fn(BI.FMIN, "fmin", floating=False)
 logaddexp = _binary_fn(BI.LOGADDEXP, "logaddexp", floating=False)
 logaddexp2 = _binary_fn(BI.LOGADDEXP2, "logaddexp2", floating=False)
-xlogy = _binary_fn(BI.XLOGY, "xlogy", tensors_only=False)
-xlog1py = _binary_fn(BI.XLOG1PY, "xlog1py", tensors_only=False)
+xlogy = _binary_fn(BI.XLOGY, "xlogy")
+xlog1py = _binary_fn(BI.XLOG1PY, "xlog1py")
 nextafter = _binary_fn(BI.NEXTAFTER, "nextafter", floating=False)
 
 

@@ -9,7 +9,7 @@ from .. import _dtype
 from ..tensor import Tensor
 from . import linalg as LA
 from . import shape as SH
-from ._api_base import _dot_out_rule, _mv_out_rule, check_tensor_args, tensor_args
+from ._api_base import _dot_out_rule, _mv_out_rule, check_tensor_args
 from .api_arith import mul
 from .api_layout import _expanded_shape, expand, reshape, squeeze, t, transpose, unsqueeze
 from .dispatch import apply, apply1, apply2
@@ -101,7 +101,6 @@ def dot(input, tensor, *, out=None) -> Tensor:
         return out_call(
             "dot", dot, (input, tensor), {}, out, dtype_rule=_dot_out_rule, resize_first=True
         )
-    check_tensor_args("dot", ("input", "tensor"), (input, tensor))
     if input._data.ndim != 1 or tensor._data.ndim != 1:
         raise RuntimeError(
             f"1D tensors expected, but got {input._data.ndim}D and {tensor._data.ndim}D tensors"
@@ -133,19 +132,16 @@ def bmm(input, mat2, *, out=None) -> Tensor:
     return apply2(LA.BMM, input, mat2)
 
 
-@tensor_args("input", "vec2")
-def outer(input, vec2, *, _name="outer") -> Tensor:
+def outer(input, vec2) -> Tensor:
     """``input[:, None] * vec2`` of two 1-D tensors (torch's outer: a broadcast mul)."""
-    check_tensor_args(_name, ("input", "vec2"), (input, vec2))
     for arg, v in (("self", input), ("vec2", vec2)):
         if v._data.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {arg}, but got {v._data.ndim}-D")
     return mul(reshape(input, (-1, 1)), vec2)
 
 
-@tensor_args("input", "vec2")
 def ger(input, vec2) -> Tensor:
-    return outer(input, vec2, _name="ger")
+    return outer(input, vec2)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor:
@@ -213,7 +209,6 @@ def _matmul_kind(a, b) -> str:
     return "bmm" if db >= 3 else "mm"
 
 
-@tensor_args("input", "other")
 def matmul(input, other, *, out=None) -> Tensor:
     """Matrix product with torch's dispatch: dot (1-D·1-D), mv (2-D·1-D), unsqueeze→mm→squeeze
     (1-D·2-D), mm (2-D·2-D), and folded mm / bmm with broadcasting above that.
@@ -225,6 +220,8 @@ def matmul(input, other, *, out=None) -> Tensor:
         >>> torch.matmul(x, w).grad_fn
         <SqueezeBackward4 object at 0x...>
     """
+    # torch.matmul and Tensor.matmul are checked where they are bound (_aliases), but ``x @ y``
+    # and torch.linalg.matmul reach this function directly
     check_tensor_args("matmul", ("input", "other"), (input, other))
     if out is not None:
         return out_call("matmul", matmul, (input, other), {}, out, dtype_rule="expected")
