@@ -17,7 +17,7 @@ from .autograd.engine import FLAGS
 from .autograd.node import SEQ
 from .grad_mode import STATE, no_grad
 from .ops import api as F
-from .ops import elementwise as EW
+from .ops import arithmetic as ARITH
 from .ops import strided as ST
 from .ops.dispatch import apply, apply1
 from .tensor import Tensor, _to_device
@@ -241,7 +241,7 @@ def _fill_(self, value):
         return _fill_tensor_(self, value)
     return _write_op(
         self,
-        EW.FILL,
+        ARITH.FILL,
         STATE.grad_enabled and self._requires_grad,
         {"value": value},
         value=value,

@@ -11,11 +11,9 @@ from ._tensor_inplace import _copy_, _inplace
 from .ops import api as F
 from .ops import elementwise as EW
 from .ops import shape as SH
+from .ops.arithmetic import ADD, MUL, SUB
 from .ops.dispatch import apply1, binary_method, unary_method
 from .tensor import Tensor
-
-ADD, SUB, MUL, DIV = EW.ADD, EW.SUB, EW.MUL, EW.DIV
-
 
 # ---------------------------------------------------------------- operators (hot path)
 _add = binary_method(ADD)

@@ -389,10 +389,10 @@ _MASK = np.array([[True, False, True, False]] * 3)
 
 
 def _div_scalar(t):
-    from jupyter_autograd.ops import elementwise as EW
+    from jupyter_autograd.ops import arithmetic as ARITH
     from jupyter_autograd.ops.dispatch import apply1
 
-    return apply1(EW.DIV_SCALAR, t, {"other": 3.0})
+    return apply1(ARITH.DIV_SCALAR, t, {"other": 3.0})
 
 
 def _copy_backwards(t):

@@ -12,8 +12,8 @@ import warnings
 import numpy as np
 
 from ..ops import attention as AT
+from ..ops.arithmetic import MUL_SCALAR as _MUL_SCALAR
 from ..ops.dispatch import apply, apply1
-from ..ops.elementwise import MUL_SCALAR as _MUL_SCALAR
 from ..tensor import Tensor
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd.engine import device_mismatch, xp_of
 from ..ops import api as _api
-from ..ops import elementwise as EW
+from ..ops import arithmetic as ARITH
 from ..ops import loss as LS
 from ..ops import reduction as RD
 from ..ops.dispatch import apply, apply1, promote2
@@ -350,8 +350,8 @@ def _cross_entropy_probs(input, target, weight, r, ignore_index, ls, cdim):
         return -total
     numel = logp._data.size
     if numel == 0:  # torch fills the empty sum with nan
-        return -apply1(EW.FILL, total, {"value": float("nan")})
-    return apply1(EW.DIV_SCALAR, -total, {"other": numel // n})
+        return -apply1(ARITH.FILL, total, {"value": float("nan")})
+    return apply1(ARITH.DIV_SCALAR, -total, {"other": numel // n})
 
 
 def _cross_entropy_smoothed(input, target, weight, r, ignore_index, ls, cdim):
@@ -376,6 +376,6 @@ def _cross_entropy_smoothed(input, target, weight, r, ignore_index, ls, cdim):
         ret = smooth.sum()
     else:
         ret = smooth
-    return apply1(EW.MUL_SCALAR, nll, {"other": 1 - ls}) + apply1(
-        EW.MUL_SCALAR, ret, {"other": ls / n}
+    return apply1(ARITH.MUL_SCALAR, nll, {"other": 1 - ls}) + apply1(
+        ARITH.MUL_SCALAR, ret, {"other": ls / n}
     )

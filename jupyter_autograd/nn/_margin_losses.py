@@ -14,7 +14,7 @@ import numpy as np
 from .. import factories
 from ..grad_mode import no_grad
 from ..ops import api as _api
-from ..ops import elementwise as EW
+from ..ops import arithmetic as ARITH
 from ..ops import loss as LS
 from ..ops import loss_extra as LX
 from ..ops import reduction as RD
@@ -62,12 +62,12 @@ def _apply_reduction(loss, r):
 
 def _add(t, value):
     """``t + value`` as torch's C++ writes it (AddBackward1)."""
-    return apply(EW.ADD_SCALAR, (t,), {"other": value})
+    return apply(ARITH.ADD_SCALAR, (t,), {"other": value})
 
 
 def _sub(t, value):
     """``t - value`` as torch's C++ writes it (SubBackward1)."""
-    return apply(EW.SUB_SCALAR, (t,), {"other": value})
+    return apply(ARITH.SUB_SCALAR, (t,), {"other": value})
 
 
 def _scalar(value, like):

@@ -8,7 +8,7 @@ import numpy as np
 from .._errors import list_str
 from ..grad_mode import no_grad
 from ..ops import api as _api
-from ..ops import elementwise as EW
+from ..ops import arithmetic as ARITH
 from ..ops import norm as NM
 from ..ops.dispatch import apply
 from ..tensor import Size, Tensor
@@ -227,7 +227,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             else 1.1920928955078125e-07
         )
     dims = list(range(len(shape) - len(ns), len(shape)))
-    rms = apply(EW.ADD_SCALAR, (input.pow(2).mean(dims, keepdim=True),), {"other": eps}).rsqrt()
+    rms = apply(ARITH.ADD_SCALAR, (input.pow(2).mean(dims, keepdim=True),), {"other": eps}).rsqrt()
     out = input * rms
     return out * weight if weight is not None else out
 

@@ -10,6 +10,7 @@ import numpy as np
 from .. import _dtype
 from ..tensor import Tensor
 from . import api_rounding as AR
+from . import arithmetic as ARITH
 from . import elementwise as EW
 from . import rounding as RO
 from ._api_base import (
@@ -40,7 +41,7 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
             if alpha == 1
             else add(_t(input, other), other, alpha=alpha)
         )
-    return apply2(EW.ADD, input, other, None if alpha == 1 else {"alpha": alpha})
+    return apply2(ARITH.ADD, input, other, None if alpha == 1 else {"alpha": alpha})
 
 
 def sub(input, other, *, alpha=1, out=None) -> Tensor:
@@ -50,7 +51,7 @@ def sub(input, other, *, alpha=1, out=None) -> Tensor:
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
     sub_check(input, other)
-    return apply2(EW.SUB, input, other, None if alpha == 1 else {"alpha": alpha})
+    return apply2(ARITH.SUB, input, other, None if alpha == 1 else {"alpha": alpha})
 
 
 def _is_bool(v) -> bool:
@@ -80,7 +81,7 @@ def rsub(input, other, *, alpha=1) -> Tensor:
     p = {"other": other}
     if alpha != 1:
         p["alpha"] = alpha
-    return apply1(EW.RSUB, a, p)
+    return apply1(ARITH.RSUB, a, p)
 
 
 def _promote_scalar(t: Tensor, s):
@@ -94,8 +95,8 @@ def mul(input, other, *, out=None) -> Tensor:
     if out is not None:
         return out_call("mul", mul, (input, other), {}, out)
     if not isinstance(input, Tensor):
-        return apply2(EW.MUL, other, input)
-    return apply2(EW.MUL, input, other)
+        return apply2(ARITH.MUL, other, input)
+    return apply2(ARITH.MUL, input, other)
 
 
 def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
@@ -113,7 +114,7 @@ def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
         and not isinstance(other, float)
     ):
         input = input.to(_dtype.get_default_dtype())
-    return apply2(EW.DIV, input, other)
+    return apply2(ARITH.DIV, input, other)
 
 
 true_divide = divide = div
@@ -156,9 +157,9 @@ def pow(input, exponent, *, out=None) -> Tensor:
             input = complex(
                 input
             )  # torch's pow_backward_exponent takes the complex log of the base
-        return apply1(EW.POW_ST, e, {"self": input})
+        return apply1(ARITH.POW_ST, e, {"self": input})
     if isinstance(exponent, Tensor):
-        return apply2(EW.POW_TT, input, exponent)
+        return apply2(ARITH.POW_TT, input, exponent)
     if isinstance(exponent, np.generic):
         exponent = exponent.item()
     a = input
@@ -170,7 +171,7 @@ def pow(input, exponent, *, out=None) -> Tensor:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if k == "b":  # bool ** int is computed in torch's result type, int64
             a = a.to(_dtype.int64)
-    return apply1(EW.POW, a, {"exponent": exponent})
+    return apply1(ARITH.POW, a, {"exponent": exponent})
 
 
 def square(input) -> Tensor:
@@ -472,13 +473,13 @@ def _clamp_one(input, bound, row, tensor_row, name):
 def maximum(input, other, *, out=None) -> Tensor:
     if out is not None:
         return out_call("maximum", maximum, (input, other), {}, out)
-    return apply2(EW.MAXIMUM, input, _t(other, input))
+    return apply2(ARITH.MAXIMUM, input, _t(other, input))
 
 
 def minimum(input, other, *, out=None) -> Tensor:
     if out is not None:
         return out_call("minimum", minimum, (input, other), {}, out)
-    return apply2(EW.MINIMUM, input, _t(other, input))
+    return apply2(ARITH.MINIMUM, input, _t(other, input))
 
 
 def where(condition, input=None, other=None) -> Tensor:
@@ -522,4 +523,4 @@ def where(condition, input=None, other=None) -> Tensor:
             stacklevel=2,
         )
         condition = Tensor._wrap(condition._data != 0)
-    return apply(EW.WHERE, (condition, input, other), None, orig)
+    return apply(ARITH.WHERE, (condition, input, other), None, orig)

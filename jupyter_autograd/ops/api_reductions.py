@@ -12,6 +12,7 @@ from .. import _dtype
 from .._size import _wrap_dim
 from ..tensor import Tensor
 from . import reduction as RD
+from . import reduction_basic as RB
 from . import shape as SH
 from ._api_base import _dims, _float, _out_dtype, _xp
 from .api_arith import maximum, minimum
@@ -51,9 +52,9 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:
     elif input._data.dtype.kind in "ib" or input._data.dtype.kind == "u":
         input = input.to(_dtype.int64) if input._data.dtype != np.int64 else input
     if dim is None:
-        return apply1(RD.SUM, input, {"shape": input._data.shape})
+        return apply1(RB.SUM, input, {"shape": input._data.shape})
     dims = _dims(dim, input._data.ndim)
-    return apply1(RD.SUM_DIM, input, {"dim": dims, "keepdim": keepdim, "shape": input._data.shape})
+    return apply1(RB.SUM_DIM, input, {"dim": dims, "keepdim": keepdim, "shape": input._data.shape})
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:
@@ -64,9 +65,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:
         input = input.to(dtype)
     _check_float_reduce(input, "mean")
     if dim is None:
-        return apply1(RD.MEAN, input, {"shape": input._data.shape, "numel": input._data.size})
+        return apply1(RB.MEAN, input, {"shape": input._data.shape, "numel": input._data.size})
     return apply1(
-        RD.MEAN_DIM,
+        RB.MEAN_DIM,
         input,
         {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim, "shape": input._data.shape},
     )
@@ -87,9 +88,9 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:
     elif input._data.dtype.kind in "biu":  # torch's integral products are int64
         input = input.to(_dtype.int64)
     if dim is None:
-        return apply1(RD.PROD, input, {"shape": input._data.shape})
+        return apply1(RB.PROD, input, {"shape": input._data.shape})
     return apply1(
-        RD.PROD_DIM,
+        RB.PROD_DIM,
         input,
         {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim, "shape": input._data.shape},
     )
@@ -149,16 +150,16 @@ def max(input, dim=None, keepdim=False, *, other=None):
     if isinstance(dim, Tensor):
         return maximum(input, dim)
     if dim is None:
-        return apply1(RD.MAX, input)
-    return _minmax_dim(input, dim, keepdim, RD.MAX_DIM, np.argmax, "max")
+        return apply1(RB.MAX, input)
+    return _minmax_dim(input, dim, keepdim, RB.MAX_DIM, np.argmax, "max")
 
 
 def min(input, dim=None, keepdim=False):
     if isinstance(dim, Tensor):
         return minimum(input, dim)
     if dim is None:
-        return apply1(RD.MIN, input)
-    return _minmax_dim(input, dim, keepdim, RD.MIN_DIM, np.argmin, "min")
+        return apply1(RB.MIN, input)
+    return _minmax_dim(input, dim, keepdim, RB.MIN_DIM, np.argmin, "min")
 
 
 def _extremum_dims(input, dim, name):
@@ -180,11 +181,11 @@ def _extremum_dims(input, dim, name):
 
 
 def amax(input, dim=(), keepdim=False) -> Tensor:
-    return apply1(RD.AMAX, input, {"dim": _extremum_dims(input, dim, "amax"), "keepdim": keepdim})
+    return apply1(RB.AMAX, input, {"dim": _extremum_dims(input, dim, "amax"), "keepdim": keepdim})
 
 
 def amin(input, dim=(), keepdim=False) -> Tensor:
-    return apply1(RD.AMIN, input, {"dim": _extremum_dims(input, dim, "amin"), "keepdim": keepdim})
+    return apply1(RB.AMIN, input, {"dim": _extremum_dims(input, dim, "amin"), "keepdim": keepdim})
 
 
 def _arg_extremum(input, dim, keepdim, f, name) -> Tensor:
@@ -236,7 +237,7 @@ def _var_params(input, dim, unbiased, keepdim, correction, name) -> dict:
     shape = input._data.shape
     # torch's reduction factor: input numel / output numel (0 for an empty input)
     out_numel = (
-        RD._count(shape, tuple(i for i in range(len(shape)) if i not in dims))
+        RB._count(shape, tuple(i for i in range(len(shape)) if i not in dims))
         if dims is not None
         else 1
     )

@@ -55,11 +55,11 @@ def ndtr(input, *, out=None) -> Tensor:
         from .out import out_call
 
         return out_call("special_ndtr", ndtr, (input,), {}, out)
-    from . import elementwise as EW
+    from . import arithmetic as ARITH
     from .api import erf
 
-    x = apply1(EW.MUL_SCALAR, _float(input), {"other": 0.7071067811865476})
-    return apply1(EW.MUL_SCALAR, apply1(EW.ADD_SCALAR, erf(x), {"other": 1}), {"other": 0.5})
+    x = apply1(ARITH.MUL_SCALAR, _float(input), {"other": 0.7071067811865476})
+    return apply1(ARITH.MUL_SCALAR, apply1(ARITH.ADD_SCALAR, erf(x), {"other": 1}), {"other": 0.5})
 
 
 def polygamma(n, input, *, out=None) -> Tensor:

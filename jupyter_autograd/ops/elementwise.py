@@ -2,32 +2,13 @@
 floor/ceil/round, clamp...).
 
 The binary arithmetic rows of the family (add, sub, mul, div, pow, maximum/minimum, where) are
-:mod:`.arithmetic`, imported first (the registry order) and re-exported here for the modules that
-read them as ``elementwise.ADD``..."""
+:mod:`.arithmetic`, imported first (the registry order); import them from there."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .arithmetic import (  # noqa: F401 - read as elementwise.<ROW> by their importers
-    ADD,
-    ADD_SCALAR,
-    DIV,
-    DIV_SCALAR,
-    FILL,
-    MAXIMUM,
-    MINIMUM,
-    MUL,
-    MUL_SCALAR,
-    POW,
-    POW_ST,
-    POW_TT,
-    RSUB,
-    SUB,
-    SUB_SCALAR,
-    WHERE,
-    zero_grad,
-)
+from .arithmetic import zero_grad
 from .backward_rows import SIGMOID_BACKWARD, TANH_BACKWARD, THRESHOLD_BACKWARD
 from .registry import (
     AS_WRITTEN,

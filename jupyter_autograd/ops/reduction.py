@@ -1,8 +1,7 @@
 """Reduction rows: var/std, logsumexp, vector norms, softmax/log_softmax and cumsum.
 
 The basic reductions (sum, mean, prod, max/min/amax/amin, max/min over a dim) are
-:mod:`.reduction_basic`, imported first (the registry order) and re-exported here for the modules
-that read them as ``reduction.SUM``..."""
+:mod:`.reduction_basic`, imported first (the registry order); import them from there."""
 
 from __future__ import annotations
 
@@ -11,23 +10,7 @@ import numpy as np
 from .backward_rows import LOG_SOFTMAX_BACKWARD_DATA, SOFTMAX_BACKWARD_DATA
 from .backward_rows import keep_reduce as _keep
 from .backward_rows import softmax_kernel as _softmax_kernel
-from .reduction_basic import (  # noqa: F401 - read as reduction.<ROW> by their importers
-    AMAX,
-    AMIN,
-    MAX,
-    MAX_DIM,
-    MEAN,
-    MEAN_DIM,
-    MIN,
-    MIN_DIM,
-    PROD,
-    PROD_DIM,
-    SUM,
-    SUM_DIM,
-    _count,
-    _real_jvp,
-    _red_sample,
-)
+from .reduction_basic import _count, _real_jvp, _red_sample
 from .registry import (
     AS_WRITTEN,
     HOLOMORPHIC,

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.engine import xp_of
-from .elementwise import _CLAMP_REFUSED, zero_grad
+from .arithmetic import zero_grad
+from .elementwise import _CLAMP_REFUSED
 from .registry import AUTO_ELEMENT_WISE, Refuse, defop, kernel_refuses
 
 _zero = zero_grad

@@ -133,7 +133,7 @@ COPY = defop(
     jvp=lambda xp, t, x, out, p: _copy_fwd(xp, t[0], t[1], p),
     sample={"kind": "inplace", "cases": _inplace_cases(_copy_case)},
 )
-# fill_(Scalar) is elementwise.FILL (FillBackward2)
+# fill_(Scalar) is arithmetic.FILL (FillBackward2)
 FILL_TENSOR = defop(
     "fill_.Tensor",
     node="FillBackward3",

@@ -8,7 +8,7 @@ import numpy as np
 from .. import _slots
 from ..tensor import Tensor
 from . import api
-from . import elementwise as EW
+from . import arithmetic as ARITH
 from . import shape as SH
 from .dispatch import apply, apply1
 from .txp_reflect import ReflectedXP, Unreflectable, run_reflected
@@ -110,23 +110,23 @@ class _TXP:
     # Scalar overloads, as torch's formulas call them (see ops.xp.ArrayNamespace.add_scalar)
     @staticmethod
     def add_scalar(x, c):
-        return apply1(EW.ADD_SCALAR, x, {"other": c}) if isinstance(x, Tensor) else x + c
+        return apply1(ARITH.ADD_SCALAR, x, {"other": c}) if isinstance(x, Tensor) else x + c
 
     @staticmethod
     def sub_scalar(x, c):
-        return apply1(EW.SUB_SCALAR, x, {"other": c}) if isinstance(x, Tensor) else x - c
+        return apply1(ARITH.SUB_SCALAR, x, {"other": c}) if isinstance(x, Tensor) else x - c
 
     @staticmethod
     def mul_scalar(x, c):
-        return apply1(EW.MUL_SCALAR, x, {"other": c}) if isinstance(x, Tensor) else x * c
+        return apply1(ARITH.MUL_SCALAR, x, {"other": c}) if isinstance(x, Tensor) else x * c
 
     @staticmethod
     def div_scalar(x, c):
-        return apply1(EW.DIV_SCALAR, x, {"other": c}) if isinstance(x, Tensor) else x / c
+        return apply1(ARITH.DIV_SCALAR, x, {"other": c}) if isinstance(x, Tensor) else x / c
 
     @staticmethod
     def pow_scalar(x, c):
-        return apply1(EW.POW, x, {"exponent": c}) if isinstance(x, Tensor) else x**c
+        return apply1(ARITH.POW, x, {"exponent": c}) if isinstance(x, Tensor) else x**c
 
     @staticmethod
     def scalar_sub(c, x):
@@ -134,7 +134,7 @@ class _TXP:
 
     @staticmethod
     def scalar_pow(c, x):
-        return apply1(EW.POW_ST, x, {"self": c})
+        return apply1(ARITH.POW_ST, x, {"self": c})
 
     @staticmethod
     def masked_fill(x, mask, value):
