@@ -23,6 +23,22 @@ _AUTOMATIC = {
 }
 
 
+# Where Tensor's attributes are bound (a new module binding them belongs in this map, or its
+# bindings in one of these): the class body holds the core (data, grad, shape, backward...).
+_BINDERS = {
+    "tensor.py": "the class body: storage, autograd state, shape queries, backward",
+    "_tensor_methods.py": "operators, the methods onto ops/api.py functions, indexing",
+    "_methods_ext.py": "the methods onto ops/api_math, api_shape, api_reduce, ... and to/float/...",
+    "_tensor_conversions.py": "cpu, cuda, new_tensor/new_zeros/...",
+    "_legacy_types.py": "type (the legacy type names)",
+    "_tensor_setitem.py": "__setitem__, index_put_",
+    "_sampling.py": "bernoulli, multinomial",
+    "_sampling_inplace.py": "uniform_, normal_, ... (the in-place samplers)",
+    "ops/cplx.py": "real, imag, conj, H, mH, ... (the conjugate bit)",
+    "ops/inplace_view.py": "squeeze_, unsqueeze_ (their rows)",
+}
+
+
 def _trees():
     for path in sorted(_ROOT.rglob("*.py")):
         yield path.relative_to(_ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
@@ -60,6 +76,11 @@ def _bindings():
                     if isinstance(t, ast.Attribute) and _is_tensor(t.value):
                         found[t.attr].append(f"{rel}:{node.lineno}")
     return found
+
+
+def test_tensor_attributes_are_bound_in_the_known_modules():
+    files = {where.split(":")[0] for places in _bindings().values() for where in places}
+    assert sorted(files - set(_BINDERS)) == []
 
 
 def test_no_setattr_binds_tensor_methods():
