@@ -47,6 +47,7 @@ def _setitem(self, key, value):
     k = 0
     while k < len(ss) and ss[k] == 1:
         k += 1
+    _autograd_first(self, value)
     _check_index_put_shape(self, key, ss[k:])
     if value._data.dtype != self._data.dtype and not (
         all(_is_basic(k) for k in key)  # a forward-mode basic key: copy_ casts
@@ -123,6 +124,14 @@ def _index_put_(self, key, value, accumulate=False):
     self._bump_version()
 
 
+def _autograd_first(self, value) -> None:
+    """torch's autograd checks of index_put_ (a leaf, a view of one) come before its kernel's
+    (an index into an empty dimension, the value's shape and dtype)."""
+    _views.check_inplace(
+        self, STATE.grad_enabled and (self._requires_grad or value._requires_grad), "allow"
+    )
+
+
 def _check_index_put_shape(self, key, vshape) -> None:
     """torch's index_put_ expands the value to the indexing result's shape before it checks the
     dtypes: its shape mismatch first (an index out of range is found later, by the kernel; an
@@ -173,6 +182,7 @@ def _index_put_method(self, indices, values, accumulate=False):
     """``self[indices] = values`` (``accumulate``: ``+=``, repeated indices adding up), in
     place: torch's Tensor.index_put_ (IndexPutBackward0)."""
     key = _index_key(self, indices, values)
+    _autograd_first(self, values)
     _check_index_put_shape(self, key, values._data.shape)
     if not (
         len(indices) == 1
