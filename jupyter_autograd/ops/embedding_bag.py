@@ -16,6 +16,14 @@ from .registry import Refuse, defop, kernel_refuses
 SUM, MEAN, MAX = 0, 1, 2
 
 
+def _host(a):
+    """A device array's host copy (its namespace's ``to_host``): the bag bookkeeping is index
+    work done in NumPy."""
+    from ..autograd.engine import xp_of
+
+    return xp_of(a).to_host(a)
+
+
 def _bags(idx, offsets, include_last, n_bags):
     """The bag of every index position (the last bag runs to the end of the indices)."""
     starts = offsets[:-1] if include_last else offsets
@@ -27,14 +35,9 @@ def _bags(idx, offsets, include_last, n_bags):
     return np.minimum(bag, max(n_bags - 1, 0))
 
 
-def _host(a):
-    """A device array's host copy: the bag bookkeeping is index work done in NumPy."""
-    return a if a.__class__ is np.ndarray else a.get()
-
-
 def _fwd(xp, w, psw, p):
     # the indices and offsets may live on the weight's device; bookkeeping runs on the host
-    idx, offsets = p["_idx"], p["_offsets"] = _host(p["_idx"]), _host(p["_offsets"])
+    idx, offsets = p["_idx"], p["_offsets"] = xp.to_host(p["_idx"]), xp.to_host(p["_offsets"])
     mode, pad, include_last = p["mode"], p["_pad"], p["include_last_offset"]
     n_bags = len(offsets) - 1 if include_last else len(offsets)
     n, d = idx.shape[0], w.shape[1]
@@ -46,7 +49,7 @@ def _fwd(xp, w, psw, p):
     p["_bag"], p["_keep"] = bag, keep
     counts = np.bincount(bag[keep], minlength=n_bags).astype(np.int64)[:n_bags]
     p["_counts"] = counts
-    rows = w[idx] if w.__class__ is np.ndarray else w[xp.asarray(idx)]
+    rows = w[xp.asarray(idx)]
     if mode == MAX:
         out, arg = _max_bags(w, rows, idx, bag, keep, n_bags)
         p["_argmax"] = arg
@@ -69,10 +72,7 @@ def _fwd(xp, w, psw, p):
 
 
 def _scatter_rows(xp, out, bag, rows):
-    if out.__class__ is np.ndarray:
-        np.add.at(out, bag, rows)
-    else:
-        out[...] = xp.scatter_add_zeros(rows, (xp.asarray(bag),), out.shape)
+    xp.add_at(out, xp.asarray(bag), rows)
 
 
 def _max_bags(w, rows, idx, bag, keep, n_bags):

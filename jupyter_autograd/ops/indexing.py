@@ -27,7 +27,7 @@ def _mask_out(xp, g, key, shape):
 def _put(xp, x, v, key, accumulate=False):
     r = x.copy()
     if accumulate:
-        np.add.at(r, key, v) if r.__class__ is np.ndarray else xp.add.at(r, key, v)
+        xp.add_at(r, key, v)
     else:
         r[key] = v
     return r

@@ -120,19 +120,8 @@ def _diagonal_fwd(xp, x, p):
     perm, _ = _diag_perm(x.ndim, p["dim1"], p["dim2"])
     y = xp.transpose(x, perm)
     r, c = _diag_index(y.shape[-2:], p["offset"])
-    if isinstance(y, np.ndarray):
-        # a strided view of the input, as torch's diagonal: writes through it reach the base
-        # (NumPy's own diagonal is read-only)
-        off = p["offset"]
-        y = y[..., :, off:] if off >= 0 else y[..., -off:, :]
-        st = y.strides
-        return np.lib.stride_tricks.as_strided(
-            y,
-            y.shape[:-2] + (len(r),),
-            st[:-2] + (st[-2] + st[-1],),
-            writeable=y.flags.writeable,
-        )
-    return y[..., r, c]
+    # a view where the backend can write through one (NumPy), as torch's diagonal
+    return xp.diagonal_view(y, p["offset"], r, c)
 
 
 def _diagonal_vjp(xp, g, x, out, p):

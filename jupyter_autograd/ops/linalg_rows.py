@@ -11,7 +11,6 @@ import numpy as np
 
 from .registry import AS_WRITTEN, HOLOMORPHIC, _Marker
 from .registry import defop as _defop
-from .xp import NPX
 
 
 # The recorded functions over tensors, for the rules' paths when the backward pass is itself
@@ -68,29 +67,17 @@ def _tree(f, x):
 
 def on_host(fn):
     """``fn`` run on NumPy copies of device arrays, its results moved back: LAPACK through
-    NumPy works on the host (Tensors, under create_graph, pass through unchanged)."""
+    NumPy works on the host (the namespace's ``on_host``; Tensors, under create_graph, pass
+    through unchanged)."""
     if fn.__class__ is _Marker:
         return fn
 
     def wrapped(xp, *args):
-        if xp.is_txp or xp is NPX:
+        if xp.is_txp:
             return fn(xp, *args)
-        from ..backend import device_of_array, move_array
-
-        dev = next(device_of_array(a) for a in _leaves(args))
-        move = lambda a: move_array(a, "cpu") if hasattr(a, "shape") and hasattr(a, "dtype") else a
-        back = lambda a: move_array(a, dev) if hasattr(a, "shape") and hasattr(a, "dtype") else a
-        return _tree(back, fn(NPX, *_tree(move, args)))
+        return xp.on_host(fn, args)
 
     return wrapped
-
-
-def _leaves(x):
-    for y in x:
-        if isinstance(y, (tuple, list)):
-            yield from _leaves(y)
-        elif hasattr(y, "shape") and hasattr(y, "dtype") and not isinstance(y, np.ndarray):
-            yield y
 
 
 def defop(name, **kw):

@@ -10,7 +10,6 @@ import numpy as np
 from .backward_rows import MSE_LOSS_BACKWARD, _unreduce
 from .elementwise import _log_sigmoid
 from .registry import _CPP_NAMES, NO_GRAD, defop, kernel_refuses
-from .xp import _arange
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -201,8 +200,7 @@ MSE = defop(
 # a mean over zero total weight is nan (``nan_out``), as torch's 0 / 0.
 def _nll_pick(xp, x, st):
     if x.ndim == 2:  # (N, C): pick x[i, t_i] directly
-        rows = _arange(x.shape[0]) if x.__class__ is np.ndarray else xp.arange(x.shape[0])
-        return x[rows, st]
+        return x[xp.row_index(x.shape[0]), st]
     if x.ndim == 1:  # (C,) with a 0-d target
         return x[st]
     return xp.squeeze(xp.take_along_axis(x, xp.expand_dims(st, 1), axis=1), axis=1)
@@ -215,10 +213,9 @@ def _nll_fwd(xp, x, t, p):
         v = picked * coef
         valid = p["valid"]
         return v if valid is None else xp.where(valid, v, 0.0)
-    if coef.__class__ is float and picked.__class__ is np.ndarray:  # one number: sum, scale
-        return np.add.reduce(picked, None) * coef
-    v = picked * coef
-    r = np.add.reduce(v, None) if v.__class__ is np.ndarray else xp.sum(v)
+    if coef.__class__ is float:  # one number: sum, then scale
+        return xp.sum_all(picked) * coef
+    r = xp.sum_all(picked * coef)
     if p["nan_out"]:
         with np.errstate(invalid="ignore"):
             r = r * float("nan")
@@ -237,15 +234,11 @@ def _nll_vjp(xp, g, x, t, out, p):
                 z[st] = gg
             return z
         if len(shape) == 2 and valid is None:  # the training step: nothing ignored
-            z[_arange(shape[0]) if z.__class__ is np.ndarray else xp.arange(shape[0]), st] = gg
+            z[xp.row_index(shape[0]), st] = gg
             return z
         if gg.shape != st.shape:  # a reduced loss: every kept target gets the same value
             gg = xp.broadcast_to(gg, st.shape)
-        idx = (
-            xp.indices(st.shape, sparse=True)
-            if len(shape) > 2
-            else (_arange(shape[0]) if z.__class__ is np.ndarray else xp.arange(shape[0]),)
-        )
+        idx = xp.indices(st.shape, sparse=True) if len(shape) > 2 else (xp.row_index(shape[0]),)
         key = (idx[0], st) + tuple(idx[1:])
         if valid is not None:
             key = tuple(xp.broadcast_to(k, st.shape)[valid] for k in key)

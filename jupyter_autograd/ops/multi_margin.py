@@ -13,16 +13,19 @@ from .registry import defop, kernel_refuses
 NONE, MEAN, SUM = 0, 1, 2
 
 
+def _host(a):
+    """A device array's host copy (its namespace's ``to_host``): these kernels are per-sample
+    loops written in NumPy."""
+    from ..autograd.engine import xp_of
+
+    return xp_of(a).to_host(a)
+
+
 def _reduce(xp, per, r):
     if r == NONE:
         return per
     total = per.sum()
     return total / per.shape[0] if r == MEAN and per.ndim else total
-
-
-def _host(a):
-    """A device array's host copy: these kernels are per-sample loops written in NumPy."""
-    return a.get() if hasattr(a, "get") and not isinstance(a, (np.ndarray, np.generic, dict)) else a
 
 
 def _on_host(fwd):
@@ -32,8 +35,8 @@ def _on_host(fwd):
     def run(xp, x, p):
         for k in ("_target", "_weight"):
             if p.get(k) is not None:
-                p[k] = _host(p[k])
-        return xp.asarray(fwd(xp, _host(x), p))
+                p[k] = xp.to_host(p[k])
+        return xp.asarray(fwd(xp, xp.to_host(x), p))
 
     return run
 

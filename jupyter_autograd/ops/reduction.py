@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 from .backward_rows import LOG_SOFTMAX_BACKWARD_DATA, SOFTMAX_BACKWARD_DATA
-from .backward_rows import keep_reduce as _keep
 from .backward_rows import softmax_kernel as _softmax_kernel
 from .reduction_basic import _count, _real_jvp, _red_sample
 from .registry import (
@@ -288,8 +287,8 @@ def _softmax_fwd(xp, x, p):
     d = p["dim"]
     if x.size == 0:
         return x.copy()
-    e = xp.exp(x - _keep(xp, x, d, "max"))
-    return e / _keep(xp, e, d, "sum")
+    e = xp.exp(x - xp.keep_reduce(x, d, "max"))
+    return e / xp.keep_reduce(e, d, "sum")
 
 
 # d softmax: y * (g - sum(g * y))
@@ -315,8 +314,8 @@ def _log_softmax_fwd(xp, x, p):
     d = p["dim"]
     if x.size == 0:
         return x.copy()
-    s = x - _keep(xp, x, d, "max")
-    return s - xp.log(_keep(xp, xp.exp(s), d, "sum"))
+    s = x - xp.keep_reduce(x, d, "max")
+    return s - xp.log(xp.keep_reduce(xp.exp(s), d, "sum"))
 
 
 # d log_softmax: g - softmax * sum(g)

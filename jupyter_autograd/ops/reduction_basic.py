@@ -24,12 +24,7 @@ from .registry import (
 def _expand_back(xp, g, p, shape):
     """Undo a reduction over p['dim'] (without keepdim): reinsert the dims, then broadcast."""
     if not p["keepdim"]:
-        if (
-            g.size == 0
-            and g.__class__ is np.ndarray
-            and not g.flags.writeable
-            and not any(g.strides)
-        ):
+        if g.size == 0 and xp.is_expanded_empty(g):
             # an expanded empty gradient (all strides 0) stays one through torch's unsqueeze
             # and expand (NumPy's reshape would give it fresh strides): its stride checks see it
             return xp.broadcast_to(xp.zeros((), g.dtype), shape)

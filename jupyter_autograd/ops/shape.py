@@ -460,21 +460,20 @@ INDEX_PUT = defop(
 )
 
 
+def index_add_at(r, key, v) -> None:
+    """``r[key] += v`` with repeated indices adding up (index_put_'s accumulate=True)."""
+    from ..autograd.engine import xp_of
+
+    xp_of(r).add_at(r, key, v)
+
+
 def _index_put_fwd(xp, x, v, p):
     r = x.copy()
     if p.get("accumulate"):
-        index_add_at(r, p["key"], v)
+        xp.add_at(r, p["key"], v)
     else:
         r[p["key"]] = v
     return r
-
-
-def index_add_at(r, key, v) -> None:
-    """``r[key] += v`` with repeated indices adding up (index_put_'s accumulate=True)."""
-    if r.__class__ is np.ndarray:
-        np.add.at(r, key, v)
-    else:
-        r[key] += v
 
 
 # ---------------------------------------------------------------- joining and splitting

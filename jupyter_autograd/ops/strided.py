@@ -9,25 +9,22 @@ gather and scatter through it, so they run on arrays and, under ``create_graph``
 
 from __future__ import annotations
 
-import numpy as np
-
 from .registry import AS_WRITTEN, AUTO_ELEMENT_WISE, defop
 
 
 def _flat(p, like):
-    """The view's flat indices into its base, on ``like``'s device."""
+    """The view's flat indices into its base, on ``like``'s device (an array, or a Tensor under
+    create_graph)."""
+    from ..autograd.engine import xp_of
+
     idx = p["geometry"].flat()
-    data = getattr(like, "_data", like)
-    if data.__class__ is not np.ndarray:
+    if hasattr(like, "_data"):
+        if like.device.type == "cpu":
+            return idx
         from ..backend import move_array
 
-        dev = like.device if hasattr(like, "_data") else None
-        if dev is None:
-            from ..tensor import _device_of_array
-
-            dev = _device_of_array(data)
-        idx = move_array(idx, dev)
-    return idx
+        return move_array(idx, like.device)
+    return xp_of(like).like(idx, like)
 
 
 def _as_strided_fwd(xp, x, p):
@@ -54,9 +51,9 @@ def _inner(geo, like):
 def _as_strided_vjp(xp, g, x, out, p):
     geo = p["geometry"]
     inner = getattr(geo, "inner", None)
-    if inner is None and not xp.is_txp and g.__class__ is np.ndarray and not geo.overlap:
-        z = np.zeros(geo.base_shape, g.dtype)
-        z.reshape(-1)[geo.flat()] = g
+    if inner is None and not xp.is_txp and not geo.overlap:  # each element once: a copy
+        z = xp.zeros(geo.base_shape, g.dtype)
+        z.reshape(-1)[_flat(p, g)] = g
         return z
     buf = xp.scatter_add_zeros(g, (_flat(p, g),), (geo.base_numel,))
     if inner is not None:  # the storage's elements that are the input's

@@ -364,6 +364,25 @@ class _TXP:
     def cj(x):
         return x  # see ops.xp.ArrayNamespace.cj; a complex twin's is txp_reflect.ReflectedXP.cj
 
+    # ops.xp.ArrayNamespace's array-type helpers, on graph tensors
+    def keep_reduce(self, x, d, how):
+        return self.amax(x, d, True) if how == "max" else self.sum(x, d, True)
+
+    def sum_all(self, x):
+        return self.sum(x)
+
+    @staticmethod
+    def row_index(n):
+        return np.arange(n)
+
+    @staticmethod
+    def is_expanded_empty(g):
+        return False
+
+    @staticmethod
+    def diagonal_view(y, offset, rows, cols):
+        return y[..., rows, cols]
+
     @staticmethod
     def const(a, like):
         """An array without history (a saved statistic) as a graph tensor on ``like``'s device."""

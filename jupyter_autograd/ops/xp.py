@@ -152,6 +152,156 @@ class ArrayNamespace:
         self._mod.put_along_axis(z, idx, g, axis=axis)
         return z
 
+    # What a rule needs to know about its arrays' type lives here, not in the rules: these are
+    # the plain forms every backend runs (CuPy, the stand-in device); :class:`NumpyNamespace`
+    # overrides them with what only NumPy arrays allow. The rules stay backend-agnostic.
+    def keep_reduce(self, x, d, how):
+        """``x.max/sum(axis=d, keepdims=True)`` (``how``: "max" or "sum")."""
+        return x.max(axis=d, keepdims=True) if how == "max" else x.sum(axis=d, keepdims=True)
+
+    def sum_all(self, x):
+        """The sum of every element (a 0-d result)."""
+        return self._mod.sum(x)
+
+    def row_index(self, n):
+        """``arange(n)``: a row index, for picking one element per row."""
+        return self._mod.arange(n)
+
+    def add_at(self, r, key, v):
+        """``r[key] += v`` in place, repeated indices adding up (ufunc.at)."""
+        try:
+            self._mod.add.at(r, key, v)
+        except AttributeError:  # older CuPy
+            import cupyx
+
+            cupyx.scatter_add(r, key, v)
+
+    @staticmethod
+    def is_expanded_empty(g):
+        """Whether ``g`` is an empty array expanded by a broadcast (all strides 0) whose
+        expansion must outlive a reshape (torch's unsqueeze/expand keep it; NumPy's reshape
+        gives fresh strides): only NumPy's arrays are tracked so."""
+        return False
+
+    @staticmethod
+    def diagonal_view(y, offset, rows, cols):
+        """The diagonal ``y[..., rows, cols]`` of the last two dims (a copy where the backend
+        cannot view it)."""
+        return y[..., rows, cols]
+
+    def to_host(self, a):
+        """A NumPy copy of a device array (index bookkeeping runs on the host)."""
+        return self._mod.asnumpy(a)
+
+    def like(self, a, like):
+        """Host array ``a`` on the device of ``like`` (an array of this namespace)."""
+        from ..backend import device_of_array, move_array
+
+        return move_array(a, device_of_array(like))
+
+    def on_host(self, fn, args):
+        """``fn(NPX, *args)`` on host copies of the device arrays in ``args`` (tuples, lists
+        and dicts searched), its results moved back: LAPACK and the special functions run
+        through NumPy on the host."""
+        from ..backend import device_of_array, move_array
+
+        dev = next((device_of_array(a) for a in _device_leaves(args)), None)
+        if dev is None:
+            return fn(NPX, *args)
+        move = lambda a: move_array(a, "cpu") if _is_array(a) else a
+        back = lambda a: move_array(a, dev) if _is_array(a) else a
+        return _tree(back, fn(NPX, *_tree(move, args)))
+
+
+class NumpyNamespace(ArrayNamespace):
+    """NumPy's namespace: the plain forms of :class:`ArrayNamespace` with the tricks only
+    NumPy's arrays allow (measured on the per-op hot path: see each)."""
+
+    def keep_reduce(self, x, d, how):
+        """NumPy reduces a short innermost axis one row at a time (300x3 floats: 12 us for max,
+        6 us for sum; 3000x3: 100 us), so such an axis (a classifier's logits) is summed as a
+        BLAS product with ones, and its max taken over a transposed copy (1-2 us)."""
+        if x.__class__ is not np.ndarray:  # a NumPy scalar
+            return ArrayNamespace.keep_reduce(self, x, d, how)
+        shape = x.shape
+        n = len(shape)
+        if n >= 2 and d == n - 1 and 1 < shape[-1] <= 16 and x.size >= 64 and x.dtype.kind == "f":
+            c = shape[-1]
+            x2 = x if n == 2 else x.reshape(-1, c)
+            if how == "sum":
+                r = x2 @ _ones(c, x.dtype)
+            else:
+                r = _max_reduce(x2.T.copy(), 0)
+            return r.reshape(shape[:-1] + (1,))
+        if x.dtype.kind == "f":  # the ufuncs' C reduce: ndarray.sum/max add a Python wrapper
+            return (_max_reduce if how == "max" else _add_reduce)(x, d, keepdims=True)
+        return x.max(axis=d, keepdims=True) if how == "max" else x.sum(axis=d, keepdims=True)
+
+    @staticmethod
+    def sum_all(x):
+        return _add_reduce(x, None)  # the ufunc's C reduce, without np.sum's Python wrapper
+
+    @staticmethod
+    def row_index(n):
+        return _arange(n)  # cached, read-only
+
+    @staticmethod
+    def add_at(r, key, v):
+        np.add.at(r, key, v)
+
+    @staticmethod
+    def is_expanded_empty(g):
+        return g.__class__ is np.ndarray and not g.flags.writeable and not any(g.strides)
+
+    @staticmethod
+    def diagonal_view(y, offset, rows, cols):
+        """A strided view of the input, as torch's diagonal: writes through it reach the base
+        (NumPy's own diagonal is read-only)."""
+        if y.__class__ is not np.ndarray:
+            return y[..., rows, cols]
+        y = y[..., :, offset:] if offset >= 0 else y[..., -offset:, :]
+        st = y.strides
+        return np.lib.stride_tricks.as_strided(
+            y,
+            y.shape[:-2] + (len(rows),),
+            st[:-2] + (st[-2] + st[-1],),
+            writeable=y.flags.writeable,
+        )
+
+    @staticmethod
+    def to_host(a):
+        return a
+
+    @staticmethod
+    def like(a, like):
+        return a
+
+    def on_host(self, fn, args):
+        return fn(self, *args)
+
+
+def _is_array(a) -> bool:
+    return hasattr(a, "shape") and hasattr(a, "dtype")
+
+
+def _device_leaves(x):
+    """The arrays in ``x`` (nested tuples, lists and dicts) that are not NumPy's."""
+    for y in x.values() if isinstance(x, dict) else x:
+        if isinstance(y, (tuple, list, dict)):
+            yield from _device_leaves(y)
+        elif _is_array(y) and not isinstance(y, (np.ndarray, np.generic)):
+            yield y
+
+
+def _tree(f, x):
+    if isinstance(x, tuple):
+        return tuple(_tree(f, y) for y in x)
+    if isinstance(x, list):
+        return [_tree(f, y) for y in x]
+    if isinstance(x, dict):
+        return {k: _tree(f, v) for k, v in x.items()}
+    return f(x)
+
 
 def _basic(key) -> bool:
     """Whether an indexing key is basic (ints, slices, Ellipsis, None): it views each element
@@ -169,7 +319,8 @@ def _basic(key) -> bool:
 
 _UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 _UINT_OF = {np.dtype(f): _UINT[np.dtype(f).itemsize] for f in ("float16", "float32", "float64")}
-NPX = ArrayNamespace(np)
+_max_reduce, _add_reduce = np.maximum.reduce, np.add.reduce
+NPX = NumpyNamespace(np)
 _READONLY: dict = {}
 
 
