@@ -55,16 +55,6 @@ def _real_dtype(dt):
     return np.empty(0, dt).real.dtype
 
 
-def _tree(f, x):
-    if isinstance(x, tuple):
-        return tuple(_tree(f, y) for y in x)
-    if isinstance(x, list):
-        return [_tree(f, y) for y in x]
-    if isinstance(x, dict):
-        return {k: _tree(f, v) for k, v in x.items()}
-    return f(x)
-
-
 def on_host(fn):
     """``fn`` run on NumPy copies of device arrays, its results moved back: LAPACK through
     NumPy works on the host (the namespace's ``on_host``; Tensors, under create_graph, pass
