@@ -125,11 +125,13 @@ def _index_put_(self, key, value, accumulate=False):
 
 
 def _autograd_first(self, value) -> None:
-    """torch's autograd checks of index_put_ (a leaf, a view of one) come before its kernel's
-    (an index into an empty dimension, the value's shape and dtype)."""
+    """torch's autograd checks of index_put_ (a leaf, a view of one), then its kernel's refusal
+    of a value sharing memory with self, come before the index checks (an index into an empty
+    dimension), the value's shape and dtype."""
     _views.check_inplace(
         self, STATE.grad_enabled and (self._requires_grad or value._requires_grad), "allow"
     )
+    _views.check_overlap(self._data, value._data, full=True)
 
 
 def _check_index_put_shape(self, key, vshape) -> None:

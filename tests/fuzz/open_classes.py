@@ -59,7 +59,21 @@ class Open:
     match: Callable | None = None
 
 
-OPEN: dict[str, Open] = {}
+OPEN: dict[str, Open] = {
+    "data-of-expanded-overlap": Open(
+        "defects",
+        "an in-place op on .data (or detach()) of an expanded view: torch refuses the write "
+        "into elements sharing memory ('more than one element of the written-to tensor refers "
+        "to a single memory location'); ours checks internal overlap only for views (the .data "
+        "tensor has no base) and reports NumPy's read-only write as a shape mismatch",
+        (
+            "x1 = torch.tensor([[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], requires_grad=True)",
+            "t8 = x1.min().expand_as(x1)",
+            "t8.data.mul_(2)",
+        ),
+        M(field=r"raised\(message\)", torch="more than one element of the written-to tensor"),
+    ),
+}
 
 # Public names torch has and jupyter_autograd lacks (owner: lead). The generator does not draw
 # them; test_missing_api_is_still_missing fails when one appears, so it is removed from here.

@@ -87,6 +87,10 @@ def test_index_into_an_empty_dimension_is_refused_first_as_torch():
             "c[torch.tensor([0])] = torch.ones(5)",
             "c.index_put_((torch.tensor([5]),), torch.ones(7))",
             "c.detach()[1:1][torch.tensor([0])] = torch.ones(7, requires_grad=True)",
+            # then the value's overlap with self (seeds 200256, 203192, 208883, 224378)
+            "w = torch.ones(2, 1, 3)",
+            "w[torch.tensor([-2])] = w",
+            "w[torch.tensor([0, 1])] = w[:1]",
         ]
     )
 
