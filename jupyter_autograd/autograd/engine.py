@@ -108,7 +108,17 @@ class _SavePlan:
     code saves a tensor only for the gradients that are computed): derived once per (row, set)
     from the row's ``save_needs`` / ``save_layout`` by :func:`save_plan`."""
 
-    __slots__ = ("active", "empty", "inputs", "layout", "nones", "result")
+    __slots__ = (
+        "active",
+        "empty",
+        "inputs",
+        "layout",
+        "lead0",
+        "lead1",
+        "lead_n",
+        "nones",
+        "result",
+    )
 
     def __init__(self, op, mask: int) -> None:
         def wanted(users) -> bool:
@@ -128,6 +138,12 @@ class _SavePlan:
         self.nones = tuple([None] * len(op.inputs))
         # no array kept: nodes of this set with the row's arity share the empty slots
         self.empty = not self.inputs and not self.layout
+        # a lead call (input 0 the only tensor, Python scalars after it): input 0 saved (1),
+        # kept for its strides only (2) or not at all (0); the scalar in slot 1 saved or not
+        self.lead0 = 1 if 0 in self.inputs else 2 if 0 in self.layout else 0
+        self.lead1 = 1 in self.inputs
+        # the arity at which a lead call keeps nothing: its slots are the shared empty ones
+        self.lead_n = len(self.nones) if not self.lead0 and not self.lead1 else -1
 
 
 def save_plan(op, mask: int) -> _SavePlan:
@@ -140,18 +156,20 @@ def save_plan(op, mask: int) -> _SavePlan:
     return plan
 
 
-def record(op, inputs, outs, p, results, lead: bool = False) -> Node:
+def record(op, inputs, outs, p, results, lead=None) -> Node:
     """Create the node for one op application and attach it to the result tensors: the one
     node builder (every recorded row comes here).
 
-    ``lead``: the caller's word (dispatch.apply1, the hot path of small-tensor code) that
-    ``inputs[0]`` is the only Tensor, requires grad and is differentiable, and the rest are
-    Python scalars: its edge is then taken without the loop over the inputs. Everything else
-    (what the node saves, its version checks, the results' history) is the same code."""
+    ``lead``: the caller's word (dispatch.fast_entry, the hot path of small-tensor code) that
+    ``inputs`` is one tensor that requires grad, is differentiable and is neither a view nor an
+    inference tensor, and at most one Python scalar after it; ``lead`` is then the row's
+    save plan for that call (``save_plan(op, 1)``), and the edge is taken without the loop over
+    the inputs. Everything else (what the node saves, its version checks, the results'
+    history) is the same code."""
     cls = op.node_cls
     node = cls.__new__(cls)
-    n = len(inputs)
-    if lead and inputs[0]._base is None and not inputs[0]._inf:
+    if lead is not None:
+        plan = lead
         t = inputs[0]
         fn = t._grad_fn
         if fn is not None:
@@ -159,46 +177,83 @@ def record(op, inputs, outs, p, results, lead: bool = False) -> Node:
         else:
             fn = t._grad_accumulator()
             nr = 0
+        d = t._data
+        n = len(inputs)
+        shapes = _META1.get((d.shape, d.dtype, n - 1))
+        node._shapes = shapes if shapes is not None else _meta1(d, n - 1)
+        if p is not None:
+            node._p = p
         if n == 1:
             node._fns = (fn,)
             node._nrs = _NRS1[nr] if nr < 2 else (nr,)
-        elif n == 2:
+        else:
             node._fns = (fn, None)
             node._nrs = _NRS2[nr] if nr < 2 else (nr, 0)
-        else:
-            node._fns = (fn,) + (None,) * (n - 1)
-            node._nrs = (nr,) + (0,) * (n - 1)
-        d = t._data
-        shapes = _META1.get((d.shape, d.dtype, n - 1))
-        node._shapes = shapes if shapes is not None else _meta1(d, n - 1)
-        mask = 1
-    else:
-        fns = [None] * n
-        nrs = [0] * n
-        metas = [None] * n
-        mask = 0
-        i = -1
-        for t, diff in zip(inputs, op.differentiable):
-            i += 1
-            if not diff or t.__class__ in _NUMBER_SET or not t._requires_grad:
-                continue
-            fn = t._grad_fn
-            if t._base is not None:
-                vc = t._vc
-                if vc is not None and vc[0] != t._view_version:
-                    fn = t.grad_fn  # a view whose base changed in place: its node is regenerated
-                if fn is None and t._rg_via_base:
-                    continue  # requires grad through its base only (made in no_grad): no edge, as torch
-            if fn is not None:
-                fns[i] = fn
-                nrs[i] = t._output_nr
+        if plan.active:
+            # the plan's inputs for a lead call: the tensor (saved, or kept for its strides)
+            # and the Python scalar after it, which is saved as itself
+            s0 = plan.lead0
+            if plan.lead_n == n:
+                ins = raw = plan.nones
+                vers = ()
             else:
-                fns[i] = t._grad_accumulator()
-            metas[i] = _meta(t._data)
-            mask |= 1 << i
-        node._fns = tuple(fns)
-        node._nrs = tuple(nrs)
-        node._shapes = tuple(metas)
+                if s0 == 1:
+                    vc = t._vc
+                    vers = (None, vc[0] if vc is not None else 0, 0)
+                    a0 = t
+                    r0 = d
+                else:
+                    vers = ()
+                    a0 = None
+                    r0 = d if s0 == 2 else None
+                if n == 1:
+                    ins = (a0,)
+                    raw = (r0,)
+                else:
+                    s = inputs[1] if plan.lead1 else None
+                    ins = (a0, s)
+                    raw = (r0, s)
+            if plan.result:
+                vc = results[0]._vc = [0]
+                node._saved = (ins, outs, raw)
+                node._vers = vers + (vc, 0, -1)
+            else:
+                node._saved = (ins, None, raw)
+                node._vers = vers
+        elif p is not None and op.saved_params and _saves_arrays(op, p):
+            node._saved = (op.none_inputs, None, op.none_inputs)
+        node._seq = next(SEQ)
+        results[0]._grad_fn = node
+        if FLAGS.anomaly or FLAGS.record_tracers:
+            _observe(node, inputs)
+        return node
+    n = len(inputs)
+    fns = [None] * n
+    nrs = [0] * n
+    metas = [None] * n
+    mask = 0
+    i = -1
+    for t, diff in zip(inputs, op.differentiable):
+        i += 1
+        if not diff or t.__class__ in _NUMBER_SET or not t._requires_grad:
+            continue
+        fn = t._grad_fn
+        if t._base is not None:
+            vc = t._vc
+            if vc is not None and vc[0] != t._view_version:
+                fn = t.grad_fn  # a view whose base changed in place: its node is regenerated
+            if fn is None and t._rg_via_base:
+                continue  # requires grad through its base only (made in no_grad): no edge, as torch
+        if fn is not None:
+            fns[i] = fn
+            nrs[i] = t._output_nr
+        else:
+            fns[i] = t._grad_accumulator()
+        metas[i] = _meta(t._data)
+        mask |= 1 << i
+    node._fns = tuple(fns)
+    node._nrs = tuple(nrs)
+    node._shapes = tuple(metas)
     if p is not None:
         node._p = p
     plan = op.save_plans.get(mask)
@@ -246,14 +301,19 @@ def record(op, inputs, outs, p, results, lead: bool = False) -> Node:
         for i, r in enumerate(results):
             r._grad_fn = node
             r._output_nr = i
+    if FLAGS.anomaly or FLAGS.record_tracers:
+        _observe(node, inputs)
+    return node
+
+
+def _observe(node, inputs) -> None:
+    """Anomaly mode's traceback and the graph tracers' callbacks for a new node."""
     if FLAGS.anomaly:
         from .anomaly_mode import record_traceback
 
         record_traceback(node)
-    if FLAGS.record_tracers:  # graph tracing (jupyter_autograd.viz.trace); empty otherwise
-        for cb in FLAGS.record_tracers:
-            cb(node, inputs)
-    return node
+    for cb in FLAGS.record_tracers:  # graph tracing (jupyter_autograd.viz.trace)
+        cb(node, inputs)
 
 
 def _saves_arrays(op, p) -> bool:

@@ -108,9 +108,6 @@ class BackwardCFunction(FunctionCtx, Node):
     def name(self) -> str:
         return type(self).__name__
 
-    def __getattr__(self, name: str):
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
     # ------------------------------------------------------------------ saved tensors
     def _unpack_saved(self) -> tuple:
         from ..tensor import Tensor

@@ -187,17 +187,6 @@ class Node:
             d = hooks[nr] = _HookDict()
         return d
 
-    # saved values, read the torch way: node._saved_self, node._saved_result, node._saved_dim ...
-    def __getattr__(self, name: str):
-        if name.startswith("_raw_saved_"):
-            return _slots.raw_saved(self, name[11:])
-        if name.startswith("_saved_"):
-            key = name[7:]
-            names = type(self)._saved_names
-            if key in names:
-                return _read_saved(self, key)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
     def __dir__(self):
         base = set(object.__dir__(self))
         base.update("_saved_" + n for n in type(self)._saved_names)
@@ -288,6 +277,11 @@ def make_node_class(name: str, op, saved_names: tuple) -> type:
     """A Node subclass with torch's name; its module is ``builtins`` as in torch."""
     base = _NotImplementedNode if name == "NotImplemented" else Node
     ns = {"_op": op, "_saved_names": saved_names, "_plain": op.simple and base is Node}
+    # saved values, read the torch way (node._saved_self, node._raw_saved_self): properties,
+    # not a __getattr__ on Node (that would slow down every attribute read of every node)
+    for key in saved_names:
+        ns["_saved_" + key] = property(lambda self, _k=key: _read_saved(self, _k))
+        ns["_raw_saved_" + key] = property(lambda self, _k=key: _slots.raw_saved(self, _k))
     if name in _CPP_NODES:  # hand-written C++ nodes: name() is namespaced
         ns["name"] = lambda self, _n="torch::autograd::" + name: _n
     cls = type(name, (base,), ns)
@@ -305,9 +299,6 @@ class AccumulateGrad(Node):
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
-
-    def __getattr__(self, name: str):
-        raise AttributeError(f"'AccumulateGrad' object has no attribute '{name}'")
 
 
 AccumulateGrad.__module__ = "builtins"

@@ -7,7 +7,7 @@ import numpy as np
 from .. import _dtype, _slots
 from .._zerotensor import ZeroArray
 from ..autograd import views as _views
-from ..autograd.engine import FLAGS, device_mismatch, record, xp_of
+from ..autograd.engine import FLAGS, device_mismatch, record, save_plan, xp_of
 from ..grad_mode import STATE
 from ..tensor import Tensor
 from .registry import Refuse
@@ -118,47 +118,89 @@ def apply(op, inputs: tuple, p=None, record_inputs=None):
     return res
 
 
-def apply1(op, x: Tensor, p=None, tail=()) -> Tensor:
-    """:func:`apply` for one tensor input ``x``, followed by the Python scalars ``tail`` (the
-    scalar of ``y + 0.5``, an input slot without an edge): the one fast entry of every row on the
-    hot path of small-tensor code (``Tensor.tanh``, ``tensor <op> float`` come here)."""
-    d = x._data
-    cls = d.__class__
-    xp = NPX if cls is _ndarray else xp_of(d)
+def apply1(op, x: Tensor, p=None, scalar=None) -> Tensor:
+    """:func:`apply` for one tensor input ``x``, followed by a Python float ``scalar`` when
+    given (the 0.5 of ``y + 0.5``, an input slot without an edge): the row's entry built by
+    :func:`fast_entry` (made on the row's first call)."""
+    e = _ENTRIES.get(op)
+    if e is None:
+        e = _ENTRIES[op] = fast_entry(op)
+    return e(x, scalar, p)
+
+
+_ENTRIES: dict = {}
+
+
+def fast_entry(op, slow=None, binary: bool = False):
+    """The fast entry of row ``op``: :func:`apply`'s steps for one tensor ``x`` and, in the
+    row's second input slot, an optional Python float ``scalar``, with the row's fixed facts
+    (a view row or not, input 0 differentiable) read here, once. It is the hot path of
+    small-tensor code: ``Tensor.tanh`` (``unary_method``) and ``tensor <op> float``
+    (``binary_method``) are such entries, and :func:`apply1` calls the row's plain one.
+
+    ``slow``: for a method's entry, where calls outside the fast case go: a unary method's
+    non-floating tensor (integer promotion) or extra arguments, a binary method's operand
+    that is not a Python float (promotion to the result type). None: every call is taken."""
     view = op.name in VIEW_OPS
-    # a view row computes no values: nothing for NumPy to warn about, no error state to set
-    q = None if view else quiet_enter(QUIET)
-    try:  # op.fwd read per call: the profiler swaps it while it records
-        out = op.fwd(xp, d, *tail, p) if tail else op.fwd(xp, d, p)
-    except TypeError:
-        _refuse_complex_inputs(op, (d, *tail), p)
-        raise
-    finally:
-        if q is not None:
-            quiet_exit(q)
-    if out.__class__ is not cls:
-        out = _fix_out(out, cls, xp)
-    k = out.dtype.kind
-    if k == "c" and op.cx is not op:
-        if op.cfwd is not None:
-            out = op.cfwd(xp, d, *tail, p)
-            if out.__class__ is not cls:
-                out = _fix_out(out, cls, xp)
-        op = complex_row(op, out, p, x._requires_grad and STATE.grad_enabled)
-    res = _new(Tensor)
-    res._data = out
-    if x._requires_grad and STATE.grad_enabled and op.differentiable[0] and k in "fc":
-        res._requires_grad = True
-        record(op, (x, *tail) if tail else (x,), out, p, (res,), True)
-    else:
-        res._requires_grad = False
-    if STATE.inference:
-        res._inf = True
-    if view and (out.base is not None or out is d):
-        _views.make_view(res, x)
-    if FLAGS.forward_ad_levels:
-        _forward_ad(op, (x, *tail), (d, *tail), out, p, (res,))
-    return res
+    diff0 = bool(op.differentiable) and op.differentiable[0]
+    name = op.name
+    plan1 = save_plan(op, 1)  # what a node of this row keeps when input 0 has the edge
+
+    def entry(x, scalar=None, p=None):
+        d = x._data
+        if slow is not None:
+            if binary:
+                if scalar.__class__ is not float or d.dtype.kind != "f":
+                    return slow(x, scalar)
+            elif d.dtype.kind != "f" or scalar is not None or p is not None:
+                if scalar is not None or p is not None:
+                    raise TypeError(f"{name}() takes no arguments")
+                return slow(x)
+        cls = d.__class__
+        xp = NPX if cls is _ndarray else xp_of(d)
+        # a view row computes no values: nothing for NumPy to warn about, no error state to set
+        q = None if view else quiet_enter(QUIET)
+        try:  # op.fwd read per call: the profiler swaps it while it records
+            out = op.fwd(xp, d, p) if scalar is None else op.fwd(xp, d, scalar, p)
+        except TypeError:
+            _refuse_complex_inputs(op, (d,) if scalar is None else (d, scalar), p)
+            raise
+        finally:
+            if q is not None:
+                quiet_exit(q)
+        if out.__class__ is not cls:
+            out = _fix_out(out, cls, xp)
+        k = out.dtype.kind
+        row = op
+        if k == "c" and op.cx is not op:
+            if op.cfwd is not None:
+                out = op.cfwd(xp, d, p) if scalar is None else op.cfwd(xp, d, scalar, p)
+                if out.__class__ is not cls:
+                    out = _fix_out(out, cls, xp)
+            row = complex_row(op, out, p, x._requires_grad and STATE.grad_enabled)
+        res = _new(Tensor)
+        res._data = out
+        if x._requires_grad and diff0 and STATE.grad_enabled and (k == "f" or k == "c"):
+            res._requires_grad = True
+            ins = (x,) if scalar is None else (x, scalar)
+            if x._base is None and not x._inf:
+                record(row, ins, out, p, (res,), plan1 if row is op else save_plan(row, 1))
+            else:
+                record(row, ins, out, p, (res,))
+        else:
+            res._requires_grad = False
+        if STATE.inference:
+            res._inf = True
+        if view and (out.base is not None or out is d):
+            _views.make_view(res, x)
+        if FLAGS.forward_ad_levels:
+            ins = (x,) if scalar is None else (x, scalar)
+            _forward_ad(row, ins, (d,) if scalar is None else (d, scalar), out, p, (res,))
+        return res
+
+    entry.__name__ = entry.__qualname__ = name
+    entry._row = op  # tests/test_fast_entries.py runs it against apply()
+    return entry
 
 
 # Ops whose result shares memory with the input (when NumPy returns a view): the result is a
@@ -242,33 +284,25 @@ def _cast(t: Tensor, dt) -> Tensor:
     return t.to(_dtype.from_numpy_dtype(np.dtype(dt)))
 
 
-def binary_method(op):
-    """``Tensor.__add__`` and friends for a binary row: ``tensor <op> float`` takes
-    :func:`apply1` with the scalar as an input slot (no promotion: the hot path of small-tensor
-    code), anything else :func:`apply2`'s promotion."""
+def binary_method(op, slow=None):
+    """``Tensor.__add__`` and friends for a binary row: the row's :func:`fast_entry` for
+    ``tensor <op> float`` (the scalar an input slot, nothing to promote); any other operand
+    goes to ``slow`` (default: :func:`apply2`'s promotion)."""
+    if slow is None:
 
-    def method(a, b):
-        if b.__class__ is float and a._data.dtype.kind == "f":
-            return apply1(op, a, None, (b,))
-        return _apply_promoted(op, a, b, None)
+        def slow(a, b):
+            return _apply_promoted(op, a, b, None)
 
+    method = fast_entry(op, slow, binary=True)
     method.__name__ = method.__qualname__ = f"__{op.name}__"
-    method._row = op  # tests/test_fast_entries.py runs it against apply()
     return method
 
 
 def unary_method(op, fallback):
-    """``Tensor.tanh`` and friends for an elementwise row: floating inputs take :func:`apply1`;
-    others (integer promotion) go through ``fallback``."""
-
-    def method(x):
-        if x._data.dtype.kind != "f":
-            return fallback(x)
-        return apply1(op, x)
-
-    method.__name__ = method.__qualname__ = op.name
+    """``Tensor.tanh`` and friends for an elementwise row: the row's :func:`fast_entry` for
+    floating tensors; others (integer promotion) go through ``fallback``."""
+    method = fast_entry(op, fallback)
     method.__doc__ = fallback.__doc__
-    method._row = op  # tests/test_fast_entries.py runs it against apply()
     return method
 
 
@@ -276,7 +310,7 @@ def apply2(op, a, b, p=None) -> Tensor:
     """Binary op with torch's promotion; ``a`` is a Tensor, ``b`` a Tensor or Python scalar.
     ``tensor <op> float`` takes :func:`apply1` (the scalar an input slot, nothing to promote)."""
     if p is None and b.__class__ is float and a._data.dtype.kind == "f":
-        return apply1(op, a, None, (b,))
+        return apply1(op, a, None, b)
     return _apply_promoted(op, a, b, p)
 
 
