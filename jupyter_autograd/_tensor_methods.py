@@ -17,14 +17,8 @@ from .tensor import Tensor
 
 # ---------------------------------------------------------------- operators (hot path)
 _add = binary_method(ADD)
-_sub_rows = binary_method(SUB)
-
-
-def _sub(self, other):
-    if other.__class__ is not float or self._data.dtype.kind == "b":
-        F.sub_check(self, other)
-    return _sub_rows(self, other)
-
+# torch's sub_check (no bool operand) on the slow path: the fast one has a float tensor and a float
+_sub = binary_method(SUB, check=F.sub_check)
 
 _mul = binary_method(MUL)
 

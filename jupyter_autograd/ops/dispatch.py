@@ -140,7 +140,9 @@ def fast_entry(op, slow=None, binary: bool = False):
 
     ``slow``: for a method's entry, where calls outside the fast case go: a unary method's
     non-floating tensor (integer promotion) or extra arguments, a binary method's operand
-    that is not a Python float (promotion to the result type). None: every call is taken."""
+    that is neither a Python float nor a tensor of the same floating dtype and array kind
+    (promotion to the result type; a shape error is raised there too). None: every call is
+    taken."""
     view = op.name in VIEW_OPS
     diff0 = bool(op.differentiable) and op.differentiable[0]
     name = op.name
@@ -148,22 +150,34 @@ def fast_entry(op, slow=None, binary: bool = False):
 
     def entry(x, scalar=None, p=None):
         d = x._data
+        s = scalar  # the second operand as the forward takes it (a tensor's array)
         if slow is not None:
             if binary:
-                if scalar.__class__ is not float or d.dtype.kind != "f":
+                if d.dtype.kind != "f":
                     return slow(x, scalar)
+                if scalar.__class__ is not float:
+                    # another floating tensor of the same dtype and array kind: nothing to promote
+                    if scalar.__class__ is not Tensor:
+                        return slow(x, scalar)
+                    s = scalar._data
+                    if s.dtype is not d.dtype or s.__class__ is not d.__class__:
+                        return slow(x, scalar)
             elif d.dtype.kind != "f" or scalar is not None or p is not None:
                 if scalar is not None or p is not None:
-                    raise TypeError(f"{name}() takes no arguments")
+                    n = (scalar is not None) + (p is not None)
+                    raise TypeError(f"TensorBase.{name}() takes no arguments ({n} given)")
                 return slow(x)
         cls = d.__class__
         xp = NPX if cls is _ndarray else xp_of(d)
         # a view row computes no values: nothing for NumPy to warn about, no error state to set
         q = None if view else quiet_enter(QUIET)
         try:  # op.fwd read per call: the profiler swaps it while it records
-            out = op.fwd(xp, d, p) if scalar is None else op.fwd(xp, d, scalar, p)
-        except TypeError:
-            _refuse_complex_inputs(op, (d,) if scalar is None else (d, scalar), p)
+            out = op.fwd(xp, d, p) if s is None else op.fwd(xp, d, s, p)
+        except (TypeError, ValueError) as e:
+            if s is not scalar:  # two tensors: apply's error (broadcasting) from the slow path
+                return slow(x, scalar)
+            if e.__class__ is TypeError:
+                _refuse_complex_inputs(op, (d,) if s is None else (d, s), p)
             raise
         finally:
             if q is not None:
@@ -174,15 +188,21 @@ def fast_entry(op, slow=None, binary: bool = False):
         row = op
         if k == "c" and op.cx is not op:
             if op.cfwd is not None:
-                out = op.cfwd(xp, d, p) if scalar is None else op.cfwd(xp, d, scalar, p)
+                out = op.cfwd(xp, d, p) if s is None else op.cfwd(xp, d, s, p)
                 if out.__class__ is not cls:
                     out = _fix_out(out, cls, xp)
             row = complex_row(op, out, p, x._requires_grad and STATE.grad_enabled)
         res = _new(Tensor)
         res._data = out
-        if x._requires_grad and diff0 and STATE.grad_enabled and (k == "f" or k == "c"):
+        ins = (x,) if scalar is None else (x, scalar)
+        if s is not scalar:  # two tensors: the general edges
+            if (x._requires_grad or scalar._requires_grad) and STATE.grad_enabled:
+                res._requires_grad = True
+                record(row, ins, out, p, (res,))
+            else:
+                res._requires_grad = False
+        elif x._requires_grad and diff0 and STATE.grad_enabled and (k == "f" or k == "c"):
             res._requires_grad = True
-            ins = (x,) if scalar is None else (x, scalar)
             if x._base is None and not x._inf:
                 record(row, ins, out, p, (res,), plan1 if row is op else save_plan(row, 1))
             else:
@@ -194,8 +214,7 @@ def fast_entry(op, slow=None, binary: bool = False):
         if view and (out.base is not None or out is d):
             _views.make_view(res, x)
         if FLAGS.forward_ad_levels:
-            ins = (x,) if scalar is None else (x, scalar)
-            _forward_ad(row, ins, (d,) if scalar is None else (d, scalar), out, p, (res,))
+            _forward_ad(row, ins, (d,) if s is None else (d, s), out, p, (res,))
         return res
 
     entry.__name__ = entry.__qualname__ = name
@@ -284,14 +303,16 @@ def _cast(t: Tensor, dt) -> Tensor:
     return t.to(_dtype.from_numpy_dtype(np.dtype(dt)))
 
 
-def binary_method(op, slow=None):
+def binary_method(op, check=None):
     """``Tensor.__add__`` and friends for a binary row: the row's :func:`fast_entry` for
     ``tensor <op> float`` (the scalar an input slot, nothing to promote); any other operand
-    goes to ``slow`` (default: :func:`apply2`'s promotion)."""
-    if slow is None:
+    goes through ``check(a, b)`` (a refusal torch makes first, if any) and :func:`apply2`'s
+    promotion."""
 
-        def slow(a, b):
-            return _apply_promoted(op, a, b, None)
+    def slow(a, b):
+        if check is not None:
+            check(a, b)
+        return _apply_promoted(op, a, b, None)
 
     method = fast_entry(op, slow, binary=True)
     method.__name__ = method.__qualname__ = f"__{op.name}__"
