@@ -123,3 +123,32 @@ def test_forward_ad_through_a_fast_entry():
         got = fwAD.unpack_dual((d * 0.5).tanh() + 0.25).tangent
     y = np.tanh(0.5 * x.numpy())
     np.testing.assert_allclose(got.numpy(), (1 - y * y) * 0.5 * t.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["__add__", "__sub__", "__mul__"])
+def test_binary_entry_with_two_tensors_takes_the_general_paths_answers(name):
+    """``a <op> b`` of two floating tensors of one dtype goes through the row's entry: broadcast
+    shapes, one operand without grad, a view operand, and shapes that do not broadcast give what
+    apply gives (the last one its error, raised from the slow path)."""
+    method = getattr(ja.Tensor, name)
+    op = method._row
+    a = ja.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+    w = ja.tensor([0.5, 1.5, 2.5, 3.5], requires_grad=True)
+    for make in (
+        lambda: w,
+        lambda: ja.tensor([0.5, 1.5, 2.5, 3.5]),
+        lambda: a[1],
+        lambda: (a * 2)[:, 1:2],  # a view of a non-leaf, made afresh for each backward
+    ):
+        _both(
+            lambda m=make: method(a, m()), lambda m=make: dispatch.apply(op, (a, m())), [a], False
+        )
+        _both(
+            lambda m=make: method(m(), a), lambda m=make: dispatch.apply(op, (m(), a)), [a], False
+        )
+    c = ja.ones(3)
+    with pytest.raises(RuntimeError) as fast:
+        method(a, c)
+    with pytest.raises(RuntimeError) as general:
+        dispatch.apply(op, (a, c))
+    assert str(fast.value) == str(general.value)

@@ -249,7 +249,9 @@ def record(op, inputs, outs, p, results, lead=None) -> Node:
             nrs[i] = t._output_nr
         else:
             fns[i] = t._grad_accumulator()
-        metas[i] = _meta(t._data)
+        d = t._data
+        m = _META.get((d.shape, d.dtype))
+        metas[i] = m if m is not None else _meta(d)
         mask |= 1 << i
     node._fns = tuple(fns)
     node._nrs = tuple(nrs)
