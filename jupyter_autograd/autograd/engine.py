@@ -213,80 +213,68 @@ def record(op, inputs, outs, p, results, lead=None) -> Node:
                     s = inputs[1] if plan.lead1 else None
                     ins = (a0, s)
                     raw = (r0, s)
-            if plan.result:
-                vc = results[0]._vc = [0]
-                node._saved = (ins, outs, raw)
-                node._vers = vers + (vc, 0, -1)
-            else:
-                node._saved = (ins, None, raw)
-                node._vers = vers
-        elif p is not None and op.saved_params and _saves_arrays(op, p):
-            node._saved = (op.none_inputs, None, op.none_inputs)
-        node._seq = next(SEQ)
-        results[0]._grad_fn = node
-        if FLAGS.anomaly or FLAGS.record_tracers:
-            _observe(node, inputs)
-        return node
-    n = len(inputs)
-    fns = [None] * n
-    nrs = [0] * n
-    metas = [None] * n
-    mask = 0
-    i = -1
-    for t, diff in zip(inputs, op.differentiable):
-        i += 1
-        if not diff or t.__class__ in _NUMBER_SET or not t._requires_grad:
-            continue
-        fn = t._grad_fn
-        if t._base is not None:
-            vc = t._vc
-            if vc is not None and vc[0] != t._view_version:
-                fn = t.grad_fn  # a view whose base changed in place: its node is regenerated
-            if fn is None and t._rg_via_base:
-                continue  # requires grad through its base only (made in no_grad): no edge, as torch
-        if fn is not None:
-            fns[i] = fn
-            nrs[i] = t._output_nr
-        else:
-            fns[i] = t._grad_accumulator()
-        d = t._data
-        m = _META.get((d.shape, d.dtype))
-        metas[i] = m if m is not None else _meta(d)
-        mask |= 1 << i
-    node._fns = tuple(fns)
-    node._nrs = tuple(nrs)
-    node._shapes = tuple(metas)
-    if p is not None:
-        node._p = p
-    plan = op.save_plans.get(mask)
-    if plan is None:
-        plan = save_plan(op, mask)
-    if plan.active:
-        keep = plan.inputs
-        if plan.empty and n == len(plan.nones):
-            ins = raw = plan.nones
-            vers = ()
-        else:
-            ins = [None] * n
-            raw = [None] * n  # the arrays too: the first-order backward reads them directly
-            vers = ()
-            for i in keep:
-                t = inputs[i]
-                ins[i] = t
-                if t is None or t.__class__ in _NUMBER_SET:
-                    raw[i] = t
-                    continue
-                raw[i] = t._data
-                if t._inf:
-                    raise RuntimeError(E.ERR_INFERENCE_SAVE)
-                # an input's counter is read from the saved tensor itself at check time, so a
-                # fresh tensor needs no counter object now (None stands for "the tensor's")
+    else:
+        n = len(inputs)
+        fns = [None] * n
+        nrs = [0] * n
+        metas = [None] * n
+        mask = 0
+        i = -1
+        for t, diff in zip(inputs, op.differentiable):
+            i += 1
+            if not diff or t.__class__ in _NUMBER_SET or not t._requires_grad:
+                continue
+            fn = t._grad_fn
+            if t._base is not None:
                 vc = t._vc
-                vers += (None, vc[0] if vc is not None else 0, i)
-            for i in plan.layout:
-                raw[i] = inputs[i]._data  # its strides only: not saved, not checked
-            ins = tuple(ins)
-            raw = tuple(raw)
+                if vc is not None and vc[0] != t._view_version:
+                    fn = t.grad_fn  # a view whose base changed in place: its node is regenerated
+                if fn is None and t._rg_via_base:
+                    continue  # requires grad through its base only (made in no_grad): no edge, as torch
+            if fn is not None:
+                fns[i] = fn
+                nrs[i] = t._output_nr
+            else:
+                fns[i] = t._grad_accumulator()
+            d = t._data
+            m = _META.get((d.shape, d.dtype))
+            metas[i] = m if m is not None else _meta(d)
+            mask |= 1 << i
+        node._fns = tuple(fns)
+        node._nrs = tuple(nrs)
+        node._shapes = tuple(metas)
+        if p is not None:
+            node._p = p
+        plan = op.save_plans.get(mask)
+        if plan is None:
+            plan = save_plan(op, mask)
+        if plan.active:
+            keep = plan.inputs
+            if plan.empty and n == len(plan.nones):
+                ins = raw = plan.nones
+                vers = ()
+            else:
+                ins = [None] * n
+                raw = [None] * n  # the arrays too: the first-order backward reads them directly
+                vers = ()
+                for i in keep:
+                    t = inputs[i]
+                    ins[i] = t
+                    if t is None or t.__class__ in _NUMBER_SET:
+                        raw[i] = t
+                        continue
+                    raw[i] = t._data
+                    if t._inf:
+                        raise RuntimeError(E.ERR_INFERENCE_SAVE)
+                    # an input's counter is read from the saved tensor itself at check time, so a
+                    # fresh tensor needs no counter object now (None stands for "the tensor's")
+                    vc = t._vc
+                    vers += (None, vc[0] if vc is not None else 0, i)
+                for i in plan.layout:
+                    raw[i] = inputs[i]._data  # its strides only: not saved, not checked
+                ins = tuple(ins)
+                raw = tuple(raw)
+    if plan.active:
         if plan.result:
             vc = results[0]._vc = [0]
             node._saved = (ins, outs, raw)
