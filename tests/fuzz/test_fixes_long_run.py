@@ -112,3 +112,21 @@ def test_modified_saved_tensor_names_copy_backwards_as_torch():
             "z.sum().backward()",
         ]
     )
+
+
+def test_negative_real_base_to_a_complex_power_gradient_as_torch():
+    """Fuzz seed 303966: the base's gradient of ``x ** e`` for a negative real x and a complex e
+    took the other branch of log(x) (-10.08 where torch gives -0.0188)."""
+    torch = require_torch()
+    for edt in ("complex128", "complex64"):
+        got = []
+        for lib in (torch, ja):
+            x = lib.tensor([-3.0, 1.0, -2.0, 0.5], dtype=lib.float64, requires_grad=True)
+            e = lib.tensor(
+                [1 + 1j, 1 - 1j, 1 + 1j, 2 - 0.5j], dtype=getattr(lib, edt), requires_grad=True
+            )
+            y = x**e
+            y.backward(lib.tensor([1 + 0.5j, 1, -2j, 0.3 + 1j], dtype=y.dtype))
+            got.append((x.grad.detach().numpy(), e.grad.detach().numpy()))
+        np.testing.assert_allclose(got[1][0], got[0][0], rtol=1e-5)
+        np.testing.assert_allclose(got[1][1], got[0][1], rtol=1e-5)
