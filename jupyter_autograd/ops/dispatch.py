@@ -10,8 +10,8 @@ from ..autograd import views as _views
 from ..autograd.engine import FLAGS, device_mismatch, record, save_plan, xp_of
 from ..grad_mode import STATE
 from ..tensor import Tensor
-from .registry import Refuse
-from .xp import NPX, QUIET, quiet_enter, quiet_exit
+from .registry import ELEMENTWISE, Refuse
+from .xp import NPX, QUIET, filter_holds, quiet_enter, quiet_exit
 
 _ndarray = np.ndarray
 _HOST = (np.ndarray, ZeroArray)
@@ -60,7 +60,12 @@ def apply(op, inputs: tuple, p=None, record_inputs=None):
             else next(a for a in arrays if a.__class__ is cls)
         )
     )
-    q = quiet_enter(QUIET)  # torch's kernels never warn (see ops.xp.QUIET)
+    # torch's kernels never warn: ops.xp's FP_FILTER where it holds (filtered(op), inline), else
+    # NumPy's error state set to QUIET around the forward
+    if op.batch is ELEMENTWISE and filter_holds():
+        q = None
+    else:
+        q = quiet_enter(QUIET)
     try:
         out = op.fwd(xp, *arrays, p)
     except ValueError:
@@ -73,7 +78,8 @@ def apply(op, inputs: tuple, p=None, record_inputs=None):
         _refuse_complex_inputs(op, arrays, p)
         raise
     finally:
-        quiet_exit(q)
+        if q is not None:
+            quiet_exit(q)
     if record_inputs is not None:
         inputs = record_inputs
         rg = any(t._requires_grad for t in inputs if isinstance(t, Tensor))
@@ -144,6 +150,7 @@ def fast_entry(op, slow=None, binary: bool = False):
     (promotion to the result type; a shape error is raised there too). None: every call is
     taken."""
     view = op.name in VIEW_OPS
+    filt = filtered(op)
     diff0 = bool(op.differentiable) and op.differentiable[0]
     name = op.name
     plan1 = save_plan(op, 1)  # what a node of this row keeps when input 0 has the edge
@@ -169,8 +176,12 @@ def fast_entry(op, slow=None, binary: bool = False):
                 return slow(x)
         cls = d.__class__
         xp = NPX if cls is _ndarray else xp_of(d)
-        # a view row computes no values: nothing for NumPy to warn about, no error state to set
-        q = None if view else quiet_enter(QUIET)
+        # a view row computes no values: nothing for NumPy to warn about, no error state to set;
+        # a filtered row is silenced by ops.xp's FP_FILTER where it holds
+        if view or (filt and filter_holds()):
+            q = None
+        else:
+            q = quiet_enter(QUIET)
         try:  # op.fwd read per call: the profiler swaps it while it records
             out = op.fwd(xp, d, p) if s is None else op.fwd(xp, d, s, p)
         except (TypeError, ValueError) as e:
@@ -220,6 +231,13 @@ def fast_entry(op, slow=None, binary: bool = False):
     entry.__name__ = entry.__qualname__ = name
     entry._row = op  # tests/test_fast_entries.py runs it against apply()
     return entry
+
+
+def filtered(op) -> bool:
+    """Whether row ``op`` relies on ops.xp's FP_FILTER to keep its forward silent where the filter
+    holds: the elementwise rows, whose forwards call their ufuncs from this package's frames
+    (tests/test_quiet_forwards.py runs each on inf, nan and zeros to keep it so)."""
+    return op.batch is ELEMENTWISE
 
 
 # Ops whose result shares memory with the input (when NumPy returns a view): the result is a

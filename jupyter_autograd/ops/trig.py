@@ -209,7 +209,12 @@ def _sinc_vjp(xp, g, x, out, p):
     return xp.where(sq == 0, 0.0, g * ((px * xp.cos(px) - xp.sin(px)) / sq))
 
 
-SINC = ew("sinc", "SincBackward0", lambda xp, x, p: xp.sinc(x), _sinc_d, vjp=_sinc_vjp)
+def _sinc(xp, x, p):
+    with np.errstate(all="ignore"):  # np.sinc is NumPy's Python code: its warnings are NumPy's
+        return xp.sinc(x)
+
+
+SINC = ew("sinc", "SincBackward0", _sinc, _sinc_d, vjp=_sinc_vjp)
 
 
 # nan_to_num: finite values pass their gradient, replaced ones get none

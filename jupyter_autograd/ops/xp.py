@@ -6,6 +6,9 @@ A rule written against ``xp`` runs unchanged on raw arrays (this module) and on 
 
 from __future__ import annotations
 
+import contextvars
+import warnings
+
 import numpy as np
 
 
@@ -358,24 +361,72 @@ def namespace_for(mod) -> ArrayNamespace:
 
 
 # torch's kernels never warn about floating-point exceptions (log(-1) is nan, 1/0 inf, silently);
-# NumPy's ufuncs do, by default. The dispatch runs each row's forward with NumPy's error state
-# set to ignore everything. With NumPy >= 2 that state is a context variable: setting it and
-# resetting it with the token is two C calls (np.errstate's context manager costs ~10x more,
-# too much for the per-op hot path); NumPy 1.x keeps it in seterr.
+# NumPy's ufuncs do, by default. Two ways keep the forwards silent:
+# - QUIET, NumPy's error state set to ignore everything around a forward. With NumPy >= 2 that
+#   state is a context variable: setting it and resetting it with the token is two C calls
+#   (np.errstate's context manager costs ~10x more); NumPy 1.x keeps it in seterr. Still, the
+#   two calls are ~8% of a small op's time.
+# - FP_FILTER, a warnings filter installed at import that ignores NumPy's floating-point
+#   RuntimeWarnings raised from this package's frames. It costs nothing where no exception
+#   occurs, but holds only while NumPy's error state is the default one (np.seterr or
+#   np.errstate elsewhere may ask to raise) and no filter that acts on it has been put in front
+#   (warnings.simplefilter("error"), pytest's -W): filter_holds() checks both, and the dispatch
+#   uses QUIET where it does not. Only the elementwise rows rely on the filter
+#   (dispatch.filtered; tests/test_quiet_forwards.py runs each on inf, nan and zeros): a ufunc
+#   reached through NumPy's Python code (np.mean, np.sinc) warns from NumPy's frame, which the
+#   filter does not name, so such a forward sets the error state itself (trig.py's sinc).
+FP_MESSAGES = r"(divide by zero|overflow|underflow|invalid value) encountered in "
+warnings.filterwarnings("ignore", FP_MESSAGES, RuntimeWarning, r"jupyter_autograd\.")
+FP_FILTER = warnings.filters[0]
 try:
     from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
 
     quiet_enter = _extobj_contextvar.set
     quiet_exit = _extobj_contextvar.reset
     QUIET = _make_extobj(all="ignore")
+    errstate_now = _extobj_contextvar.get
+    # NumPy's own default (a fresh context holds no value: the variable's default), not the
+    # state at import, which np.seterr may have changed already
+    DEFAULT_ERRSTATE = contextvars.Context().run(_extobj_contextvar.get)
 except (ImportError, AttributeError):  # NumPy 1.x
     QUIET = {"all": "ignore"}
+    DEFAULT_ERRSTATE = object()  # never the current state: QUIET always
+
+    def errstate_now():
+        return None
 
     def quiet_enter(q):
         return np.seterr(**q)
 
     def quiet_exit(old):
         np.seterr(**old)
+
+
+_SEEN = [None, -1, None, False]  # warnings.filters as last read: list, length, first, verdict
+
+
+def filter_holds() -> bool:
+    """Whether FP_FILTER silences NumPy here now: NumPy's error state is the default one, and
+    no filter in front of ours acts on a RuntimeWarning other than by ignoring it (libraries
+    put ignore filters in front at import, torch among them; pytest's and a user's
+    ``simplefilter("error")`` are what this refuses). The verdict is kept while the filter list
+    is the same list with the same length and first entry (what filterwarnings, simplefilter,
+    resetwarnings and catch_warnings change)."""
+    if errstate_now() is not DEFAULT_ERRSTATE:
+        return False
+    f = warnings.filters
+    s = _SEEN
+    if f is s[0] and (n := len(f)) == s[1] and (n == 0 or f[0] is s[2]):
+        return s[3]
+    ok = False
+    for entry in f:
+        if entry is FP_FILTER:
+            ok = True
+            break
+        if entry[0] != "ignore" and issubclass(RuntimeWarning, entry[2]):
+            break
+    s[:] = [f, len(f), f[0] if f else None, ok]
+    return ok
 
 
 def isnan(x):
