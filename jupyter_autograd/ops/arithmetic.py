@@ -246,6 +246,13 @@ def _pow_scalar_vjp(xp, g, x, out, p):
     c = p["exponent"]
     if c == 0:
         return zero_grad(xp, g)
+    if isinstance(c, complex) and not xp.iscomplexobj(x):
+        # a real base of a complex exponent: the conjugated operands' base is a - 0j, as in
+        # _pow_base_vjp (fuzz seed 327073: a negative base's gradient was e^(2 pi) times
+        # torch's); the row saves no result, g has the result's dtype. torch's pow_backward
+        # ends in handle_r_to_c: the real part, which its forward-mode tangent shows too
+        xc = xp.cj(x.to(g.dtype)) if xp.is_txp else xp.conj(x.astype(g.dtype))
+        return _r_to_c(xp, x, g * xp.mul_scalar(xp.pow_scalar(xc, c - 1), c))
     # torch's pow_backward: grad * (exponent * self.pow(exponent - 1))
     return g * xp.mul_scalar(xp.pow_scalar(x, c - 1), c)
 
@@ -321,6 +328,11 @@ def _pow_exponent_vjp(xp, g, a, b, out, p):
     return g * xp.where((a == 0) & nonneg, 0.0, xp.cj(out * xp.log(base)))
 
 
+def _r_to_c(xp, x, v):
+    """torch's handle_r_to_c: the derivative term of a real input ``x`` is ``v``'s real part."""
+    return xp.real(v) if xp.iscomplexobj(v) and not xp.iscomplexobj(x) else v
+
+
 def _pow_base_grad(xp, a, b):
     """d/da a^b = b a^(b-1). torch's pow_backward computes ``exponent - 1`` on the exponent
     tensor itself, which has no kernel for bool: its backward (and tangent) raise."""
@@ -354,7 +366,12 @@ POW_TT = defop(
         _pow_base_vjp,
         _pow_exponent_vjp,
     ),
-    jvp=lambda xp, t, x, out, p: t[0] * _pow_base_grad(xp, x[0], x[1]) + t[1] * out * xp.log(x[0]),
+    # torch's pow_backward_self/_exponent end in handle_r_to_c: a real input's term is real (the
+    # inputs arrive promoted to the result type; a tangent keeps its input's dtype)
+    jvp=lambda xp, t, x, out, p: (
+        _r_to_c(xp, t[0], t[0] * _pow_base_grad(xp, x[0], x[1]))
+        + _r_to_c(xp, t[1], t[1] * out * xp.log(x[0]))
+    ),
     sample={"domain": (0.2, 3)},
     torch=lambda torch, a, b: torch.pow(a, b),
 )
@@ -373,9 +390,12 @@ def _pow_scalar_base_vjp(xp, g, x, out, p):
             return g * xp.where(nonneg, r.new_zeros(r.shape) if xp.is_txp else 0.0, r)
     # a complex exponent gets a complex base from api.pow, so that the conjugate twin's base
     # (-0.5-0j) takes the log's other side of the branch cut
-    return g * xp.mul_scalar(
+    r = g * xp.mul_scalar(
         out, cmath.log(base) if isinstance(base, complex) else float(np.log(base))
     )
+    # torch's pow_backward_exponent ends in handle_r_to_c: a real exponent's gradient (and its
+    # forward-mode tangent) is the real part
+    return _r_to_c(xp, x, r)
 
 
 POW_ST = defop(

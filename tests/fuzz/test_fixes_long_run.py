@@ -130,3 +130,34 @@ def test_negative_real_base_to_a_complex_power_gradient_as_torch():
             got.append((x.grad.detach().numpy(), e.grad.detach().numpy()))
         np.testing.assert_allclose(got[1][0], got[0][0], rtol=1e-5)
         np.testing.assert_allclose(got[1][1], got[0][1], rtol=1e-5)
+
+
+def test_real_base_to_a_complex_scalar_power_gradient_as_torch():
+    """Fuzz seed 327073: ``x ** c`` for a real tensor x and a complex Python scalar c gave a
+    negative base's gradient e^(2 pi) times torch's (the other branch of log); the second order
+    too, and (torch's handle_r_to_c) the real part as forward-mode tangent, as ``c ** x``."""
+    torch = require_torch()
+    got = []
+    for lib in (torch, ja):
+        x = lib.tensor([-3.0, 2.0, -0.5], dtype=lib.float64, requires_grad=True)
+        g_out = lib.tensor([1 + 1j, 2 - 1j, 0.5j], dtype=lib.complex128)
+        (g,) = lib.autograd.grad(x ** (0.5 + 1j), x, g_out, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), x)
+        (h,) = lib.autograd.grad(lib.pow(-0.5 + 1j, x), x, g_out)
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            xd = fw.make_dual(x.detach(), lib.tensor([1.0, 0.5, -1.0], dtype=lib.float64))
+            e = fw.make_dual(
+                lib.tensor([-1.0, 2.5, 0.5], dtype=lib.float64),
+                lib.tensor([0.3, 0.5, 1.0], dtype=lib.float64),
+            )
+            outs = (
+                xd ** (0.5 + 1j),
+                lib.pow(2 + 1j, xd),
+                xd.to(lib.complex128) ** e,
+                xd ** (e + 1j),
+            )
+            tangents = [fw.unpack_dual(y).tangent.numpy() for y in outs]
+        got.append([g.detach().numpy(), gg.numpy(), h.numpy(), *tangents])
+    for ours, theirs in zip(got[1], got[0]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-12)
