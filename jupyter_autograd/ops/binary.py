@@ -160,13 +160,18 @@ FMIN = _b(
 
 
 # nextafter: torch passes the gradient to self where self != other (0 on ties: nextafter(a, a)
-# is a) and none to other
+# is a) and none to other: zeros, also where the gradient is inf or nan (fuzz seed 309386: g * 0
+# gave nan there)
 NEXTAFTER = _b(
     "nextafter",
     "NextafterBackward0",
     lambda xp, a, b, p: xp.nextafter(a, b),
     lambda xp, a, b, out, p: a != b,
     lambda xp, a, b, out, p: 0.0,
+    vjp=(
+        lambda xp, g, a, b, out, p: xp.where(a == b, 0.0, g),
+        lambda xp, g, a, b, out, p: g.new_zeros(g.shape) if xp.is_txp else xp.zeros_like(g),
+    ),
     smooth=False,
     reads=((0, 1), ()),
     complex=kernel_refuses("nextafter_cpu"),

@@ -168,12 +168,18 @@ def _no_zeros(xp, x) -> bool:
     return not (d == 0).any()
 
 
-# torch's prod_backward: grad * result / x where x has no zero (so inf and nan inputs give
-# nan, as torch's), else the product of the other elements
+# torch's prod_backward: the gradient itself for a 0-d x; grad * result / x where x has no zero
+# (so inf and nan inputs give nan, as torch's); zeros where it has two or more and no graph is
+# recorded (create_graph off: an inf or nan gradient still gives zeros, fuzz seed 325053); else
+# the product of the other elements
 def _prod_vjp(xp, g, x, out, p):
+    if x.ndim == 0:
+        return g
     if _no_zeros(xp, x):
         with np.errstate(all="ignore"):
             return g * (out / x)
+    if not xp.is_txp and int((x == 0).sum()) > 1:
+        return xp.zeros_like(x)
     shape = x.shape
     flat = xp.reshape(x, (-1,)) if x.ndim != 1 else x
     others = _prod_others(xp, flat, 0)

@@ -161,3 +161,26 @@ def test_real_base_to_a_complex_scalar_power_gradient_as_torch():
         got.append([g.detach().numpy(), gg.numpy(), h.numpy(), *tangents])
     for ours, theirs in zip(got[1], got[0]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-12)
+
+
+def test_zero_gradients_stay_zero_where_the_incoming_gradient_is_not_finite():
+    """Fuzz seeds 309386, 325053, 312186: nextafter's gradient on a tie and its ``other``'s, and
+    prod's over two or more zeros, are torch's zeros also where the incoming gradient is inf or
+    nan (``g * 0`` gave nan); prod of a 0-d tensor passes the gradient itself (no graph of it
+    under create_graph)."""
+    _check(
+        [
+            "a = torch.tensor([1.0, 1.0, 2.0], requires_grad=True)",
+            "b = torch.tensor([1.0, 2.0, 1.0], requires_grad=True)",
+            "torch.nextafter(a, b).backward(torch.tensor([float('inf'), float('nan'), 3.0]))",
+            "x = torch.tensor([[0.0, 1.5, 0.0], [1.5, 1.0, 0.0]], requires_grad=True)",
+            "torch.log(x.prod()).backward()",
+            "y = torch.tensor([0.0, 2.0, 3.0], requires_grad=True)",
+            "torch.log(y.prod()).backward()",
+            "z = torch.tensor([1.0, 1.0, 1.0], dtype=torch.float64, requires_grad=True)",
+            "z.t()[-3].prod().backward(torch.tensor(0.9, dtype=torch.float64), create_graph=True)",
+            "zg = (z.grad.tolist(), z.grad.requires_grad)",
+            "g = [str(t.grad.tolist()) for t in (a, b, x, y)]",
+            "show = ['g', 'zg']",
+        ]
+    )
