@@ -493,7 +493,10 @@ class CopySlices(Node):
         else:
             from ..ops.strided import _flat
 
-            result = g.copy()  # C order: flat positions are the geometry's
+            # C order: flat positions are the geometry's. A rule's 0-d gradient may be a NumPy
+            # scalar (g * 1.0), whose reshape is a new array: written into, it lost the wrapped
+            # op's part (fuzz seed 313040: the neg_ of a 0-d tensor's view was skipped)
+            result = np.array(g) if isinstance(g, np.generic) else g.copy()
             flat_r = result.reshape(-1)
             idx = _flat({"geometry": geo}, g)
             outs = _run(self._fn, [flat_r[idx]], False)

@@ -184,3 +184,28 @@ def test_zero_gradients_stay_zero_where_the_incoming_gradient_is_not_finite():
             "show = ['g', 'zg']",
         ]
     )
+
+
+def test_in_place_op_on_a_view_of_a_0d_result_keeps_its_gradient():
+    """Fuzz seed 313040: after ``t.reshape(1).neg_()`` on a 0-d ``t``, a backward through an op
+    whose rule returns a NumPy scalar (``t * 1.0``, ``t.exp()``) skipped the neg (CopySlices
+    wrote into a copy of the scalar): x.grad had the wrong sign."""
+    programs = []
+    for post in ("t * 1.0", "t + 1.0", "t * torch.tensor(2.0)", "t.exp()", "t.sin() * t"):
+        programs.append(
+            [
+                "x = torch.tensor([1.0, 2.0], requires_grad=True)",
+                "t = x.mean(-1)",
+                "t.reshape(1).neg_()",
+                f"y = {post}",
+                "y.backward(torch.tensor(-2.48))",
+                "g1 = [round(v, 5) for v in x.grad.tolist()]",
+                "x.grad = None",
+                "t = x.sum()",
+                "t.view(1).mul_(3.0)",
+                f"(gx,) = torch.autograd.grad({post}, x, create_graph=True)",
+                "g2 = ([round(v, 5) for v in gx.tolist()], gx.requires_grad)",
+                "show = ['g1', 'g2']",
+            ]
+        )
+    _check(*programs)
