@@ -209,3 +209,35 @@ def test_in_place_op_on_a_view_of_a_0d_result_keeps_its_gradient():
             ]
         )
     _check(*programs)
+
+
+def test_index_select_refuses_bad_indices_as_torch_cpu():
+    """Fuzz seeds 300995, 306592 and 15 more: along dim 1 of a tensor of 2 or more dims torch's
+    gather kernel raises ``INDICES element is out of DATA bounds`` (a RuntimeError naming the
+    first bad index) where we raised IndexError; an empty axis, a 2-d index and a non-integer
+    index have their own errors."""
+    cases = [
+        ((0, 3), 0, "[0]"),
+        ((0,), 0, "[0]"),
+        ((2, 0), 1, "[0]"),
+        ((2, 0), 1, "[]"),
+        ((2, 3, 4), 1, "[0, 5, -2]"),
+        ((2, 3, 4), -2, "[3]"),
+        ((2, 3, 4), 2, "[-3, 1]"),
+        ((2, 3, 4), 0, "[-1]"),
+        ((2, 3), 1, "[1, -5, 7]"),
+        ((2, 3), -1, "[3]"),
+        ((2, 3), 1, "3"),
+        ((), 0, "[1]"),
+        ((3,), 0, "[3]"),
+        ((2, 3), 1, "[[0]]"),
+        ((2, 3), 1, "[0.0]"),
+        ((2, 3), 1, "[1], dtype=torch.int16"),
+        ((2, 3), 1, "[1], dtype=torch.int32"),
+    ]
+    _check(
+        [
+            f"r = torch.ones({shape}).index_select({dim}, torch.tensor({index})).shape"
+            for shape, dim, index in cases
+        ]
+    )
