@@ -32,8 +32,19 @@ def _show(r):
         return type(r).__name__, [_show(v) for v in r]
     if hasattr(r, "detach") and hasattr(r, "dtype"):
         g = type(r.grad_fn).__name__ if r.grad_fn is not None else None
-        return ("tensor", r.detach().numpy().tolist(), str(r.dtype), tuple(r.shape), g)
+        return ("tensor", _values(r.detach().numpy()), str(r.dtype), tuple(r.shape), g)
     return repr(r)
+
+
+def _values(a):
+    """A tensor's values to 6 significant digits: float32 transcendental functions differ by
+    an ulp between NumPy's SIMD paths (the CPU decides which) and from torch's."""
+    if a.dtype.kind not in "fc":
+        return a.tolist()
+    flat = a.reshape(-1)
+    if a.dtype.kind == "c":
+        return [(f"{v.real:.6g}", f"{v.imag:.6g}") for v in flat], a.shape
+    return [f"{v:.6g}" for v in flat], a.shape
 
 
 def _with_out(t, n, call):
