@@ -113,10 +113,12 @@ def _check_result_cast(res: Tensor, self: Tensor) -> None:
         )
 
 
-def _inplace(fn, overlap="error", cpp_names=False):
+def _inplace(fn, overlap="error", cpp_names=False, differentiable=True):
     """Make ``x.op_(...)`` from ``op(x, ...)``: same node names as the out-of-place op.
     ``cpp_names``: with number arguments torch's cast refusal names self's dtype as C++ does
-    (``long int``: clamp's meta function prints the TypeMeta), not as a ScalarType (``Long``)."""
+    (``long int``: clamp's meta function prints the TypeMeta), not as a ScalarType (``Long``).
+    ``differentiable=False``: an op torch declares without a derivative (``logical_and_``): it
+    writes into a leaf that requires grad too, and leaves self's history as it was."""
 
     def self_type(t, args, kwargs):
         if cpp_names and not any(isinstance(a, Tensor) for a in (*args, *kwargs.values())):
@@ -126,7 +128,7 @@ def _inplace(fn, overlap="error", cpp_names=False):
     def method(self, *args, **kwargs):
         if "out" in kwargs:  # in-place methods write into self; torch's have no out=
             raise TypeError(f"{fn.__name__}_() got an unexpected keyword argument 'out'")
-        rg = _any_requires_grad(self, args)
+        rg = differentiable and _any_requires_grad(self, args)
         _views.check_inplace(self, rg, overlap)
         for a in args:
             if isinstance(a, Tensor):

@@ -189,9 +189,13 @@ Tensor.gt_ = _inplace(F.gt)
 Tensor.ge = _method(F.ge, "ge")
 Tensor.ge_ = _inplace(F.ge)
 Tensor.logical_and = _method(F.logical_and, "logical_and")
+Tensor.logical_and_ = _inplace(F.logical_and, differentiable=False)
 Tensor.logical_or = _method(F.logical_or, "logical_or")
+Tensor.logical_or_ = _inplace(F.logical_or, differentiable=False)
 Tensor.logical_not = _method(F.logical_not, "logical_not")
+Tensor.logical_not_ = _inplace(F.logical_not, differentiable=False)
 Tensor.logical_xor = _method(F.logical_xor, "logical_xor")
+Tensor.logical_xor_ = _inplace(F.logical_xor, differentiable=False)
 Tensor.isnan = _method(F.isnan, "isnan")
 Tensor.isinf = _method(F.isinf, "isinf")
 Tensor.isfinite = _method(F.isfinite, "isfinite")
@@ -222,6 +226,20 @@ Tensor.bmm = _method(F.bmm, "bmm")
 Tensor.outer = _method(F.outer, "outer")
 Tensor.ger = _method(F.ger, "ger")
 Tensor.addmm = _method(F.addmm, "addmm")
+_addmm_ = _inplace(F.addmm)
+
+
+def _addmm_inplace(self, mat1, mat2, *, beta=1, alpha=1):
+    out = (mat1.shape[0], mat2.shape[-1]) if mat1.dim() == 2 and mat2.dim() == 2 else None
+    if out is not None and tuple(self.shape) != out and mat1.shape[1] == mat2.shape[0]:
+        raise RuntimeError(
+            f"Bad in-place call: input tensor size {list(self.shape)} and output tensor size "
+            f"{list(out)} should match"
+        )
+    return _addmm_(self, mat1, mat2, beta=beta, alpha=alpha)
+
+
+Tensor.addmm_ = _addmm_inplace
 Tensor.reshape = _method(F.reshape, "reshape")
 Tensor.flatten = _method(F.flatten, "flatten")
 Tensor.unflatten = _method(F.unflatten, "unflatten")
@@ -248,10 +266,28 @@ Tensor.masked_fill_ = _inplace(F.masked_fill, "masked_fill_")
 Tensor.index_select = _method(F.index_select, "index_select")
 Tensor.trace = _method(F.trace, "trace")
 Tensor.float_power = _method(F.float_power, "float_power")
+_float_power_ = _inplace(F.float_power)
+
+
+def _float_power_inplace(self, exponent):
+    cx = self.is_complex() or (
+        exponent.is_complex() if isinstance(exponent, Tensor) else isinstance(exponent, complex)
+    )
+    want = "ComplexDouble" if cx else "Double"
+    if self.dtype != (_dtype.complex128 if cx else _dtype.float64):
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {self.dtype._legacy[: -len('Tensor')]} "
+            f"but the operation's result requires dtype {want}"
+        )
+    return _float_power_(self, exponent)
+
+
+Tensor.float_power_ = _float_power_inplace
 Tensor.broadcast_to = _method(F.broadcast_to, "broadcast_to")
 Tensor.erf = _method(F.erf, "erf")
 Tensor.erf_ = _inplace(F.erf)
 Tensor.cumsum = _method(F.cumsum, "cumsum")
+Tensor.cumsum_ = _inplace(F.cumsum)
 Tensor.trunc = _method(F.trunc, "trunc")
 Tensor.trunc_ = _inplace(F.trunc)
 Tensor.fix = _method(F.fix, "fix")
