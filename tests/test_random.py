@@ -540,3 +540,23 @@ def test_random_ops_on_graph_tensors_record_zero_gradient_nodes(torch):
     for a, b in zip(vals, tvals):
         assert (_np(a) == _np(b)).all()
     assert _same_state(torch)
+
+
+def test_the_samplers_transcendentals_are_the_c_librarys():
+    """torch's scalar kernels call the C library's log/log1p/exp/tan/sin/cos; NumPy's SIMD
+    float64 versions round differently on AVX-512 machines (a cached normal sample moved by
+    an ulp: the generator's state bytes differed from torch's after randn(15))."""
+    import math
+
+    from jupyter_autograd import _distributions as D
+
+    x = np.random.default_rng(0).uniform(1e-6, 1.0, 20000)
+    for ours, libm in (
+        (D._log, math.log),
+        (D._log1p, math.log1p),
+        (D._exp, math.exp),
+        (D._sin, math.sin),
+        (D._cos, math.cos),
+        (D._tan, math.tan),
+    ):
+        assert (ours(x) == np.array([libm(v) for v in x.tolist()])).all(), libm.__name__
