@@ -153,6 +153,8 @@ def pow(input, exponent, *, out=None) -> Tensor:
         e = _t(exponent)
         if e._data.dtype.kind in "iub" and isinstance(input, float):
             e = e.to(_dtype.get_default_dtype())
+        elif e._data.dtype.kind in "iub" and isinstance(input, complex):
+            e = e.to(_default_complex())  # complex64 where the default dtype is float32
         elif e._data.dtype.kind == "c" and isinstance(input, (int, float)):
             input = complex(
                 input
@@ -166,12 +168,19 @@ def pow(input, exponent, *, out=None) -> Tensor:
     k = a._data.dtype.kind
     if isinstance(exponent, float) and k in "iub":
         a = a.to(_dtype.get_default_dtype())
+    elif isinstance(exponent, complex) and k in "iub":
+        a = a.to(_default_complex())
     elif k in "iub" and exponent.__class__ is int:
         if exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if k == "b":  # bool ** int is computed in torch's result type, int64
             a = a.to(_dtype.int64)
     return apply1(ARITH.POW, a, {"exponent": exponent})
+
+
+def _default_complex():
+    """The complex dtype of the default floating one (torch's default complex dtype)."""
+    return _dtype.complex128 if _dtype.get_default_dtype() == _dtype.float64 else _dtype.complex64
 
 
 def square(input) -> Tensor:

@@ -241,3 +241,24 @@ def test_index_select_refuses_bad_indices_as_torch_cpu():
             for shape, dim, index in cases
         ]
     )
+
+
+def test_integer_and_bool_powers_with_complex_scalars_take_the_default_complex_dtype():
+    """Fuzz seeds 301535, 302272, 315692, 306607 and 9 more: an integer or bool tensor raised to
+    a complex Python scalar (or a complex scalar to such a tensor's power) is complex64 where
+    the default dtype is float32, as torch (complex128 before)."""
+    exprs = ["x ** 1j", "b ** 1j", "1j ** x", "torch.pow(x, 0.5 + 0.5j)", "(0.5 + 0.5j) ** b"]
+    _check(
+        *(
+            [
+                "x = torch.tensor([1, 2])",
+                "b = torch.tensor([True, False])",
+                f"r = str(({e}).dtype)",
+                "torch.set_default_dtype(torch.float64)",
+                f"r64 = str(({e}).dtype)",
+                "torch.set_default_dtype(torch.float32)",
+                "show = ['r', 'r64']",
+            ]
+            for e in exprs
+        )
+    )
