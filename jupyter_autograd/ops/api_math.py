@@ -210,6 +210,16 @@ def lerp(*args, out=None, _method=None, **kwargs) -> Tensor:
         tensor([0.2500, 0.2500])
     """
     input, end, weight = _lerp_args(args, kwargs, _method)
+    # torch's meta function checks the dtypes before its TensorIterator broadcasts (fuzz seeds
+    # 303961, 321748 and 12 more)
+    _CPP = _dtype._CPP_NAMES
+    dt = input._data.dtype
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t._data.dtype != dt and (name == "end" or t._data.ndim):
+            raise RuntimeError(
+                f"expected dtype {_CPP.get(dt.name, dt.name)} for `{name}` but got "
+                f"dtype {_CPP.get(t._data.dtype.name, t._data.dtype.name)}"
+            )
     shapes = [t._data.shape for t in (input, end, weight) if isinstance(t, Tensor)]
     acc = shapes[0]
     for sh in shapes[1:]:  # torch's TensorIterator broadcasts the operands in order, first
@@ -225,14 +235,6 @@ def lerp(*args, out=None, _method=None, **kwargs) -> Tensor:
             f"value cannot be converted to type {_dtype.cpp_name(input._data.dtype)} "
             "without overflow"
         )
-    _CPP = _dtype._CPP_NAMES
-    dt = input._data.dtype
-    for name, t in (("end", end), ("weight", weight)):
-        if isinstance(t, Tensor) and t._data.dtype != dt and (name == "end" or t._data.ndim):
-            raise RuntimeError(
-                f"expected dtype {_CPP.get(dt.name, dt.name)} for `{name}` but got "
-                f"dtype {_CPP.get(t._data.dtype.name, t._data.dtype.name)}"
-            )
     if dt.kind not in "fc":
         kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type(input)}'")

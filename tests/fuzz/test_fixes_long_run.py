@@ -262,3 +262,19 @@ def test_integer_and_bool_powers_with_complex_scalars_take_the_default_complex_d
             for e in exprs
         )
     )
+
+
+def test_lerp_checks_dtypes_before_broadcasting():
+    """Fuzz seeds 303961, 321748 and 12 more: torch's lerp refuses an ``end`` (or a weight tensor)
+    of another dtype before it broadcasts the operands; we raised the broadcasting error."""
+    _check(
+        [
+            "x = torch.ones(4, 2, dtype=torch.float64)",
+            "torch.lerp(x, torch.ones(3, 1) > 0, 0.25)",
+            "torch.lerp(torch.zeros((0,), dtype=torch.int32), torch.ones(1, 3, dtype=torch.int64), 0.25)",
+            "torch.lerp(x, torch.ones(3, 1, dtype=torch.float64), torch.ones(3, 2))",
+            "torch.lerp(x, torch.ones(3, 1, dtype=torch.complex128), 0.5)",
+            "torch.lerp(x, torch.ones(3, 1, dtype=torch.float64), 0.5j)",
+            "torch.lerp(x, torch.ones(3, 1, dtype=torch.float64), torch.tensor(0.5))",
+        ]
+    )
