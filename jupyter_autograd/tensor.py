@@ -248,8 +248,11 @@ class Tensor:
             raise RuntimeError(ERR_INFERENCE_REQUIRES_GRAD)
         self._requires_grad = value
         self._rg_via_base = False
-        if value and self._views:
-            _views.base_requires_grad(self)  # its views now require grad too, through it
+        if self._views:  # its views made in no_grad follow it
+            if value:
+                _views.base_requires_grad(self)
+            else:
+                _views.base_stops_requiring_grad(self)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place on a leaf and return self.
@@ -439,6 +442,8 @@ class Tensor:
         self._grad_fn = None
         self._output_nr = 0
         self._requires_grad = False
+        if self._views:
+            _views.base_stops_requiring_grad(self)
         return self
 
     # ---------------------------------------------------------------- conversion

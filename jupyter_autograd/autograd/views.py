@@ -89,13 +89,15 @@ def make_view(res, x, cm: int = DEFAULT, row=None) -> None:
     if cm:
         res._cm = cm
     res._inf = x._inf  # a view of a normal tensor is a normal tensor, even in inference mode
-    if base._requires_grad:
-        if not res._requires_grad and res._data.dtype.kind in "fc":
-            # made without recording (no_grad): it requires grad through its base, with no edge
+    if base._requires_grad and res._requires_grad:
+        return
+    if res._data.dtype.kind in "fc":
+        if base._requires_grad:
+            # made without recording (no_grad): it requires grad through its base, with no
+            # edge, and stops with it (base.detach_(), base.requires_grad_(False))
             res._requires_grad = True
             res._rg_via_base = True
-    elif res._data.dtype.kind in "fc":
-        # the base may come to require grad later (an in-place op writing a tensor that
+        # else the base may come to require grad later (an in-place op writing a tensor that
         # requires grad into one of its views): its live views must then follow
         views = base._views
         if views is None:
@@ -110,12 +112,21 @@ def base_requires_grad(base) -> None:
     views = base._views
     if not views:
         return
-    base._views = None
     for ref in views:
         v = ref()
         if v is not None and not v._requires_grad:
             v._requires_grad = True
             v._rg_via_base = True
+
+
+def base_stops_requiring_grad(base) -> None:
+    """``base`` no longer requires grad: nor do its live views that required it through it
+    (torch's views made in no_grad ask their base; fuzz seeds 301793, 302391 and 11 more)."""
+    for ref in base._views or ():
+        v = ref()
+        if v is not None and v._rg_via_base:
+            v._requires_grad = False
+            v._rg_via_base = False
 
 
 # ---------------------------------------------------------------- geometry

@@ -278,3 +278,33 @@ def test_lerp_checks_dtypes_before_broadcasting():
             "torch.lerp(x, torch.ones(3, 1, dtype=torch.float64), torch.tensor(0.5))",
         ]
     )
+
+
+def test_views_made_in_no_grad_follow_their_base_requires_grad():
+    """Fuzz seeds 301793, 302391, 303250 and 10 more: a view made under no_grad of a tensor that
+    requires grad requires it through its base; after ``base.detach_()`` or
+    ``base.requires_grad_(False)`` it no longer does, as in torch (it kept True)."""
+    _check(
+        [
+            "x = torch.ones(2, 3, requires_grad=True)",
+            "with torch.no_grad():\n    a = x.unbind(0); b = x.t(); c = x.reshape(3, 2)",
+            "d = x.t()",
+            "r1 = [t.requires_grad for t in (a[0], b, c, d)]",
+            "x.detach_()",
+            "r2 = [t.requires_grad for t in (a[0], b, c, d)]",
+            "y = torch.ones(2, 3, requires_grad=True)",
+            "with torch.no_grad():\n    v = y[0]",
+            "y.requires_grad_(False)",
+            "r3 = v.requires_grad",
+            "y.requires_grad_(True)",
+            "r4 = v.requires_grad",
+            "z = torch.ones(2)",
+            "with torch.no_grad():\n    w = z[0:1]",
+            "z.requires_grad_()",
+            "z.requires_grad_(False)",
+            "r5 = w.requires_grad",
+            "z.requires_grad_()",
+            "r6 = (w.requires_grad, (w * 2).requires_grad)",
+            "show = ['r1', 'r2', 'r3', 'r4', 'r5', 'r6']",
+        ]
+    )
