@@ -128,6 +128,7 @@ m addcdiv_ (Tensor tensor1, Tensor tensor2, *, Number value = 1)
 m addcmul (Tensor tensor1, Tensor tensor2, *, Number value = 1)
 m addcmul_ (Tensor tensor1, Tensor tensor2, *, Number value = 1)
 m addmm (Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1)
+m addmm_ (Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1)
 m addmv (Tensor mat, Tensor vec, *, Number beta = 1, Number alpha = 1)
 m addmv_ (Tensor mat, Tensor vec, *, Number beta = 1, Number alpha = 1)
 m addr (Tensor vec1, Tensor vec2, *, Number beta = 1, Number alpha = 1)
@@ -171,6 +172,7 @@ m eq (Tensor other) | (Number other)
 m eq_ (Tensor other) | (Number other)
 m fill_ (Tensor value) | (Number value)
 m float_power (Tensor exponent) | (Number exponent)
+m float_power_ (Tensor exponent) | (Number exponent)
 m floor_divide (Tensor other) | (Number other)
 m floor_divide_ (Tensor other) | (Number other)
 m fmod (Tensor other) | (Number other)
@@ -262,62 +264,63 @@ fix fix_ fliplr flipud floor floor_ frac frac_
 frexp geqrf i0 i0_ inverse is_complex is_conj is_floating_point
 is_inference is_neg isfinite isinf isnan isneginf isposinf isreal
 item lgamma lgamma_ log log10 log10_ log1p log1p_
-log2 log2_ log_ logdet logical_not matrix_exp msort ndimension
-neg neg_ negative negative_ nelement numel positive rad2deg
-rad2deg_ ravel reciprocal reciprocal_ relu relu_ resolve_conj resolve_neg
-retain_grad rsqrt rsqrt_ sgn sgn_ sigmoid sigmoid_ sign
-sign_ signbit sin sin_ sinc sinc_ sinh sinh_
-slogdet sqrt sqrt_ square square_ t t_ tan
-tan_ tanh tanh_ tolist trace trunc trunc_ zero_
+log2 log2_ log_ logdet logical_not logical_not_ matrix_exp msort
+ndimension neg neg_ negative negative_ nelement numel positive
+rad2deg rad2deg_ ravel reciprocal reciprocal_ relu relu_ resolve_conj
+resolve_neg retain_grad rsqrt rsqrt_ sgn sgn_ sigmoid sigmoid_
+sign sign_ signbit sin sin_ sinc sinc_ sinh
+sinh_ slogdet sqrt sqrt_ square square_ t t_
+tan tan_ tanh tanh_ tolist trace trunc trunc_
+zero_
 """
 
 # whose autograd wrapper reads a Tensor argument's history before the kernel's checks
 AUTOGRAD_FIRST = """
 abs abs_ absolute absolute_ acos acos_ acosh acosh_
 add add_ addbmm addbmm_ addcdiv addcdiv_ addcmul addcmul_
-addmm addmv addmv_ addr addr_ adjoint alias_copy amax
-amin aminmax angle arccos arccos_ arccosh arccosh_ arcsin
-arcsin_ arcsinh arcsinh_ arctan arctan2 arctan2_ arctan_ arctanh
-arctanh_ argsort asin asin_ asinh asinh_ atan atan2
-atan2_ atan_ atanh atanh_ atleast_3d baddbmm baddbmm_ bernoulli
-bernoulli_ bitwise_and bitwise_and_ bitwise_left_shift bitwise_left_shift_ bitwise_not bitwise_not_ bitwise_or
-bitwise_or_ bitwise_right_shift bitwise_right_shift_ bitwise_xor bitwise_xor_ bmm cauchy_ cdist
-ceil ceil_ cholesky cholesky_inverse cholesky_solve clamp_max clamp_max_ clamp_min
-clamp_min_ clone complex copy_ copysign copysign_ corrcoef cos
-cos_ cosh cosh_ cov cummax cummin cumprod cumprod_
-cumsum cumulative_trapezoid deg2rad deg2rad_ det diag diag_embed diagflat
-diagonal diagonal_copy diagonal_scatter diff digamma digamma_ dist div
-div_ divide divide_ dot eq_ erf erf_ erfc
-erfc_ erfinv erfinv_ exp exp2 exp2_ exp_ expand_as
-expm1 expm1_ exponential_ fill fill_ fix fix_ flatten
-fliplr flipud float_power floor floor_ floor_divide floor_divide_ fmax
-fmin fmod fmod_ frac frac_ frexp gather gcd
-gcd_ ge_ geometric_ geqrf gradient greater_ greater_equal_ gt_
-heaviside heaviside_ histogram hypot hypot_ i0 i0_ igamma
-igamma_ igammac igammac_ index_add index_add_ index_copy index_copy_ index_fill
-index_fill_ index_reduce index_reduce_ index_select inner inverse is_leaf isclose
-isfinite kron kthvalue lcm lcm_ ldexp ldexp_ le_
-lerp lerp_ less_ less_equal_ lgamma lgamma_ log log10
-log10_ log1p log1p_ log2 log2_ log_ log_normal_ logaddexp
-logaddexp2 logcumsumexp logdet lt_ lu_solve lu_unpack mH mT
-masked_fill masked_fill_ masked_scatter masked_scatter_ masked_select matmul matrix_exp matrix_power
-max maximum mean median min minimum mm mode
-moveaxis movedim msort mul mul_ multiply multiply_ mv
-mvlgamma mvlgamma_ nanmedian narrow narrow_copy ne_ neg neg_
-negative negative_ nextafter nextafter_ norm normal normal_ not_equal_
-orgqr ormqr pairwise_distance pinverse polar polygamma_ pow pow_
-prod put put_ qr rad2deg rad2deg_ random_ ravel
-reciprocal reciprocal_ relu relu_ remainder remainder_ repeat_interleave reshape_as
-rot90 round round_ rsqrt rsqrt_ rsub scatter scatter_
-scatter_add scatter_add_ scatter_reduce scatter_reduce_ select select_scatter sgn sgn_
-sigmoid sigmoid_ sign sign_ sin sin_ sinc sinc_
-sinh sinh_ slice_scatter slogdet sort split sqrt sqrt_
-square square_ squeeze squeeze_ squeeze_copy std std_mean sub
-sub_ subtract subtract_ sum svd swapaxes swapaxes_ swapdims
-swapdims_ t t_ t_copy take tan tan_ tanh
-tanh_ topk trace transpose transpose_ transpose_copy trapezoid trapz
-triangular_solve tril tril_ triu triu_ true_divide true_divide_ trunc
-trunc_ unbind unbind_copy unfold unfold_copy uniform_ unique_consecutive unsafe_split
-unsqueeze unsqueeze_ unsqueeze_copy var var_mean vdot view view_as
-view_as_complex view_as_real where xlogy xlogy_ zero_
+addmm addmm_ addmv addmv_ addr addr_ adjoint alias_copy
+amax amin aminmax angle arccos arccos_ arccosh arccosh_
+arcsin arcsin_ arcsinh arcsinh_ arctan arctan2 arctan2_ arctan_
+arctanh arctanh_ argsort asin asin_ asinh asinh_ atan
+atan2 atan2_ atan_ atanh atanh_ atleast_3d baddbmm baddbmm_
+bernoulli bernoulli_ bitwise_and bitwise_and_ bitwise_left_shift bitwise_left_shift_ bitwise_not bitwise_not_
+bitwise_or bitwise_or_ bitwise_right_shift bitwise_right_shift_ bitwise_xor bitwise_xor_ bmm cauchy_
+cdist ceil ceil_ cholesky cholesky_inverse cholesky_solve clamp_max clamp_max_
+clamp_min clamp_min_ clone complex copy_ copysign copysign_ corrcoef
+cos cos_ cosh cosh_ cov cummax cummin cumprod
+cumprod_ cumsum cumsum_ cumulative_trapezoid deg2rad deg2rad_ det diag
+diag_embed diagflat diagonal diagonal_copy diagonal_scatter diff digamma digamma_
+dist div div_ divide divide_ dot eq_ erf
+erf_ erfc erfc_ erfinv erfinv_ exp exp2 exp2_
+exp_ expand_as expm1 expm1_ exponential_ fill fill_ fix
+fix_ flatten fliplr flipud float_power floor floor_ floor_divide
+floor_divide_ fmax fmin fmod fmod_ frac frac_ frexp
+gather gcd gcd_ ge_ geometric_ geqrf gradient greater_
+greater_equal_ gt_ heaviside heaviside_ histogram hypot hypot_ i0
+i0_ igamma igamma_ igammac igammac_ index_add index_add_ index_copy
+index_copy_ index_fill index_fill_ index_reduce index_reduce_ index_select inner inverse
+is_leaf isclose isfinite kron kthvalue lcm lcm_ ldexp
+ldexp_ le_ lerp lerp_ less_ less_equal_ lgamma lgamma_
+log log10 log10_ log1p log1p_ log2 log2_ log_
+log_normal_ logaddexp logaddexp2 logcumsumexp logdet lt_ lu_solve lu_unpack
+mH mT masked_fill masked_fill_ masked_scatter masked_scatter_ masked_select matmul
+matrix_exp matrix_power max maximum mean median min minimum
+mm mode moveaxis movedim msort mul mul_ multiply
+multiply_ mv mvlgamma mvlgamma_ nanmedian narrow narrow_copy ne_
+neg neg_ negative negative_ nextafter nextafter_ norm normal
+normal_ not_equal_ orgqr ormqr pairwise_distance pinverse polar polygamma_
+pow pow_ prod put put_ qr rad2deg rad2deg_
+random_ ravel reciprocal reciprocal_ relu relu_ remainder remainder_
+repeat_interleave reshape_as rot90 round round_ rsqrt rsqrt_ rsub
+scatter scatter_ scatter_add scatter_add_ scatter_reduce scatter_reduce_ select select_scatter
+sgn sgn_ sigmoid sigmoid_ sign sign_ sin sin_
+sinc sinc_ sinh sinh_ slice_scatter slogdet sort split
+sqrt sqrt_ square square_ squeeze squeeze_ squeeze_copy std
+std_mean sub sub_ subtract subtract_ sum svd swapaxes
+swapaxes_ swapdims swapdims_ t t_ t_copy take tan
+tan_ tanh tanh_ topk trace transpose transpose_ transpose_copy
+trapezoid trapz triangular_solve tril tril_ triu triu_ true_divide
+true_divide_ trunc trunc_ unbind unbind_copy unfold unfold_copy uniform_
+unique_consecutive unsafe_split unsqueeze unsqueeze_ unsqueeze_copy var var_mean vdot
+view view_as view_as_complex view_as_real where xlogy xlogy_ zero_
 """

@@ -63,22 +63,23 @@ zeros_like:input
 
 METHODS = """
 addbmm:batch1,batch2 addbmm_:batch1,batch2 addcdiv:tensor1,tensor2 addcdiv_:tensor1,tensor2
-addcmul:tensor1,tensor2 addcmul_:tensor1,tensor2 addmm:mat1,mat2 addmv:mat,vec addmv_:mat,vec
-addr:vec1,vec2 addr_:vec1,vec2 allclose:other arctan2:other arctan2_:other atan2:other
-atan2_:other baddbmm:batch1,batch2 baddbmm_:batch1,batch2 bmm:mat2 cholesky_solve:input2
-diagonal_scatter:src dist:other dot:tensor equal:other expand_as:other fmax:other fmin:other
-gather:,index gcd:other gcd_:other ger:vec2 heaviside:values heaviside_:values hypot:other
-hypot_:other igamma:other igamma_:other igammac:other igammac_:other index_add:,index,source
-index_add_:,index,source index_copy:,index,source index_copy_:,index,source
-index_reduce:,index,source index_reduce_:,index,source index_select:,index inner:other
-isclose:other kron:other lcm:other lcm_:other ldexp:other ldexp_:other logaddexp:other
-logaddexp2:other logical_and:other logical_or:other logical_xor:other lu_solve:LU_data,LU_pivots
-masked_scatter:mask,source masked_scatter_:mask,source masked_select:mask matmul:other
-maximum:other minimum:other mm:mat2 mv:vec nextafter:other nextafter_:other orgqr:input2
-ormqr:input2,input3 outer:vec2 put:index,source put_:index,source reshape_as:other
-resize_as_:the_template scatter_add:,index,src scatter_add_:,index,src scatter_reduce:,index,src
-scatter_reduce_:,index,src select_scatter:src slice_scatter:src take:index triangular_solve:A
-type_as:other vdot:other view_as:other
+addcmul:tensor1,tensor2 addcmul_:tensor1,tensor2 addmm:mat1,mat2 addmm_:mat1,mat2 addmv:mat,vec
+addmv_:mat,vec addr:vec1,vec2 addr_:vec1,vec2 allclose:other arctan2:other arctan2_:other
+atan2:other atan2_:other baddbmm:batch1,batch2 baddbmm_:batch1,batch2 bmm:mat2
+cholesky_solve:input2 diagonal_scatter:src dist:other dot:tensor equal:other expand_as:other
+fmax:other fmin:other gather:,index gcd:other gcd_:other ger:vec2 heaviside:values
+heaviside_:values hypot:other hypot_:other igamma:other igamma_:other igammac:other
+igammac_:other index_add:,index,source index_add_:,index,source index_copy:,index,source
+index_copy_:,index,source index_reduce:,index,source index_reduce_:,index,source
+index_select:,index inner:other isclose:other kron:other lcm:other lcm_:other ldexp:other
+ldexp_:other logaddexp:other logaddexp2:other logical_and:other logical_and_:other
+logical_or:other logical_or_:other logical_xor:other logical_xor_:other
+lu_solve:LU_data,LU_pivots masked_scatter:mask,source masked_scatter_:mask,source
+masked_select:mask matmul:other maximum:other minimum:other mm:mat2 mv:vec nextafter:other
+nextafter_:other orgqr:input2 ormqr:input2,input3 outer:vec2 put:index,source put_:index,source
+reshape_as:other resize_as_:the_template scatter_add:,index,src scatter_add_:,index,src
+scatter_reduce:,index,src scatter_reduce_:,index,src select_scatter:src slice_scatter:src
+take:index triangular_solve:A type_as:other vdot:other view_as:other
 """
 
 # ``name:most:required,...``: the most positional arguments torch's one signature takes
@@ -149,31 +150,32 @@ argmax:2: argmin:2: as_strided:3:size,stride as_strided_scatter:4:src,size,strid
 bincount:2: bmm:1:mat2 bool:0: broadcast_to:*1:size byte:0: cauchy_:2:
 cdouble:0: cfloat:0: char:0: cholesky:1: cholesky_inverse:1: cholesky_solve:2:input2
 chunk:2:chunks clone:0: contiguous:0: cov:0: cpu:0: cross:2:other
-cummax:1:dim cummin:1:dim cumprod:1:dim cumprod_:1:dim cumsum:1:dim diag:1:
-diag_embed:3: diagflat:1: diagonal:3: diagonal_scatter:4:src diff:4: dist:2:other
-dot:1:tensor double:0: equal:1:other expand:*1:size expand_as:1:other exponential_:1:
-flatten:2: flip:*1:dims float:0: fmax:1:other fmin:1:other gather:2:dim,index
-gcd:1:other gcd_:1:other geometric_:1:p ger:1:vec2 half:0: heaviside:1:values
-heaviside_:1:values histc:3: hypot:1:other hypot_:1:other igamma:1:other igamma_:1:other
-igammac:1:other igammac_:1:other index_add:3:dim,index,source index_add_:3:dim,index,source index_copy:3:dim,index,source index_copy_:3:dim,index,source
-index_put:3:indices,values index_put_:3:indices,values index_reduce:4:dim,index,source,reduce index_reduce_:4:dim,index,source,reduce index_select:2:dim,index inner:1:other
-int:0: is_contiguous:0: isclose:4:other kron:1:other kthvalue:3:k lcm:1:other
-lcm_:1:other ldexp:1:other ldexp_:1:other log_normal_:2: log_softmax:2:dim logaddexp:1:other
-logaddexp2:1:other logcumsumexp:1:dim logical_and:1:other logical_or:1:other logical_xor:1:other logit:1:
-logit_:1: logsumexp:2:dim long:0: lu_solve:2:LU_data,LU_pivots masked_scatter:2:mask,source masked_scatter_:2:mask,source
-masked_select:1:mask matmul:1:other matrix_power:1:n maximum:1:other minimum:1:other mm:1:mat2
-mode:2: mul:1:other mul_:1:other multinomial:2:num_samples mv:1:vec mvlgamma:1:p
-mvlgamma_:1:p nan_to_num:3: nan_to_num_:3: nanmean:2: nansum:2: narrow_copy:3:dim,start,length
-new_empty:*1:size new_empty_strided:2:size,stride new_full:2:size,fill_value new_ones:*1:size new_tensor:1:data new_zeros:*1:size
-nextafter:1:other nextafter_:1:other nonzero_static:0:size normal_:2: numpy:0: orgqr:1:input2
-ormqr:4:input2,input3 outer:1:vec2 permute:*1:dims pinverse:1: polygamma:1:n polygamma_:1:n
-put:3:index,source put_:3:index,source qr:1: renorm:3:p,dim,maxnorm renorm_:3:p,dim,maxnorm repeat:*1:repeats
-requires_grad_:1: reshape:*1:shape reshape_as:1:other resize_:*1:size resize_as_:1:the_template roll:2:shifts
-rot90:2: scatter_add:3:dim,index,src scatter_add_:3:dim,index,src scatter_reduce:4:dim,index,src,reduce scatter_reduce_:4:dim,index,src,reduce select:2:dim,index
-select_scatter:3:src,dim,index short:0: size:1: slice_scatter:5:src softmax:2:dim split_with_sizes:2:split_sizes
-stride:1: sum_to_size:*1:size svd:2: swapaxes:2:axis0,axis1 swapaxes_:2:axis0,axis1 swapdims:2:dim0,dim1
-swapdims_:2:dim0,dim1 take:1:index take_along_dim:2:indices tile:*1:dims topk:4:k transpose:2:dim0,dim1
-transpose_:2:dim0,dim1 triangular_solve:4:A tril:1: tril_:1: triu:1: triu_:1:
-type_as:1:other unbind:1: unfold:3:dimension,size,step uniform_:2: unsafe_chunk:2:chunks unsafe_split:2:split_size
-unsqueeze:1:dim unsqueeze_:1:dim vdot:1:other view_as:1:other
+cummax:1:dim cummin:1:dim cumprod:1:dim cumprod_:1:dim cumsum:1:dim cumsum_:1:dim
+diag:1: diag_embed:3: diagflat:1: diagonal:3: diagonal_scatter:4:src diff:4:
+dist:2:other dot:1:tensor double:0: equal:1:other expand:*1:size expand_as:1:other
+exponential_:1: flatten:2: flip:*1:dims float:0: fmax:1:other fmin:1:other
+gather:2:dim,index gcd:1:other gcd_:1:other geometric_:1:p ger:1:vec2 half:0:
+heaviside:1:values heaviside_:1:values histc:3: hypot:1:other hypot_:1:other igamma:1:other
+igamma_:1:other igammac:1:other igammac_:1:other index_add:3:dim,index,source index_add_:3:dim,index,source index_copy:3:dim,index,source
+index_copy_:3:dim,index,source index_put:3:indices,values index_put_:3:indices,values index_reduce:4:dim,index,source,reduce index_reduce_:4:dim,index,source,reduce index_select:2:dim,index
+inner:1:other int:0: is_contiguous:0: isclose:4:other kron:1:other kthvalue:3:k
+lcm:1:other lcm_:1:other ldexp:1:other ldexp_:1:other log_normal_:2: log_softmax:2:dim
+logaddexp:1:other logaddexp2:1:other logcumsumexp:1:dim logical_and:1:other logical_and_:1:other logical_or:1:other
+logical_or_:1:other logical_xor:1:other logical_xor_:1:other logit:1: logit_:1: logsumexp:2:dim
+long:0: lu_solve:2:LU_data,LU_pivots masked_scatter:2:mask,source masked_scatter_:2:mask,source masked_select:1:mask matmul:1:other
+matrix_power:1:n maximum:1:other minimum:1:other mm:1:mat2 mode:2: mul:1:other
+mul_:1:other multinomial:2:num_samples mv:1:vec mvlgamma:1:p mvlgamma_:1:p nan_to_num:3:
+nan_to_num_:3: nanmean:2: nansum:2: narrow_copy:3:dim,start,length new_empty:*1:size new_empty_strided:2:size,stride
+new_full:2:size,fill_value new_ones:*1:size new_tensor:1:data new_zeros:*1:size nextafter:1:other nextafter_:1:other
+nonzero_static:0:size normal_:2: numpy:0: orgqr:1:input2 ormqr:4:input2,input3 outer:1:vec2
+permute:*1:dims pinverse:1: polygamma:1:n polygamma_:1:n put:3:index,source put_:3:index,source
+qr:1: renorm:3:p,dim,maxnorm renorm_:3:p,dim,maxnorm repeat:*1:repeats requires_grad_:1: reshape:*1:shape
+reshape_as:1:other resize_:*1:size resize_as_:1:the_template roll:2:shifts rot90:2: scatter_add:3:dim,index,src
+scatter_add_:3:dim,index,src scatter_reduce:4:dim,index,src,reduce scatter_reduce_:4:dim,index,src,reduce select:2:dim,index select_scatter:3:src,dim,index short:0:
+size:1: slice_scatter:5:src softmax:2:dim split_with_sizes:2:split_sizes stride:1: sum_to_size:*1:size
+svd:2: swapaxes:2:axis0,axis1 swapaxes_:2:axis0,axis1 swapdims:2:dim0,dim1 swapdims_:2:dim0,dim1 take:1:index
+take_along_dim:2:indices tile:*1:dims topk:4:k transpose:2:dim0,dim1 transpose_:2:dim0,dim1 triangular_solve:4:A
+tril:1: tril_:1: triu:1: triu_:1: type_as:1:other unbind:1:
+unfold:3:dimension,size,step uniform_:2: unsafe_chunk:2:chunks unsafe_split:2:split_size unsqueeze:1:dim unsqueeze_:1:dim
+vdot:1:other view_as:1:other
 """

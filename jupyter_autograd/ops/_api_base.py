@@ -176,3 +176,26 @@ class _casts_inside:
     def __exit__(self, *exc) -> None:
         if self.on:
             STATE.grad_enabled = self.prev
+
+
+def _index_select_checks(shape, d, idx) -> None:
+    """torch's CPU checks of an index_select's index (NumPy would count a negative index from
+    the end): a vector of int32/int64; an empty axis of a tensor of 2 or more dims refuses any
+    index; along dim 1 of one, torch's gather kernel names the first index out of bounds;
+    elsewhere an IndexError."""
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if idx.dtype.name not in ("int64", "int32"):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if not idx.size:
+        return
+    n = shape[d] if shape else 1
+    bad = (idx < 0) | (idx >= n)
+    if len(shape) > 1 and n == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    if not bad.any():
+        return
+    if len(shape) > 1 and d == 1:
+        first = int(idx.reshape(-1)[bad.reshape(-1).argmax()])
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={first} axis_dim={n}")
+    raise IndexError("index out of range in self")

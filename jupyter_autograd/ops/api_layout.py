@@ -12,7 +12,7 @@ from .._size import _wrap_dim
 from ..tensor import Tensor
 from . import reduction as RD
 from . import shape as SH
-from ._api_base import _cat_out_rule, _dims, _float, _promote_all, _t
+from ._api_base import _cat_out_rule, _dims, _float, _index_select_checks, _promote_all, _t
 from .api_arith import where
 from .api_compare import _broadcast_error
 from .dispatch import apply, apply1
@@ -518,32 +518,11 @@ def masked_fill(input, mask, value) -> Tensor:
     return apply1(SH.MASKED_FILL, input, {"mask": mask._data, "value": value})
 
 
-def _index_select_bounds(shape, d, idx) -> None:
-    """torch's CPU checks of an index_select (NumPy would count a negative index from the end):
-    an empty axis of a tensor of 2 or more dims refuses any index; along dim 1 of one, torch's
-    gather kernel names the first index out of bounds; elsewhere an IndexError."""
-    n = shape[d] if shape else 1
-    bad = (idx < 0) | (idx >= n)
-    if len(shape) > 1 and n == 0:
-        raise RuntimeError("index_select(): self indexing axis dim should be positive")
-    if not bad.any():
-        return
-    if len(shape) > 1 and d == 1:
-        first = int(idx.reshape(-1)[np.argmax(bad.reshape(-1))])
-        raise RuntimeError(f"INDICES element is out of DATA bounds, id={first} axis_dim={n}")
-    raise IndexError("index out of range in self")
-
-
 def index_select(input, dim, index) -> Tensor:
     """Rows (along ``dim``) picked by an integer index (IndexSelectBackward0)."""
     d = _wrap_dim(dim, input._data.ndim)
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
-    if idx.ndim > 1:
-        raise IndexError("index_select(): Index is supposed to be a vector")
-    if idx.dtype != np.int64 and idx.dtype != np.int32:
-        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
-    if idx.size:
-        _index_select_bounds(input._data.shape, d, idx)
+    _index_select_checks(input._data.shape, d, idx)
     if input._data.ndim == 0:  # torch: a 0-d tensor indexed by a one-element index
         if idx.size != 1:
             raise RuntimeError(
