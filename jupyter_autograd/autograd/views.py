@@ -448,6 +448,9 @@ def move_retain(t, old, new) -> None:
 
 
 # ---------------------------------------------------------------- in-place on a view
+_WRAPPED = (None, None, None)  # CopySlices._saved of a wrapped node that saved nothing
+
+
 class CopySlices(Node):
     """The base's node after an in-place op on one of its views (torch's CopySlices): it runs
     the op's own node on the view's part of the gradient and passes the rest through."""
@@ -471,16 +474,26 @@ class CopySlices(Node):
     def name(self) -> str:
         return "torch::autograd::CopySlices"
 
-    # the wrapped node's saved tensors are this node's: freed (and checked) together
+    _released = False
+
+    # the wrapped node's saved tensors are this node's: freed (and checked) together. torch's
+    # CopySlices releases its wrapped node after a backward that does not retain the graph,
+    # whatever that node saved, and refuses a second one: a node that saved nothing shows
+    # _WRAPPED (truthy) so that the executor releases this one too (fuzz seeds 310087, 315477)
     @property
     def _saved(self):
-        return self._fn._saved
+        s = self._fn._saved
+        return s if s or self._released else _WRAPPED
 
     @_saved.setter
     def _saved(self, value) -> None:
+        if value is None:
+            self._released = True
         self._fn._saved = value
 
     def _apply(self, grads, create_graph: bool):
+        if self._released:
+            raise RuntimeError(E.ERR_BACKWARD_TWICE)
         g = grads[0]
         if g is None:
             return [None] * len(self._fns)

@@ -308,3 +308,27 @@ def test_views_made_in_no_grad_follow_their_base_requires_grad():
             "show = ['r1', 'r2', 'r3', 'r4', 'r5', 'r6']",
         ]
     )
+
+
+def test_copy_slices_refuses_a_second_backward_without_retain_graph():
+    """Fuzz seeds 310087, 315477, 312236: torch's CopySlices releases its wrapped node after a
+    backward that does not retain the graph, whatever that node saved; a second backward
+    through it raises (we ran it again)."""
+    _check(
+        [
+            "x = torch.tensor(1.0 + 1.0j, dtype=torch.complex128, requires_grad=True)",
+            "t = torch.zeros(3, 1, dtype=torch.complex64)",
+            "t[0:2] = x",
+            "torch.clone(t).abs().sum().backward()",
+            "t.abs().sum().backward(retain_graph=True)",
+            "y = torch.zeros(2, 3)",
+            "y[0, 1:] = torch.ones(2, requires_grad=True)",
+            "y.sum().backward(retain_graph=True)",
+            "y.sum().backward()",
+            "y.sum().backward()",
+            "e = torch.zeros((2, 0))",
+            "e[0, 0:0:2] = torch.zeros((0,), requires_grad=True)",
+            "e.sum().backward()",
+            "e.frac().backward(torch.zeros((2, 0)))",
+        ]
+    )
