@@ -402,7 +402,7 @@ except (ImportError, AttributeError):  # NumPy 1.x
         np.seterr(**old)
 
 
-_SEEN = [None, -1, None, False]  # warnings.filters as last read: list, length, first, verdict
+FILTER_SEEN = [None, -1, None, False]  # warnings.filters as last read: list, length, first, verdict
 
 
 def filter_holds() -> bool:
@@ -411,11 +411,12 @@ def filter_holds() -> bool:
     put ignore filters in front at import, torch among them; pytest's and a user's
     ``simplefilter("error")`` are what this refuses). The verdict is kept while the filter list
     is the same list with the same length and first entry (what filterwarnings, simplefilter,
-    resetwarnings and catch_warnings change)."""
+    resetwarnings and catch_warnings change). dispatch.fast_entry reads that cache inline
+    first (a call costs ~60 ns, 1.5% of a small op)."""
     if errstate_now() is not DEFAULT_ERRSTATE:
         return False
     f = warnings.filters
-    s = _SEEN
+    s = FILTER_SEEN
     if f is s[0] and (n := len(f)) == s[1] and (n == 0 or f[0] is s[2]):
         return s[3]
     ok = False
