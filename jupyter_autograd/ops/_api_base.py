@@ -181,10 +181,14 @@ class _casts_inside:
 def _index_select_checks(shape, d, idx) -> None:
     """torch's CPU checks of an index_select's index (NumPy would count a negative index from
     the end): a vector of int32/int64; an empty axis of a tensor of 2 or more dims refuses any
-    index; along dim 1 of one, torch's gather kernel names the first index out of bounds;
-    elsewhere an IndexError."""
+    index; along dim 1 of one, or any dim of an empty one, torch's kernels name the first index
+    out of bounds in a RuntimeError; elsewhere an IndexError."""
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
+    if not shape and idx.size != 1:  # a 0-d tensor takes a one-element index only
+        raise RuntimeError(
+            f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)"
+        )
     if idx.dtype.name not in ("int64", "int32"):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if not idx.size:
@@ -195,7 +199,7 @@ def _index_select_checks(shape, d, idx) -> None:
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
     if not bad.any():
         return
-    if len(shape) > 1 and d == 1:
+    if len(shape) > 1 and (d == 1 or 0 in shape):
         first = int(idx.reshape(-1)[bad.reshape(-1).argmax()])
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={first} axis_dim={n}")
     raise IndexError("index out of range in self")
