@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -143,10 +144,22 @@ UNSQUEEZE = _shape_op(
     torch=lambda torch, x, dim: x.unsqueeze(dim),
     batch=RESHAPE,
 )
+
+
+def _expand(xp, x, p):
+    """NumPy's broadcast_to is read-only even where no element repeats: an expand that only
+    adds leading 1s (or keeps the shape) is then a plain view, writable as torch's (fuzz seeds
+    404266, 423748, 434010: in-place writes into such an expand were refused)."""
+    size = tuple(p["size"])
+    if x.size and math.prod(size) == x.size:
+        return xp.reshape(x, size)
+    return xp.broadcast_to(x, size)
+
+
 EXPAND = _shape_op(
     "expand",
     "ExpandBackward0",
-    lambda xp, x, p: xp.broadcast_to(x, p["size"]),
+    _expand,
     lambda xp, g, x, out, p: g,  # the engine sums the broadcast dims back
     saved=("self_sym_sizes",),
     torch=lambda torch, x, size: x.expand(size),

@@ -339,3 +339,27 @@ def test_copy_slices_refuses_a_second_backward_without_retain_graph():
             "e.frac().backward(torch.zeros((2, 0)))",
         ]
     )
+
+
+def test_an_expand_that_repeats_nothing_is_writable():
+    """Fuzz seeds 404266, 423748, 434010, 432932, 445922: an expand to the tensor's own shape (or
+    with new leading 1s) repeats no element; torch writes into it in place, we refused (NumPy's
+    broadcast_to is read-only) with a shape message naming two equal shapes."""
+    _check(
+        [
+            "x = torch.ones(2, 2, dtype=torch.float64, requires_grad=True)",
+            "t = (x * 2).expand(2, 2)",
+            "t.data.mul_(2)",
+            "u = torch.tensor(1.0).expand([])",
+            "u.add_(1)",
+            "w = torch.ones(3).expand(1, 1, 3)",
+            "w.mul_(3)",
+            "y = (x * 1).expand(1, 2, 2)",
+            "y.mul_(2)",
+            "y.sum().backward()",
+            "e = torch.ones(1, 3).expand(2, 3)",
+            "e.add_(1)",
+            "out = [str(v.tolist()) for v in (t, u, w, y, x.grad)]",
+            "show = ['out']",
+        ]
+    )
