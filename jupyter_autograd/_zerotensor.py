@@ -75,6 +75,11 @@ class ZeroArray(np.ndarray):
     def __array_function__(self, func, types, args, kwargs):
         if func is np.copyto and isinstance(args[0] if args else kwargs.get("dst"), ZeroArray):
             raise RuntimeError(ERR_COPY)
+        if func in _LIKE:
+            # a new array shaped like a ZeroTensor is a normal one (NumPy would make the
+            # subclass and then fill it: a rule's zeros_like(g) of a ZeroTensor gradient,
+            # angle's after sgn's, raised; fuzz seeds 414441, 441826)
+            kwargs = {**kwargs, "subok": False}
         return super().__array_function__(func, types, args, kwargs)
 
     def __setitem__(self, key, value):
@@ -90,6 +95,9 @@ class ZeroArray(np.ndarray):
     def copy(self, order="C"):
         """A materialized copy (torch's clone of a ZeroTensor is a normal tensor)."""
         return np.array(self, order=order, subok=False)
+
+
+_LIKE = frozenset({np.zeros_like, np.ones_like, np.empty_like, np.full_like})
 
 
 def _plain(x):

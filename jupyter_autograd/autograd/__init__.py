@@ -69,7 +69,7 @@ def _make_grads(outputs, grads, create_graph, is_grads_batched=False):
                 f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype!r} and "
                 f"output[{i}] has a dtype of {o.dtype!r}."
             )
-        if g._data.__class__ is not o._data.__class__:
+        if not _engine.same_device(g._data, o._data):
             from .engine import device_mismatch
 
             raise device_mismatch([o, g])

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import _errors as E
 from .. import _slots
+from .._zerotensor import ZeroArray
 from ..ops.registry import NOT_IMPLEMENTED, _Marker
 from ..ops.xp import NPX, _ones, namespace_for
 from .accumulate import (
@@ -37,6 +38,16 @@ class _Flags:
 FLAGS = _Flags()
 # Bound by tensor.py once the class exists (tensor.py imports this package first).
 Tensor = None
+
+
+_HOST = (np.ndarray, ZeroArray)
+
+
+def same_device(a, b) -> bool:
+    """Whether arrays ``a`` and ``b`` live on one device: the same array class, or two host
+    classes (ndarray and the ZeroTensor's ZeroArray: a zero gradient meets normal tensors)."""
+    ca, cb = a.__class__, b.__class__
+    return ca is cb or (ca in _HOST and cb in _HOST)
 
 
 def device_mismatch(tensors) -> RuntimeError:

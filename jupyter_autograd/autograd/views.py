@@ -120,8 +120,7 @@ def base_requires_grad(base) -> None:
 
 
 def base_stops_requiring_grad(base) -> None:
-    """``base`` no longer requires grad: nor do its live views that required it through it
-    (torch's views made in no_grad ask their base; fuzz seeds 301793, 302391 and 11 more)."""
+    """``base`` no longer requires grad: nor do its views made in no_grad (they ask it, in torch)."""
     for ref in base._views or ():
         v = ref()
         if v is not None and v._rg_via_base:
@@ -448,7 +447,7 @@ def move_retain(t, old, new) -> None:
 
 
 # ---------------------------------------------------------------- in-place on a view
-_WRAPPED = (None, None, None)  # CopySlices._saved of a wrapped node that saved nothing
+_WRAPPED = (None, None, None)  # CopySlices._saved of a wrapped node that saved nothing (truthy)
 
 
 class CopySlices(Node):
@@ -476,10 +475,8 @@ class CopySlices(Node):
 
     _released = False
 
-    # the wrapped node's saved tensors are this node's: freed (and checked) together. torch's
-    # CopySlices releases its wrapped node after a backward that does not retain the graph,
-    # whatever that node saved, and refuses a second one: a node that saved nothing shows
-    # _WRAPPED (truthy) so that the executor releases this one too (fuzz seeds 310087, 315477)
+    # the wrapped node's saved tensors are this node's: freed (and checked) together; one that
+    # saved nothing shows _WRAPPED, so that the executor releases this node too, as torch does
     @property
     def _saved(self):
         s = self._fn._saved

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.engine import device_mismatch, xp_of
+from ..autograd.engine import device_mismatch, same_device, xp_of
 from ..ops import api as _api
 from ..ops import arithmetic as ARITH
 from ..ops import loss as LS
@@ -178,7 +178,7 @@ def _nll_loss_nd(input, target, weight, r, ignore_index):
 def _nll(op, input, target, weight, r, ignore_index):
     x = input._data
     t = target._data
-    if t.__class__ is not x.__class__:
+    if not same_device(t, x):
         raise device_mismatch([input, target])
     if x.dtype.kind == "c":  # torch's kernel refuses complex input before checking the rest
         raise op.cx.error(None, x)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._errors import broadcast_error as _broadcast_error
+from ..autograd.engine import device_mismatch, same_device
 from ..tensor import Tensor
 from ._api_base import _SCALARS, _dims, _t, _xp
 from .dispatch import as_operand
@@ -30,7 +31,7 @@ def _operands(input, other):
     a = input._data
     if isinstance(other, Tensor):
         b = other._data
-        if b.__class__ is not a.__class__:
+        if not same_device(a, b):
             # (a 0-d result may still be held as a NumPy scalar: a host value too)
             if isinstance(a, np.generic) or isinstance(b, np.generic):
                 return _operands(_host0(input), _host0(other))
@@ -38,8 +39,6 @@ def _operands(input, other):
                 return a, b.item()
             if not a.ndim and a.__class__ is np.ndarray:
                 return a.item(), b
-            from ..autograd.engine import device_mismatch
-
             raise device_mismatch([input, other])
         return a, b
     if isinstance(other, _SCALARS):

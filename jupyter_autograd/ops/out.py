@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 
+from ..autograd.engine import device_mismatch, same_device
 from ..grad_mode import STATE
 from ..tensor import Tensor
 
@@ -173,9 +174,7 @@ def write(
     version bump."""
     r = result._data
     o = out._data
-    if o.__class__ is not r.__class__:
-        from ..autograd.engine import device_mismatch
-
+    if not same_device(o, r):
         raise device_mismatch([result, out])
     err = None if resize_first else _dtype_error(dtype_rule, r, o, inputs)
     if err is not None:

@@ -363,3 +363,25 @@ def test_an_expand_that_repeats_nothing_is_writable():
             "show = ['out']",
         ]
     )
+
+
+def test_a_zero_tensor_gradient_meets_normal_tensors():
+    """Fuzz seeds 414441, 441826, 422921: sgn's gradient is torch's ZeroTensor; a rule making
+    ``zeros_like`` of it (angle's, after sgn's) raised "ZeroTensors are immutable", and comparing
+    it with a normal tensor raised a device mismatch between "cpu and cpu"."""
+    _check(
+        [
+            "x = torch.ones(4, 2, dtype=torch.float64, requires_grad=True)",
+            "torch.sgn(x.angle()).backward(torch.ones(4, 2, dtype=torch.float64))",
+            "e = torch.zeros((0,), requires_grad=True)",
+            "e.reshape(1, 0).ceil().sgn().backward(torch.zeros((1, 0)))",
+            "y = torch.ones(2, 2, dtype=torch.float64, requires_grad=True)",
+            "s = y.sgn()",
+            "g = torch.autograd.grad(s, [y, s], grad_outputs=torch.ones(2, 2, dtype=torch.float64))",
+            "c = (g[0] >= s).tolist()",
+            "h = torch.autograd.grad(y * 2, y, g[0])[0].clone().tolist()",
+            "m = torch.mul(g[0], y.detach(), out=torch.empty(2, 2, dtype=torch.float64)).tolist()",
+            "out = [str(x.grad.tolist()), str(e.grad.tolist()), c, h, m]",
+            "show = ['out']",
+        ]
+    )
