@@ -12,7 +12,7 @@ import pytest
 
 import jupyter_autograd as ja
 
-from ._layer_parity import compare_errors, compare_repr
+from ._layer_parity import compare_errors, compare_repr, outcome
 from ._torch import require as require_torch
 
 IDX = [1, 2, 4, 5, 4, 3, 2, 9]
@@ -223,6 +223,23 @@ ERRORS = [
 ]
 
 
+# An index out of range: torch's message depends on which CPU kernel it runs, fbgemm's (the
+# one we give) or its generic loop's (seen on an AVX-512 virtual machine where fbgemm is not
+# used): the error type is compared there, and our message is fbgemm's
+_OUT_OF_RANGE = 5
+_GENERIC = "Expected i < index_size to be true, but got false."
+
+
 @pytest.mark.parametrize("i", range(len(ERRORS)))
 def test_embedding_bag_errors_match_torch(i):
-    compare_errors(ERRORS[i], require_torch())
+    torch = require_torch()
+    if i == _OUT_OF_RANGE:
+        theirs = outcome(lambda: ERRORS[i](torch))
+        if theirs[0] == "RuntimeError" and str(theirs[1]).startswith(_GENERIC):
+            ours = outcome(lambda: ERRORS[i](ja))
+            assert ours == (
+                "RuntimeError",
+                "Index 0 of input takes value 11 which is not in the valid range [0, 10)",
+            ), ours
+            return
+    compare_errors(ERRORS[i], torch)
