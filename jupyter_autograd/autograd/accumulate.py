@@ -186,8 +186,19 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
         g = _unwrap(gt, create_graph)
         if shared is not None:
             _mark(shared, g)
-    if _leaf_gone(var):
-        return
+    if not _leaf_gone(var):
+        _add_to_grad(var, g, create_graph, shared)
+    # torch runs the post-accumulate hooks of a leaf that receives nothing too (detach_() since)
+    post_accumulate_hooks(var)
+
+
+def post_accumulate_hooks(var) -> None:
+    if var._post_acc_hooks:
+        for h in list(var._post_acc_hooks.values()):
+            h(var)
+
+
+def _add_to_grad(var, g, create_graph, shared) -> None:
     with _ACC_LOCK:
         cur = var._grad
         if cur is None and not create_graph and shared is not None and g.__class__ is _ndarray:
@@ -245,9 +256,6 @@ def _accumulate(acc: AccumulateGrad, g, create_graph: bool, shared=None) -> None
                 cur._vc = [1]
             else:
                 vc[0] += 1
-    if var._post_acc_hooks:
-        for h in list(var._post_acc_hooks.values()):
-            h(var)
 
 
 def accumulate_leaves(leaves, buffers, create_graph: bool, shared) -> None:

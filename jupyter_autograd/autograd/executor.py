@@ -24,6 +24,7 @@ from .accumulate import (
     _unwrap,
     accumulate_complete,
     accumulate_leaves,
+    post_accumulate_hooks,
 )
 from .engine import FLAGS, check_versions, run_node, xp_of
 from .node import ACCUMULATE_PRIORITY, ERROR_PRIORITY, AccumulateGrad, Node
@@ -435,7 +436,9 @@ def _run_general(
             if g is not None:
                 _mark(shared, g)
     if fn.__class__ is AccumulateGrad:
-        if gs[0] is not None and (accumulate and (capture is None or fn in needed)):
+        if gs[0] is None and accumulate and (capture is None or fn in needed):
+            post_accumulate_hooks(fn.variable)  # torch runs them without a gradient too
+        elif gs[0] is not None and (accumulate and (capture is None or fn in needed)):
             _accumulate(fn, gs[0], create_graph, shared)
             if fn._hooks:
                 go = (_as_tensor(gs[0]),)

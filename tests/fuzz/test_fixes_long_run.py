@@ -385,3 +385,28 @@ def test_a_zero_tensor_gradient_meets_normal_tensors():
             "show = ['out']",
         ]
     )
+
+
+def test_post_accumulate_hooks_run_without_a_gradient_too():
+    """Fuzz seeds 400530, 402338, 417743 and 13 more: torch runs a leaf's post-accumulate-grad
+    hooks when its AccumulateGrad runs, also after the leaf's ``detach_()`` (nothing is
+    accumulated) and when no gradient reaches it (vector_norm of order 0); we ran none."""
+    _check(
+        [
+            "log = []",
+            "x = torch.ones(2, requires_grad=True)",
+            "h = x.register_post_accumulate_grad_hook(lambda t: log.append(t.grad is None))",
+            "y = x * 2",
+            "x.detach_()",
+            "y.sum().backward()",
+            "e = torch.zeros((0,), requires_grad=True)",
+            "h2 = e.register_post_accumulate_grad_hook(lambda t: log.append(t.grad is None))",
+            "torch.linalg.vector_norm(e, 0, -1).backward()",
+            "z = torch.ones(2, requires_grad=True)",
+            "h3 = z.register_post_accumulate_grad_hook(lambda t: log.append(t.grad.tolist()))",
+            "(z * 3).sum().backward()",
+            "torch.autograd.grad((z * 3).sum(), z)",
+            "out = (log, x.grad is None, e.grad is None)",
+            "show = ['out']",
+        ]
+    )
