@@ -134,6 +134,10 @@ def install(namespace, names=None) -> None:
         if name.startswith("_"):
             continue
         obj = vars(namespace).get(name)
+        if getattr(obj, "_installed", False) or getattr(obj, "_tensor_params", None):
+            # wrapped already: importlib.reload(jupyter_autograd) (IPython's %reload_ext) runs
+            # this again, and a second wrapper's arity wording replaced the first one's errors
+            continue
         if isinstance(obj, types.FunctionType) and (obj.__module__ or "").startswith(
             "jupyter_autograd"
         ):
@@ -141,6 +145,7 @@ def install(namespace, names=None) -> None:
             inner = obj if is_class else accept_out(obj, public)
             wrapped = accept_numpy_names(inner, public, is_class)
             if wrapped is not obj:
+                wrapped._installed = True
                 setattr(namespace, name, wrapped)
         elif is_class and isinstance(obj, staticmethod):
             continue
