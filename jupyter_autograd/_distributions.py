@@ -91,10 +91,15 @@ def _differs(npf, mf) -> bool:
 
 
 def _libm(npf, mf):
-    if not _differs(npf, mf):
-        return npf
+    """``npf`` where it agrees with the C library's ``mf`` here, else ``mf`` element by element;
+    decided on the first call (not at import: most programs draw no such sample)."""
+    use = []
 
     def f(x):
+        if not use:
+            use.append(not _differs(npf, mf))
+        if use[0]:
+            return npf(x)
         x = np.asarray(x, _f64)
         return np.fromiter(map(mf, x.ravel().tolist()), _f64, count=x.size).reshape(x.shape)
 

@@ -40,14 +40,14 @@ FLAGS = _Flags()
 Tensor = None
 
 
-_HOST = (np.ndarray, ZeroArray)
+HOST_ARRAYS = (np.ndarray, ZeroArray)  # the host's array classes: one device
 
 
 def same_device(a, b) -> bool:
     """Whether arrays ``a`` and ``b`` live on one device: the same array class, or two host
     classes (ndarray and the ZeroTensor's ZeroArray: a zero gradient meets normal tensors)."""
     ca, cb = a.__class__, b.__class__
-    return ca is cb or (ca in _HOST and cb in _HOST)
+    return ca is cb or (ca in HOST_ARRAYS and cb in HOST_ARRAYS)
 
 
 def device_mismatch(tensors) -> RuntimeError:

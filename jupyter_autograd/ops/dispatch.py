@@ -7,9 +7,8 @@ import warnings
 import numpy as np
 
 from .. import _dtype, _slots
-from .._zerotensor import ZeroArray
 from ..autograd import views as _views
-from ..autograd.engine import FLAGS, device_mismatch, record, save_plan, xp_of
+from ..autograd.engine import FLAGS, HOST_ARRAYS, device_mismatch, record, save_plan, xp_of
 from ..grad_mode import STATE
 from ..tensor import Tensor
 from .registry import ELEMENTWISE, Refuse
@@ -17,7 +16,6 @@ from .xp import DEFAULT_ERRSTATE, NPX, QUIET, errstate_now, filter_holds, quiet_
 from .xp import FILTER_SEEN as SEEN
 
 _ndarray = np.ndarray
-_HOST = (np.ndarray, ZeroArray)
 _SCALARS = (int, float, bool, complex)
 _new = object.__new__
 
@@ -30,8 +28,8 @@ def _fix_out(out, like_cls, xp):
 
 
 def _host_pair(c1, c2) -> bool:
-    """Two host array classes: ndarray and ZeroArray (a torch ZeroTensor, see _zerotensor)."""
-    return c1 in _HOST and c2 in _HOST
+    """Two host array classes (engine.same_device's test on classes, where two differ)."""
+    return c1 in HOST_ARRAYS and c2 in HOST_ARRAYS
 
 
 def apply(op, inputs: tuple, p=None, record_inputs=None):
