@@ -152,3 +152,22 @@ def test_binary_entry_with_two_tensors_takes_the_general_paths_answers(name):
     with pytest.raises(RuntimeError) as general:
         dispatch.apply(op, (a, c))
     assert str(fast.value) == str(general.value)
+
+
+@pytest.mark.parametrize("expr", ["x * 2.0", "x / 3.0", "x + 2.0", "x - 0.5", "x.tanh()"])
+def test_a_second_backward_through_a_fast_entry_node_as_torch(expr):
+    """A node keeping only a Python number (``x * 2.0``) is freed by backward as torch frees
+    the number it saved (the entry marks it, node._frees); one keeping nothing can run again."""
+    import torch
+
+    def second(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = eval(expr, {"x": x}).sum()
+        y.backward()
+        try:
+            y.backward()
+        except RuntimeError as e:
+            return str(e).split(".")[0]
+        return x.grad.tolist()
+
+    assert second(ja) == second(torch)

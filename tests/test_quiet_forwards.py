@@ -137,3 +137,46 @@ def test_a_fresh_interpreter_prints_nothing():
     assert r.returncode == 0, r.stderr
     assert r.stderr.count("RuntimeWarning") == 1 and "divide by zero" in r.stderr, r.stderr
     assert "jupyter_autograd" not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda: warnings.simplefilter("error"),
+        lambda: warnings.filterwarnings("error", category=RuntimeWarning),
+        lambda: (
+            warnings.resetwarnings(),
+            warnings.filters.append(("error", None, Warning, None, 0)),
+        ),
+    ],
+    ids=["simplefilter", "filterwarnings", "resetwarnings"],
+)
+def test_a_filter_change_in_place_is_seen_by_the_next_op(change):
+    """The entries keep the filter's yes (xp.FILTER_OK) while the list is the same list: a
+    change made in place, after a yes, must reach the very next op (the warnings module's
+    _filters_mutated, which every change calls, empties the kept yes)."""
+    x = ja.tensor([0.0, 1.0], requires_grad=True)
+    with warnings.catch_warnings():
+        _record_all()
+        (x * 1.0).log()  # the yes is kept for this list
+        assert xp.FILTER_OK[0] is warnings.filters
+        change()  # in place: the same list object
+        assert xp.FILTER_OK[0] is None
+        y = (x * 1.0).log()  # -inf: an error filter now, so NumPy's error state is set quiet
+    assert y[0].item() == float("-inf")
+
+
+def test_no_entry_leaves_numpy_error_state_changed():
+    """Every generated entry kind (view or not, filtered or not, method or plain) restores
+    NumPy's error state when it set it: a view row that is also elementwise (alias) once left
+    it quiet, which silenced the user's own NumPy warnings afterwards."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the filter does not hold: the error-state path
+        for name, op in sorted(OPS.items()):
+            if len(op.inputs) != 1:
+                continue
+            try:
+                dispatch.apply1(op, ja.ones(2, 3, requires_grad=True))
+            except Exception:  # noqa: BLE001, S112 - rows that need parameters
+                continue
+            assert xp.errstate_now() is xp.DEFAULT_ERRSTATE, name

@@ -224,6 +224,8 @@ def record(op, inputs, outs, p, results, lead=None) -> Node:
                     s = inputs[1] if plan.lead1 else None
                     ins = (a0, s)
                     raw = (r0, s)
+                    if s is not None:  # x * 2: torch saves the number, and frees it
+                        node._frees = True
     else:
         n = len(inputs)
         fns = [None] * n

@@ -337,7 +337,7 @@ def _run(heap, buffers, ex, keep_graph, create_graph, shared, roots):
                 if outs is None:  # AccumulateGrad, or skipped
                     fn = None
                     continue
-            if not keep_graph and fn._saved and (fn._vers or _frees(fn)):
+            if not keep_graph and fn._saved and (fn._vers or fn._frees or _frees(fn)):
                 fn._saved = None
             nxt = None  # the node to run next without the heap, if any
             if deps is None:  # by sequence number: a node is queued when first reached

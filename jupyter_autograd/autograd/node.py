@@ -93,6 +93,7 @@ class Node:
     # Optional state lives in class-level defaults, so recording an op writes only what it has.
     _saved = ()
     _vers = ()
+    _frees = False  # set where what it saved is known to need freeing (executor._frees)
     _p = None
     _shapes = ()
     _n_out = 1

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import warnings
+import linecache
+import types
+import warnings  # noqa: F401 - read by the generated entries (_ENTRY)
 
 import numpy as np
 
@@ -12,8 +14,16 @@ from ..autograd.engine import FLAGS, HOST_ARRAYS, device_mismatch, record, save_
 from ..grad_mode import STATE
 from ..tensor import Tensor
 from .registry import ELEMENTWISE, Refuse
-from .xp import DEFAULT_ERRSTATE, NPX, QUIET, errstate_now, filter_holds, quiet_enter, quiet_exit
-from .xp import FILTER_SEEN as SEEN
+from .xp import (  # noqa: F401 - DEFAULT_ERRSTATE, FILTER_OK, errstate_now: read by _ENTRY
+    DEFAULT_ERRSTATE,
+    FILTER_OK,
+    NPX,
+    QUIET,
+    errstate_now,
+    filter_holds,
+    quiet_enter,
+    quiet_exit,
+)
 
 _ndarray = np.ndarray
 _SCALARS = (int, float, bool, complex)
@@ -140,110 +150,156 @@ _ENTRIES: dict = {}
 
 def fast_entry(op, slow=None, binary: bool = False):
     """The fast entry of row ``op``: :func:`apply`'s steps for one tensor ``x`` and, in the
-    row's second input slot, an optional Python float ``scalar``, with the row's fixed facts
-    (a view row or not, input 0 differentiable) read here, once. It is the hot path of
+    row's second input slot, an optional Python float ``scalar``. It is the hot path of
     small-tensor code: ``Tensor.tanh`` (``unary_method``) and ``tensor <op> float``
     (``binary_method``) are such entries, and :func:`apply1` calls the row's plain one.
 
     ``slow``: for a method's entry, where calls outside the fast case go: a unary method's
-    non-floating tensor (integer promotion) or extra arguments, a binary method's operand
-    that is neither a Python float nor a tensor of the same floating dtype and array kind
-    (promotion to the result type; a shape error is raised there too). None: every call is
-    taken."""
-    view = op.name in VIEW_OPS
-    filt = filtered(op)
-    diff0 = bool(op.differentiable) and op.differentiable[0]
-    name = op.name
-    plan1 = save_plan(op, 1)  # what a node of this row keeps when input 0 has the edge
+    non-floating tensor (integer promotion), a binary method's operand that is neither a
+    Python float nor a tensor of the same floating dtype and array kind (promotion to the
+    result type; a shape error is raised there too). None: every call is taken.
 
+    The entry is generated from the row's fixed facts (a method or not, a view row or not,
+    silenced by the warnings filter or by NumPy's error state, input 0 differentiable): the
+    lines of :data:`_ENTRY` whose condition holds (each test a fact would decide costs ~30 ns
+    a call here). tests/test_fast_entries.py runs every entry against :func:`apply`."""
+    facts = {
+        "method": slow is not None,
+        "binary": binary,
+        "unary": slow is not None and not binary,
+        "view": op.name in VIEW_OPS,
+        "filt": filtered(op),
+        "diff0": bool(op.differentiable) and op.differentiable[0],
+    }
+    key = tuple(facts.values())
+    make = _FACTORIES.get(key)
+    if make is None:
+        make = _FACTORIES[key] = _factory(facts)
+    entry = make(op, slow, op.name, save_plan(op, 1))
+    entry.__name__ = entry.__qualname__ = op.name
+    entry._row = op  # tests/test_fast_entries.py runs it against apply()
+    return entry
+
+
+# The fast entry's lines; "#[...]" keeps a line where that condition on the row's facts holds.
+# plan1: what a node of this row keeps when input 0 has the edge (save_plan(op, 1)).
+_ENTRY = """
+def make(op, slow, name, plan1):
     def entry(x, scalar=None, p=None):
         d = x._data
-        s = scalar  # the second operand as the forward takes it (a tensor's array)
-        if slow is not None:
-            if binary:
-                if d.dtype.kind != "f":
-                    return slow(x, scalar)
-                if scalar.__class__ is not float:
-                    # another floating tensor of the same dtype and array kind: nothing to promote
-                    if scalar.__class__ is not Tensor:
-                        return slow(x, scalar)
-                    s = scalar._data
-                    if s.dtype is not d.dtype or s.__class__ is not d.__class__:
-                        return slow(x, scalar)
-            elif d.dtype.kind != "f" or scalar is not None or p is not None:
-                if scalar is not None or p is not None:
-                    n = (scalar is not None) + (p is not None)
-                    raise TypeError(f"TensorBase.{name}() takes no arguments ({n} given)")
-                return slow(x)
+        s = scalar  #[binary]
+        if (dt := d.dtype).kind != "f":  #[binary]
+            return slow(x, scalar)  #[binary]
+        if scalar.__class__ is not float:  #[binary]
+            # another floating tensor of the same dtype and array kind: nothing to promote  #[binary]
+            if scalar.__class__ is not Tensor:  #[binary]
+                return slow(x, scalar)  #[binary]
+            s = scalar._data  #[binary]
+            if s.dtype is not dt or s.__class__ is not d.__class__:  #[binary]
+                return slow(x, scalar)  #[binary]
+        if scalar is not None or p is not None:  #[unary]
+            n = (scalar is not None) + (p is not None)  #[unary]
+            raise TypeError(f"TensorBase.{name}() takes no arguments ({n} given)")  #[unary]
+        if (dt := d.dtype).kind != "f":  #[unary]
+            return slow(x)  #[unary]
         cls = d.__class__
         xp = NPX if cls is _ndarray else xp_of(d)
-        # a view row computes no values: nothing for NumPy to warn about, no error state to set;
-        # a filtered row is silenced by ops.xp's FP_FILTER where it holds
-        if view or (
-            filt
-            and (
-                (  # xp.filter_holds' cached verdict, read inline; the call where it is stale
-                    errstate_now() is DEFAULT_ERRSTATE
-                    and (f := warnings.filters) is SEEN[0]
-                    and len(f) == SEEN[1]
-                    and SEEN[3]
-                    and f[0] is SEEN[2]
-                )
-                or filter_holds()
-            )
-        ):
-            q = None
-        else:
-            q = quiet_enter(QUIET)
-        try:  # op.fwd read per call: the profiler swaps it while it records
-            out = op.fwd(xp, d, p) if s is None else op.fwd(xp, d, s, p)
+        # a view row computes no values (nothing for NumPy to warn about); a filtered row is
+        # silent by xp.FP_FILTER where filter_holds() said yes and the filters have not changed
+        if (errstate_now() is DEFAULT_ERRSTATE and warnings.filters is FILTER_OK[0]) or (  #[filt and not view]
+            filter_holds()  #[filt and not view]
+        ):  #[filt and not view]
+            q = None  #[filt and not view]
+        else:  #[filt and not view]
+            q = quiet_enter(QUIET)  #[filt and not view]
+        q = quiet_enter(QUIET)  #[not filt and not view]
+        fwd = op.fwd  # read per call: the profiler swaps it while it records (not a method call:
+        try:  # the attribute is the instance's, which LOAD_METHOD does not specialise)
+            out = fwd(xp, d, s, p)  #[binary]
+            out = fwd(xp, d, p)  #[unary]
+            out = fwd(xp, d, p) if scalar is None else fwd(xp, d, scalar, p)  #[not method]
         except (TypeError, ValueError) as e:
-            if s is not scalar:  # two tensors: apply's error (broadcasting) from the slow path
-                return slow(x, scalar)
+            if s is not scalar:  #[binary]
+                return slow(x, scalar)  # two tensors: apply's error (broadcasting)  #[binary]
             if e.__class__ is TypeError:
-                _refuse_complex_inputs(op, (d,) if s is None else (d, s), p)
+                _refuse_complex_inputs(op, (d,) if scalar is None else (d, scalar), p)
             raise
-        finally:
-            if q is not None:
-                quiet_exit(q)
+        finally:  #[not view]
+            if q is not None:  #[filt]
+                quiet_exit(q)  #[filt]
+            quiet_exit(q)  #[not filt and not view]
         if out.__class__ is not cls:
             out = _fix_out(out, cls, xp)
-        k = out.dtype.kind
+        k = "f" if out.dtype is dt else out.dtype.kind  # a float input's dtype  #[method]
+        k = out.dtype.kind  #[not method]
         row = op
+        plan = plan1
         if k == "c" and op.cx is not op:
             if op.cfwd is not None:
-                out = op.cfwd(xp, d, p) if s is None else op.cfwd(xp, d, s, p)
+                out = op.cfwd(xp, d, p) if scalar is None else op.cfwd(xp, d, s, p)  #[binary]
+                out = op.cfwd(xp, d, p) if scalar is None else op.cfwd(xp, d, scalar, p)  #[not binary]
                 if out.__class__ is not cls:
                     out = _fix_out(out, cls, xp)
             row = complex_row(op, out, p, x._requires_grad and STATE.grad_enabled)
+            plan = save_plan(row, 1)
         res = _new(Tensor)
         res._data = out
-        ins = (x,) if scalar is None else (x, scalar)
-        if s is not scalar:  # two tensors: the general edges
-            if (x._requires_grad or scalar._requires_grad) and STATE.grad_enabled:
-                res._requires_grad = True
-                record(row, ins, out, p, (res,))
-            else:
-                res._requires_grad = False
-        elif x._requires_grad and diff0 and STATE.grad_enabled and (k == "f" or k == "c"):
-            res._requires_grad = True
-            if x._base is None and not x._inf:
-                record(row, ins, out, p, (res,), plan1 if row is op else save_plan(row, 1))
-            else:
-                record(row, ins, out, p, (res,))
-        else:
-            res._requires_grad = False
+        if s is not scalar:  # two tensors: the general edges  #[binary]
+            if (x._requires_grad or scalar._requires_grad) and STATE.grad_enabled:  #[binary]
+                res._requires_grad = True  #[binary]
+                record(row, (x, scalar), out, p, (res,))  #[binary]
+            else:  #[binary]
+                res._requires_grad = False  #[binary]
+        elif x._requires_grad and STATE.grad_enabled and (k == "f" or k == "c"):  #[binary and diff0]
+        if x._requires_grad and STATE.grad_enabled and (k == "f" or k == "c"):  #[not binary and diff0]
+            res._requires_grad = True  #[diff0]
+            ins = (x,)  #[diff0 and unary]
+            ins = (x, scalar)  #[diff0 and binary]
+            ins = (x,) if scalar is None else (x, scalar)  #[diff0 and not method]
+            if x._base is None and not x._inf:  #[diff0]
+                record(row, ins, out, p, (res,), plan)  #[diff0]
+            else:  #[diff0]
+                record(row, ins, out, p, (res,))  #[diff0]
+        else:  #[diff0 or binary]
+            res._requires_grad = False  #[diff0 or binary]
+        res._requires_grad = False  #[not diff0 and not binary]
         if STATE.inference:
             res._inf = True
-        if view and (out.base is not None or out is d):
-            _views.make_view(res, x)
+        if out.base is not None or out is d:  #[view]
+            _views.make_view(res, x)  #[view]
         if FLAGS.forward_ad_levels:
-            _forward_ad(row, ins, (d,) if s is None else (d, s), out, p, (res,))
+            _forward_ad(
+                row,
+                (x,) if scalar is None else (x, scalar),
+                (d,) if scalar is None else (d, s),  #[binary]
+                (d,) if scalar is None else (d, scalar),  #[not binary]
+                out,
+                p,
+                (res,),
+            )
         return res
 
-    entry.__name__ = entry.__qualname__ = name
-    entry._row = op  # tests/test_fast_entries.py runs it against apply()
     return entry
+"""
+
+_FACTORIES: dict = {}
+
+
+def _factory(facts):
+    """Compile :data:`_ENTRY` for one combination of facts: its kept lines, in this module's
+    namespace (linecache holds the text, so tracebacks show the generated lines)."""
+    lines = []
+    for line in _ENTRY.splitlines():
+        code, mark, cond = line.partition("  #[")
+        if mark and not eval(cond.rstrip("]"), {"__builtins__": {}}, facts):
+            continue
+        lines.append(code.rstrip())
+    src = "\n".join(lines) + "\n"
+    fname = "<fast entry " + " ".join(k for k, v in facts.items() if v) + ">"
+    linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
+    module = compile(src, fname, "exec")
+    code = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+    return types.FunctionType(code, globals())
 
 
 def filtered(op) -> bool:

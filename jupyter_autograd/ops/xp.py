@@ -405,6 +405,36 @@ except (ImportError, AttributeError):  # NumPy 1.x
 FILTER_SEEN = [None, -1, None, False]  # warnings.filters as last read: list, length, first, verdict
 
 
+def _watch_filters() -> list:
+    """A one-item list holding the filter list for which filter_holds() last said yes, emptied
+    (None) whenever the warnings module changes its filters: dispatch.fast_entry tests
+    ``warnings.filters is FILTER_OK[0]``, one comparison per op (the filter list's length and
+    first entry cost ~150 ns a small op here). Every change the warnings module makes
+    (filterwarnings, simplefilter, resetwarnings, catch_warnings' enter and exit) calls its
+    ``_filters_mutated``, which is wrapped to empty the list; where the module's functions do not
+    read that name from its globals (other Pythons), nothing is wrapped and the list stays empty:
+    filter_holds() then decides every op. A filter list edited by hand, without those functions,
+    is not seen (CPython's own warning caches miss it too)."""
+    hook = getattr(warnings, "_filters_mutated", None)
+    if getattr(hook, "ja_watch", None) is not None:  # importlib.reload: one wrapper, one list
+        return hook.ja_watch
+    watch = [None]
+    if hook is None or getattr(warnings.simplefilter, "__globals__", None) is not vars(warnings):
+        return watch
+
+    def _filters_mutated():
+        watch[0] = None
+        hook()
+
+    _filters_mutated.ja_watch = watch
+    warnings._filters_mutated = _filters_mutated
+    return watch
+
+
+FILTER_OK = _watch_filters()
+_WATCHING = getattr(getattr(warnings, "_filters_mutated", None), "ja_watch", None) is FILTER_OK
+
+
 def filter_holds() -> bool:
     """Whether FP_FILTER silences NumPy here now: NumPy's error state is the default one, and
     no filter in front of ours acts on a RuntimeWarning other than by ignoring it (libraries
@@ -427,6 +457,8 @@ def filter_holds() -> bool:
         if entry[0] != "ignore" and issubclass(RuntimeWarning, entry[2]):
             break
     s[:] = [f, len(f), f[0] if f else None, ok]
+    if ok and _WATCHING:
+        FILTER_OK[0] = f
     return ok
 
 
