@@ -65,6 +65,20 @@ def _conj(xp, x):
     return xp.conj(x) if x.dtype.kind == "c" else x
 
 
+def on_result(row, p=None):
+    """The VJP ``row(grad, result, p)`` of a row whose gradient is one of torch's backward
+    kernels (tanh's ``tanh_backward(grad, result)``): the kernel's forward on arrays, in one
+    call (``xp.call`` is one more frame per node), and the kernel row applied under
+    create_graph, which records its node (its own double backward)."""
+
+    def vjp(xp, g, x, out, _):
+        if xp.is_txp:
+            return xp.call(row, g, out, p=p)
+        return row.fwd(xp, g, out, p)  # read per call: the profiler swaps a row's fwd
+
+    return vjp
+
+
 # ---------------------------------------------------------------- tanh, sigmoid
 # torch's kernels conjugate the derivative for complex tensors (go * conj(1 - o^2)): the rows
 # are written in torch's convention, as derivatives.yaml's formulas (complex=AS_WRITTEN)
@@ -75,7 +89,10 @@ TANH_BACKWARD = defop(
     saved=("grad_output", "output"),
     complex=AS_WRITTEN,
     batch=ELEMENTWISE,
-    fwd=lambda xp, go, o, p: go * _conj(xp, 1 - o * o),
+    # _conj's test inline: the first-order backward of every tanh node runs this
+    fwd=lambda xp, go, o, p: (
+        go * (1 - o * o if not xp.is_txp and o.dtype.kind != "c" else _conj(xp, 1 - o * o))
+    ),
     # torch: tanh_backward(grad, output.conj()), grad.conj() * (-2 * output.conj() * grad_output)
     vjp=(
         lambda xp, g, go, o, out, p: xp.call(TANH_BACKWARD, g, _conj(xp, o)),
@@ -94,7 +111,9 @@ SIGMOID_BACKWARD = defop(
     saved=("grad_output", "output"),
     complex=AS_WRITTEN,
     batch=ELEMENTWISE,
-    fwd=lambda xp, go, o, p: go * _conj(xp, o * (1 - o)),
+    fwd=lambda xp, go, o, p: (
+        go * (o * (1 - o) if not xp.is_txp and o.dtype.kind != "c" else _conj(xp, o * (1 - o)))
+    ),
     # torch: sigmoid_backward(grad, output.conj()), grad.conj() * grad_output *
     # (-2 * output.conj() + 1)
     vjp=(

@@ -230,18 +230,19 @@ def make(op, slow, name, plan1):
             quiet_exit(q)  #[not filt and not view]
         if out.__class__ is not cls:
             out = _fix_out(out, cls, xp)
-        k = "f" if out.dtype is dt else out.dtype.kind  # a float input's dtype  #[method]
-        k = out.dtype.kind  #[not method]
+        if out.dtype is not dt:  #[method]
+            # not the float input's dtype (no method row gives another): apply's steps  #[method]
+            return apply(op, (x,) if scalar is None else (x, scalar), p)  #[method]
         row = op
-        plan = plan1
-        if k == "c" and op.cx is not op:
-            if op.cfwd is not None:
-                out = op.cfwd(xp, d, p) if scalar is None else op.cfwd(xp, d, s, p)  #[binary]
-                out = op.cfwd(xp, d, p) if scalar is None else op.cfwd(xp, d, scalar, p)  #[not binary]
-                if out.__class__ is not cls:
-                    out = _fix_out(out, cls, xp)
-            row = complex_row(op, out, p, x._requires_grad and STATE.grad_enabled)
-            plan = save_plan(row, 1)
+        k = out.dtype.kind  #[not method]
+        plan = plan1  #[not method]
+        if k == "c" and op.cx is not op:  #[not method]
+            if op.cfwd is not None:  #[not method]
+                out = op.cfwd(xp, d, p) if scalar is None else op.cfwd(xp, d, scalar, p)  #[not method]
+                if out.__class__ is not cls:  #[not method]
+                    out = _fix_out(out, cls, xp)  #[not method]
+            row = complex_row(op, out, p, x._requires_grad and STATE.grad_enabled)  #[not method]
+            plan = save_plan(row, 1)  #[not method]
         res = _new(Tensor)
         res._data = out
         if s is not scalar:  # two tensors: the general edges  #[binary]
@@ -250,16 +251,17 @@ def make(op, slow, name, plan1):
                 record(row, (x, scalar), out, p, (res,))  #[binary]
             else:  #[binary]
                 res._requires_grad = False  #[binary]
-        elif x._requires_grad and STATE.grad_enabled and (k == "f" or k == "c"):  #[binary and diff0]
-        if x._requires_grad and STATE.grad_enabled and (k == "f" or k == "c"):  #[not binary and diff0]
+        elif x._requires_grad and STATE.grad_enabled:  #[binary and diff0]
+        if x._requires_grad and STATE.grad_enabled:  #[unary and diff0]
+        if x._requires_grad and STATE.grad_enabled and (k == "f" or k == "c"):  #[not method and diff0]
             res._requires_grad = True  #[diff0]
-            ins = (x,)  #[diff0 and unary]
-            ins = (x, scalar)  #[diff0 and binary]
-            ins = (x,) if scalar is None else (x, scalar)  #[diff0 and not method]
             if x._base is None and not x._inf:  #[diff0]
-                record(row, ins, out, p, (res,), plan)  #[diff0]
+                record(row, (x,), out, p, (res,), plan1)  #[diff0 and unary]
+                record(row, (x, scalar), out, p, (res,), plan1)  #[diff0 and binary]
+                ins = (x,) if scalar is None else (x, scalar)  #[diff0 and not method]
+                record(row, ins, out, p, (res,), plan)  #[diff0 and not method]
             else:  #[diff0]
-                record(row, ins, out, p, (res,))  #[diff0]
+                record(row, (x,) if scalar is None else (x, scalar), out, p, (res,))  #[diff0]
         else:  #[diff0 or binary]
             res._requires_grad = False  #[diff0 or binary]
         res._requires_grad = False  #[not diff0 and not binary]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .arithmetic import zero_grad
-from .backward_rows import SIGMOID_BACKWARD, TANH_BACKWARD, THRESHOLD_BACKWARD
+from .backward_rows import SIGMOID_BACKWARD, TANH_BACKWARD, THRESHOLD_BACKWARD, on_result
 from .registry import (
     AS_WRITTEN,
     AUTO_ELEMENT_WISE,
@@ -197,7 +197,7 @@ TANH = _unary(
     "tanh",
     "TanhBackward0",
     lambda xp, x, p: xp.tanh(x),
-    lambda xp, g, x, out, p: xp.call(TANH_BACKWARD, g, out),
+    on_result(TANH_BACKWARD),
     ("result",),
     complex=AS_WRITTEN,
 )
@@ -219,7 +219,7 @@ SIGMOID = _unary(
     "sigmoid",
     "SigmoidBackward0",
     _sigmoid,
-    lambda xp, g, x, out, p: xp.call(SIGMOID_BACKWARD, g, out),
+    on_result(SIGMOID_BACKWARD),
     ("result",),
     complex=AS_WRITTEN,
 )
@@ -230,7 +230,7 @@ RELU = _unary(
     "relu",
     "ReluBackward0",
     lambda xp, x, p: xp.maximum(x, 0),
-    lambda xp, g, x, out, p: xp.call(THRESHOLD_BACKWARD, g, out, p=_RELU_THRESHOLD),
+    on_result(THRESHOLD_BACKWARD, _RELU_THRESHOLD),
     ("result",),
     avoid=(0.0,),
     smooth=False,
