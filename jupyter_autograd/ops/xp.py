@@ -439,13 +439,15 @@ def filter_holds() -> bool:
     """Whether FP_FILTER silences NumPy here now: NumPy's error state is the default one, and
     no filter in front of ours acts on a RuntimeWarning other than by ignoring it (libraries
     put ignore filters in front at import, torch among them; pytest's and a user's
-    ``simplefilter("error")`` are what this refuses). The verdict is kept while the filter list
-    is the same list with the same length and first entry (what filterwarnings, simplefilter,
-    resetwarnings and catch_warnings change). dispatch.fast_entry reads that cache inline
-    first (a call costs ~60 ns, 1.5% of a small op)."""
+    ``simplefilter("error")`` are what this refuses). A yes is kept in FILTER_OK until the
+    warnings module changes its filters (the fast entries test it inline: a call costs ~60 ns,
+    1.5% of a small op); any verdict is kept while the filter list is the same list with the
+    same length and first entry (where the module's changes cannot be watched)."""
     if errstate_now() is not DEFAULT_ERRSTATE:
         return False
     f = warnings.filters
+    if f is FILTER_OK[0]:  # a yes kept since the filters last changed
+        return True
     s = FILTER_SEEN
     if f is s[0] and (n := len(f)) == s[1] and (n == 0 or f[0] is s[2]):
         return s[3]
