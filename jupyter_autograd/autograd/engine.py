@@ -456,8 +456,13 @@ def _graph_outputs(out, node):
     return t
 
 
-def run_node(node: Node, grads, create_graph: bool, op=None):
-    """Compute the gradients a registry node sends to each of its inputs."""
+def run_node(node: Node, grads, create_graph: bool, op=None, fns=None):
+    """Compute the gradients a registry node sends to each of its inputs.
+
+    ``fns``: the node's edges with those whose gradient is not wanted set to None (torch's
+    should_compute_output: under ``inputs=`` only the edges leading to a node that runs)."""
+    if fns is None:
+        fns = node._fns
     if op is None:
         op = node._op
     saved = node._saved
@@ -493,7 +498,6 @@ def run_node(node: Node, grads, create_graph: bool, op=None):
             ins = op.none_inputs
         xp = NPX if g.__class__ is _ndarray else xp_of(g)
         p = node._p
-        fns = node._fns
         if fns[0] is not None and (len(fns) == 1 or (len(fns) == 2 and fns[1] is None)):
             # one differentiable input (y.tanh(), y * 0.5): no loop
             rule = op.vjp[0]
@@ -547,8 +551,8 @@ def run_node(node: Node, grads, create_graph: bool, op=None):
         xp = NPX if first.__class__ is _ndarray else xp_of(first)
     p = node._p
     res = []
-    rules = op.vjp if not op.variadic else (op.vjp[0],) * len(node._fns)
-    for i, (nxt, rule) in enumerate(zip(node._fns, rules)):
+    rules = op.vjp if not op.variadic else (op.vjp[0],) * len(fns)
+    for i, (nxt, rule) in enumerate(zip(fns, rules)):
         if nxt is None:
             res.append(None)
             continue

@@ -333,6 +333,7 @@ def _run(heap, buffers, ex, keep_graph, create_graph, shared, roots):
                     accumulate,
                     anomaly,
                     shared,
+                    execs,
                 )
                 if outs is None:  # AccumulateGrad, or skipped
                     fn = None
@@ -420,7 +421,7 @@ def _run(heap, buffers, ex, keep_graph, create_graph, shared, roots):
 
 
 def _run_general(
-    fn, gs, create_graph, tracers, capture, needed, results, accumulate, anomaly, shared
+    fn, gs, create_graph, tracers, capture, needed, results, accumulate, anomaly, shared, execs
 ):
     """One node with everything the fast path leaves out: tracers, hooks, capture for
     autograd.grad, AccumulateGrad, custom Functions, several outputs, anomaly mode. Returns the
@@ -462,12 +463,20 @@ def _run_general(
                 g if g is not None else _zeros_for(fn, i, create_graph, gs)
                 for i, g in enumerate(gs)
             ]
+        fns = None
+        if execs is not None and fn._op is not None:
+            # torch's generated nodes compute only the gradients whose edge leads to a node
+            # that runs (should_compute_output): a target of backward(inputs=[y]) runs with
+            # nothing below it computed, unless it leads to another input
+            fns = fn._fns
+            if any(n is not None and n not in execs for n in fns):
+                fns = tuple(n if n in execs else None for n in fns)
         if anomaly:
             from .anomaly_mode import run_with_anomaly
 
-            outs = run_with_anomaly(fn, gs, create_graph)
+            outs = run_with_anomaly(fn, gs, create_graph, fns)
         elif fn._op is not None:
-            outs = run_node(fn, gs, create_graph)
+            outs = run_node(fn, gs, create_graph, None, fns)
         else:
             outs = fn._apply(gs, create_graph)
             # a user's backward may return arrays of tensors it holds: never steal them

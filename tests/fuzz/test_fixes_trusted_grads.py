@@ -1,0 +1,64 @@
+"""Issue #13, gradients you can trust: classes of the differential fuzzer's mismatches in what
+backward computes (not only its messages), compared statement by statement with torch."""
+
+from __future__ import annotations
+
+from .test_fixes_check_order import _check
+
+_HOOKED = [
+    "x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)",
+    "w = torch.tensor([0.5, 1.5, 2.0], requires_grad=True)",
+    "log = []",
+    "a = x * w",
+    "h1 = a.grad_fn.register_hook(lambda gi, go: log.append(['a', [g is None for g in gi]]))",
+    "y = a.neg()",
+    "h2 = y.grad_fn.register_hook(lambda gi, go: log.append(['y', [g is None for g in gi]]))",
+    "h3 = y.grad_fn.register_prehook(lambda go: log.append(['y pre', go[0].tolist()]))",
+    "h4 = y.register_hook(lambda g: log.append(['y tensor', g.tolist()]) or g * 10)",
+    "loss = (y * 2).sum()",
+]
+
+
+def test_a_non_leaf_input_runs_its_node_but_computes_nothing_below_it():
+    """backward(inputs=[y]) with y a non-leaf: torch retains y's gradient and runs y's node
+    (its hooks see undefined gradients), but the node computes only the gradients whose edge
+    leads to a node that runs (should_compute_output). Ours ran the whole node: a bool
+    exponent's pow below y raised, the hooks below ran."""
+    _check(
+        [
+            *_HOOKED,
+            "show = ['log', 'yg', 'kept', 'xg']",
+            "loss.backward(inputs=[y], retain_graph=True)",
+            "yg, kept, xg = y.grad, y.retains_grad, x.grad",
+        ],
+        [  # y's node leads to another input (x): it computes x's gradient only
+            *_HOOKED,
+            "show = ['log', 'yg', 'xg', 'wg']",
+            "loss.backward(inputs=[y, x])",
+            "yg, xg, wg = y.grad, x.grad, w.grad",
+        ],
+        [
+            *_HOOKED,
+            "show = ['log', 'r']",
+            "r = [g.tolist() for g in torch.autograd.grad(loss, [y, w])]",
+        ],
+        [  # a target below an unrelated retained grad: a's node runs and computes nothing
+            *_HOOKED,
+            "show = ['log', 'yg', 'ag']",
+            "y.retain_grad()",
+            "loss.backward(inputs=[a])",
+            "yg, ag = y.grad, a.grad",
+        ],
+        [
+            "x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)",
+            "y = x ** torch.tensor(True)",
+            "show = ['yg']",
+            "y.sum().backward(inputs=[y])",
+            "yg = y.grad",
+            "z = x * torch.tensor(True)",
+            "y = z ** torch.tensor(True)",
+            "with torch.autograd.detect_anomaly(): y.sum().backward(inputs=[y])",
+            "yg = y.grad",
+            "y.sum().backward(inputs=[x])",
+        ],
+    )
