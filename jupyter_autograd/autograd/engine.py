@@ -136,14 +136,15 @@ class _SavePlan:
             return any(mask >> j & 1 for j in users)
 
         needs = op.save_needs
+        saves = wanted if mask else _edgeless_saves(op)
         self.active = bool(op.save_inputs or op.save_result)  # a node with a _saved tuple
-        self.inputs = tuple(i for i in op.save_inputs if wanted(needs[i]))  # saved, version-checked
+        self.inputs = tuple(i for i in op.save_inputs if saves(needs[i]))  # saved, version-checked
         lay = op.save_layout
         # read by a computed gradient for their memory layout only: arrays kept, not saved
         self.layout = tuple(
             i for i in op.save_inputs if i not in self.inputs and lay and wanted(lay.get(i, ()))
         )
-        self.result = op.save_result and wanted(needs[-1])
+        self.result = op.save_result and saves(needs[-1])
         # nothing saved for this set: a node's empty slots (a tuple of its own: the executor
         # tells a node with arrays among its parameters by op.none_inputs' identity)
         self.nones = tuple([None] * len(op.inputs))
@@ -155,6 +156,19 @@ class _SavePlan:
         self.lead1 = 1 in self.inputs
         # the arity at which a lead call keeps nothing: its slots are the shared empty ones
         self.lead_n = len(self.nones) if not self.lead0 and not self.lead1 else -1
+
+
+def _edgeless_saves(op):
+    """What a node none of whose inputs has an edge saves: its input requires grad only through
+    a base it was viewed from under no_grad. torch's generated code still creates the node and
+    guards a saved value only where its row has several differentiable arguments and one
+    formula reads it (should_compute_output of that edge: false here); a single-argument row
+    (v.sin(), v ** 2) or a list row (cat) saves everything, the result always (a second
+    backward is refused, an in-place change of the base detected)."""
+    if op.variadic or sum(1 for d in op.differentiable if d) <= 1:
+        return lambda users: True
+    every = frozenset(range(len(op.inputs)))
+    return lambda users: users == every
 
 
 def save_plan(op, mask: int) -> _SavePlan:

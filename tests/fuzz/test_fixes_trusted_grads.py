@@ -62,3 +62,46 @@ def test_a_non_leaf_input_runs_its_node_but_computes_nothing_below_it():
             "y.sum().backward(inputs=[x])",
         ],
     )
+
+
+def _nograd_view(op, *tail):
+    return [
+        "x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)",
+        "w = torch.tensor([1.5, 2.5], requires_grad=True)",
+        "with torch.no_grad(): v = x[0:2]; m = x.expand(2, 3)[:, :2]",
+        "log = []",
+        "show = ['log']",
+        "with torch.autograd.graph.saved_tensors_hooks("
+        "lambda t: log.append(list(t.shape)) or t, lambda t: t): y = " + op,
+        *tail,
+    ]
+
+
+def test_a_node_whose_only_input_is_a_no_grad_view_saves_as_torch():
+    """A view made under no_grad of a tensor that requires grad has no edge, yet requires
+    grad: torch records the op's node and saves what its generated code does not guard by an
+    edge (a single-argument row saves everything, the result always). A second backward is
+    then refused, an in-place change of the base or the view detected, the saved tensors
+    hooks called; ours saved nothing (no edge, no save)."""
+    twice = ("y.sum().backward()", "y.sum().backward()")
+    base = ("with torch.no_grad(): x.mul_(2)", "y.sum().backward()")
+    view = ("with torch.no_grad(): v.mul_(2)", "y.sum().backward()")
+    ops = (
+        "v.sin()",
+        "v.exp()",
+        "v ** 2",
+        "v * 2",
+        "v * v",
+        "v * w",
+        "v.clamp(min=1.5)",
+        "v.relu()",
+        "v.cumprod(0)",
+        "v.prod()",
+        "torch.max(v)",
+        "v.norm()",
+        "m @ v",
+        "torch.nn.functional.linear(m, v)",
+        "torch.atan2(v, v)",
+        "torch.cat([v, w])",
+    )
+    _check(*[_nograd_view(op, *tail) for op in ops for tail in (twice, base, view)])
