@@ -105,3 +105,35 @@ def test_a_node_whose_only_input_is_a_no_grad_view_saves_as_torch():
         "torch.cat([v, w])",
     )
     _check(*[_nograd_view(op, *tail) for op in ops for tail in (twice, base, view)])
+
+
+def _cumprod(mod, create_graph, dtype="float32"):
+    return [
+        (
+            "x = torch.tensor([[1.5, -0.7, 2.0, 0.3], [0.0, 2.0, 3.0, 0.5], [1.2, 0.0, 2.0, 0.0],"
+            f" [1.0, 2.0, 0.0, 3.0]], dtype=torch.{dtype}, requires_grad=True)"
+        ),
+        "g = torch.tensor([[0.3, -1.2, 0.5, 2.0]] * 4, dtype=x.dtype)",
+        "y = x.cumprod(1)",
+        mod,
+        "show = ['gx']",
+        f"gx = torch.autograd.grad(y, x, g, create_graph={create_graph})[0].detach()",
+    ]
+
+
+def test_cumprod_backward_reads_its_saved_result_and_input_as_torch():
+    """torch's cumprod_backward reads the saved result as well as the input: without a zero,
+    reversed_cumsum(result * grad) / input (whose rounding ours now shares); with one, its
+    masks (the result just before the first zero), or under create_graph its O(n^2) products
+    of the input alone. Ours recomputed everything from the input: a .data write into the
+    result (or one that adds or removes a zero) gave another gradient."""
+    mods = (
+        "pass",
+        "y.data.mul_(2)",
+        "x.data.mul_(2)",
+        "y.data.add_(1); x.data.sub_(0.5)",
+        "x.data[0, 1] = 0",
+        "x.data[1:, :] += 0.25",
+    )
+    _check(*[_cumprod(m, cg) for m in mods for cg in (False, True)])
+    _check(*[_cumprod(m, False, "float64") for m in mods])
