@@ -135,6 +135,13 @@ def _even(xp, g, x, out, p):
     return mask * (g / xp.sum(mask))
 
 
+def _even_vjp(xp, g, x, out, p):
+    """torch's evenly_distribute_backward (masked_fill): where no element equals the saved
+    result any more (a .data write), the gradient is zeros, not 0 * inf."""
+    mask = (x == out) | (isnan(x) & isnan(out))
+    return xp.where(mask, g / xp.sum(mask), 0)
+
+
 def _median_row(name, node):
     return defop(
         name,
@@ -143,7 +150,7 @@ def _median_row(name, node):
         saved=("result", "self"),
         complex=kernel_refuses("median_cpu"),
         fwd=lambda xp, x, p: xp.reshape(x, (-1,))[p["index"]],
-        vjp=_even,
+        vjp=_even_vjp,
         jvp=lambda xp, t, x, out, p: xp.sum(_even(xp, 1.0 + 0 * out, x[0], out, p) * t[0]),
         smooth=False,
         sample={"cases": _cases(lambda m, t: getattr(m, name)(t))},

@@ -137,3 +137,61 @@ def test_cumprod_backward_reads_its_saved_result_and_input_as_torch():
     )
     _check(*[_cumprod(m, cg) for m in mods for cg in (False, True)])
     _check(*[_cumprod(m, False, "float64") for m in mods])
+
+
+def test_an_in_place_op_saves_self_as_its_result():
+    """torch's in-place op saves self as its result: a later ``.data`` write into self (or
+    into its base, or a view of it) changes what the formula reads. Ours kept the array the
+    op computed before copying it into self."""
+    ops = (
+        "b.sigmoid_()",
+        "b.tanh_()",
+        "b.exp_()",
+        "b.reciprocal_()",
+        "b.cumprod_(0)",
+        "b.hypot_(x)",
+        "b.copysign_(-1.0)",
+        "v.exp_()",
+        "v.sigmoid_()",
+        "v.cumprod_(0)",
+    )
+    writes = ("b.data.mul_(1.5)", "v.data.add_(1)", "b.data[1:].mul_(3)")
+    _check(
+        *[
+            [
+                "x = torch.tensor([0.3, -0.4, 0.2, 0.5], dtype=torch.float64, requires_grad=True)",
+                "b = x * 1",
+                "v = b[1:]",
+                op,
+                write,
+                "show = ['gx', 'gg']",
+                "gx = torch.autograd.grad(b, x, torch.ones_like(b), retain_graph=True)[0]",
+                "gg = torch.autograd.grad(b, x, torch.ones_like(b), create_graph=True)[0]",
+                "gx, gg = [round(v, 9) for v in gx.tolist()], [round(v, 9) for v in gg.tolist()]",
+            ]
+            for op in ops
+            for write in writes
+        ]
+    )
+
+
+def test_formulas_read_what_torch_saves():
+    """median's evenly_distribute_backward fills the elements equal to the saved result (none
+    after a .data write: zeros, not 0 * inf); erfinv's recomputes erfinv(self) (torch saves no
+    result)."""
+    _check(
+        *[
+            [
+                "x = torch.tensor([[0.7, -0.3, 0.4], [0.5, 0.2, -0.6]], dtype=torch.double)",
+                "x.requires_grad_()",
+                f"y = {op}",
+                write,
+                "show = ['gx', 'names']",
+                "names = sorted(n for n in dir(y.grad_fn) if n in ('_saved_self', '_saved_result'))",
+                "gx = torch.autograd.grad(y, x, torch.ones_like(y))[0]",
+                "gx = [round(v, 9) for v in gx.flatten().tolist()]",
+            ]
+            for op in ("x.median()", "x.nanmedian()", "x.erfinv()")
+            for write in ("pass", "y.data.mul_(1.5)", "x.data.add_(0.25)")
+        ]
+    )
