@@ -138,7 +138,10 @@ class _SavePlan:
         needs = op.save_needs
         saves = wanted if mask else _edgeless_saves(op)
         self.active = bool(op.save_inputs or op.save_result)  # a node with a _saved tuple
-        self.inputs = tuple(i for i in op.save_inputs if saves(needs[i]))  # saved, version-checked
+        # saved and version-checked in torch's unpack order, its generated code's sorted saved
+        # names (which of two tensors modified in place an error names)
+        order = sorted((n, i) for i, n in enumerate(op.inputs) if i in op.save_inputs)
+        self.inputs = tuple(i for _, i in order if saves(needs[i]))
         lay = op.save_layout
         # read by a computed gradient for their memory layout only: arrays kept, not saved
         self.layout = tuple(

@@ -195,3 +195,54 @@ def test_formulas_read_what_torch_saves():
             for write in ("pass", "y.data.mul_(1.5)", "x.data.add_(0.25)")
         ]
     )
+
+
+def test_saved_tensors_are_checked_in_torchs_order_of_names():
+    """torch's generated backward unpacks its saved tensors sorted by name: of two inputs
+    modified in place, the one named first is reported (other before self, key before query,
+    imag before real), as the saved tensors hooks pack complex's; complex keeps each part while
+    its gradient is computed (fuzz seeds 700148, 702201)."""
+    ops = (
+        "a * b",
+        "a / b",
+        "torch.atan2(a, b)",
+        "a ** b",
+        "torch.hypot(a, b)",
+        "torch.xlogy(a, b)",
+        "torch.complex(a, b)",
+        "torch.complex(b, a)",
+    )
+    _check(
+        *[
+            [
+                "x = torch.tensor([0.3, 0.4, 0.2], requires_grad=True)",
+                "w = torch.tensor([0.5, 0.7, 0.9], requires_grad=True)",
+                "a = x * 1; b = w + 0",
+                f"y = {op}",
+                "with torch.no_grad(): a.mul_(2); b.mul_(2)",
+                "y.abs().sum().backward()",
+            ]
+            for op in ops
+        ],
+        [
+            "x = torch.rand(1, 2, 3, 4, requires_grad=True)",
+            "q = x * 1; k = x + 0; v = x - 0",
+            "y = torch.nn.functional.scaled_dot_product_attention(q, k, v)",
+            "with torch.no_grad(): q.mul_(2); k.mul_(2); v.mul_(2)",
+            "y.sum().backward()",
+        ],
+        [
+            "x = torch.ones(3, requires_grad=True); y = torch.full((3,), 2.0)",
+            "log = []",
+            "show = ['log']",
+            "hooks = (lambda t: log.append(t.tolist()) or t, lambda t: t)",
+            "with torch.autograd.graph.saved_tensors_hooks(*hooks): t = torch.complex(x, y + x)",
+            "t.backward(torch.ones(3, dtype=torch.complex64))",
+            "t.backward(torch.ones(3, dtype=torch.complex64))",
+            "t = torch.complex(y, x)",
+            "with torch.no_grad(): y.add_(1)",
+            "t.backward(torch.ones(3, dtype=torch.complex64), retain_graph=True)",
+            "with torch.no_grad(): x.add_(1)",
+            "t.backward(torch.ones(3, dtype=torch.complex64))",
+        ],
+    )
