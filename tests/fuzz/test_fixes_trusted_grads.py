@@ -246,3 +246,44 @@ def test_saved_tensors_are_checked_in_torchs_order_of_names():
             "t.backward(torch.ones(3, dtype=torch.complex64))",
         ],
     )
+
+
+def test_retain_grad_follows_a_tensor_a_custom_function_marks_dirty():
+    """A tensor that retains its gradient (retain_grad, or a non-leaf input of
+    backward(inputs=...)) and is then modified in place by a custom Function (mark_dirty) keeps
+    retaining it through the Function's node, as after a built-in in-place op (fuzz seed
+    716922: ours left its .grad None)."""
+    cls = (
+        "class AddOne(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        x.add_(1)\n"
+        "        ctx.mark_dirty(x)\n"
+        "        return x\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        return g * 2\n"
+    )
+    fn = [
+        cls,
+        "x = torch.ones(4, requires_grad=True)",
+        "show = ['vg', 'tg', 'xg']",
+    ]
+    _check(
+        *[
+            [
+                *fn,
+                "t = x * 1",
+                f"v = {v}",
+                retain,
+                "AddOne.apply(v)",
+                "(v * 3).sum().backward(retain_graph=True)",
+                "vg, tg, xg = v.grad, t.grad, x.grad",
+                "v.grad = None; t.grad = None",
+                "(t * 5).sum().backward()",
+                "vg, tg, xg = v.grad, t.grad, x.grad",
+            ]
+            for v in ("t", "t[1:]")
+            for retain in ("v.retain_grad(); t.retain_grad()", "(t * 1).sum().backward(inputs=[v])")
+        ]
+    )
