@@ -287,3 +287,28 @@ def test_retain_grad_follows_a_tensor_a_custom_function_marks_dirty():
             for retain in ("v.retain_grad(); t.retain_grad()", "(t * 1).sum().backward(inputs=[v])")
         ]
     )
+
+
+def test_retain_grad_of_a_no_grad_view_is_a_leafs_no_op():
+    """retain_grad returns at torch's is_leaf(), which reads the stored node: a view made under
+    no_grad whose base was then modified (also under no_grad) returns there; ours regenerated
+    its history first and refused the in-place change (fuzz seeds 715046, 719132)."""
+    _check(
+        [
+            "x = torch.ones(3, 1, dtype=torch.complex64, requires_grad=True)",
+            "with torch.no_grad(): t = x.unsqueeze(-1)",
+            "with torch.no_grad(): t.copy_(torch.tensor(1 + 1j))",
+            "t.retain_grad()",
+            "show = ['kept']",
+            "kept = t.retains_grad",
+            "t.is_leaf",
+        ],
+        [
+            "x = torch.ones(3, requires_grad=True)",
+            "with torch.no_grad(): t = x[1:]",
+            "t.retain_grad()",
+            "x.sum().backward()",
+            "show = ['kept']",
+            "kept = t.retains_grad",
+        ],
+    )
