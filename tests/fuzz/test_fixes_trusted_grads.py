@@ -312,3 +312,68 @@ def test_retain_grad_of_a_no_grad_view_is_a_leafs_no_op():
             "kept = t.retains_grad",
         ],
     )
+
+
+def test_hooks_see_undefined_gradients_as_none():
+    """torch calls a tensor's hooks (a leaf's too) with None where no gradient reached it (an
+    unused output of unbind, linalg.vector_norm(x, 0)'s undefined gradient): a hook returning
+    a value then raises; a node's post hooks see the undefined grad_outputs as None (not the
+    zeros its formula is run on), and run when none is defined; a custom Function's backward
+    still runs, on zeros (fuzz seed 712283)."""
+    log = [
+        "log = []",
+        "show = ['log']",
+        (
+            "def hk(name, ret=None):\n"
+            "    return lambda g: log.append([name, None if g is None else g.tolist()]) or ret\n"
+        ),
+    ]
+    _check(
+        [
+            *log,
+            "x = torch.tensor([1.0, -2.0], requires_grad=True)",
+            "a = x * 1",
+            "h = a.register_hook(hk('a'))",
+            "a.retain_grad()",
+            "h = x.register_hook(hk('x'))",
+            "t = torch.linalg.vector_norm(a, 0)",
+            "h = a.grad_fn.register_hook(lambda gi, go: log.append([str(gi), str(go)]))",
+            "t.backward()",
+            "show = ['log', 'ag', 'xg']",
+            "ag, xg = a.grad, x.grad",
+        ],
+        [
+            *log,
+            "x = torch.tensor([1.0, -2.0], requires_grad=True)",
+            "h = x.register_hook(hk('x', x))",
+            "torch.linalg.vector_norm(x, 0).backward()",
+        ],
+        [
+            *log,
+            "x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)",
+            "a, b, c = x.unbind()",
+            "h = a.register_hook(hk('a'))",
+            "h = b.register_hook(hk('b'))",
+            "h = a.grad_fn.register_hook(lambda gi, go: log.append([str(gi), str(go)]))",
+            "(b * 2).backward()",
+        ],
+        [
+            *log,
+            (
+                "class F(torch.autograd.Function):\n"
+                "    @staticmethod\n"
+                "    def forward(ctx, x):\n"
+                "        return x * 2\n"
+                "    @staticmethod\n"
+                "    def backward(ctx, g):\n"
+                "        log.append(g.tolist())\n"
+                "        return g * 2\n"
+            ),
+            "x = torch.tensor([1.0, -2.0], requires_grad=True)",
+            "y = F.apply(x)",
+            "h = y.grad_fn.register_hook(lambda gi, go: log.append([str(gi), str(go)]))",
+            "torch.linalg.vector_norm(y, 0).backward()",
+            "show = ['log', 'xg']",
+            "xg = x.grad",
+        ],
+    )
