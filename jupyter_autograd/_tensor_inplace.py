@@ -83,9 +83,11 @@ def _adopt_history(self: Tensor, res: Tensor, snap, seq0: int) -> None:
             _views.rebase_history(self, res, edge, seq0)
             if res._vc is not None:
                 _views.adopt_saved_result(fn, res._vc, self._vc, self._grad_fn)
+                _saved_result_is_self(fn, res, self)
         else:
             if res._vc is not None:
                 _views.adopt_saved_result(fn, res._vc, self._vc)
+                _saved_result_is_self(fn, res, self)
             old = self._grad_fn
             self._grad_fn = fn
             self._output_nr = res._output_nr
@@ -101,6 +103,14 @@ def _adopt_history(self: Tensor, res: Tensor, snap, seq0: int) -> None:
         self._requires_grad = res._requires_grad
     if res._fw is not None or self._fw is not None:
         self._fw = res._fw
+
+
+def _saved_result_is_self(fn, res: Tensor, self: Tensor) -> None:
+    """The node saved its result's array; after the in-place op torch's saved result is self:
+    the node reads self's array (a ``.data`` write into self changes its gradient there too)."""
+    saved = fn._saved
+    if saved.__class__ is tuple and saved and saved[1] is res._data:
+        fn._saved = (saved[0], self._data, saved[2])
 
 
 def _check_result_cast(res: Tensor, self: Tensor) -> None:

@@ -401,7 +401,9 @@ class Tensor:
         """Make a non-leaf keep its ``.grad`` after backward."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is None or self._retains_grad:
+        # torch's is_leaf() reads the node as stored: a view made under no_grad returns here
+        # without regenerating its history (which refuses an in-place change of its base)
+        if self._grad_fn is None or self.grad_fn is None or self._retains_grad:
             return
         self._retains_grad = True
         self.grad_fn._retained()[self._output_nr] = weakref.ref(self)

@@ -88,12 +88,13 @@ def _call_prehooks(node: Node, grads: list, create_graph: bool, node_hooks: bool
     tph = node._tensor_prehooks
     if tph:
         for nr, hooks in tph.items():
-            if grads[nr] is None or not hooks:
+            if not hooks:
                 continue
-            g = _as_tensor(grads[nr])
+            g = grads[nr]
+            g = None if g is None else _as_tensor(g)  # torch calls them with None too
             for h in list(hooks.values()):
                 g = _hook_value(g, h(g), h)
-            grads[nr] = _unwrap(g, create_graph)
+            grads[nr] = None if g is None else _unwrap(g, create_graph)
     retain = node._retain
     if retain:
         for nr, ref in retain.items():

@@ -12,9 +12,13 @@ def record_traceback(node) -> None:
     node.metadata["traceback_"] = traceback.format_stack()[:-3]
 
 
-def run_with_anomaly(fn, gs, create_graph):
+def run_with_anomaly(fn, gs, create_graph, fns=None):
     try:
-        outs = run_node(fn, gs, create_graph) if fn._op is not None else fn._apply(gs, create_graph)
+        outs = (
+            run_node(fn, gs, create_graph, None, fns)
+            if fn._op is not None
+            else fn._apply(gs, create_graph)
+        )
     except Exception:
         _warn_forward_trace(fn)
         raise

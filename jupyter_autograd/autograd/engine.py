@@ -136,14 +136,18 @@ class _SavePlan:
             return any(mask >> j & 1 for j in users)
 
         needs = op.save_needs
+        saves = wanted if mask else _edgeless_saves(op)
         self.active = bool(op.save_inputs or op.save_result)  # a node with a _saved tuple
-        self.inputs = tuple(i for i in op.save_inputs if wanted(needs[i]))  # saved, version-checked
+        # saved and version-checked in torch's unpack order, its generated code's sorted saved
+        # names (which of two tensors modified in place an error names)
+        order = sorted((n, i) for i, n in enumerate(op.inputs) if i in op.save_inputs)
+        self.inputs = tuple(i for _, i in order if saves(needs[i]))
         lay = op.save_layout
         # read by a computed gradient for their memory layout only: arrays kept, not saved
         self.layout = tuple(
             i for i in op.save_inputs if i not in self.inputs and lay and wanted(lay.get(i, ()))
         )
-        self.result = op.save_result and wanted(needs[-1])
+        self.result = op.save_result and saves(needs[-1])
         # nothing saved for this set: a node's empty slots (a tuple of its own: the executor
         # tells a node with arrays among its parameters by op.none_inputs' identity)
         self.nones = tuple([None] * len(op.inputs))
@@ -155,6 +159,19 @@ class _SavePlan:
         self.lead1 = 1 in self.inputs
         # the arity at which a lead call keeps nothing: its slots are the shared empty ones
         self.lead_n = len(self.nones) if not self.lead0 and not self.lead1 else -1
+
+
+def _edgeless_saves(op):
+    """What a node none of whose inputs has an edge saves: its input requires grad only through
+    a base it was viewed from under no_grad. torch's generated code still creates the node and
+    guards a saved value only where its row has several differentiable arguments and one
+    formula reads it (should_compute_output of that edge: false here); a single-argument row
+    (v.sin(), v ** 2) or a list row (cat) saves everything, the result always (a second
+    backward is refused, an in-place change of the base detected)."""
+    if op.variadic or sum(1 for d in op.differentiable if d) <= 1:
+        return lambda users: True
+    every = frozenset(range(len(op.inputs)))
+    return lambda users: users == every
 
 
 def save_plan(op, mask: int) -> _SavePlan:
@@ -458,8 +475,13 @@ def _graph_outputs(out, node):
     return t
 
 
-def run_node(node: Node, grads, create_graph: bool, op=None):
-    """Compute the gradients a registry node sends to each of its inputs."""
+def run_node(node: Node, grads, create_graph: bool, op=None, fns=None):
+    """Compute the gradients a registry node sends to each of its inputs.
+
+    ``fns``: the node's edges with those whose gradient is not wanted set to None (torch's
+    should_compute_output: under ``inputs=`` only the edges leading to a node that runs)."""
+    if fns is None:
+        fns = node._fns
     if op is None:
         op = node._op
     saved = node._saved
@@ -495,7 +517,6 @@ def run_node(node: Node, grads, create_graph: bool, op=None):
             ins = op.none_inputs
         xp = NPX if g.__class__ is _ndarray else xp_of(g)
         p = node._p
-        fns = node._fns
         if fns[0] is not None and (len(fns) == 1 or (len(fns) == 2 and fns[1] is None)):
             # one differentiable input (y.tanh(), y * 0.5): no loop
             rule = op.vjp[0]
@@ -549,8 +570,8 @@ def run_node(node: Node, grads, create_graph: bool, op=None):
         xp = NPX if first.__class__ is _ndarray else xp_of(first)
     p = node._p
     res = []
-    rules = op.vjp if not op.variadic else (op.vjp[0],) * len(node._fns)
-    for i, (nxt, rule) in enumerate(zip(node._fns, rules)):
+    rules = op.vjp if not op.variadic else (op.vjp[0],) * len(fns)
+    for i, (nxt, rule) in enumerate(zip(fns, rules)):
         if nxt is None:
             res.append(None)
             continue

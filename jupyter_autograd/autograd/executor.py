@@ -333,6 +333,7 @@ def _run(heap, buffers, ex, keep_graph, create_graph, shared, roots):
                     accumulate,
                     anomaly,
                     shared,
+                    execs,
                 )
                 if outs is None:  # AccumulateGrad, or skipped
                     fn = None
@@ -420,7 +421,7 @@ def _run(heap, buffers, ex, keep_graph, create_graph, shared, roots):
 
 
 def _run_general(
-    fn, gs, create_graph, tracers, capture, needed, results, accumulate, anomaly, shared
+    fn, gs, create_graph, tracers, capture, needed, results, accumulate, anomaly, shared, execs
 ):
     """One node with everything the fast path leaves out: tracers, hooks, capture for
     autograd.grad, AccumulateGrad, custom Functions, several outputs, anomaly mode. Returns the
@@ -436,18 +437,23 @@ def _run_general(
             if g is not None:
                 _mark(shared, g)
     if fn.__class__ is AccumulateGrad:
-        if gs[0] is None and accumulate and (capture is None or fn in needed):
-            post_accumulate_hooks(fn.variable)  # torch runs them without a gradient too
-        elif gs[0] is not None and (accumulate and (capture is None or fn in needed)):
+        if gs[0] is None:
+            if fn.variable._hooks:
+                _leaf_hooks(fn, gs, create_graph)  # torch calls them with None too
+            if accumulate and (capture is None or fn in needed):
+                post_accumulate_hooks(fn.variable)  # torch runs them without a gradient too
+        elif accumulate and (capture is None or fn in needed):
             _accumulate(fn, gs[0], create_graph, shared)
             if fn._hooks:
                 go = (_as_tensor(gs[0]),)
                 for h in list(fn._hooks.values()):
                     _hook_values((), h((), go), h)
-        elif gs[0] is not None and fn.variable._hooks:
+        elif fn.variable._hooks:
             _leaf_hooks(fn, gs, create_graph)  # autograd.grad's root leaf: hooks, no .grad
         return None
-    if gs[0] is None if len(gs) == 1 else all(g is None for g in gs):
+    if (gs[0] is None if len(gs) == 1 else all(g is None for g in gs)) and (
+        getattr(fn, "_forward_cls", None) is None  # a custom Function's backward runs on zeros
+    ):
         # no gradient reached the node (linalg.vector_norm(x, 0) sends an undefined one): torch
         # still runs it, so its saved tensors are unpacked and checked, then it sends none on
         if fn._op is not None:
@@ -456,18 +462,31 @@ def _run_general(
             if fn._vers:
                 check_versions(fn)
         outs = [None] * len(fn._fns)
+        if fn._hooks:  # its hooks see the undefined gradients, in and out
+            nones = (None,) * len(outs)
+            for h in list(fn._hooks.values()):
+                _hook_values(nones, h(nones, tuple(gs)), h)
     else:
+        given = gs  # what the hooks see as grad_outputs: undefined ones stay None
         if fn._n_out > 1:
             gs = [
                 g if g is not None else _zeros_for(fn, i, create_graph, gs)
                 for i, g in enumerate(gs)
             ]
+        fns = None
+        if execs is not None and fn._op is not None:
+            # torch's generated nodes compute only the gradients whose edge leads to a node
+            # that runs (should_compute_output): a target of backward(inputs=[y]) runs with
+            # nothing below it computed, unless it leads to another input
+            fns = fn._fns
+            if any(n is not None and n not in execs for n in fns):
+                fns = tuple(n if n in execs else None for n in fns)
         if anomaly:
             from .anomaly_mode import run_with_anomaly
 
-            outs = run_with_anomaly(fn, gs, create_graph)
+            outs = run_with_anomaly(fn, gs, create_graph, fns)
         elif fn._op is not None:
-            outs = run_node(fn, gs, create_graph)
+            outs = run_node(fn, gs, create_graph, None, fns)
         else:
             outs = fn._apply(gs, create_graph)
             # a user's backward may return arrays of tensors it holds: never steal them
@@ -477,7 +496,7 @@ def _run_general(
         hooks = fn._hooks
         if hooks:
             gi = tuple(_as_tensor(g) for g in outs)
-            go = tuple(_as_tensor(g) for g in gs)
+            go = tuple(_as_tensor(g) for g in given)
             for g in outs:
                 if g is not None:
                     _mark(shared, g)
@@ -504,7 +523,7 @@ def _capture(fn, gs, create_graph, capture, needed, results, shared) -> bool:
     if not caps and capture.get(None) is not fn:
         return True
     if fn.__class__ is AccumulateGrad:
-        if fn.variable._hooks and gs[0] is not None:
+        if fn.variable._hooks:
             _leaf_hooks(fn, gs, create_graph)
     elif fn._pre:
         _call_prehooks(fn, gs, create_graph, node_hooks=False)
@@ -515,10 +534,10 @@ def _capture(fn, gs, create_graph, capture, needed, results, shared) -> bool:
 
 
 def _leaf_hooks(fn, gs, create_graph) -> None:
-    g = _as_tensor(gs[0])
+    g = None if gs[0] is None else _as_tensor(gs[0])
     for h in list(fn.variable._hooks.values()):
         g = _hook_value(g, h(g), h)
-    gs[0] = _unwrap(g, create_graph)
+    gs[0] = None if g is None else _unwrap(g, create_graph)
 
 
 def _zeros_for(fn: Node, i: int, create_graph: bool, gs=()):

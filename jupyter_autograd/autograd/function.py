@@ -458,8 +458,11 @@ def _apply_function(cls, args, kwargs):
             continue
         o._requires_grad = True
         o._rg_via_base = False
+        old = o._grad_fn
         o._grad_fn = ctx
         o._output_nr = i
+        if is_dirty and o._retains_grad:  # retain_grad follows it to this node (fuzz 716922)
+            _views.move_retain(o, old, ctx)
         if o._base is not None:
             o._view_version = o._vc[0]
     ctx._out_meta = tuple(metas)

@@ -206,6 +206,14 @@ def _saved_slots(node):
     def kept(i):
         return any(j < len(fns) and fns[j] is not None for j in needs.get(i, ()))
 
+    if not any(fns):  # its input requires grad through a no_grad view's base: see save_plan
+        from .engine import save_plan
+
+        plan = save_plan(base, 0)
+
+        def kept(i):
+            return plan.result if i == -1 else i in plan.inputs
+
     slots = []
     for name in op.saved:
         kind, idx = op.saved_spec[name]
@@ -370,6 +378,8 @@ def _pack_node(node, inputs) -> None:
     if not saved:
         return
     pack, unpack = hooks
+    if saved.__class__ is tuple and saved[1] is None and all(t is None for t in saved[0]):
+        return  # nothing saved (v * 2 of a no_grad view): nothing freed by backward either
     ins, out, raw, slots = _plain(saved)
     for kind, idx in _saved_slots(node):
         if kind == "in":

@@ -194,7 +194,11 @@ COMPLEX = defop(
     "complex",
     node="ComplexBackward0",
     inputs=("real", "imag"),
-    saved=(),
+    # torch keeps each part while its gradient is computed (a second backward is refused, an
+    # in-place change detected), though its formula reads only grad; imag is packed and
+    # unpacked first (torch's generated code orders the saved names)
+    saved=("imag", "real"),
+    reads=({0}, {1}),
     complex=AS_WRITTEN,
     fwd=_complex_fwd,
     vjp=(lambda xp, g, re, im, out, p: xp.real(g), lambda xp, g, re, im, out, p: xp.imag(g)),

@@ -135,6 +135,13 @@ def _even(xp, g, x, out, p):
     return mask * (g / xp.sum(mask))
 
 
+def _even_vjp(xp, g, x, out, p):
+    """torch's evenly_distribute_backward (masked_fill): where no element equals the saved
+    result any more (a .data write), the gradient is zeros, not 0 * inf."""
+    mask = (x == out) | (isnan(x) & isnan(out))
+    return xp.where(mask, g / xp.sum(mask), 0)
+
+
 def _median_row(name, node):
     return defop(
         name,
@@ -143,7 +150,7 @@ def _median_row(name, node):
         saved=("result", "self"),
         complex=kernel_refuses("median_cpu"),
         fwd=lambda xp, x, p: xp.reshape(x, (-1,))[p["index"]],
-        vjp=_even,
+        vjp=_even_vjp,
         jvp=lambda xp, t, x, out, p: xp.sum(_even(xp, 1.0 + 0 * out, x[0], out, p) * t[0]),
         smooth=False,
         sample={"cases": _cases(lambda m, t: getattr(m, name)(t))},
@@ -154,26 +161,66 @@ MEDIAN = _median_row("median", "MedianBackward0")
 NANMEDIAN = _median_row("nanmedian", "NanmedianBackward0")
 
 
-# cumprod: dy_j/dx_k = prod_{i<=j, i!=k} x_i, so grad_k = L_k S_k with L the exclusive cumprod and
-# S_k = g_k + x_{k+1} S_{k+1} (exact with zeros, unlike reverse_cumsum(g y) / x)
 def _cumprod_vjp(xp, g, x, out, p):
-    d = p["dim"]
-    if x.ndim == 0:
+    """torch's cumprod_backward: it reads the saved result as well as the input (a ``.data``
+    write into either changes the gradient as there). Without a zero in the input (the whole
+    tensor), reversed_cumsum(result * grad) / input; with one, torch's masks: that formula
+    before each slice's first zero, the product formula at it (with the result just before
+    it), 0 after it. Under create_graph with a zero, torch's O(n^2) path reads the input only."""
+    if len(x.shape) == 0:
         return g
+    d = p["dim"] % x.ndim
     n = x.shape[d]
-    if n == 0:
+    if n <= 1 or int(np.prod(x.shape)) <= 1:
         return g
-    cols_x = [xp.take(x, k, axis=d) for k in range(n)]
-    cols_g = [xp.take(g, k, axis=d) for k in range(n)]
-    s = [None] * n
-    s[n - 1] = cols_g[n - 1]
-    for k in range(n - 2, -1, -1):
-        s[k] = cols_g[k] + cols_x[k + 1] * s[k + 1]
-    left = [None] * n
-    left[0] = 1.0 + 0 * cols_x[0]
-    for k in range(1, n):
-        left[k] = left[k - 1] * cols_x[k - 1]
-    return xp.stack([left[k] * s[k] for k in range(n)], axis=d)
+    w = out * g
+    is_zero = x == 0
+    if not bool(is_zero.any()):
+        return xp.flip(xp.cumsum(xp.flip(w, (d,)), d), (d,)) / x
+    if xp.is_txp:
+        return _cumprod_vjp_exact(xp, g, x, d, n)
+    zero = g.dtype.type(0)
+    cs = xp.cumsum(is_zero, axis=d)
+    before = cs == 0
+    res = xp.where(
+        before, xp.flip(xp.cumsum(xp.flip(xp.where(before, w, zero), d), axis=d), d) / x, zero
+    )
+    span = cs == 1  # [z1, z2): from the first zero to the second
+    pos = xp.arange(n).reshape((1,) * d + (n,) + (1,) * (x.ndim - d - 1))
+    z1 = xp.argmax(span, axis=d, keepdims=True)  # 0 where the slice has no zero
+    first = (pos == z1) & span
+    inner = span & ~first
+    s = xp.sum(
+        xp.cumprod(xp.where(inner, x, x.dtype.type(1)), axis=d) * xp.where(cs != 1, zero, g),
+        axis=d,
+        keepdims=True,
+    )
+    before_z1 = xp.take_along_axis(out, xp.maximum(z1 - 1, 0), d)
+    s = s * xp.where(z1 == 0, out.dtype.type(1), before_z1)
+    return xp.where(first, s, res)
+
+
+def _cumprod_vjp_exact(xp, g, x, d, n):
+    """torch's O(n^2) path (graph mode, a zero in the input): for each k the products with
+    x_k omitted, prod(x[:k]) * cumprod(x[k+1:]), dotted with g[k:] (stacked, as torch's
+    composite-compliant variant)."""
+    from ..factories import ones
+
+    shape = list(x.shape)
+    shape[d] = 1
+    one = ones(1, dtype=g.dtype).expand(*shape)
+    cols = []
+    for k in range(n):
+        if k == 0:
+            omitted = xp.concatenate([one, x.narrow(d, 1, n - 1).cumprod(d)], d)
+        elif k == n - 1:
+            omitted = x.narrow(d, 0, k).prod(d, keepdim=True)
+        else:
+            until = x.narrow(d, 0, k).prod(d, keepdim=True)
+            after = x.narrow(d, k + 1, n - k - 1).cumprod(d)
+            omitted = xp.concatenate([until, until.expand_as(after) * after], d)
+        cols.append((g.narrow(d, k, n - k) * omitted).sum(d))
+    return xp.stack(cols, d)
 
 
 def _cumprod_fwd(xp, x, p):

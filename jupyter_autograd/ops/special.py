@@ -66,13 +66,16 @@ ERFC = sp(
     lambda xp, x, out, p: -_2_SQRTPI * xp.exp(-(x * x)),
     complex=kernel_refuses("erfc_vml_cpu"),
 )
-# d erfinv(y) = sqrt(pi)/2 exp(erfinv(y)^2)
+# d erfinv(y) = sqrt(pi)/2 exp(erfinv(y)^2): torch saves self only and recomputes erfinv(self)
+# (a .data write into the result does not change the gradient)
 ERFINV = sp(
     "erfinv",
     "ErfinvBackward0",
     SM.erfinv,
-    lambda xp, x, out, p: (math.sqrt(math.pi) / 2) * xp.exp(out * out),
-    saved=("self", "result"),
+    lambda xp, x, out, p: (
+        (0.5 * math.sqrt(math.pi))
+        * xp.exp(_kernel(xp, SM.erfinv, lambda m, t: m.erfinv(t), x) ** 2)
+    ),
     domain=(-0.9, 0.9),
     complex=kernel_refuses("erfinv_vml_cpu"),
 )

@@ -1,0 +1,379 @@
+"""Issue #13, gradients you can trust: classes of the differential fuzzer's mismatches in what
+backward computes (not only its messages), compared statement by statement with torch."""
+
+from __future__ import annotations
+
+from .test_fixes_check_order import _check
+
+_HOOKED = [
+    "x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)",
+    "w = torch.tensor([0.5, 1.5, 2.0], requires_grad=True)",
+    "log = []",
+    "a = x * w",
+    "h1 = a.grad_fn.register_hook(lambda gi, go: log.append(['a', [g is None for g in gi]]))",
+    "y = a.neg()",
+    "h2 = y.grad_fn.register_hook(lambda gi, go: log.append(['y', [g is None for g in gi]]))",
+    "h3 = y.grad_fn.register_prehook(lambda go: log.append(['y pre', go[0].tolist()]))",
+    "h4 = y.register_hook(lambda g: log.append(['y tensor', g.tolist()]) or g * 10)",
+    "loss = (y * 2).sum()",
+]
+
+
+def test_a_non_leaf_input_runs_its_node_but_computes_nothing_below_it():
+    """backward(inputs=[y]) with y a non-leaf: torch retains y's gradient and runs y's node
+    (its hooks see undefined gradients), but the node computes only the gradients whose edge
+    leads to a node that runs (should_compute_output). Ours ran the whole node: a bool
+    exponent's pow below y raised, the hooks below ran."""
+    _check(
+        [
+            *_HOOKED,
+            "show = ['log', 'yg', 'kept', 'xg']",
+            "loss.backward(inputs=[y], retain_graph=True)",
+            "yg, kept, xg = y.grad, y.retains_grad, x.grad",
+        ],
+        [  # y's node leads to another input (x): it computes x's gradient only
+            *_HOOKED,
+            "show = ['log', 'yg', 'xg', 'wg']",
+            "loss.backward(inputs=[y, x])",
+            "yg, xg, wg = y.grad, x.grad, w.grad",
+        ],
+        [
+            *_HOOKED,
+            "show = ['log', 'r']",
+            "r = [g.tolist() for g in torch.autograd.grad(loss, [y, w])]",
+        ],
+        [  # a target below an unrelated retained grad: a's node runs and computes nothing
+            *_HOOKED,
+            "show = ['log', 'yg', 'ag']",
+            "y.retain_grad()",
+            "loss.backward(inputs=[a])",
+            "yg, ag = y.grad, a.grad",
+        ],
+        [
+            "x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)",
+            "y = x ** torch.tensor(True)",
+            "show = ['yg']",
+            "y.sum().backward(inputs=[y])",
+            "yg = y.grad",
+            "z = x * torch.tensor(True)",
+            "y = z ** torch.tensor(True)",
+            "with torch.autograd.detect_anomaly(): y.sum().backward(inputs=[y])",
+            "yg = y.grad",
+            "y.sum().backward(inputs=[x])",
+        ],
+    )
+
+
+def _nograd_view(op, *tail):
+    return [
+        "x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)",
+        "w = torch.tensor([1.5, 2.5], requires_grad=True)",
+        "with torch.no_grad(): v = x[0:2]; m = x.expand(2, 3)[:, :2]",
+        "log = []",
+        "show = ['log']",
+        "with torch.autograd.graph.saved_tensors_hooks("
+        "lambda t: log.append(list(t.shape)) or t, lambda t: t): y = " + op,
+        *tail,
+    ]
+
+
+def test_a_node_whose_only_input_is_a_no_grad_view_saves_as_torch():
+    """A view made under no_grad of a tensor that requires grad has no edge, yet requires
+    grad: torch records the op's node and saves what its generated code does not guard by an
+    edge (a single-argument row saves everything, the result always). A second backward is
+    then refused, an in-place change of the base or the view detected, the saved tensors
+    hooks called; ours saved nothing (no edge, no save)."""
+    twice = ("y.sum().backward()", "y.sum().backward()")
+    base = ("with torch.no_grad(): x.mul_(2)", "y.sum().backward()")
+    view = ("with torch.no_grad(): v.mul_(2)", "y.sum().backward()")
+    ops = (
+        "v.sin()",
+        "v.exp()",
+        "v ** 2",
+        "v * 2",
+        "v * v",
+        "v * w",
+        "v.clamp(min=1.5)",
+        "v.relu()",
+        "v.cumprod(0)",
+        "v.prod()",
+        "torch.max(v)",
+        "v.norm()",
+        "m @ v",
+        "torch.nn.functional.linear(m, v)",
+        "torch.atan2(v, v)",
+        "torch.cat([v, w])",
+    )
+    _check(*[_nograd_view(op, *tail) for op in ops for tail in (twice, base, view)])
+
+
+def _cumprod(mod, create_graph, dtype="float32"):
+    return [
+        (
+            "x = torch.tensor([[1.5, -0.7, 2.0, 0.3], [0.0, 2.0, 3.0, 0.5], [1.2, 0.0, 2.0, 0.0],"
+            f" [1.0, 2.0, 0.0, 3.0]], dtype=torch.{dtype}, requires_grad=True)"
+        ),
+        "g = torch.tensor([[0.3, -1.2, 0.5, 2.0]] * 4, dtype=x.dtype)",
+        "y = x.cumprod(1)",
+        mod,
+        "show = ['gx']",
+        f"gx = torch.autograd.grad(y, x, g, create_graph={create_graph})[0].detach()",
+    ]
+
+
+def test_cumprod_backward_reads_its_saved_result_and_input_as_torch():
+    """torch's cumprod_backward reads the saved result as well as the input: without a zero,
+    reversed_cumsum(result * grad) / input (whose rounding ours now shares); with one, its
+    masks (the result just before the first zero), or under create_graph its O(n^2) products
+    of the input alone. Ours recomputed everything from the input: a .data write into the
+    result (or one that adds or removes a zero) gave another gradient."""
+    mods = (
+        "pass",
+        "y.data.mul_(2)",
+        "x.data.mul_(2)",
+        "y.data.add_(1); x.data.sub_(0.5)",
+        "x.data[0, 1] = 0",
+        "x.data[1:, :] += 0.25",
+    )
+    _check(*[_cumprod(m, cg) for m in mods for cg in (False, True)])
+    _check(*[_cumprod(m, False, "float64") for m in mods])
+
+
+def test_an_in_place_op_saves_self_as_its_result():
+    """torch's in-place op saves self as its result: a later ``.data`` write into self (or
+    into its base, or a view of it) changes what the formula reads. Ours kept the array the
+    op computed before copying it into self."""
+    ops = (
+        "b.sigmoid_()",
+        "b.tanh_()",
+        "b.exp_()",
+        "b.reciprocal_()",
+        "b.cumprod_(0)",
+        "b.hypot_(x)",
+        "b.copysign_(-1.0)",
+        "v.exp_()",
+        "v.sigmoid_()",
+        "v.cumprod_(0)",
+    )
+    writes = ("b.data.mul_(1.5)", "v.data.add_(1)", "b.data[1:].mul_(3)")
+    _check(
+        *[
+            [
+                "x = torch.tensor([0.3, -0.4, 0.2, 0.5], dtype=torch.float64, requires_grad=True)",
+                "b = x * 1",
+                "v = b[1:]",
+                op,
+                write,
+                "show = ['gx', 'gg']",
+                "gx = torch.autograd.grad(b, x, torch.ones_like(b), retain_graph=True)[0]",
+                "gg = torch.autograd.grad(b, x, torch.ones_like(b), create_graph=True)[0]",
+                "gx, gg = [round(v, 9) for v in gx.tolist()], [round(v, 9) for v in gg.tolist()]",
+            ]
+            for op in ops
+            for write in writes
+        ]
+    )
+
+
+def test_formulas_read_what_torch_saves():
+    """median's evenly_distribute_backward fills the elements equal to the saved result (none
+    after a .data write: zeros, not 0 * inf); erfinv's recomputes erfinv(self) (torch saves no
+    result)."""
+    _check(
+        *[
+            [
+                "x = torch.tensor([[0.7, -0.3, 0.4], [0.5, 0.2, -0.6]], dtype=torch.double)",
+                "x.requires_grad_()",
+                f"y = {op}",
+                write,
+                "show = ['gx', 'names']",
+                "names = sorted(n for n in dir(y.grad_fn) if n in ('_saved_self', '_saved_result'))",
+                "gx = torch.autograd.grad(y, x, torch.ones_like(y))[0]",
+                "gx = [round(v, 9) for v in gx.flatten().tolist()]",
+            ]
+            for op in ("x.median()", "x.nanmedian()", "x.erfinv()")
+            for write in ("pass", "y.data.mul_(1.5)", "x.data.add_(0.25)")
+        ]
+    )
+
+
+def test_saved_tensors_are_checked_in_torchs_order_of_names():
+    """torch's generated backward unpacks its saved tensors sorted by name: of two inputs
+    modified in place, the one named first is reported (other before self, key before query,
+    imag before real), as the saved tensors hooks pack complex's; complex keeps each part while
+    its gradient is computed (fuzz seeds 700148, 702201)."""
+    ops = (
+        "a * b",
+        "a / b",
+        "torch.atan2(a, b)",
+        "a ** b",
+        "torch.hypot(a, b)",
+        "torch.xlogy(a, b)",
+        "torch.complex(a, b)",
+        "torch.complex(b, a)",
+    )
+    _check(
+        *[
+            [
+                "x = torch.tensor([0.3, 0.4, 0.2], requires_grad=True)",
+                "w = torch.tensor([0.5, 0.7, 0.9], requires_grad=True)",
+                "a = x * 1; b = w + 0",
+                f"y = {op}",
+                "with torch.no_grad(): a.mul_(2); b.mul_(2)",
+                "y.abs().sum().backward()",
+            ]
+            for op in ops
+        ],
+        [
+            "x = torch.rand(1, 2, 3, 4, requires_grad=True)",
+            "q = x * 1; k = x + 0; v = x - 0",
+            "y = torch.nn.functional.scaled_dot_product_attention(q, k, v)",
+            "with torch.no_grad(): q.mul_(2); k.mul_(2); v.mul_(2)",
+            "y.sum().backward()",
+        ],
+        [
+            "x = torch.ones(3, requires_grad=True); y = torch.full((3,), 2.0)",
+            "log = []",
+            "show = ['log']",
+            "hooks = (lambda t: log.append(t.tolist()) or t, lambda t: t)",
+            "with torch.autograd.graph.saved_tensors_hooks(*hooks): t = torch.complex(x, y + x)",
+            "t.backward(torch.ones(3, dtype=torch.complex64))",
+            "t.backward(torch.ones(3, dtype=torch.complex64))",
+            "t = torch.complex(y, x)",
+            "with torch.no_grad(): y.add_(1)",
+            "t.backward(torch.ones(3, dtype=torch.complex64), retain_graph=True)",
+            "with torch.no_grad(): x.add_(1)",
+            "t.backward(torch.ones(3, dtype=torch.complex64))",
+        ],
+    )
+
+
+def test_retain_grad_follows_a_tensor_a_custom_function_marks_dirty():
+    """A tensor that retains its gradient (retain_grad, or a non-leaf input of
+    backward(inputs=...)) and is then modified in place by a custom Function (mark_dirty) keeps
+    retaining it through the Function's node, as after a built-in in-place op (fuzz seed
+    716922: ours left its .grad None)."""
+    cls = (
+        "class AddOne(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        x.add_(1)\n"
+        "        ctx.mark_dirty(x)\n"
+        "        return x\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        return g * 2\n"
+    )
+    fn = [
+        cls,
+        "x = torch.ones(4, requires_grad=True)",
+        "show = ['vg', 'tg', 'xg']",
+    ]
+    _check(
+        *[
+            [
+                *fn,
+                "t = x * 1",
+                f"v = {v}",
+                retain,
+                "AddOne.apply(v)",
+                "(v * 3).sum().backward(retain_graph=True)",
+                "vg, tg, xg = v.grad, t.grad, x.grad",
+                "v.grad = None; t.grad = None",
+                "(t * 5).sum().backward()",
+                "vg, tg, xg = v.grad, t.grad, x.grad",
+            ]
+            for v in ("t", "t[1:]")
+            for retain in ("v.retain_grad(); t.retain_grad()", "(t * 1).sum().backward(inputs=[v])")
+        ]
+    )
+
+
+def test_retain_grad_of_a_no_grad_view_is_a_leafs_no_op():
+    """retain_grad returns at torch's is_leaf(), which reads the stored node: a view made under
+    no_grad whose base was then modified (also under no_grad) returns there; ours regenerated
+    its history first and refused the in-place change (fuzz seeds 715046, 719132)."""
+    _check(
+        [
+            "x = torch.ones(3, 1, dtype=torch.complex64, requires_grad=True)",
+            "with torch.no_grad(): t = x.unsqueeze(-1)",
+            "with torch.no_grad(): t.copy_(torch.tensor(1 + 1j))",
+            "t.retain_grad()",
+            "show = ['kept']",
+            "kept = t.retains_grad",
+            "t.is_leaf",
+        ],
+        [
+            "x = torch.ones(3, requires_grad=True)",
+            "with torch.no_grad(): t = x[1:]",
+            "t.retain_grad()",
+            "x.sum().backward()",
+            "show = ['kept']",
+            "kept = t.retains_grad",
+        ],
+    )
+
+
+def test_hooks_see_undefined_gradients_as_none():
+    """torch calls a tensor's hooks (a leaf's too) with None where no gradient reached it (an
+    unused output of unbind, linalg.vector_norm(x, 0)'s undefined gradient): a hook returning
+    a value then raises; a node's post hooks see the undefined grad_outputs as None (not the
+    zeros its formula is run on), and run when none is defined; a custom Function's backward
+    still runs, on zeros (fuzz seed 712283)."""
+    log = [
+        "log = []",
+        "show = ['log']",
+        (
+            "def hk(name, ret=None):\n"
+            "    return lambda g: log.append([name, None if g is None else g.tolist()]) or ret\n"
+        ),
+    ]
+    _check(
+        [
+            *log,
+            "x = torch.tensor([1.0, -2.0], requires_grad=True)",
+            "a = x * 1",
+            "h = a.register_hook(hk('a'))",
+            "a.retain_grad()",
+            "h = x.register_hook(hk('x'))",
+            "t = torch.linalg.vector_norm(a, 0)",
+            "h = a.grad_fn.register_hook(lambda gi, go: log.append([str(gi), str(go)]))",
+            "t.backward()",
+            "show = ['log', 'ag', 'xg']",
+            "ag, xg = a.grad, x.grad",
+        ],
+        [
+            *log,
+            "x = torch.tensor([1.0, -2.0], requires_grad=True)",
+            "h = x.register_hook(hk('x', x))",
+            "torch.linalg.vector_norm(x, 0).backward()",
+        ],
+        [
+            *log,
+            "x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)",
+            "a, b, c = x.unbind()",
+            "h = a.register_hook(hk('a'))",
+            "h = b.register_hook(hk('b'))",
+            "h = a.grad_fn.register_hook(lambda gi, go: log.append([str(gi), str(go)]))",
+            "(b * 2).backward()",
+        ],
+        [
+            *log,
+            (
+                "class F(torch.autograd.Function):\n"
+                "    @staticmethod\n"
+                "    def forward(ctx, x):\n"
+                "        return x * 2\n"
+                "    @staticmethod\n"
+                "    def backward(ctx, g):\n"
+                "        log.append(g.tolist())\n"
+                "        return g * 2\n"
+            ),
+            "x = torch.tensor([1.0, -2.0], requires_grad=True)",
+            "y = F.apply(x)",
+            "h = y.grad_fn.register_hook(lambda gi, go: log.append([str(gi), str(go)]))",
+            "torch.linalg.vector_norm(y, 0).backward()",
+            "show = ['log', 'xg']",
+            "xg = x.grad",
+        ],
+    )
