@@ -40,7 +40,7 @@ import weakref
 
 from .. import _slots
 from .engine import FLAGS, _new_vc
-from .node import Node
+from .node import Node, is_saved_array
 
 __all__ = [
     "Node",
@@ -192,28 +192,41 @@ def increment_version(tensor) -> None:
 
 # ------------------------------------------------------------------ what an op saves
 def _saved_slots(node):
-    """The saved tensors torch would pack for ``node``, in its order: ``("in", i)`` in the
-    order of the row's ``_saved_*`` names, then ``("out", 0)``. What is kept is the row's own
-    ``save_needs`` (the registry decides it once): an input or the result is saved when the
-    gradient of an input with an edge reads it."""
+    """The saved tensors torch would pack for ``node``, in its order: ``("in", i)`` and
+    ``("param", name)`` (a tensor torch saves that the row keeps among its parameters: an
+    index, a mask, a target) in the order of the row's ``_saved_*`` names, then ``("out", 0)``
+    and the parameters that are results of torch's op, in that order too. What is kept is the
+    row's own ``save_needs`` (the registry decides it once): an input or the result is saved
+    when the gradient of an input with an edge reads it; a parameter whenever the node is."""
     op = node._op
     from ..ops.registry import OPS
 
     base = OPS.get(op.name, op)  # a complex twin keeps the row's saved set
     needs = base.save_needs
     fns = node._fns
+    p = node._p
 
     def kept(i):
         return any(j < len(fns) and fns[j] is not None for j in needs.get(i, ()))
 
+    def array(name):
+        return p is not None and is_saved_array(p.get(name))
+
     slots = []
+    after = op.saved_after
     for name in op.saved:
         kind, idx = op.saved_spec[name]
         if kind == "input" and kept(idx):
             slots.append(("in", idx))
-    # torch saves the inputs before running the kernel and the result after it
-    if "result" in op.saved_spec and kept(-1):
-        slots.append(("out", 0))
+        elif kind == "param" and name not in after and array(name):
+            slots.append(("param", name))
+    # torch saves the inputs before running the kernel and its results after it
+    for name in op.saved:
+        kind, idx = op.saved_spec[name]
+        if kind == "result" and kept(-1):
+            slots.append(("out", 0))
+        elif kind == "param" and name in after and array(name):
+            slots.append(("param", name))
     return slots
 
 
@@ -278,12 +291,16 @@ class _PackedSaved(tuple):
     (``[1]`` and ``[2]``, or ``[0]`` and ``[1]``): each slot is unpacked once for the pair, in
     packing order, as torch unpacks a node's saved variables when it runs."""
 
-    def __new__(cls, ins, out, raw, slots):
+    def __new__(cls, ins, out, raw, slots, params=None):
         self = tuple.__new__(cls, (None, None, None))
         self.ins = ins
         self.out = out
         self.raw = raw
-        self.slots = slots  # {("in", i) | ("out", 0): _Slot}
+        # {("in", i) | ("out", 0): _Slot, ("param", name): see _pack_param}
+        self.slots = slots
+        # the node's own copy of its parameters (node._p), where unpacking puts the hooked ones
+        # back for the rules, which read them there after the saved inputs
+        self.params = params
         self._cache = None
         self._read = set()
         return self
@@ -291,6 +308,9 @@ class _PackedSaved(tuple):
     def _unpack_all(self):
         ins, raw, out = list(self.ins), list(self.raw), self.out
         for (kind, i), s in self.slots.items():
+            if kind == "param":
+                self.params[i] = _param_value(s)
+                continue
             t = s.tensor()
             if kind == "in":
                 ins[i], raw[i] = t, t._data
@@ -313,12 +333,59 @@ class _PackedSaved(tuple):
         c = self._unpack_all()
         return iter(c)
 
-    def read(self, kind: str, idx: int):
+    def read(self, kind: str, idx):
         """One value for ``grad_fn._saved_<name>`` (unpacks only that one)."""
+        if kind == "param":
+            return _param_value(self.slots[("param", idx)])
         s = self.slots.get(("out", 0) if kind == "result" else ("in", idx))
         if kind == "result":
             return self.out if s is None else s.tensor()._data
         return self.ins[idx] if s is None else s.tensor()
+
+
+class _Packed:
+    """A parameter's place in a packed node's parameters until the node runs: its tensors are
+    with the hooks. It has a shape, as a saved array does, so that reading it after backward
+    freed the node is refused."""
+
+    __slots__ = ()
+    shape = ()
+
+
+_PACKED = _Packed()
+
+
+def _param_value(slot):
+    """A hooked parameter rebuilt from its unpacked tensors (``slot``: the value with its arrays
+    left out, or None for an array, and ``(element, _Slot, as a Tensor)`` triples)."""
+    template, packed = slot
+    if template is None:
+        _, s, as_tensor = packed[0]
+        t = s.tensor()
+        return t if as_tensor else t._data
+    items = list(template)
+    for j, s, as_tensor in packed:
+        t = s.tensor()
+        items[j] = t if as_tensor else t._data
+    return type(template)(items)
+
+
+def _pack_param(pack, unpack, v):
+    """``(template, ((element, _Slot, as a Tensor), ...))`` for a parameter's arrays, packed in
+    order (some rows keep a Tensor there, torch's own: it is packed as it is)."""
+    T = _tensor()
+
+    def one(e):
+        if isinstance(e, T):
+            return _Slot(_call_pack(pack, e), unpack, e), True
+        return _Slot(_call_pack(pack, T._wrap(e, False)), unpack, None), False
+
+    if v.__class__ in (list, tuple):
+        template = type(v)(None if is_saved_array(e) else e for e in v)
+        return template, tuple(
+            (j, *one(e)) for j, e in enumerate(v) if e is not None and is_saved_array(e)
+        )
+    return None, ((-1, *one(v)),)
 
 
 def _plain(saved):
@@ -371,7 +438,14 @@ def _pack_node(node, inputs) -> None:
         return
     pack, unpack = hooks
     ins, out, raw, slots = _plain(saved)
+    params = None
     for kind, idx in _saved_slots(node):
+        if kind == "param":
+            if params is None:
+                params = node._p = dict(node._p)  # the node's own: p may be shared
+            slots[("param", idx)] = _pack_param(pack, unpack, params[idx])
+            params[idx] = _PACKED  # the arrays are the hooks' now
+            continue
         if kind == "in":
             t = ins[idx]
             if t is None or not isinstance(t, _tensor()):
@@ -394,7 +468,7 @@ def _pack_node(node, inputs) -> None:
     if ("out", 0) not in slots and not isinstance(out, tuple):
         out = None
     node._vers = ()
-    node._saved = _PackedSaved(tuple(ins), out, tuple(raw), slots)
+    node._saved = _PackedSaved(tuple(ins), out, tuple(raw), slots, params)
 
 
 # ------------------------------------------------------------------ grad_fn._raw_saved_<name>
@@ -444,7 +518,11 @@ class SavedTensor:
             ins[self._idx] = raw[self._idx] = None
         _drop_version_check(node, key[0], self._idx)
         node._saved = _PackedSaved(
-            tuple(ins), out if self._kind != "result" else None, tuple(raw), slots
+            tuple(ins),
+            out if self._kind != "result" else None,
+            tuple(raw),
+            slots,
+            saved.params if saved.__class__ is _PackedSaved else None,
         )
 
     def __repr__(self) -> str:

@@ -223,6 +223,8 @@ def _read_saved(node: Node, key: str):
         return t
     if kind == "param":
         p = node._p
+        if saved.__class__ is not tuple and saved is not None and ("param", idx) in saved.slots:
+            return saved.read("param", idx)  # with the saved-tensor hooks: unpacked now
         if p is not None and idx in p:
             v = p[idx]
             if saved is None and is_saved_array(v):

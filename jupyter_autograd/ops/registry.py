@@ -214,6 +214,7 @@ class OpDef:
         "save_plans",
         "save_result",
         "saved",
+        "saved_after",
         "saved_params",
         "saved_spec",
         "simple",
@@ -249,6 +250,7 @@ def defop(
     layout: tuple = (),
     reads: tuple | None = None,
     batch=None,
+    saved_outputs: tuple = (),
 ) -> OpDef:
     """Declare one primitive.
 
@@ -266,6 +268,9 @@ def defop(
         saved: the ``_saved_*`` attributes torch shows, in torch's order; an input name or
             ``"result"`` keeps that value for the rule; ``"<input>_sym_sizes"`` exposes a shape;
             any other name is read from the op's parameters.
+        saved_outputs: the saved parameters that are results of torch's op (max(dim)'s
+            ``indices``; ``result1``... are by their name): torch saves them after its kernel
+            ran, so saved-tensor hooks see them after the saved inputs.
         reads: per rule, the inputs it reads (-1: the result), where the rule's code does not
             say (a marker that still unpacks what torch saved: vector_norm of order 0).
         layout: ``(rule, input)`` pairs where that input's rule reads that input only for its
@@ -345,6 +350,9 @@ def defop(
     # saved values kept in the node's parameters: torch saves some of them as tensors (gather's
     # index, max(dim)'s indices), which backward frees like the saved inputs
     op.saved_params = tuple(s for s in saved if spec[s][0] == "param")
+    op.saved_after = frozenset(
+        s for s in op.saved_params if s in saved_outputs or s[:6] == "result" and s[6:].isdigit()
+    )
     op.none_inputs = (None,) * len(inputs)
     # As torch's generated code, a node keeps a saved value only when the gradient of an input
     # that requires grad reads it (``x * 2`` does not keep x): save_needs maps each saved input
