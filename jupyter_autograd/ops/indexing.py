@@ -217,6 +217,7 @@ TAKE = defop(
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: x[p["key"]],
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, p["key"], p["shape"]),
+    reads=((0,),),  # torch's take_backward(grad, self, index): self is saved
     jvp=lambda xp, t, x, out, p: t[0][p["key"]],
     sample={"cases": _case(lambda m, x: m.take(x, _idx(m, [[0, 11], [5, 5]])), _X)},
 )
@@ -229,6 +230,7 @@ MASKED_SELECT = defop(
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.broadcast_to(x, p["shape"])[p["key"]],
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, p["key"], p["shape"]),
+    reads=((0,),),  # torch's masked_select_backward(grad, self, mask): self is saved
     jvp=lambda xp, t, x, out, p: xp.broadcast_to(t[0], p["shape"])[p["key"]],
     sample={"cases": _case(lambda m, x: m.masked_select(x, m.tensor(_X > 0.1)), _X)},
 )
