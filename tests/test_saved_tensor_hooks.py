@@ -163,8 +163,6 @@ _SAVES_DIFFERENTLY = {
     "_linalg_slogdet",
     "_linalg_svd",
     "_prelu_kernel",
-    "cummax",
-    "cummin",
     "index_add",
     "index_copy",
     "index_fill.int_Scalar",
