@@ -163,10 +163,6 @@ _SAVES_DIFFERENTLY = {
     "_linalg_slogdet",
     "_linalg_svd",
     "_prelu_kernel",
-    "index_add",
-    "index_copy",
-    "index_fill.int_Scalar",
-    "index_fill.int_Tensor",
     "index_reduce",
     "linalg_det",
     "linalg_lu",
@@ -175,11 +171,6 @@ _SAVES_DIFFERENTLY = {
     "linalg_qr",
     "linalg_solve_ex",
     "lu_unpack",
-    "masked_scatter",
-    "put",
-    "put.replace",
-    "scatter.src",
-    "scatter_add",
     "scatter_reduce.two",
 }
 

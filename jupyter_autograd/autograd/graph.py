@@ -196,8 +196,9 @@ def _saved_slots(node):
     ``("param", name)`` (a tensor torch saves that the row keeps among its parameters: an
     index, a mask, a target) in the order of the row's ``_saved_*`` names, then ``("out", 0)``
     and the parameters that are results of torch's op, in that order too. What is kept is the
-    row's own ``save_needs`` (the registry decides it once): an input or the result is saved
-    when the gradient of an input with an edge reads it; a parameter whenever the node is."""
+    row's own ``save_needs`` (the registry decides it once): an input, the result or a
+    parameter is saved when the gradient of an input with an edge reads it (a parameter no
+    rule claims whenever the node is)."""
     op = node._op
     from ..ops.registry import OPS
 
@@ -210,7 +211,9 @@ def _saved_slots(node):
         return any(j < len(fns) and fns[j] is not None for j in needs.get(i, ()))
 
     def array(name):
-        return p is not None and is_saved_array(p.get(name))
+        if p is None or not is_saved_array(p.get(name)):
+            return False
+        return name not in needs or kept(name)
 
     slots = []
     after = op.saved_after

@@ -49,6 +49,29 @@ def _idx(m, a):
 
 # ---------------------------------------------------------------- writes at a key
 # self's overwritten places get no gradient, the written values get g there
+# torch's saved values per row (the index arrays are in p under torch's names, beside the key
+# the rules write with), and which gradient reads which (index_copy keeps source for source's
+# gradient only): None when the rules' code says
+_SAVES = {
+    "index_copy": (
+        ("self", "source"),
+        ("dim", "index", "source", "source_dim"),
+        (("index",), (1, "index")),
+    ),
+    "scatter.src": (("self", "src"), ("dim", "index"), None),
+    "put.replace": (
+        ("self", "source"),
+        ("accumulate=False", "index", "source"),
+        (("index",), (1, "index")),
+    ),
+    "index_add": (
+        ("self", "source"),
+        ("alpha", "dim", "index", "source", "source_dim"),
+        ((), (1, "index")),
+    ),
+    "scatter_add": (("self", "src"), ("dim", "index"), ((), ("index",))),
+    "put": (("self", "source"), ("accumulate=True", "index", "source"), (("index",), (1, "index"))),
+}
 PUT_KEY = {}
 for _name, _node, _call in (
     (
@@ -68,11 +91,13 @@ for _name, _node, _call in (
     ),
     ("put.replace", "PutBackward0", lambda m, x, v: m.put(x, _idx(m, [1, 5, 2]), v[0, :3])),
 ):
+    _ins, _saved, _reads = _SAVES.get(_name, (("self", "src"), ("key",), None))
     PUT_KEY[_name] = defop(
         _name,
         node=_node,
-        inputs=("self", "src"),
-        saved=("key",),
+        inputs=_ins,
+        saved=_saved,
+        reads=_reads,
         complex=no_complex_autograd(_name.split(".")[0])
         if _name in ("select_scatter", "slice_scatter")
         else AS_WRITTEN,
@@ -190,11 +215,13 @@ for _name, _node, _call in (
         lambda m, x, v: m.put(x, _idx(m, [1, 5, 1]), v[0, :3], accumulate=True),
     ),
 ):
+    _ins, _saved, _reads = _SAVES.get(_name, (("self", "source"), ("key",), None))
     ADD_KEY[_name] = defop(
         _name,
         node=_node,
-        inputs=("self", "source"),
-        saved=("key",),
+        inputs=_ins,
+        saved=_saved,
+        reads=_reads,
         complex=AS_WRITTEN,
         fwd=lambda xp, x, v, p: _add_at(xp, x, v * p["alpha"] if p.get("alpha", 1) != 1 else v, p),
         vjp=(

@@ -271,8 +271,8 @@ def defop(
         saved_outputs: the saved parameters that are results of torch's op (max(dim)'s
             ``indices``; ``result1``... are by their name): torch saves them after its kernel
             ran, so saved-tensor hooks see them after the saved inputs.
-        reads: per rule, the inputs it reads (-1: the result), where the rule's code does not
-            say (a marker that still unpacks what torch saved: vector_norm of order 0).
+        reads: per rule, the inputs it reads (-1: the result) and the saved parameters (by
+            name) it needs, where the rule's code does not say (a marker that still unpacks what torch saved: vector_norm of order 0).
         layout: ``(rule, input)`` pairs where that input's rule reads that input only for its
             memory layout (mm's gradients follow their operand's): the input is then neither
             saved nor version-checked for that rule (as torch, which saves strides), its array
@@ -380,6 +380,12 @@ def defop(
         if op.save_result:
             users = frozenset(j for j, rd in enumerate(reads) if -1 in rd)
             op.save_needs[-1] = every if users else users
+        # a saved parameter named in ``reads`` is kept by the same rule (torch's index_add
+        # keeps index for source's gradient only); one named nowhere whenever the node exists
+        for key in op.saved_params:
+            users = frozenset(j for j, rd in enumerate(reads) if key in rd)
+            if users:
+                op.save_needs[key] = every if len(users) > 1 else users
     op.save_layout = {i: frozenset(j for j, k in layout if k == i) for _, i in layout}
     # what a node keeps for each set of inputs with an edge, derived from save_needs once per
     # set by the engine's node builder (autograd.engine.save_plan)
