@@ -163,7 +163,6 @@ _SAVES_DIFFERENTLY = {
     "_linalg_slogdet",
     "_linalg_svd",
     "_prelu_kernel",
-    "index_reduce",
     "linalg_det",
     "linalg_lu",
     "linalg_lu_factor_ex",
@@ -171,7 +170,6 @@ _SAVES_DIFFERENTLY = {
     "linalg_qr",
     "linalg_solve_ex",
     "lu_unpack",
-    "scatter_reduce.two",
 }
 
 

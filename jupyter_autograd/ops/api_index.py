@@ -141,7 +141,14 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True) -> Tens
     return apply(
         IX.SCATTER_REDUCE,
         (a, _region(v, index)),
-        {"key": key, "shape": a._data.shape, "reduce": reduce, "include_self": include_self},
+        {
+            "key": key,
+            "shape": a._data.shape,
+            "reduce": reduce,
+            "include_self": include_self,
+            "dim": dim,
+            "index": _index_data(index),
+        },
     )
 
 
@@ -240,7 +247,14 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True) -> Ten
     return apply(
         IX.INDEX_REDUCE,
         (a, v),
-        {"key": key, "shape": a._data.shape, "reduce": reduce, "include_self": include_self},
+        {
+            "key": key,
+            "shape": a._data.shape,
+            "reduce": reduce,
+            "include_self": include_self,
+            "dim": dim,
+            "index": _index_data(index),
+        },
     )
 
 

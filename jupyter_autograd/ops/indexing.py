@@ -388,13 +388,13 @@ def _reduce_complex(kernel_prefix, name):
     return message
 
 
-def _reduce_row(name, node, call, complex):
+def _reduce_row(name, node, call, complex, src="src"):
     return defop(
         name,
         node=node,
-        inputs=("self", "src"),
+        inputs=("self", src),
         complex=complex,
-        saved=("dim", "include_self", "index", "reduce", "self", "src", "result"),
+        saved=("dim", "include_self", "index", "reduce", "self", src, "result"),
         fwd=_reduce_fwd,
         vjp=(
             lambda xp, g, x, v, out, p: _reduce_grad(xp, g, x, v, out, p, 0),
@@ -420,4 +420,5 @@ INDEX_REDUCE = _reduce_row(
     "IndexReduceBackward0",
     lambda m, x, v: m.index_reduce(x, 0, _idx(m, [2, 2]), v, "prod"),
     no_complex_autograd("index_reduce"),
+    src="source",  # torch's argument (and saved value) name
 )
