@@ -146,8 +146,6 @@ _SAVES_DIFFERENTLY = {
     "_upsample_nearest_exact2d_backward",
     "_upsample_nearest_exact3d_backward",
     "avg_pool3d_backward",
-    "native_batch_norm",
-    "native_group_norm",
     "upsample_bicubic2d_backward",
     "upsample_bilinear2d_backward",
     "upsample_linear1d_backward",
@@ -550,3 +548,30 @@ def test_version_checks_follow_what_is_saved():
                 assert ours == theirs, (name, mask, k)
                 compared += 1
     assert compared > 200
+
+
+def test_saved_indices_and_statistics_go_through_the_hooks():
+    """Tensors a row keeps among its parameters (gather's index, max(dim)'s indices, batch
+    norm's statistics) are packed and unpacked as torch's saved tensors, also when read
+    through grad_fn._saved_<name>."""
+
+    def sc(m, log):
+        def pack(t):
+            log(("pack", tuple(t.shape), str(t.dtype)))
+            return t * 1
+
+        def unpack(t):
+            log(("unpack", tuple(t.shape)))
+            return t
+
+        x = m.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]], requires_grad=True)
+        with m.autograd.graph.saved_tensors_hooks(pack, unpack):
+            g = x.gather(1, m.tensor([[2], [0]]))
+            v = x.max(1).values
+            b = m.nn.functional.batch_norm(x, None, None, training=True)
+        log(repr(g.grad_fn._saved_index))
+        log(repr(b.grad_fn._saved_result2))
+        (g.sum() + v.sum() + (b * b).sum()).backward()
+        log(repr(x.grad.round(decimals=4)))
+
+    _both(sc)

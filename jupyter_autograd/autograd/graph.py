@@ -338,8 +338,8 @@ class _PackedSaved(tuple):
 
     def read(self, kind: str, idx):
         """One value for ``grad_fn._saved_<name>`` (unpacks only that one)."""
-        if kind == "param":
-            return _param_value(self.slots[("param", idx)])
+        if kind == "param":  # the unpacked tensors, as torch shows a saved tensor
+            return _param_value(self.slots[("param", idx)], True)
         s = self.slots.get(("out", 0) if kind == "result" else ("in", idx))
         if kind == "result":
             return self.out if s is None else s.tensor()._data
@@ -358,18 +358,19 @@ class _Packed:
 _PACKED = _Packed()
 
 
-def _param_value(slot):
+def _param_value(slot, tensors=False):
     """A hooked parameter rebuilt from its unpacked tensors (``slot``: the value with its arrays
-    left out, or None for an array, and ``(element, _Slot, as a Tensor)`` triples)."""
+    left out, or None for an array, and ``(element, _Slot, as a Tensor)`` triples); arrays
+    where the row kept arrays, unless ``tensors``."""
     template, packed = slot
     if template is None:
         _, s, as_tensor = packed[0]
         t = s.tensor()
-        return t if as_tensor else t._data
+        return t if as_tensor or tensors else t._data
     items = list(template)
     for j, s, as_tensor in packed:
         t = s.tensor()
-        items[j] = t if as_tensor else t._data
+        items[j] = t if as_tensor or tensors else t._data
     return type(template)(items)
 
 
