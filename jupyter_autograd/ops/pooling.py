@@ -100,7 +100,15 @@ def _max_fwd(xp, x, p):
     if buf is not x:
         _first_inside(xp, arg, x.shape[-2:], p)
     p["_arg"] = arg
+    if _hooked():  # torch saves its indices (result1): the hooks see them as it is recorded
+        p["result1"] = _indices(p, x.shape)
     return best
+
+
+def _hooked() -> bool:
+    from ..autograd.graph import current_hooks
+
+    return current_hooks() is not None
 
 
 def _first_inside(xp, arg, hw, p):
@@ -504,7 +512,7 @@ def _adaptive_max_fwd(xp, x, p):
             best = xp.where(upd, v, best)
             arg_h = xp.where(upd, xp.asarray(rows)[:, None], arg_h)
             arg_w = xp.where(upd, xp.asarray(cols)[None, :], arg_w)
-    p["_idx"] = arg_h * w + arg_w
+    p["_idx"] = p["result1"] = arg_h * w + arg_w  # torch's indices, its saved result1
     return best
 
 
