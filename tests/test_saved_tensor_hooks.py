@@ -155,17 +155,10 @@ _SAVES_DIFFERENTLY = {
     # or whose backward reads fewer tensors than torch's formula (the same known gap)
     "_fft_c2r",
     "_fft_r2c",
-    "_linalg_eigh",
     "_linalg_slogdet",
-    "_linalg_svd",
     "_prelu_kernel",
     "linalg_det",
-    "linalg_lu",
-    "linalg_lu_factor_ex",
-    "linalg_lu_solve",
-    "linalg_qr",
     "linalg_solve_ex",
-    "lu_unpack",
 }
 
 

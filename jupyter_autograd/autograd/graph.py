@@ -226,8 +226,8 @@ def _saved_slots(node):
     # torch saves the inputs before running the kernel and its results after it
     for name in op.saved:
         kind, idx = op.saved_spec[name]
-        if kind == "result" and kept(-1):
-            slots.append(("out", 0))
+        if kind in ("result", "output") and kept(-1):
+            slots.append(("out", idx))
         elif kind == "param" and name in after and array(name):
             slots.append(("param", name))
     return slots
@@ -310,6 +310,7 @@ class _PackedSaved(tuple):
 
     def _unpack_all(self):
         ins, raw, out = list(self.ins), list(self.raw), self.out
+        outs = list(out) if out.__class__ is tuple else None  # a row with several results
         for (kind, i), s in self.slots.items():
             if kind == "param":
                 self.params[i] = _param_value(s)
@@ -317,9 +318,11 @@ class _PackedSaved(tuple):
             t = s.tensor()
             if kind == "in":
                 ins[i], raw[i] = t, t._data
+            elif outs is not None:
+                outs[i] = t._data
             else:
                 out = t._data
-        return tuple(ins), out, tuple(raw)
+        return tuple(ins), out if outs is None else tuple(outs), tuple(raw)
 
     def __getitem__(self, k):
         c = self._cache
@@ -340,6 +343,9 @@ class _PackedSaved(tuple):
         """One value for ``grad_fn._saved_<name>`` (unpacks only that one)."""
         if kind == "param":  # the unpacked tensors, as torch shows a saved tensor
             return _param_value(self.slots[("param", idx)], True)
+        if kind == "output":
+            s = self.slots.get(("out", idx))
+            return self.out[idx] if s is None else s.tensor()._data
         s = self.slots.get(("out", 0) if kind == "result" else ("in", idx))
         if kind == "result":
             return self.out if s is None else s.tensor()._data
@@ -457,9 +463,14 @@ def _pack_node(node, inputs) -> None:
             packed = _call_pack(pack, t)
             slots[("in", idx)] = _Slot(packed, unpack, t)
         else:
-            if out is None or isinstance(out, tuple):
-                # the results of a row with several outputs (linalg.eigh, svd...) stay saved
-                # as they are: they are not handed to the hooks
+            if out is None:
+                continue
+            if isinstance(out, tuple):
+                if op_output_named(node):  # torch's name for each saved result (eigh, svd...)
+                    t = _result_tensor(node, out[idx], True)
+                    t._output_nr = idx
+                    slots[("out", idx)] = _Slot(_call_pack(pack, t), unpack, None)
+                # a row that saves its results as a whole keeps them unhooked
                 continue
             t = _result_tensor(node, out, True)
             packed = _call_pack(pack, t)
@@ -469,10 +480,17 @@ def _pack_node(node, inputs) -> None:
     for i in range(len(ins)):
         if ("in", i) not in slots and isinstance(ins[i], _tensor()):
             ins[i] = raw[i] = None
-    if ("out", 0) not in slots and not isinstance(out, tuple):
+    if isinstance(out, tuple):  # the hooks hold the results they packed
+        out = tuple(None if ("out", k) in slots else o for k, o in enumerate(out))
+    elif ("out", 0) not in slots:
         out = None
     node._vers = ()
     node._saved = _PackedSaved(tuple(ins), out, tuple(raw), slots, params)
+
+
+def op_output_named(node) -> bool:
+    """Whether the row names its saved results one by one (``"S:result.1"``)."""
+    return any(k == "output" for k, _ in node._op.saved_spec.values())
 
 
 # ------------------------------------------------------------------ grad_fn._raw_saved_<name>

@@ -266,7 +266,8 @@ def defop(
             marker stays readable as ``op.jvp_from``.
         inputs: torch's argument names of the tensor inputs (``("self", "mat2")``).
         saved: the ``_saved_*`` attributes torch shows, in torch's order; an input name or
-            ``"result"`` keeps that value for the rule; ``"<input>_sym_sizes"`` exposes a shape;
+            ``"result"`` keeps that value for the rule (``"LU:result"`` names it as torch does,
+            ``"S:result.1"`` names one result of a row with several); ``"<input>_sym_sizes"`` exposes a shape;
             any other name is read from the op's parameters.
         saved_outputs: the saved parameters that are results of torch's op (max(dim)'s
             ``indices``; ``result1``... are by their name): torch saves them after its kernel
@@ -332,8 +333,13 @@ def defop(
         if "=" in s:
             s, dflt = s.split("=", 1)
             defaults[s] = eval(dflt, {})
+        ours = None
+        if ":" in s:  # torch's name for one of our results: "LU:result", "S:result.1"
+            s, ours = s.split(":", 1)
         clean.append(s)
-        if s in inputs:
+        if ours is not None:
+            spec[s] = ("result", 0) if ours == "result" else ("output", int(ours.split(".")[1]))
+        elif s in inputs:
             spec[s] = ("input", inputs.index(s))
         elif s == "result":
             spec[s] = ("result", 0)
@@ -346,7 +352,7 @@ def defop(
     op.saved_spec = spec
     op.defaults = defaults
     op.save_inputs = tuple(i for i, n in enumerate(inputs) if n in saved)
-    op.save_result = "result" in saved
+    op.save_result = any(k in ("result", "output") for k, _ in spec.values())
     # saved values kept in the node's parameters: torch saves some of them as tensors (gather's
     # index, max(dim)'s indices), which backward frees like the saved inputs
     op.saved_params = tuple(s for s in saved if spec[s][0] == "param")
