@@ -41,6 +41,8 @@ import weakref
 from .. import _slots
 from .engine import FLAGS, _new_vc
 from .node import Node, is_saved_array
+from .saved_slots import op_output_named
+from .saved_slots import saved_slots as _saved_slots
 
 __all__ = [
     "Node",
@@ -188,49 +190,6 @@ def increment_version(tensor) -> None:
     ts = tensor if isinstance(tensor, (list, tuple)) else (tensor,)
     for t in ts:
         t._bump_version()
-
-
-# ------------------------------------------------------------------ what an op saves
-def _saved_slots(node):
-    """The saved tensors torch would pack for ``node``, in its order: ``("in", i)`` and
-    ``("param", name)`` (a tensor torch saves that the row keeps among its parameters: an
-    index, a mask, a target) in the order of the row's ``_saved_*`` names, then ``("out", 0)``
-    and the parameters that are results of torch's op, in that order too. What is kept is the
-    row's own ``save_needs`` (the registry decides it once): an input, the result or a
-    parameter is saved when the gradient of an input with an edge reads it (a parameter no
-    rule claims whenever the node is)."""
-    op = node._op
-    from ..ops.registry import OPS
-
-    base = OPS.get(op.name, op)  # a complex twin keeps the row's saved set
-    needs = base.save_needs
-    fns = node._fns
-    p = node._p
-
-    def kept(i):
-        return any(j < len(fns) and fns[j] is not None for j in needs.get(i, ()))
-
-    def array(name):
-        if p is None or not is_saved_array(p.get(name)):
-            return False
-        return name not in needs or kept(name)
-
-    slots = []
-    after = op.saved_after
-    for name in op.saved:
-        kind, idx = op.saved_spec[name]
-        if kind == "input" and kept(idx):
-            slots.append(("in", idx))
-        elif kind == "param" and name not in after and array(name):
-            slots.append(("param", name))
-    # torch saves the inputs before running the kernel and its results after it
-    for name in op.saved:
-        kind, idx = op.saved_spec[name]
-        if kind in ("result", "output") and kept(-1):
-            slots.append(("out", idx))
-        elif kind == "param" and name in after and array(name):
-            slots.append(("param", name))
-    return slots
 
 
 # ------------------------------------------------------------------ packing registry nodes
@@ -486,11 +445,6 @@ def _pack_node(node, inputs) -> None:
         out = None
     node._vers = ()
     node._saved = _PackedSaved(tuple(ins), out, tuple(raw), slots, params)
-
-
-def op_output_named(node) -> bool:
-    """Whether the row names its saved results one by one (``"S:result.1"``)."""
-    return any(k == "output" for k, _ in node._op.saved_spec.values())
 
 
 # ------------------------------------------------------------------ grad_fn._raw_saved_<name>
