@@ -155,10 +155,7 @@ _SAVES_DIFFERENTLY = {
     # or whose backward reads fewer tensors than torch's formula (the same known gap)
     "_fft_c2r",
     "_fft_r2c",
-    "_linalg_slogdet",
     "_prelu_kernel",
-    "linalg_det",
-    "linalg_solve_ex",
 }
 
 

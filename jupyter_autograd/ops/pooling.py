@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import AUTO_LINEAR, defop, kernel_refuses
+from .registry import AUTO_LINEAR, defop, hooks_active, kernel_refuses
 
 
 def _buf_shape(p, h, w):
@@ -100,15 +100,9 @@ def _max_fwd(xp, x, p):
     if buf is not x:
         _first_inside(xp, arg, x.shape[-2:], p)
     p["_arg"] = arg
-    if _hooked():  # torch saves its indices (result1): the hooks see them as it is recorded
+    if hooks_active():  # torch saves its indices (result1): the hooks pack them
         p["result1"] = _indices(p, x.shape)
     return best
-
-
-def _hooked() -> bool:
-    from ..autograd.graph import current_hooks
-
-    return current_hooks() is not None
 
 
 def _first_inside(xp, arg, hw, p):
