@@ -123,17 +123,11 @@ _SAVES_DIFFERENTLY = {
     "convolution_backward.weight",
     "index_put",
     "max_pool2d_with_indices_backward",
-    "reflection_pad1d",
     "reflection_pad1d_backward",
-    "reflection_pad2d",
     "reflection_pad2d_backward",
-    "reflection_pad3d",
     "reflection_pad3d_backward",
-    "replication_pad1d",
     "replication_pad1d_backward",
-    "replication_pad2d",
     "replication_pad2d_backward",
-    "replication_pad3d",
     "replication_pad3d_backward",
     # rows of this session's layers that keep indices, targets, statistics or their upsampling
     # backward's input as parameters, so saved-tensor hooks see fewer (or other) packs than
