@@ -133,7 +133,6 @@ _SAVES_DIFFERENTLY = {
     # backward's input as parameters, so saved-tensor hooks see fewer (or other) packs than
     # torch's: a known gap (values and gradients are compared with torch in their own tests)
     "_adaptive_avg_pool3d_backward",
-    "_scaled_dot_product_flash_attention_for_cpu",
     "_upsample_nearest_exact1d_backward",
     "_upsample_nearest_exact2d_backward",
     "_upsample_nearest_exact3d_backward",
