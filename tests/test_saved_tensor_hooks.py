@@ -146,9 +146,6 @@ _SAVES_DIFFERENTLY = {
     "upsample_trilinear3d_backward",
     # rows of the OpInfo stream (#18) that keep indices, masks, pivots or a result as parameters,
     # or whose backward reads fewer tensors than torch's formula (the same known gap)
-    "_fft_c2r",
-    "_fft_r2c",
-    "_prelu_kernel",
 }
 
 

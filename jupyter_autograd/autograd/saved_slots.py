@@ -51,3 +51,12 @@ def saved_slots(node):
 def op_output_named(node) -> bool:
     """Whether the row names its saved results one by one (``"S:result.1"``)."""
     return any(k == "output" for k, _ in node._op.saved_spec.values())
+
+
+def hooks_active() -> bool:
+    """Whether saved-tensor hooks are active in this thread: a forward then makes the tensors
+    torch saves that its rules do without (max pooling's flat indices, det's LU), for the hooks
+    to pack as the node is recorded."""
+    from .graph import current_hooks
+
+    return current_hooks() is not None

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import AS_WRITTEN, HOLOMORPHIC, _Marker, hooks_active
+from ..autograd.saved_slots import hooks_active
+from .registry import AS_WRITTEN, HOLOMORPHIC, _Marker
 from .registry import defop as _defop
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import AUTO_LINEAR, defop, hooks_active, kernel_refuses
+from ..autograd.saved_slots import hooks_active
+from .registry import AUTO_LINEAR, defop, kernel_refuses
 
 
 def _buf_shape(p, h, w):

@@ -508,15 +508,6 @@ def _rule_reads(rule, n_in: int) -> frozenset:
     return frozenset(i if i < n_in else -1 for i, n in enumerate(names) if n in read)
 
 
-def hooks_active() -> bool:
-    """Whether saved-tensor hooks are active in this thread: a forward then makes the tensors
-    torch saves that its rules do without (max pooling's flat indices, det's LU), for the hooks
-    to pack as the node is recorded."""
-    from ..autograd.graph import current_hooks
-
-    return current_hooks() is not None
-
-
 def node_class(name: str) -> type:
     """The grad_fn class for a registry row (for isinstance checks in tests and the graph view)."""
     return OPS[name].node_cls
