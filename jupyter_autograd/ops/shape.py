@@ -460,11 +460,29 @@ def _index_put_self_vjp(xp, g, x, v, out, p):
     return xp.where(mask, g, 0.0)
 
 
+def _torch_indices(key, ndim):
+    """torch's ``indices`` of an index_put_ from our NumPy key: the index arrays, None for each
+    dim a slice or the Ellipsis takes, trailing Nones dropped (what torch saves)."""
+    key = key if key.__class__ is tuple else (key,)
+    taken = sum(getattr(k, "ndim", 1) if getattr(k, "dtype", None) == bool else 1 for k in key)
+    res = []
+    for k in key:
+        if k is Ellipsis:
+            res += [None] * max(ndim - taken + 1, 0)
+        elif hasattr(k, "shape"):
+            res.append(k)
+        else:
+            res.append(None)
+    while res and res[-1] is None:
+        res.pop()
+    return res
+
+
 INDEX_PUT = defop(
     "index_put",
     node="IndexPutBackward0",
     inputs=("self", "values"),
-    saved=(),
+    saved=("accumulate=False", "indices"),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, v, p: _index_put_fwd(xp, x, v, p),
     vjp=(_index_put_self_vjp, lambda xp, g, x, v, out, p: g[p["key"]]),
@@ -481,6 +499,8 @@ def index_add_at(r, key, v) -> None:
 
 
 def _index_put_fwd(xp, x, v, p):
+    if "indices" not in p:  # saved as torch's (not read: the key is)
+        p["indices"] = _torch_indices(p["key"], x.ndim)
     r = x.copy()
     if p.get("accumulate"):
         xp.add_at(r, p["key"], v)
