@@ -47,6 +47,24 @@ def _idx(m, a):
     return m.tensor(a)
 
 
+def torch_indices(key, ndim):
+    """torch's ``indices`` of an index_put_ from our NumPy key: the index arrays, None for each
+    dim a slice or the Ellipsis takes, trailing Nones dropped (what torch saves)."""
+    key = key if key.__class__ is tuple else (key,)
+    taken = sum(getattr(k, "ndim", 1) if getattr(k, "dtype", None) == bool else 1 for k in key)
+    res = []
+    for k in key:
+        if k is Ellipsis:
+            res += [None] * max(ndim - taken + 1, 0)
+        elif hasattr(k, "shape"):
+            res.append(k)
+        else:
+            res.append(None)
+    while res and res[-1] is None:
+        res.pop()
+    return res
+
+
 # ---------------------------------------------------------------- writes at a key
 # self's overwritten places get no gradient, the written values get g there
 # torch's saved values per row (the index arrays are in p under torch's names, beside the key

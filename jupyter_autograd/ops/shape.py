@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from .indexing import torch_indices
 from .registry import (
     AS_WRITTEN,
     AUTO_ELEMENT_WISE,
@@ -460,24 +461,6 @@ def _index_put_self_vjp(xp, g, x, v, out, p):
     return xp.where(mask, g, 0.0)
 
 
-def _torch_indices(key, ndim):
-    """torch's ``indices`` of an index_put_ from our NumPy key: the index arrays, None for each
-    dim a slice or the Ellipsis takes, trailing Nones dropped (what torch saves)."""
-    key = key if key.__class__ is tuple else (key,)
-    taken = sum(getattr(k, "ndim", 1) if getattr(k, "dtype", None) == bool else 1 for k in key)
-    res = []
-    for k in key:
-        if k is Ellipsis:
-            res += [None] * max(ndim - taken + 1, 0)
-        elif hasattr(k, "shape"):
-            res.append(k)
-        else:
-            res.append(None)
-    while res and res[-1] is None:
-        res.pop()
-    return res
-
-
 INDEX_PUT = defop(
     "index_put",
     node="IndexPutBackward0",
@@ -500,7 +483,7 @@ def index_add_at(r, key, v) -> None:
 
 def _index_put_fwd(xp, x, v, p):
     if "indices" not in p:  # saved as torch's (not read: the key is)
-        p["indices"] = _torch_indices(p["key"], x.ndim)
+        p["indices"] = torch_indices(p["key"], x.ndim)
     r = x.copy()
     if p.get("accumulate"):
         xp.add_at(r, p["key"], v)
