@@ -109,14 +109,24 @@ def test_pack_order_and_unpack_order_over_the_registry():
     assert compared > 120
 
 
-# rows whose saved tensors differ from torch's by design (some kept as parameters) or whose
-# backward formula reads another input than torch's does
+# Rows whose samples differ from torch's for a reason outside the rows: each takes a gradient
+# through autograd.grad(sum(f(t) * v), t, create_graph=True) with v requiring grad, and our
+# engine computes (and records) the gradient of every edge of MulBackward0 where torch computes
+# only those leading to t: one more pack, of the product's saved value (autograd/engine.py's
+# run_node; with v not requiring grad the events are torch's). The max pools' backward rows
+# also lack torch's self input (its gradient is zeros, but it makes a node when only self
+# requires grad), and the convolution's backward rows split torch's one
+# ConvolutionBackwardBackward0 (grad_output, input, weight: all three saved) into a row per
+# gradient.
 _SAVES_DIFFERENTLY = {
-    # backward ops as rows of their own (session 6): torch keeps another set than our rules
-    # read (a known gap; their values and graphs are compared in tests/test_higher_order_graph.py)
     "_adaptive_avg_pool2d_backward",
+    "_adaptive_avg_pool3d_backward",
+    "_upsample_nearest_exact1d_backward",
+    "_upsample_nearest_exact2d_backward",
+    "_upsample_nearest_exact3d_backward",
     "adaptive_max_pool2d_backward",
     "avg_pool2d_backward",
+    "avg_pool3d_backward",
     "convolution_backward.input",
     "convolution_backward.weight",
     "max_pool2d_with_indices_backward",
@@ -126,14 +136,6 @@ _SAVES_DIFFERENTLY = {
     "replication_pad1d_backward",
     "replication_pad2d_backward",
     "replication_pad3d_backward",
-    # rows of this session's layers that keep indices, targets, statistics or their upsampling
-    # backward's input as parameters, so saved-tensor hooks see fewer (or other) packs than
-    # torch's: a known gap (values and gradients are compared with torch in their own tests)
-    "_adaptive_avg_pool3d_backward",
-    "_upsample_nearest_exact1d_backward",
-    "_upsample_nearest_exact2d_backward",
-    "_upsample_nearest_exact3d_backward",
-    "avg_pool3d_backward",
     "upsample_bicubic2d_backward",
     "upsample_bilinear2d_backward",
     "upsample_linear1d_backward",
@@ -141,8 +143,6 @@ _SAVES_DIFFERENTLY = {
     "upsample_nearest2d_backward",
     "upsample_nearest3d_backward",
     "upsample_trilinear3d_backward",
-    # rows of the OpInfo stream (#18) that keep indices, masks, pivots or a result as parameters,
-    # or whose backward reads fewer tensors than torch's formula (the same known gap)
 }
 
 
