@@ -53,10 +53,17 @@ def op_output_named(node) -> bool:
     return any(k == "output" for k, _ in node._op.saved_spec.values())
 
 
+_GRAPH = []  # autograd.graph, once imported (it imports this module)
+
+
 def hooks_active() -> bool:
     """Whether saved-tensor hooks are active in this thread: a forward then makes the tensors
     torch saves that its rules do without (max pooling's flat indices, det's LU), for the hooks
-    to pack as the node is recorded."""
-    from .graph import current_hooks
+    to pack as the node is recorded. Cheap when no block is active anywhere (max pooling asks
+    on every call)."""
+    if not _GRAPH:
+        from . import graph
 
-    return current_hooks() is not None
+        _GRAPH.append(graph)
+    g = _GRAPH[0]
+    return g._ACTIVE[0] > 0 and g.current_hooks() is not None
