@@ -40,7 +40,9 @@ import weakref
 
 from .. import _slots
 from .engine import FLAGS, _new_vc
-from .node import Node
+from .node import Node, is_saved_array
+from .saved_slots import op_output_named
+from .saved_slots import saved_slots as _saved_slots
 
 __all__ = [
     "Node",
@@ -190,41 +192,6 @@ def increment_version(tensor) -> None:
         t._bump_version()
 
 
-# ------------------------------------------------------------------ what an op saves
-def _saved_slots(node):
-    """The saved tensors torch would pack for ``node``, in its order: ``("in", i)`` in the
-    order of the row's ``_saved_*`` names, then ``("out", 0)``. What is kept is the row's own
-    ``save_needs`` (the registry decides it once): an input or the result is saved when the
-    gradient of an input with an edge reads it."""
-    op = node._op
-    from ..ops.registry import OPS
-
-    base = OPS.get(op.name, op)  # a complex twin keeps the row's saved set
-    needs = base.save_needs
-    fns = node._fns
-
-    def kept(i):
-        return any(j < len(fns) and fns[j] is not None for j in needs.get(i, ()))
-
-    if not any(fns):  # its input requires grad through a no_grad view's base: see save_plan
-        from .engine import save_plan
-
-        plan = save_plan(base, 0)
-
-        def kept(i):
-            return plan.result if i == -1 else i in plan.inputs
-
-    slots = []
-    for name in op.saved:
-        kind, idx = op.saved_spec[name]
-        if kind == "input" and kept(idx):
-            slots.append(("in", idx))
-    # torch saves the inputs before running the kernel and the result after it
-    if "result" in op.saved_spec and kept(-1):
-        slots.append(("out", 0))
-    return slots
-
-
 # ------------------------------------------------------------------ packing registry nodes
 def _tensor():
     from ..tensor import Tensor
@@ -286,25 +253,35 @@ class _PackedSaved(tuple):
     (``[1]`` and ``[2]``, or ``[0]`` and ``[1]``): each slot is unpacked once for the pair, in
     packing order, as torch unpacks a node's saved variables when it runs."""
 
-    def __new__(cls, ins, out, raw, slots):
+    def __new__(cls, ins, out, raw, slots, params=None):
         self = tuple.__new__(cls, (None, None, None))
         self.ins = ins
         self.out = out
         self.raw = raw
-        self.slots = slots  # {("in", i) | ("out", 0): _Slot}
+        # {("in", i) | ("out", 0): _Slot, ("param", name): see _pack_param}
+        self.slots = slots
+        # the node's own copy of its parameters (node._p), where unpacking puts the hooked ones
+        # back for the rules, which read them there after the saved inputs
+        self.params = params
         self._cache = None
         self._read = set()
         return self
 
     def _unpack_all(self):
         ins, raw, out = list(self.ins), list(self.raw), self.out
+        outs = list(out) if out.__class__ is tuple else None  # a row with several results
         for (kind, i), s in self.slots.items():
+            if kind == "param":
+                self.params[i] = _param_value(s)
+                continue
             t = s.tensor()
             if kind == "in":
                 ins[i], raw[i] = t, t._data
+            elif outs is not None:
+                outs[i] = t._data
             else:
                 out = t._data
-        return tuple(ins), out, tuple(raw)
+        return tuple(ins), out if outs is None else tuple(outs), tuple(raw)
 
     def __getitem__(self, k):
         c = self._cache
@@ -321,12 +298,63 @@ class _PackedSaved(tuple):
         c = self._unpack_all()
         return iter(c)
 
-    def read(self, kind: str, idx: int):
+    def read(self, kind: str, idx):
         """One value for ``grad_fn._saved_<name>`` (unpacks only that one)."""
+        if kind == "param":  # the unpacked tensors, as torch shows a saved tensor
+            return _param_value(self.slots[("param", idx)], True)
+        if kind == "output":
+            s = self.slots.get(("out", idx))
+            return self.out[idx] if s is None else s.tensor()._data
         s = self.slots.get(("out", 0) if kind == "result" else ("in", idx))
         if kind == "result":
             return self.out if s is None else s.tensor()._data
         return self.ins[idx] if s is None else s.tensor()
+
+
+class _Packed:
+    """A parameter's place in a packed node's parameters until the node runs: its tensors are
+    with the hooks. It has a shape, as a saved array does, so that reading it after backward
+    freed the node is refused."""
+
+    __slots__ = ()
+    shape = ()
+
+
+_PACKED = _Packed()
+
+
+def _param_value(slot, tensors=False):
+    """A hooked parameter rebuilt from its unpacked tensors (``slot``: the value with its arrays
+    left out, or None for an array, and ``(element, _Slot, as a Tensor)`` triples); arrays
+    where the row kept arrays, unless ``tensors``."""
+    template, packed = slot
+    if template is None:
+        _, s, as_tensor = packed[0]
+        t = s.tensor()
+        return t if as_tensor or tensors else t._data
+    items = list(template)
+    for j, s, as_tensor in packed:
+        t = s.tensor()
+        items[j] = t if as_tensor or tensors else t._data
+    return type(template)(items)
+
+
+def _pack_param(pack, unpack, v):
+    """``(template, ((element, _Slot, as a Tensor), ...))`` for a parameter's arrays, packed in
+    order (some rows keep a Tensor there, torch's own: it is packed as it is)."""
+    T = _tensor()
+
+    def one(e):
+        if isinstance(e, T):
+            return _Slot(_call_pack(pack, e), unpack, e), True
+        return _Slot(_call_pack(pack, T._wrap(e, False)), unpack, None), False
+
+    if v.__class__ in (list, tuple):
+        template = type(v)(None if is_saved_array(e) else e for e in v)
+        return template, tuple(
+            (j, *one(e)) for j, e in enumerate(v) if e is not None and is_saved_array(e)
+        )
+    return None, ((-1, *one(v)),)
 
 
 def _plain(saved):
@@ -378,10 +406,23 @@ def _pack_node(node, inputs) -> None:
     if not saved:
         return
     pack, unpack = hooks
-    if saved.__class__ is tuple and saved[1] is None and all(t is None for t in saved[0]):
+    wanted = _saved_slots(node)
+    if (
+        saved.__class__ is tuple
+        and saved[1] is None
+        and all(t is None for t in saved[0])
+        and not any(kind == "param" for kind, _ in wanted)
+    ):
         return  # nothing saved (v * 2 of a no_grad view): nothing freed by backward either
     ins, out, raw, slots = _plain(saved)
-    for kind, idx in _saved_slots(node):
+    params = None
+    for kind, idx in wanted:
+        if kind == "param":
+            if params is None:
+                params = node._p = dict(node._p)  # the node's own: p may be shared
+            slots[("param", idx)] = _pack_param(pack, unpack, params[idx])
+            params[idx] = _PACKED  # the arrays are the hooks' now
+            continue
         if kind == "in":
             t = ins[idx]
             if t is None or not isinstance(t, _tensor()):
@@ -389,9 +430,14 @@ def _pack_node(node, inputs) -> None:
             packed = _call_pack(pack, t)
             slots[("in", idx)] = _Slot(packed, unpack, t)
         else:
-            if out is None or isinstance(out, tuple):
-                # the results of a row with several outputs (linalg.eigh, svd...) stay saved
-                # as they are: they are not handed to the hooks
+            if out is None:
+                continue
+            if isinstance(out, tuple):
+                if op_output_named(node):  # torch's name for each saved result (eigh, svd...)
+                    t = _result_tensor(node, out[idx], True)
+                    t._output_nr = idx
+                    slots[("out", idx)] = _Slot(_call_pack(pack, t), unpack, None)
+                # a row that saves its results as a whole keeps them unhooked
                 continue
             t = _result_tensor(node, out, True)
             packed = _call_pack(pack, t)
@@ -401,10 +447,12 @@ def _pack_node(node, inputs) -> None:
     for i in range(len(ins)):
         if ("in", i) not in slots and isinstance(ins[i], _tensor()):
             ins[i] = raw[i] = None
-    if ("out", 0) not in slots and not isinstance(out, tuple):
+    if isinstance(out, tuple):  # the hooks hold the results they packed
+        out = tuple(None if ("out", k) in slots else o for k, o in enumerate(out))
+    elif ("out", 0) not in slots:
         out = None
     node._vers = ()
-    node._saved = _PackedSaved(tuple(ins), out, tuple(raw), slots)
+    node._saved = _PackedSaved(tuple(ins), out, tuple(raw), slots, params)
 
 
 # ------------------------------------------------------------------ grad_fn._raw_saved_<name>
@@ -454,7 +502,11 @@ class SavedTensor:
             ins[self._idx] = raw[self._idx] = None
         _drop_version_check(node, key[0], self._idx)
         node._saved = _PackedSaved(
-            tuple(ins), out if self._kind != "result" else None, tuple(raw), slots
+            tuple(ins),
+            out if self._kind != "result" else None,
+            tuple(raw),
+            slots,
+            saved.params if saved.__class__ is _PackedSaved else None,
         )
 
     def __repr__(self) -> str:

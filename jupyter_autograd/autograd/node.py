@@ -222,8 +222,19 @@ def _read_saved(node: Node, key: str):
         t = Tensor._wrap(out, True)
         t.grad_fn = node
         return t
+    if kind == "output":  # one result of a row with several, as a tensor of this node
+        if saved is None:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        v = saved.read(kind, idx) if saved.__class__ is not tuple else saved[1][idx]
+        from ..tensor import Tensor
+
+        t = Tensor._wrap(v, True)
+        t.grad_fn, t._output_nr = node, idx
+        return t
     if kind == "param":
         p = node._p
+        if saved.__class__ is not tuple and saved is not None and ("param", idx) in saved.slots:
+            return saved.read("param", idx)  # with the saved-tensor hooks: unpacked now
         if p is not None and idx in p:
             v = p[idx]
             if saved is None and is_saved_array(v):

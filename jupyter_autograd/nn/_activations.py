@@ -177,6 +177,10 @@ def prelu(input, weight):
             f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
             f"{weight.numel()} and channel size = {input.shape[1] if input.ndim >= 2 else 1}."
         )
+    if input.ndim >= 2:
+        # torch's prelu views the weight as (1, C, 1, ...) for its kernel: that view is what
+        # the node saves (and a ViewBackward0 leads to the weight)
+        weight = weight.view((1, weight.numel()) + (1,) * (input.ndim - 2))
     return apply(AC.PRELU, (input, weight))
 
 

@@ -145,8 +145,7 @@ def scaled_dot_product_attention(
             "_mask": None if mask is None else mask._data,
         }
         out = apply(AT.FLASH, (query, key, value), p)
-        p["output"] = Tensor._wrap(p["_out"])
-        p["logsumexp"] = Tensor._wrap(p["_lse"])
+        p["logsumexp"] = Tensor._wrap(p["logsumexp"])
         return out
     return _math_attention(
         query,

@@ -104,7 +104,11 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None) -> Tensor:
         )
     a, v = promote(input, src)
     v = _region(v, index)
-    return apply(IX.PUT_KEY["scatter.src"], (a, v), {"key": key, "shape": a._data.shape})
+    return apply(
+        IX.PUT_KEY["scatter.src"],
+        (a, v),
+        {"key": key, "shape": a._data.shape, "dim": dim, "index": index._data},
+    )
 
 
 @_zero_d
@@ -116,7 +120,9 @@ def scatter_add(input, dim, index, src) -> Tensor:
     key = _along_key(None, _arr(index, input), dim)
     a, v = promote(input, src)
     return apply(
-        IX.ADD_KEY["scatter_add"], (a, _region(v, index)), {"key": key, "shape": a._data.shape}
+        IX.ADD_KEY["scatter_add"],
+        (a, _region(v, index)),
+        {"key": key, "shape": a._data.shape, "dim": dim, "index": index._data},
     )
 
 
@@ -135,8 +141,20 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True) -> Tens
     return apply(
         IX.SCATTER_REDUCE,
         (a, _region(v, index)),
-        {"key": key, "shape": a._data.shape, "reduce": reduce, "include_self": include_self},
+        {
+            "key": key,
+            "shape": a._data.shape,
+            "reduce": reduce,
+            "include_self": include_self,
+            "dim": dim,
+            "index": _index_data(index),
+        },
     )
+
+
+def _index_data(index):
+    """The index torch saves (a list of numbers is made a tensor first)."""
+    return index._data if isinstance(index, Tensor) else np.asarray(index)
 
 
 def _dim_key(input, dim, index):
@@ -153,7 +171,14 @@ def index_add(input, dim, index, source, *, alpha=1) -> Tensor:
     return apply(
         IX.ADD_KEY["index_add"],
         (a, v),
-        {"key": _dim_key(a, dim, index), "shape": a._data.shape, "alpha": alpha},
+        {
+            "key": _dim_key(a, dim, index),
+            "shape": a._data.shape,
+            "alpha": alpha,
+            "dim": dim,
+            "index": _index_data(index),
+            "source_dim": source.ndim,
+        },
     )
 
 
@@ -164,7 +189,15 @@ def index_copy(input, dim, index, source) -> Tensor:
     if v.ndim == 0:
         v = A.reshape(v, (1,))
     return apply(
-        IX.PUT_KEY["index_copy"], (a, v), {"key": _dim_key(a, dim, index), "shape": a._data.shape}
+        IX.PUT_KEY["index_copy"],
+        (a, v),
+        {
+            "key": _dim_key(a, dim, index),
+            "shape": a._data.shape,
+            "dim": dim,
+            "index": _index_data(index),
+            "source_dim": source.ndim,
+        },
     )
 
 
@@ -180,9 +213,19 @@ def index_fill(input, dim, index, value) -> Tensor:
         return apply(
             IX.INDEX_FILL_TENSOR,
             (input, value.to(input.dtype)),
-            {"key": key, "shape": input._data.shape},
+            {"key": key, "shape": input._data.shape, "dim": dim, "index": _index_data(index)},
         )
-    return apply1(IX.INDEX_FILL, input, {"key": key, "value": value, "shape": input._data.shape})
+    return apply1(
+        IX.INDEX_FILL,
+        input,
+        {
+            "key": key,
+            "value": value,
+            "shape": input._data.shape,
+            "dim": dim,
+            "index": _index_data(index),
+        },
+    )
 
 
 @_zero_d
@@ -204,7 +247,14 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True) -> Ten
     return apply(
         IX.INDEX_REDUCE,
         (a, v),
-        {"key": key, "shape": a._data.shape, "reduce": reduce, "include_self": include_self},
+        {
+            "key": key,
+            "shape": a._data.shape,
+            "reduce": reduce,
+            "include_self": include_self,
+            "dim": dim,
+            "index": _index_data(index),
+        },
     )
 
 
@@ -236,7 +286,9 @@ def put(input, index, source, accumulate=False) -> Tensor:
         return A.reshape(put(A.reshape(a, (1,)), index, v, accumulate), ())
     key, _ = _flat_key(a, index)
     op = IX.ADD_KEY["put"] if accumulate else IX.PUT_KEY["put.replace"]
-    return apply(op, (a, A.reshape(v, (-1,))), {"key": key, "shape": a._data.shape})
+    return apply(
+        op, (a, A.reshape(v, (-1,))), {"key": key, "shape": a._data.shape, "index": index._data}
+    )
 
 
 def take(input, index) -> Tensor:
@@ -305,7 +357,13 @@ def masked_scatter(input, mask, source) -> Tensor:
     return apply(
         IX.MASKED_SCATTER,
         (a, v),
-        {"key": key, "shape": shape, "count": count, "source_shape": tuple(v.shape)},
+        {
+            "key": key,
+            "shape": shape,
+            "count": count,
+            "source_shape": tuple(v.shape),
+            "mask": mask._data,
+        },
     )
 
 

@@ -96,12 +96,12 @@ def inv(A, *, out=None) -> Tensor:
 
 def det(A, *, out=None) -> Tensor:
     """The determinant (LinalgDetBackward0; singular matrices differentiate through the SVD)."""
-    return apply1(LR.DET, _matrix(A, "linalg.det"))
+    return apply1(LR.DET, _matrix(A, "linalg.det"), {})  # a dict: the LU for hooks goes in it
 
 
 def slogdet(A, *, out=None):
     """``(sign, log|det|)`` (LinalgSlogdetBackward0)."""
-    s, l = apply(LR.SLOGDET, (_matrix(A, "linalg.slogdet"),))
+    s, l = apply(LR.SLOGDET, (_matrix(A, "linalg.slogdet"),), {})
     return return_type("slogdet", ("sign", "logabsdet"))(s, l)
 
 

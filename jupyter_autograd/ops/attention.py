@@ -61,17 +61,17 @@ def _flash_fwd(xp, q, k, v, p):
     # heads-interleaved query makes the later permute + reshape a view)
     out = xp.empty_like(q)
     xp.matmul(prob, v, out=out)
-    p["_lse"] = lse[..., 0]
-    p["_out"] = out
+    p["logsumexp"] = lse[..., 0]  # saved, as torch's (the API shows it as a tensor)
     return out
 
 
 def _probs(xp, q, k, p):
     """The attention probabilities, from the saved logsumexp."""
-    return xp.exp(_scores(xp, q, k, p) - p["_lse"][..., None])
+    lse = p["logsumexp"]
+    return xp.exp(_scores(xp, q, k, p) - getattr(lse, "_data", lse)[..., None])
 
 
-def _grads(xp, g, q, k, v, p):
+def _grads(xp, g, q, k, v, out, p):
     """(dq, dk, dv) for one incoming gradient; computed once and shared by the three rules."""
     key = id(g)
     got = p.get("_grads")
@@ -82,7 +82,7 @@ def _grads(xp, g, q, k, v, p):
     prob = _probs(xp, q, k, p)
     dv = xp.matmul(xp.swapaxes(prob, -1, -2), g)
     dp = xp.matmul(g, xp.swapaxes(v, -1, -2))
-    rowdot = (g * p["_out"]).sum(axis=-1, keepdims=True)
+    rowdot = (g * out).sum(axis=-1, keepdims=True)
     ds = prob * (dp - rowdot) * q.dtype.type(p["_scale"])
     res = (xp.matmul(ds, k), _ungroup(xp.matmul(xp.swapaxes(ds, -1, -2), q), hk), _ungroup(dv, hv))
     p["_grads"] = (key, res, g)  # g kept alive so its id is not reused
@@ -95,10 +95,10 @@ def _flash_rule(i):
             from ..autograd.engine import xp_of
             from .dispatch import apply
 
-            raw = [t._data for t in (g, q, k, v)]
+            raw = [t._data for t in (g, q, k, v, out)]
             res = _grads(xp_of(raw[0]), *raw, p)[i]
             return apply(FLASH_BACKWARD, (g, q, k, v), {"_res": res})
-        return _grads(xp, g, q, k, v, p)[i]
+        return _grads(xp, g, q, k, v, out, p)[i]
 
     rule.__name__ = ("grad_query", "grad_key", "grad_value")[i]
     return rule
@@ -131,17 +131,19 @@ FLASH = defop(
     "_scaled_dot_product_flash_attention_for_cpu",
     node="ScaledDotProductFlashAttentionForCpuBackward0",
     inputs=("query", "key", "value"),
+    # in torch's order: the inputs, then the results (output, logsumexp) saved after the kernel
     saved=(
-        "query",
-        "key",
-        "value",
-        "output",
-        "logsumexp",
+        "attn_mask",
         "dropout_p",
         "is_causal",
-        "attn_mask",
+        "key",
+        "logsumexp",
+        "output:result",
+        "query",
         "scale",
+        "value",
     ),
+    saved_outputs=("logsumexp",),
     fwd=_flash_fwd,
     vjp=(_flash_rule(0), _flash_rule(1), _flash_rule(2)),
     smooth=False,

@@ -270,6 +270,8 @@ LOG_SIGMOID_BACKWARD = defop(
         lambda xp, g, go, x, out, p: xp.call(LOG_SIGMOID_BACKWARD, g, x, p=p),
         _log_sigmoid_double,
     ),
+    # torch's formulas read grad_output, self and buffer whichever gradient is computed
+    reads=((0, 1), (0, 1)),
     jvp=lambda xp, t, x, out, p: (
         t[0] * log_sigmoid_grad(xp, x[1]) + _log_sigmoid_double(xp, t[1], x[0], x[1], out, p)
     ),
@@ -395,6 +397,7 @@ MSE_LOSS_BACKWARD = defop(
         _mse_double(1),
         _mse_double(-1),
     ),
+    reads=((0, 1, 2),) * 3,  # torch keeps grad_output, self and target for each gradient
     jvp=lambda xp, t, x, out, p: (
         MSE_LOSS_BACKWARD.fwd(xp, t[0], x[1], x[2], p)
         + _mse_double(1)(xp, t[1], x[0], x[1], x[2], out, p)

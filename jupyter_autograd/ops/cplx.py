@@ -194,11 +194,10 @@ COMPLEX = defop(
     "complex",
     node="ComplexBackward0",
     inputs=("real", "imag"),
-    # torch keeps each part while its gradient is computed (a second backward is refused, an
-    # in-place change detected), though its formula reads only grad; imag is packed and
-    # unpacked first (torch's generated code orders the saved names)
+    # torch saves each part for its own gradient (a version check, and what hooks see), though
+    # the values are not needed: each rule "reads" its own input
     saved=("imag", "real"),
-    reads=({0}, {1}),
+    reads=((0,), (1,)),
     complex=AS_WRITTEN,
     fwd=_complex_fwd,
     vjp=(lambda xp, g, re, im, out, p: xp.real(g), lambda xp, g, re, im, out, p: xp.imag(g)),

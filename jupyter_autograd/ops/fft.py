@@ -101,9 +101,10 @@ FFT_R2C = defop(
     "_fft_r2c",
     node="FftR2CBackward0",
     inputs=("self",),
-    saved=("dim", "normalization", "onesided"),
+    saved=("dim", "normalization", "onesided", "self"),
     fwd=lambda xp, x, p: _r2c(xp, x, p["dim"], p["normalization"]),
     vjp=_r2c_vjp,
+    reads=((0,),),  # torch's fft_r2c_backward reads self's size: self is saved
     jvp=lambda xp, t, x, out, p: _r2c(xp, t[0], p["dim"], p["normalization"]),
     complex=AS_WRITTEN,
     sample={"cases": _case(lambda m, t: m.fft.rfft(t).imag, (3, 5))},

@@ -47,8 +47,49 @@ def _idx(m, a):
     return m.tensor(a)
 
 
+def torch_indices(key, ndim):
+    """torch's ``indices`` of an index_put_ from our NumPy key: the index arrays, None for each
+    dim a slice or the Ellipsis takes, trailing Nones dropped (what torch saves)."""
+    key = key if key.__class__ is tuple else (key,)
+    taken = sum(getattr(k, "ndim", 1) if getattr(k, "dtype", None) == bool else 1 for k in key)
+    res = []
+    for k in key:
+        if k is Ellipsis:
+            res += [None] * max(ndim - taken + 1, 0)
+        elif hasattr(k, "shape"):
+            res.append(k)
+        else:
+            res.append(None)
+    while res and res[-1] is None:
+        res.pop()
+    return res
+
+
 # ---------------------------------------------------------------- writes at a key
 # self's overwritten places get no gradient, the written values get g there
+# torch's saved values per row (the index arrays are in p under torch's names, beside the key
+# the rules write with), and which gradient reads which (index_copy keeps source for source's
+# gradient only): None when the rules' code says
+_SAVES = {
+    "index_copy": (
+        ("self", "source"),
+        ("dim", "index", "source", "source_dim"),
+        (("index",), (1, "index")),
+    ),
+    "scatter.src": (("self", "src"), ("dim", "index"), None),
+    "put.replace": (
+        ("self", "source"),
+        ("accumulate=False", "index", "source"),
+        (("index",), (1, "index")),
+    ),
+    "index_add": (
+        ("self", "source"),
+        ("alpha", "dim", "index", "source", "source_dim"),
+        ((), (1, "index")),
+    ),
+    "scatter_add": (("self", "src"), ("dim", "index"), ((), ("index",))),
+    "put": (("self", "source"), ("accumulate=True", "index", "source"), (("index",), (1, "index"))),
+}
 PUT_KEY = {}
 for _name, _node, _call in (
     (
@@ -68,11 +109,13 @@ for _name, _node, _call in (
     ),
     ("put.replace", "PutBackward0", lambda m, x, v: m.put(x, _idx(m, [1, 5, 2]), v[0, :3])),
 ):
+    _ins, _saved, _reads = _SAVES.get(_name, (("self", "src"), ("key",), None))
     PUT_KEY[_name] = defop(
         _name,
         node=_node,
-        inputs=("self", "src"),
-        saved=("key",),
+        inputs=_ins,
+        saved=_saved,
+        reads=_reads,
         complex=no_complex_autograd(_name.split(".")[0])
         if _name in ("select_scatter", "slice_scatter")
         else AS_WRITTEN,
@@ -190,11 +233,13 @@ for _name, _node, _call in (
         lambda m, x, v: m.put(x, _idx(m, [1, 5, 1]), v[0, :3], accumulate=True),
     ),
 ):
+    _ins, _saved, _reads = _SAVES.get(_name, (("self", "source"), ("key",), None))
     ADD_KEY[_name] = defop(
         _name,
         node=_node,
-        inputs=("self", "source"),
-        saved=("key",),
+        inputs=_ins,
+        saved=_saved,
+        reads=_reads,
         complex=AS_WRITTEN,
         fwd=lambda xp, x, v, p: _add_at(xp, x, v * p["alpha"] if p.get("alpha", 1) != 1 else v, p),
         vjp=(
@@ -217,6 +262,7 @@ TAKE = defop(
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: x[p["key"]],
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, p["key"], p["shape"]),
+    reads=((0,),),  # torch's take_backward(grad, self, index): self is saved
     jvp=lambda xp, t, x, out, p: t[0][p["key"]],
     sample={"cases": _case(lambda m, x: m.take(x, _idx(m, [[0, 11], [5, 5]])), _X)},
 )
@@ -229,6 +275,7 @@ MASKED_SELECT = defop(
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.broadcast_to(x, p["shape"])[p["key"]],
     vjp=lambda xp, g, x, out, p: xp.scatter_add_zeros(g, p["key"], p["shape"]),
+    reads=((0,),),  # torch's masked_select_backward(grad, self, mask): self is saved
     jvp=lambda xp, t, x, out, p: xp.broadcast_to(t[0], p["shape"])[p["key"]],
     sample={"cases": _case(lambda m, x: m.masked_select(x, m.tensor(_X > 0.1)), _X)},
 )
@@ -359,13 +406,13 @@ def _reduce_complex(kernel_prefix, name):
     return message
 
 
-def _reduce_row(name, node, call, complex):
+def _reduce_row(name, node, call, complex, src="src"):
     return defop(
         name,
         node=node,
-        inputs=("self", "src"),
+        inputs=("self", src),
         complex=complex,
-        saved=("dim", "include_self", "index", "reduce", "self", "src", "result"),
+        saved=("dim", "include_self", "index", "reduce", "self", src, "result"),
         fwd=_reduce_fwd,
         vjp=(
             lambda xp, g, x, v, out, p: _reduce_grad(xp, g, x, v, out, p, 0),
@@ -391,4 +438,5 @@ INDEX_REDUCE = _reduce_row(
     "IndexReduceBackward0",
     lambda m, x, v: m.index_reduce(x, 0, _idx(m, [2, 2]), v, "prod"),
     no_complex_autograd("index_reduce"),
+    src="source",  # torch's argument (and saved value) name
 )

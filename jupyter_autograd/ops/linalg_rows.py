@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.saved_slots import hooks_active
 from .registry import AS_WRITTEN, HOLOMORPHIC, _Marker
 from .registry import defop as _defop
 
@@ -176,13 +177,28 @@ def _det_cofactor(xp, A, det):
     return cof if not xp.is_txp else _factories().tensor(cof)
 
 
+def _lu_for_hooks(A, p):
+    """torch's det, slogdet and solve save the LU factorization their kernel ran on; the rules
+    here do without it, so it is made only for saved-tensor hooks to pack."""
+    if hooks_active():
+        from .linalg_lu import getrf
+
+        p["LU"], p["pivots"], _ = getrf(A)
+
+
+def _det_fwd(xp, A, p):
+    _lu_for_hooks(A, p)
+    return np.linalg.det(A) if A.shape[-1] else np.ones(A.shape[:-2], A.dtype)
+
+
 DET = defop(
     "linalg_det",
     node="LinalgDetBackward0",
     inputs=("A",),
-    saved=("A", "result"),
+    saved=("A", "LU", "pivots", "result"),
+    saved_outputs=("LU", "pivots"),
     complex=HOLOMORPHIC,
-    fwd=lambda xp, A, p: np.linalg.det(A) if A.shape[-1] else np.ones(A.shape[:-2], A.dtype),
+    fwd=_det_fwd,
     vjp=lambda xp, g, A, out, p: (
         _expand(xp, _expand(xp, g, -1), -1) * _det_cofactor(xp, A, out) if A.shape[-1] else A * 0
     ),
@@ -197,6 +213,7 @@ DET = defop(
 
 # slogdet: (sign, log|det|); the gradient of log|det| is A^-T, the sign has none (real A)
 def _slogdet_fwd(xp, A, p):
+    _lu_for_hooks(A, p)
     s, l = np.linalg.slogdet(A)
     return s.astype(A.dtype), l.astype(_real_dtype(A.dtype))
 
@@ -227,7 +244,8 @@ SLOGDET = defop(
     "_linalg_slogdet",
     node="LinalgSlogdetBackward0",
     inputs=("A",),
-    saved=("A", "result"),
+    saved=("A", "LU", "pivots", "sign:result.0"),
+    saved_outputs=("LU", "pivots"),
     fwd=_slogdet_fwd,
     n_out=-1,
     complex=AS_WRITTEN,
@@ -261,6 +279,8 @@ def _solve_grads(xp, g, A, B, out, p):
 def _solve_fwd(xp, A, B, p):
     if xp.is_txp:  # LAPACK on arrays: a recorded tangent declines (forward AD uses arrays)
         raise NotImplementedError("linalg.solve tangents run on arrays")
+    if "LU" not in p:  # the forward, not a tangent (its JVP runs this again)
+        _lu_for_hooks(A, p)
     if p["left"]:
         Bm = B[..., None] if p["vector"] else B
         X = np.linalg.solve(
@@ -274,7 +294,8 @@ SOLVE = defop(
     "linalg_solve_ex",
     node="LinalgSolveExBackward0",
     inputs=("A", "B"),
-    saved=("A", "left", "result"),
+    saved=("A", "LU", "left", "pivots", "result"),
+    saved_outputs=("LU", "pivots"),
     complex=HOLOMORPHIC,
     fwd=_solve_fwd,
     vjp=(

@@ -283,6 +283,10 @@ NLL = defop(
     complex=kernel_refuses("nll_loss_out_frame"),
     fwd=_nll_fwd,
     vjp=(_nll_vjp, NO_GRAD),
+    # torch's nll_loss_backward takes self and target (the rule reads what the forward left in
+    # p): saved, and version-checked, as there; total_weight is its second output
+    reads=((0, 1), ()),
+    saved_outputs=("total_weight",),
     jvp=lambda xp, t, x, out, p: _nll_fwd(xp, t[0], x[1], p),  # linear in the log-probabilities
     sample={"kind": "nll_cases", "cases": lambda rng: _nll_cases(rng, "nll_loss")},
     torch=None,
@@ -296,6 +300,10 @@ NLL2D = defop(
     complex=kernel_refuses("nll_loss2d_forward_out_frame"),
     fwd=_nll_fwd,
     vjp=(_nll_vjp, NO_GRAD),
+    # torch's nll_loss_backward takes self and target (the rule reads what the forward left in
+    # p): saved, and version-checked, as there; total_weight is its second output
+    reads=((0, 1), ()),
+    saved_outputs=("total_weight",),
     jvp=lambda xp, t, x, out, p: _nll_fwd(xp, t[0], x[1], p),
     sample={"kind": "nll_cases", "cases": lambda rng: _nll_cases(rng, "nll_loss2d")},
     torch=None,

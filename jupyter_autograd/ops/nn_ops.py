@@ -228,6 +228,7 @@ LOG_SIGMOID = defop(
     node="LogSigmoidBackward0",
     inputs=("self",),
     saved=("buffer", "self"),
+    saved_outputs=("buffer",),  # the kernel's second result: saved after self
     complex=kernel_refuses("log_sigmoid_cpu"),
     integral=kernel_refuses("log_sigmoid_cpu"),
     fwd=lambda xp, x, p: _log_sigmoid(xp, x),

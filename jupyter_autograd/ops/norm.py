@@ -37,6 +37,12 @@ def _bn_fwd(xp, x, w, b, p):
         d = x - _chan(mean, x.ndim)
         invstd = 1 / xp.sqrt(var + p["eps"])
     p["_mean"], p["_invstd"] = mean, invstd
+    # torch's saved results (the API shows them as tensors once the node is recorded; saved-
+    # tensor hooks pack them as the node is recorded): the batch's statistics, empty in eval
+    if p["training"]:
+        p["result1"], p["result2"] = mean, invstd
+    else:
+        p["result1"] = p["result2"] = x.reshape(-1)[:0]
     scale = invstd if w is None else invstd * w
     y = d * _chan(scale, x.ndim)
     if b is not None:
@@ -157,6 +163,9 @@ BATCH_NORM = defop(
     ),
     fwd=_bn_fwd,
     vjp=(_bn_vjp_x, _bn_vjp_w, _bn_vjp_b),
+    # one torch formula (native_batch_norm_backward) computes the three gradients from input,
+    # weight, the running and the saved statistics: all saved whichever input requires grad
+    reads=((0, 1), (0, 1), (0, 1)),
     jvp=_bn_jvp,
     complex=kernel_refuses("batch_norm"),
     sample={"kind": "cases", "cases": _bn_cases},
@@ -171,6 +180,7 @@ def _gn_fwd(xp, x, w, b, p):
     d = xr - mean
     rstd = 1 / xp.sqrt(xp.mean(d * d, axis=2, keepdims=True) + p["eps"])
     p["_mean"], p["_rstd"] = mean.reshape(n, g), rstd.reshape(n, g)
+    p["result1"], p["result2"] = p["_mean"], p["_rstd"]  # torch's saved results (see _bn_fwd)
     y = (d * rstd).reshape(x.shape)
     if w is not None:
         y = y * _chan(w, x.ndim)
@@ -249,6 +259,7 @@ GROUP_NORM = defop(
     saved=("C", "HxW", "N", "eps", "group", "input", "result1", "result2", "weight"),
     fwd=_gn_fwd,
     vjp=(_gn_vjp_x, _gn_vjp_w, _bn_vjp_b),
+    reads=((0, 1), (0, 1), (0, 1)),  # native_group_norm_backward, as batch norm's
     jvp=_gn_jvp,
     complex=kernel_refuses("GroupNormKernelImpl"),
     sample={"kind": "cases", "cases": _gn_cases},

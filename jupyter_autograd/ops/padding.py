@@ -162,6 +162,7 @@ def _pad_rows(mode, d):
         saved=("padding", "self"),
         fwd=fwd,
         vjp=vjp,
+        reads=((0,),),  # torch's {mode}_pad{d}d_backward(grad, self, padding): self is saved
         jvp=AUTO_LINEAR,
         complex=AS_WRITTEN,
         sample={"kind": "cases", "cases": cases},

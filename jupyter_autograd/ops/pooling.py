@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.saved_slots import hooks_active
 from .registry import AUTO_LINEAR, defop, kernel_refuses
 
 
@@ -100,6 +101,8 @@ def _max_fwd(xp, x, p):
     if buf is not x:
         _first_inside(xp, arg, x.shape[-2:], p)
     p["_arg"] = arg
+    if hooks_active():  # torch saves its indices (result1): the hooks pack them
+        p["result1"] = _indices(p, x.shape)
     return best
 
 
@@ -504,7 +507,7 @@ def _adaptive_max_fwd(xp, x, p):
             best = xp.where(upd, v, best)
             arg_h = xp.where(upd, xp.asarray(rows)[:, None], arg_h)
             arg_w = xp.where(upd, xp.asarray(cols)[None, :], arg_w)
-    p["_idx"] = arg_h * w + arg_w
+    p["_idx"] = p["result1"] = arg_h * w + arg_w  # torch's indices, its saved result1
     return best
 
 

@@ -341,6 +341,7 @@ MAX_DIM = defop(
     node="MaxBackward0",
     inputs=("self",),
     saved=("dim", "indices", "keepdim", "self_sym_sizes"),
+    saved_outputs=("indices",),
     complex=Refuse(RuntimeError, "max(): does not support complex input"),
     fwd=lambda xp, x, p: (
         xp.take_along_axis(
@@ -370,6 +371,7 @@ MIN_DIM = defop(
     node="MinBackward0",
     inputs=("self",),
     saved=("dim", "indices", "keepdim", "self_sym_sizes"),
+    saved_outputs=("indices",),
     complex=Refuse(RuntimeError, "min(): does not support complex input"),
     fwd=MAX_DIM.fwd,
     vjp=_select_vjp,

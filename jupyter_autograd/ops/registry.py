@@ -214,6 +214,7 @@ class OpDef:
         "save_plans",
         "save_result",
         "saved",
+        "saved_after",
         "saved_params",
         "saved_spec",
         "simple",
@@ -249,6 +250,7 @@ def defop(
     layout: tuple = (),
     reads: tuple | None = None,
     batch=None,
+    saved_outputs: tuple = (),
 ) -> OpDef:
     """Declare one primitive.
 
@@ -264,10 +266,14 @@ def defop(
             marker stays readable as ``op.jvp_from``.
         inputs: torch's argument names of the tensor inputs (``("self", "mat2")``).
         saved: the ``_saved_*`` attributes torch shows, in torch's order; an input name or
-            ``"result"`` keeps that value for the rule; ``"<input>_sym_sizes"`` exposes a shape;
+            ``"result"`` keeps that value for the rule (``"LU:result"`` names it as torch does,
+            ``"S:result.1"`` names one result of a row with several); ``"<input>_sym_sizes"`` exposes a shape;
             any other name is read from the op's parameters.
-        reads: per rule, the inputs it reads (-1: the result), where the rule's code does not
-            say (a marker that still unpacks what torch saved: vector_norm of order 0).
+        saved_outputs: the saved parameters that are results of torch's op (max(dim)'s
+            ``indices``; ``result1``... are by their name): torch saves them after its kernel
+            ran, so saved-tensor hooks see them after the saved inputs.
+        reads: per rule, the inputs it reads (-1: the result) and the saved parameters (by
+            name) it needs, where the rule's code does not say (a marker that still unpacks what torch saved: vector_norm of order 0).
         layout: ``(rule, input)`` pairs where that input's rule reads that input only for its
             memory layout (mm's gradients follow their operand's): the input is then neither
             saved nor version-checked for that rule (as torch, which saves strides), its array
@@ -327,8 +333,13 @@ def defop(
         if "=" in s:
             s, dflt = s.split("=", 1)
             defaults[s] = eval(dflt, {})
+        ours = None
+        if ":" in s:  # torch's name for one of our results: "LU:result", "S:result.1"
+            s, ours = s.split(":", 1)
         clean.append(s)
-        if s in inputs:
+        if ours is not None:
+            spec[s] = ("result", 0) if ours == "result" else ("output", int(ours.split(".")[1]))
+        elif s in inputs:
             spec[s] = ("input", inputs.index(s))
         elif s == "result":
             spec[s] = ("result", 0)
@@ -341,10 +352,13 @@ def defop(
     op.saved_spec = spec
     op.defaults = defaults
     op.save_inputs = tuple(i for i, n in enumerate(inputs) if n in saved)
-    op.save_result = "result" in saved
+    op.save_result = any(k in ("result", "output") for k, _ in spec.values())
     # saved values kept in the node's parameters: torch saves some of them as tensors (gather's
     # index, max(dim)'s indices), which backward frees like the saved inputs
     op.saved_params = tuple(s for s in saved if spec[s][0] == "param")
+    op.saved_after = frozenset(
+        s for s in op.saved_params if s in saved_outputs or s[:6] == "result" and s[6:].isdigit()
+    )
     op.none_inputs = (None,) * len(inputs)
     # As torch's generated code, a node keeps a saved value only when the gradient of an input
     # that requires grad reads it (``x * 2`` does not keep x): save_needs maps each saved input
@@ -372,6 +386,12 @@ def defop(
         if op.save_result:
             users = frozenset(j for j, rd in enumerate(reads) if -1 in rd)
             op.save_needs[-1] = every if users else users
+        # a saved parameter named in ``reads`` is kept by the same rule (torch's index_add
+        # keeps index for source's gradient only); one named nowhere whenever the node exists
+        for key in op.saved_params:
+            users = frozenset(j for j, rd in enumerate(reads) if key in rd)
+            if users:
+                op.save_needs[key] = every if len(users) > 1 else users
     op.save_layout = {i: frozenset(j for j, k in layout if k == i) for _, i in layout}
     # what a node keeps for each set of inputs with an edge, derived from save_needs once per
     # set by the engine's node builder (autograd.engine.save_plan)

@@ -242,6 +242,8 @@ DIV_MODE = defop(
     ),
     fwd=lambda xp, a, b, p: (_floor_div if p["rounding_mode"] == "floor" else _trunc_div)(xp, a, b),
     vjp=(_zero, _zero),
+    # torch's formulas: self's reads other (div_tensor_self_backward), other's reads both
+    reads=((1,), (0, 1)),
     jvp=lambda xp, t, x, out, p: t[0] * 0 + t[1] * 0,
     smooth=False,
     sample=_sample(

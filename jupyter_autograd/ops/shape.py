@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from .indexing import torch_indices
 from .registry import (
     AS_WRITTEN,
     AUTO_ELEMENT_WISE,
@@ -464,7 +465,7 @@ INDEX_PUT = defop(
     "index_put",
     node="IndexPutBackward0",
     inputs=("self", "values"),
-    saved=(),
+    saved=("accumulate=False", "indices"),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, v, p: _index_put_fwd(xp, x, v, p),
     vjp=(_index_put_self_vjp, lambda xp, g, x, v, out, p: g[p["key"]]),
@@ -481,6 +482,8 @@ def index_add_at(r, key, v) -> None:
 
 
 def _index_put_fwd(xp, x, v, p):
+    if "indices" not in p:  # saved as torch's (not read: the key is)
+        p["indices"] = torch_indices(p["key"], x.ndim)
     r = x.copy()
     if p.get("accumulate"):
         xp.add_at(r, p["key"], v)

@@ -51,6 +51,10 @@ def _selecting(name, node, saved, cases, complex):
         node=node,
         inputs=("self",),
         saved=saved,
+        # the indices are the op's second result: torch saves them after the kernel ran
+        saved_outputs=("indices",),
+        # cummax/cummin's backward takes self (cummaxmin_backward): saved and version-checked
+        reads=((0,),) if "self" in saved else None,
         fwd=_gather,
         vjp=_scatter,
         complex=complex,

@@ -290,6 +290,7 @@ FREXP = defop(
     node="FrexpBackward0",
     inputs=("self",),
     saved=("exponent",),
+    saved_outputs=("exponent",),
     complex=Refuse(RuntimeError, "torch.frexp() only supports floating-point dtypes"),
     fwd=lambda xp, x, p: xp.ldexp(x, -p["exponent"]).astype(x.dtype),
     vjp=lambda xp, g, x, out, p: g * xp.exp2(-p["exponent"].astype(g.dtype)),
