@@ -312,7 +312,9 @@ def _batched(func, batch, flat_dims, flat_args, spec, kwargs, out_dims, chunk_si
             if o._base is not None or any(o is a for a in flat_args):
                 o = o.clone()  # a fresh tensor, as the loop's stack gives
             results.append(o.movedim(0, d) if d % ndim else o)
-    except (vb.Fallback, Exception) as e:  # noqa: BLE001 - the per-element run raises torch's errors
+    except (vb.Fallback, Exception) as e:  # the per-element run raises torch's errors
+        if vb.refused(e):
+            raise
         vb.STATS["fallback"] += 1
         vb.STATS["last"] = vb.reason(e)
         return _LOOP

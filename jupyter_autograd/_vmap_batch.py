@@ -14,8 +14,10 @@ physical tensors, so autograd records an ordinary graph over them:
 - ``matmul``/``mm``/``mv``/``dot``/``F.linear`` batch through ``matmul``; ``F.cross_entropy`` of
   class indices through ``gather``.
 
-Anything else (a read of the values: ``item()``, ``bool()``, printing; an in-place op; a random
-op; an op without a rule here: anything touching ``_data``) raises :class:`Fallback`, and vmap
+What torch refuses on a batched tensor is refused with its message (``item()``, ``float()``,
+``bool()`` and data-dependent control flow, ``tolist()``, ``numpy()``, ``.data``, ``nonzero()``,
+boolean-mask indexing). Anything else (printing; an in-place op; a random op; an op without a
+rule here: anything touching ``_data``) raises :class:`Fallback`, and vmap
 reruns the whole call once per batch element (``_vmap._run``), so the values are never wrong and
 the errors are torch's. ``grad`` inside the batched run (:func:`grad_and_value`) differentiates
 per-sample physical leaves: an unbatched parameter becomes a batch of read-only copies (a
@@ -54,6 +56,40 @@ class Fallback(
     BaseException
 ):  # not an Exception: library code's `except Exception` must not swallow it
     """The batched run cannot continue; vmap reruns the call per batch element."""
+
+
+def refused(e) -> bool:
+    """Whether ``e`` is torch's refusal of an operation on a batched tensor (a read of its
+    values, a result of data-dependent shape): raised to the caller, never a reason to fall back
+    to the per-element loop, where the operation would run (vmap._batched lets it through)."""
+    return getattr(e, "vmap_refused", False)
+
+
+def _refuse(message):
+    e = RuntimeError(message)  # torch's type; marked for vmap._batched
+    e.vmap_refused = True
+    raise e
+
+
+_ITEM = (
+    "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling"
+    " .item() on a Tensor, please try to rewrite what you're doing with other operations. If"
+    " error is occurring somewhere inside PyTorch internals, please file a bug report."
+)
+_CONTROL_FLOW = (
+    "vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow."
+    " We don't support that yet, please file an issue at https://github.com/pytorch/pytorch/issues ."
+)
+_NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
+_NONZERO = (
+    "vmap: We do not support batching operators that can output dynamic shape. Attempted to vmap"
+    " over aten::nonzero. Please file an issue at https://github.com/pytorch/pytorch/issues if"
+    " you need this feature."
+)
+_BOOL_MASK = (
+    "vmap: We do not support batching operators that can support dynamic shape. Attempting to"
+    " batch over indexing with a boolean mask."
+)
 
 
 def reason(e) -> str:
@@ -142,6 +178,30 @@ class BatchedTensor(Tensor):
 
     def _fb(self):
         raise Fallback
+
+    # what torch refuses on a batched tensor, with its messages (the per-element loop would run
+    # each of them, so they are not reasons to fall back)
+    def item(self):
+        _refuse(_ITEM)
+
+    __float__ = __int__ = __complex__ = item
+
+    def __bool__(self) -> bool:
+        _refuse(_CONTROL_FLOW)
+        return False  # not reached
+
+    def tolist(self):
+        _refuse(_NO_STORAGE)
+
+    def numpy(self, *, force=False):
+        _refuse(_NO_STORAGE)
+
+    def nonzero(self, *, as_tuple=False):
+        _refuse(_NONZERO)
+
+    @property
+    def data(self):
+        _refuse("accessing `data` under vmap transform is not allowed")
 
     _vmap_refuse = _fb
 
@@ -235,6 +295,10 @@ class BatchedTensor(Tensor):
     def __getitem__(self, key):
         # basic indexing (ints, slices, None, ...) keeps the batch axis in front
         k = key if isinstance(key, tuple) else (key,)
+        if any(
+            i.__class__ is bool or (isinstance(i, Tensor) and i.dtype is _dtype.bool) for i in k
+        ):
+            _refuse(_BOOL_MASK)
         for i in k:
             if i is None or i is Ellipsis:
                 continue

@@ -264,11 +264,7 @@ def test_unbatchable_falls_back_to_the_loop():
         _falls_back(lambda: ja.vmap(lambda t: t + np.ones((5, 3, 4)))(x)),
         ja.stack([t + ja.tensor(np.ones((5, 3, 4))) for t in x]),
     )
-    # data-dependent Python control flow reads a value: the per-element run
-    _close(
-        _falls_back(lambda: ja.vmap(lambda t: t * 2 if t.sum() > 0 else t)(x)),
-        ja.stack([t * 2 if t.sum() > 0 else t for t in x]),
-    )
+    # data-dependent Python control flow is refused, as torch: see the test below
 
 
 def test_random_and_inplace_fall_back_before_acting():
@@ -426,3 +422,43 @@ def test_generated_programs_as_torch_vmap(seed):
         return m.vmap(m.vmap(f, in_dims=in_dim))(x2)
 
     _close(nested(ja), nested(torch), 1e-9)
+
+
+_REFUSED = {
+    "item": lambda lib, t: t.sum().item() * t,
+    "float": lambda lib, t: float(t.sum()) * t,
+    "int": lambda lib, t: int(t.sum()) * t,
+    "bool": lambda lib, t: t * bool(t.sum() > 0),
+    "control flow": lambda lib, t: t if t.sum() > 0 else -t,
+    "tolist": lambda lib, t: lib.tensor(t.tolist()),
+    "numpy": lambda lib, t: lib.tensor(t.numpy()),
+    "nonzero": lambda lib, t: t.nonzero(),
+    "bool mask": lambda lib, t: t[t > 0],
+    "data": lambda lib, t: t.data * 2,
+    # what torch allows: a captured tensor's value, a batched tensor's length
+    "captured item": lambda lib, t: t * lib.tensor(2.0).item(),
+    "len": lambda lib, t: t * len(t),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_REFUSED))
+def test_what_torch_refuses_under_vmap_is_refused(name):
+    """torch cannot batch a read of a batched tensor's values or a result of data-dependent
+    shape, and says so; the per-element loop would run them, so they are raised, not fallen
+    back from (the function runs once, as in torch: a side effect before them happens once)."""
+    torch = require_torch()
+
+    def run(lib):
+        calls = []
+
+        def f(t):
+            calls.append(1)
+            return _REFUSED[name](lib, t)
+
+        try:
+            out = lib.vmap(f)(lib.tensor(A[:, 0]))
+        except RuntimeError as e:
+            return type(e).__name__, str(e), len(calls)
+        return out.tolist(), len(calls)
+
+    assert run(ja) == run(torch)
