@@ -333,6 +333,7 @@ def _run(heap, buffers, ex, keep_graph, create_graph, shared, roots):
                     accumulate,
                     anomaly,
                     shared,
+                    execs,
                 )
                 if outs is None:  # AccumulateGrad, or skipped
                     fn = None
@@ -419,8 +420,25 @@ def _run(heap, buffers, ex, keep_graph, create_graph, shared, roots):
     return results
 
 
+def _mask_unneeded(fn, execs):
+    """With ``inputs`` (autograd.grad, backward(inputs=...)), torch computes a node's gradient
+    for an edge only when the engine will run the node it leads to (task_should_compute_output):
+    a product's gradient for a factor nothing asks for is neither computed nor recorded (nor is
+    what it would save packed by saved-tensor hooks). The registry node's edges to nodes that
+    will not run are hidden from its rules while it runs; returns the edges to put back, or
+    None when every edge is needed."""
+    if execs is None:
+        return None
+    fns = fn._fns
+    for n in fns:
+        if n is not None and n not in execs:
+            fn._fns = tuple(m if m is None or m in execs else None for m in fns)
+            return fns
+    return None
+
+
 def _run_general(
-    fn, gs, create_graph, tracers, capture, needed, results, accumulate, anomaly, shared
+    fn, gs, create_graph, tracers, capture, needed, results, accumulate, anomaly, shared, execs=None
 ):
     """One node with everything the fast path leaves out: tracers, hooks, capture for
     autograd.grad, AccumulateGrad, custom Functions, several outputs, anomaly mode. Returns the
@@ -462,13 +480,18 @@ def _run_general(
                 g if g is not None else _zeros_for(fn, i, create_graph, gs)
                 for i, g in enumerate(gs)
             ]
-        if anomaly:
-            from .anomaly_mode import run_with_anomaly
+        all_fns = _mask_unneeded(fn, execs) if fn._op is not None else None
+        try:
+            if anomaly:
+                from .anomaly_mode import run_with_anomaly
 
-            outs = run_with_anomaly(fn, gs, create_graph)
-        elif fn._op is not None:
-            outs = run_node(fn, gs, create_graph)
-        else:
+                outs = run_with_anomaly(fn, gs, create_graph)
+            elif fn._op is not None:
+                outs = run_node(fn, gs, create_graph)
+        finally:
+            if all_fns is not None:
+                fn._fns = all_fns
+        if fn._op is None and not anomaly:
             outs = fn._apply(gs, create_graph)
             # a user's backward may return arrays of tensors it holds: never steal them
             for g in outs:
