@@ -128,10 +128,14 @@ def _raw(xp, kind, a, b, p):
 
 
 def _flip(p, transposed):
-    q = {k: v for k, v in p.items() if not k.startswith("_")}
+    # (a backward row's saved operand, "input" or "weight", stays with that row)
+    q = {k: v for k, v in p.items() if not k.startswith("_") and k not in _OPERANDS}
     q["transposed"] = transposed
     q["bias_sym_sizes_opt"] = None
     return q
+
+
+_OPERANDS = ("input", "weight")
 
 
 def _recorded(kind, a, b, p):
@@ -169,7 +173,9 @@ def _conv_vjp_input(xp, g, x, w, b, out, p):
     if xp.is_txp:
         from .dispatch import apply
 
-        return apply(CONV_BACKWARD_INPUT, (g, w), _flip(p, p["transposed"]))
+        q = _flip(p, p["transposed"])
+        q["input"] = x  # torch's ConvolutionBackwardBackward0 saves the three operands
+        return apply(CONV_BACKWARD_INPUT, (g, w), q)
     if p["transposed"]:
         return _F(xp, g, w, p)[0]
     return _Bi(xp, g, w, x.shape, p)
@@ -179,7 +185,9 @@ def _conv_vjp_weight(xp, g, x, w, b, out, p):
     if xp.is_txp:
         from .dispatch import apply
 
-        return apply(CONV_BACKWARD_WEIGHT, (x, g), _flip(p, p["transposed"]))
+        q = _flip(p, p["transposed"])
+        q["weight"] = w  # (see _conv_vjp_input)
+        return apply(CONV_BACKWARD_WEIGHT, (x, g), q)
     if p["transposed"]:
         return _Bw(xp, g, x, w.shape, p)
     return _Bw(xp, x, g, w.shape, p, p.get("_cols"))
@@ -367,6 +375,7 @@ CONV_BACKWARD_INPUT = defop(
     saved=_BWD_SAVED,
     fwd=lambda xp, g, w, p: _raw(xp, _bin_kind(p), g, w, p),
     vjp=(_bin_vjp_grad, _bin_vjp_weight),
+    reads=((0, 1), (0, 1)),  # torch's one formula reads grad_output, input and weight
     jvp=_bin_jvp,
     sample={"kind": "cases", "cases": _backward_cases("input")},
     complex=HOLOMORPHIC,
@@ -400,6 +409,7 @@ CONV_BACKWARD_WEIGHT = defop(
     saved=_BWD_SAVED,
     fwd=lambda xp, x, g, p: _raw(xp, "Bw", *_bw_args(p, x, g), p),
     vjp=(_bw_vjp_input, _bw_vjp_grad),
+    reads=((0, 1), (0, 1)),
     jvp=_bw_jvp,
     sample={"kind": "cases", "cases": _backward_cases("weight")},
     complex=HOLOMORPHIC,
