@@ -15,6 +15,7 @@ import pytest
 
 import jupyter_autograd as ja
 from jupyter_autograd.ops import dispatch
+from jupyter_autograd.ops.registry import OPS
 
 _METHODS = sorted(
     (name, m)
@@ -171,3 +172,34 @@ def test_a_second_backward_through_a_fast_entry_node_as_torch(expr):
         return x.grad.tolist()
 
     assert second(ja) == second(torch)
+
+
+def _outcome(fn):
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - both paths must fail alike
+        return type(e).__name__
+
+
+_ONE_INPUT = sorted(n for n, op in OPS.items() if len(op.inputs) == 1)
+
+
+@pytest.mark.parametrize("dtype", [ja.float64, ja.complex128, ja.int64])
+@pytest.mark.parametrize("name", _ONE_INPUT)
+def test_plain_entry_matches_the_general_path(name, dtype):
+    """apply1's entry (the generated variant for plain calls: views, complex results, integer
+    inputs) against apply, for every one-input row: the value, the node, or the error."""
+    op = OPS[name]
+    x = (_input(op, ja.float64) * 1).to(dtype)
+    if dtype.is_floating_point or dtype.is_complex:
+        x = x.detach().requires_grad_()
+    fast = _outcome(lambda: dispatch.apply1(op, x))
+    general = _outcome(lambda: dispatch.apply(op, (x,)))
+    if isinstance(fast, str) or isinstance(general, str):
+        assert fast == general
+        return
+    if isinstance(fast, tuple):
+        for a, b in zip(fast, general):
+            _same(a, b)
+        return
+    _same(fast, general)
