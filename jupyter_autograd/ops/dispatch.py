@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import linecache
+import os
 import types
 import warnings  # noqa: F401 - read by the generated entries (_ENTRY)
 
@@ -297,7 +298,10 @@ def _factory(facts):
             continue
         lines.append(code.rstrip())
     src = "\n".join(lines) + "\n"
-    fname = "<fast entry " + " ".join(k for k, v in facts.items() if v) + ">"
+    # named inside this package's directory: tracebacks, anomaly mode's source lines and the
+    # graph tracers take its frames for library code, as dispatch.py's own
+    name = "<fast entry " + " ".join(k for k, v in facts.items() if v) + ">"
+    fname = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
     linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
     module = compile(src, fname, "exec")
     code = next(c for c in module.co_consts if isinstance(c, types.CodeType))
