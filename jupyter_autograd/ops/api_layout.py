@@ -141,7 +141,8 @@ def unflatten(input, dim, sizes) -> Tensor:
             f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
             f"({shp[d]}) in the input tensor"
         ) from None
-    return reshape(input, shp[:d] + sizes + shp[d + 1 :])
+    # torch's view: splitting one dim is a view of any strides (ViewBackward0, fuzz 716050)
+    return view(input, *(shp[:d] + sizes + shp[d + 1 :]))
 
 
 def transpose(input, dim0, dim1) -> Tensor:

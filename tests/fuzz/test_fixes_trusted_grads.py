@@ -471,3 +471,26 @@ def test_create_graph_records_torchs_sum_to_and_scalar_products():
             )
         ]
     )
+
+
+def test_unflatten_is_a_view_of_any_strides():
+    """unflatten is torch's view (splitting one dim is a view whatever the strides):
+    ViewBackward0 where ours reshaped (ReshapeAliasBackward0), fuzz seeds 716050, 721383,
+    728810."""
+    _check(
+        *[
+            [
+                "x = torch.ones(2, 3, dtype=torch.float64, requires_grad=True)",
+                f"r = {e}",
+                "show = ['name', 'stride']",
+                "name, stride = r.grad_fn.name(), r.stride()",
+            ]
+            for e in (
+                "x.diagonal().unflatten(-1, (2, -1))",
+                "x.t().unflatten(0, (3, 1))",
+                "x.expand(2, 2, 3).unflatten(0, (1, 2))",
+                "x[:, ::2].unflatten(1, (2, 1))",
+                "x.unflatten(1, (3, 1))",
+            )
+        ]
+    )
