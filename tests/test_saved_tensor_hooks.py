@@ -130,6 +130,7 @@ _SAVES_DIFFERENTLY = {
     "index_select",
     "log_sigmoid_forward",
     "masked_fill.Scalar",
+    "masked_fill.Tensor",
     "max.dim",
     "max_pool2d_with_indices",
     "max_pool2d_with_indices_backward",
