@@ -61,6 +61,13 @@ def test_a_non_leaf_input_runs_its_node_but_computes_nothing_below_it():
             "yg = y.grad",
             "y.sum().backward(inputs=[x])",
         ],
+        [  # an Error node raises whatever it computes (fuzz seed 745021)
+            "x = torch.tensor(1.0, requires_grad=True)",
+            "t = x // torch.ones(2, 3)",
+            "t.backward(torch.ones(2, 3), inputs=[t])",
+            "show = ['g']",
+            "g = torch.autograd.grad(t, [t], torch.ones(2, 3))[0]",
+        ],
     )
 
 
