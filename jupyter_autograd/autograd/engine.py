@@ -411,6 +411,8 @@ _add_reduce = np.add.reduce
 
 def _sum_to(xp, g, shape):
     """Reduce a broadcast gradient back to ``shape`` (the inverse of broadcasting)."""
+    if xp.is_txp:
+        return xp.sum_to(g, shape)
     gs = g.shape
     if len(gs) != len(shape):
         lead = len(gs) - len(shape)

@@ -474,10 +474,11 @@ def _run_general(
                 for i, g in enumerate(gs)
             ]
         fns = None
-        if execs is not None and fn._op is not None:
+        if execs is not None and fn._op is not None and not fn._error:
             # torch's generated nodes compute only the gradients whose edge leads to a node
             # that runs (should_compute_output): a target of backward(inputs=[y]) runs with
-            # nothing below it computed, unless it leads to another input
+            # nothing below it computed, unless it leads to another input (an Error node,
+            # NotImplemented, raises whatever it computes)
             fns = fn._fns
             if any(n is not None and n not in execs for n in fns):
                 fns = tuple(n if n in execs else None for n in fns)

@@ -342,6 +342,27 @@ def masked_select(input, mask) -> Tensor:
     return apply1(IX.MASKED_SELECT, input, {"key": key, "shape": shape, "mask": mask._data})
 
 
+def masked_fill_tensor(input, mask, value) -> Tensor:
+    """masked_fill with a tensor value (torch's masked_fill.Tensor: a 0-d one)."""
+    if value._data.ndim:
+        raise RuntimeError(
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value._data.ndim} dimension(s)."
+        )
+    if mask._data.dtype.kind != "b":
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype.name}"
+        )
+    if value._data.dtype.kind == "c" and input._data.dtype.kind != "c":
+        raise RuntimeError(
+            f"value cannot be converted to type {_dtype.cpp_name(input._data.dtype)} without "
+            "overflow"
+        )
+    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
+    key = np.broadcast_to(mask._data, shape)
+    return apply(IX.MASKED_FILL_TENSOR, (input, value), {"mask": mask._data, "key": key})
+
+
 def masked_scatter(input, mask, source) -> Tensor:
     """``input`` with its masked places filled in order by ``source``'s elements."""
     if mask._data.dtype.kind != "b":

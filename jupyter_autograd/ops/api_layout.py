@@ -13,7 +13,6 @@ from ..tensor import Tensor
 from . import reduction as RD
 from . import shape as SH
 from ._api_base import _cat_out_rule, _dims, _float, _index_select_checks, _promote_all, _t
-from .api_arith import where
 from .api_compare import _broadcast_error
 from .dispatch import apply, apply1
 from .out import out_call
@@ -142,7 +141,8 @@ def unflatten(input, dim, sizes) -> Tensor:
             f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
             f"({shp[d]}) in the input tensor"
         ) from None
-    return reshape(input, shp[:d] + sizes + shp[d + 1 :])
+    # torch's view: splitting one dim is a view of any strides (ViewBackward0, fuzz 716050)
+    return view(input, *(shp[:d] + sizes + shp[d + 1 :]))
 
 
 def transpose(input, dim0, dim1) -> Tensor:
@@ -505,12 +505,13 @@ def gather(input, dim, index, *, sparse_grad=False) -> Tensor:
 
 
 def masked_fill(input, mask, value) -> Tensor:
-    """``value`` where ``mask`` is True (MaskedFillBackward0); a tensor value goes through where."""
+    """``value`` where ``mask`` is True (MaskedFillBackward0; MaskedFillBackward1 for a 0-d
+    tensor value, as torch's masked_fill.Tensor)."""
     mask = _t(mask)
     if isinstance(value, Tensor):
-        if value._requires_grad or value._data.ndim or value._fw:
-            return where(mask, value, input)
-        value = value.item()
+        from .api_index import masked_fill_tensor
+
+        return masked_fill_tensor(input, mask, value)
     if mask._data.dtype.kind != "b":
         raise RuntimeError(
             f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype.name}"

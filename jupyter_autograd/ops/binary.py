@@ -292,6 +292,11 @@ LERP = _b(
     lambda xp, a, b, out, p: p["weight"],
     saved=("weight",),
     inputs=("self", "end"),
+    # torch's grad * (1 - weight) and grad * weight: Scalar products (MulBackward1 recorded)
+    vjp=(
+        lambda xp, g, a, b, out, p: xp.mul_scalar(g, 1 - p["weight"]),
+        lambda xp, g, a, b, out, p: xp.mul_scalar(g, p["weight"]),
+    ),
     torch=lambda torch, a, b: torch.lerp(a, b, 0.3),
     sample={
         "cases": lambda rng: [

@@ -281,6 +281,32 @@ MASKED_SELECT = defop(
 )
 
 
+def _masked_fill_value_vjp(xp, g, x, v, out, p):
+    """torch's masked_fill_backward: grad.masked_select(mask).sum()."""
+    if xp.is_txp:
+        from .api_index import masked_select
+
+        return masked_select(g, xp.const(p["mask"], g)).sum()
+    return xp.asarray(g[p["key"]].sum())
+
+
+# masked_fill with a 0-d tensor value (torch's masked_fill.Tensor, whatever requires grad)
+MASKED_FILL_TENSOR = defop(
+    "masked_fill.Tensor",
+    node="MaskedFillBackward1",
+    inputs=("self", "value"),
+    saved=("mask",),
+    complex=AS_WRITTEN,
+    fwd=lambda xp, x, v, p: xp.where(p["mask"], v.astype(x.dtype), x),
+    vjp=(
+        lambda xp, g, x, v, out, p: xp.masked_fill(g, p["mask"], 0.0),
+        _masked_fill_value_vjp,
+    ),
+    jvp=lambda xp, t, x, out, p: xp.where(p["mask"], t[1], t[0]),
+    sample={"cases": _case(lambda m, x, v: m.masked_fill(x, m.tensor(_X > 0.1), v), _X, 0.7)},
+)
+
+
 # masked_scatter: the first count(mask) source values fill the masked places, in order
 def _masked_scatter_fwd(xp, x, v, p):
     r = xp.broadcast_to(x, p["shape"]).copy()

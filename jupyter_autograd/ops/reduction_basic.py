@@ -252,6 +252,8 @@ def _even_all_vjp(xp, g, x, out, p):
     off them)."""
     xd, od = getattr(x, "_data", x), getattr(out, "_data", out)  # Tensors under create_graph
     mask = np.isnan(xd) if np.isnan(od) else xd == od
+    if xp.is_txp:  # grad.new_zeros(...).masked_fill_(mask, grad / count): MaskedFillBackward1
+        return xp.masked_fill(xp.zeros_like(x), xp.const(mask, x), g / int(mask.sum()))
     return xp.where(mask, g / int(mask.sum()), 0)
 
 

@@ -311,6 +311,21 @@ class _TXP:
         return api.permute(x, tuple(order))
 
     @staticmethod
+    def sum_to(g, shape):
+        """torch's at::sum_to as create_graph records it: a full sum() to a 0-d shape, else one
+        sum over the leading and the broadcast size-1 dims (keepdim), then a view."""
+        if len(shape) == 0:
+            return api.sum(g)
+        gs = tuple(g.shape)
+        lead = len(gs) - len(shape)
+        dims = tuple(range(lead)) + tuple(
+            i for i in range(lead, len(gs)) if shape[i - lead] == 1 and gs[i] != 1
+        )
+        if dims:
+            g = api.sum(g, dims, True)
+        return api.reshape(g, tuple(shape)) if lead > 0 else g
+
+    @staticmethod
     def flip(x, dims):
         return api.flip(x, dims)
 

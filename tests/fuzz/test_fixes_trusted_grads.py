@@ -61,6 +61,13 @@ def test_a_non_leaf_input_runs_its_node_but_computes_nothing_below_it():
             "yg = y.grad",
             "y.sum().backward(inputs=[x])",
         ],
+        [  # an Error node raises whatever it computes (fuzz seed 745021)
+            "x = torch.tensor(1.0, requires_grad=True)",
+            "t = x // torch.ones(2, 3)",
+            "t.backward(torch.ones(2, 3), inputs=[t])",
+            "show = ['g']",
+            "g = torch.autograd.grad(t, [t], torch.ones(2, 3))[0]",
+        ],
     )
 
 
@@ -376,4 +383,121 @@ def test_hooks_see_undefined_gradients_as_none():
             "show = ['log', 'xg']",
             "xg = x.grad",
         ],
+    )
+
+
+_WALK = (
+    "def walk(t):\n"
+    "    out, stack, seen = [], [t.grad_fn], set()\n"
+    "    while stack:\n"
+    "        f = stack.pop()\n"
+    "        if f is None or id(f) in seen:\n"
+    "            continue\n"
+    "        seen.add(id(f))\n"
+    "        out.append(f.name())\n"
+    "        stack.extend(n for n, _ in f.next_functions)\n"
+    "    return out\n"
+)
+
+
+def test_masked_fill_with_a_tensor_value_is_torchs_masked_fill_tensor():
+    """A tensor value makes masked_fill torch's masked_fill.Tensor (MaskedFillBackward1, an
+    edge to self and to the value, whichever requires grad; its gradient masked_select(grad,
+    mask).sum()), refusing a value that is not 0-d; ours went through where (WhereBackward0)
+    or took the value's item()."""
+    _check(
+        *[
+            [
+                _WALK,
+                "m = torch.tensor([[True, False, True], [False, False, True]])",
+                "names = vals = gs = None",
+                f"z = {z}",
+                f"v = {v}",
+                f"r = {call}",
+                "show = ['names', 'vals', 'gs']",
+                "names, vals = walk(r), r.tolist()",
+                "ins = [t for t in (z, v) if t.requires_grad]",
+                "seed = torch.arange(6.0).reshape(2, 3)[:, : r.shape[-1]]",
+                "gs = torch.autograd.grad(r, ins, seed, create_graph=True)",
+                "gs = [(g.tolist(), walk(g)) for g in gs]",
+            ]
+            for z in (
+                "torch.zeros(2, 3, requires_grad=True)",
+                "torch.zeros(3, requires_grad=True)",
+                "torch.zeros(2, 3)",
+            )
+            for v in (
+                "torch.tensor(2.0, requires_grad=True)",
+                "torch.tensor(2.0, dtype=torch.float64, requires_grad=True)",
+                "torch.tensor(2.0)",
+                "torch.tensor([2.0], requires_grad=True)",
+                "torch.tensor(2.0 + 1j)",
+            )
+            for call in ("torch.masked_fill(z, m, v)", "z.clone().masked_fill_(m, v)")
+            # (left: torch refuses the in-place broadcast before converting a complex value)
+            if not ("1j" in v and "(3," in z and "_(" in call)
+        ]
+    )
+
+
+def test_create_graph_records_torchs_sum_to_and_scalar_products():
+    """Under create_graph a gradient reduced to a 0-d input is torch's sum() (SumBackward0), to
+    another shape one sum over the leading and broadcast dims then a view; lerp's Scalar
+    weight multiplies as a Scalar (MulBackward1); max()/min() fill zeros by masked_fill
+    (MaskedFillBackward1), fuzz seeds 711146, 717871, 725685."""
+    _check(
+        *[
+            [
+                _WALK,
+                "x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=torch.double)",
+                "x.requires_grad_()",
+                f"w = {w}",
+                f"y = {expr}",
+                "seed = torch.ones_like(y)",
+                "gs = torch.autograd.grad(y, [x, w], seed, create_graph=True, allow_unused=True)",
+                "show = ['gs']",
+                "gs = [None if g is None else (str(g.round(decimals=9)), walk(g)) for g in gs]",
+            ]
+            for w, expr in (
+                (
+                    "torch.tensor(1.0, dtype=torch.double).requires_grad_()",
+                    "torch.lerp(x, w, 0.25).asinh()",
+                ),
+                (
+                    "torch.tensor([[1.0], [2.0]], dtype=torch.double).requires_grad_()",
+                    "(x * w).exp()",
+                ),
+                (
+                    "torch.tensor([[[1.0, 2.0, 3.0]]], dtype=torch.double).requires_grad_()",
+                    "(x * w).exp()",
+                ),
+                (
+                    "torch.tensor(2.0, dtype=torch.double).requires_grad_()",
+                    "x % x.min() + w * x.max()",
+                ),
+            )
+        ]
+    )
+
+
+def test_unflatten_is_a_view_of_any_strides():
+    """unflatten is torch's view (splitting one dim is a view whatever the strides):
+    ViewBackward0 where ours reshaped (ReshapeAliasBackward0), fuzz seeds 716050, 721383,
+    728810."""
+    _check(
+        *[
+            [
+                "x = torch.ones(2, 3, dtype=torch.float64, requires_grad=True)",
+                f"r = {e}",
+                "show = ['name', 'stride']",
+                "name, stride = r.grad_fn.name(), r.stride()",
+            ]
+            for e in (
+                "x.diagonal().unflatten(-1, (2, -1))",
+                "x.t().unflatten(0, (3, 1))",
+                "x.expand(2, 2, 3).unflatten(0, (1, 2))",
+                "x[:, ::2].unflatten(1, (2, 1))",
+                "x.unflatten(1, (3, 1))",
+            )
+        ]
     )
