@@ -124,6 +124,11 @@ COPYSIGN = _b(
     lambda xp, a, b, out, p: 0.0,
     saved=("self", "result"),
     reads=((0, -1), ()),
+    # torch's other: zeros_like(other), not grad * 0 (a nan or inf grad gives zeros too)
+    vjp=(
+        lambda xp, g, a, b, out, p: g * _copysign_da(xp, a, b, out, p),
+        lambda xp, g, a, b, out, p: xp.zeros_like(g),
+    ),
     avoid=(0.0,),
     smooth=False,
     complex=kernel_refuses("copysign_cpu"),

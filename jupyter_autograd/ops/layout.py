@@ -180,6 +180,11 @@ TRIU = _linear(
 
 
 # fill(self, value): a constant; self gets a zero gradient, a tensor value the sum of g
+def _zeros_like_grad(xp, g):
+    """torch's zeros_like(grad): an inf or nan incoming gradient gives 0 too, not g * 0."""
+    return g.new_zeros(g.shape) if xp.is_txp else xp.zeros_like(g)
+
+
 FILL = defop(
     "fill.Scalar",
     node="FillBackward0",
@@ -187,7 +192,7 @@ FILL = defop(
     saved=(),
     complex=AS_WRITTEN,
     fwd=lambda xp, x, p: xp.full(x.shape, p["value"], dtype=x.dtype),
-    vjp=lambda xp, g, x, out, p: g * 0,
+    vjp=lambda xp, g, x, out, p: _zeros_like_grad(xp, g),
     jvp=AUTO_ELEMENT_WISE,
     sample={
         "cases": lambda rng: [
@@ -206,7 +211,10 @@ FILL_TENSOR = defop(
         if not xp.is_txp
         else xp.broadcast_to(v, x.shape) + 0
     ),
-    vjp=(lambda xp, g, x, v, out, p: g * 0, lambda xp, g, x, v, out, p: xp.sum(g)),
+    vjp=(
+        lambda xp, g, x, v, out, p: _zeros_like_grad(xp, g),
+        lambda xp, g, x, v, out, p: xp.sum(g),
+    ),
     jvp=lambda xp, t, x, out, p: xp.broadcast_to(t[1], out.shape) + 0 * t[0],
     sample={
         "cases": lambda rng: [

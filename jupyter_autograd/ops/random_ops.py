@@ -19,8 +19,9 @@ from .registry import AS_WRITTEN, AUTO_ELEMENT_WISE, defop, no_complex_autograd
 
 
 def _zero(xp, g, *rest):
-    """d(sample)/d(parameter) = 0 in torch's formulas (``zeros_like(grad)``)."""
-    return g * 0
+    """d(sample)/d(parameter) = 0 in torch's formulas (``zeros_like(grad)``: an inf or nan
+    incoming gradient gives 0 too, not g * 0)."""
+    return g.new_zeros(g.shape) if xp.is_txp else xp.zeros_like(g)
 
 
 def _zero_jvp(xp, t, x, out, p):

@@ -501,3 +501,33 @@ def test_unflatten_is_a_view_of_any_strides():
             )
         ]
     )
+
+
+def test_zeros_like_formulas_give_zeros_for_a_nan_or_inf_gradient():
+    """torch's zeros_like formulas (copysign's other, the in-place samplers, bernoulli, fill)
+    give zeros whatever the incoming gradient; ours multiplied it by 0, turning a nan or inf
+    gradient into nan (fuzz seed 745054: copysign then xlog1py)."""
+    _check(
+        *[
+            [
+                "x = torch.tensor([0.3, -1.2], dtype=torch.float64, requires_grad=True)",
+                "w = torch.tensor([0.5, -0.7], dtype=torch.float64, requires_grad=True)",
+                f"y = {e}",
+                "g = torch.tensor([float('nan'), float('inf')], dtype=torch.float64)",
+                "gs = torch.autograd.grad(y, [x, w], g, allow_unused=True, create_graph=True)",
+                "show = ['gs']",
+                "gs = [None if t is None else (str(t.tolist()), t.requires_grad) for t in gs]",
+            ]
+            for e in (
+                "torch.copysign(x, w)",
+                "x.clone().normal_()",
+                "x.clone().uniform_()",
+                "x.clone().exponential_()",
+                "x.clone().random_(3)",
+                "torch.bernoulli(x.sigmoid())",
+                "x.clone().bernoulli_(w.sigmoid())",
+                "torch.fill(x, 2.0)",
+                "x.clone().fill_(w[0])",
+            )
+        ]
+    )
