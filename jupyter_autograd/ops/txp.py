@@ -140,7 +140,8 @@ class _TXP:
     def masked_fill(x, mask, value):
         from .api_layout import masked_fill
 
-        return masked_fill(x, mask, value)
+        # a saved mask is an array of x's device (a rule's p["mask"]): a tensor there, as is
+        return masked_fill(x, _const(mask, x), value)
 
     reciprocal = staticmethod(api.reciprocal)
 
