@@ -32,6 +32,12 @@ class RemovableHandle:
         self.remove()
 
 
+_MIXED_HOOKS = (
+    "Cannot use both regular backward hooks and full backward hooks on a single Module. "
+    "Please use only one of them."
+)
+
+
 def _addindent(s_: str, num_spaces: int) -> str:
     s = s_.split("\n")
     if len(s) == 1:
@@ -85,6 +91,9 @@ class Module(StateDictMixin):
         d["_forward_hooks_with_kwargs"] = {}
         d["_forward_pre_hooks"] = OrderedDict()
         d["_forward_pre_hooks_with_kwargs"] = {}
+        d["_backward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_is_full_backward_hook"] = None
 
     # ------------------------------------------------------------ calling
     def forward(self, *input):
@@ -93,6 +102,12 @@ class Module(StateDictMixin):
         )
 
     def __call__(self, *args, **kwargs):
+        d = self.__dict__
+        bw, bw_pre = d.get("_backward_hooks"), d.get("_backward_pre_hooks")
+        if bw or bw_pre:
+            from ._backward_hook import call_with_backward_hooks
+
+            return call_with_backward_hooks(self, args, kwargs)
         if not (self._forward_hooks or self._forward_pre_hooks):
             return self.forward(*args, **kwargs)
         for hid, hook in list(self._forward_pre_hooks.items()):
@@ -144,6 +159,36 @@ class Module(StateDictMixin):
             self._forward_pre_hooks_with_kwargs[handle.id] = True
         if prepend:
             self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Run ``hook(module, grad_input, grad_output)`` once the gradients with respect to the
+        module's inputs are computed; a non-None return replaces ``grad_input``."""
+        if self._is_full_backward_hook is False:
+            raise RuntimeError(_MIXED_HOOKS)
+        self.__dict__["_is_full_backward_hook"] = True
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Run ``hook(module, grad_output)`` once the gradients with respect to the module's
+        outputs are computed; a non-None return replaces ``grad_output``."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook) -> RemovableHandle:
+        """The deprecated form: ``hook(module, grad_input, grad_output)`` on the output's node."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError(_MIXED_HOOKS)
+        self.__dict__["_is_full_backward_hook"] = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
         return handle
 
     # ------------------------------------------------------------ registration
