@@ -32,6 +32,14 @@ CASES = {
     "Chained": lambda t, o: t.optim.lr_scheduler.ChainedScheduler(
         [t.optim.lr_scheduler.ConstantLR(o, 0.5, 2), t.optim.lr_scheduler.ExponentialLR(o, 0.9)]
     ),
+    "CyclicLR": lambda t, o: t.optim.lr_scheduler.CyclicLR(o, 0.01, [0.1, 0.3], step_size_up=2),
+    "CyclicLR2": lambda t, o: t.optim.lr_scheduler.CyclicLR(
+        o, 0.01, 0.1, step_size_up=1, step_size_down=2, mode="exp_range", gamma=0.9
+    ),
+    "OneCycleLR": lambda t, o: t.optim.lr_scheduler.OneCycleLR(o, [1.0, 2.0], total_steps=9),
+    "OneCycle3": lambda t, o: t.optim.lr_scheduler.OneCycleLR(
+        o, 1.0, epochs=3, steps_per_epoch=3, anneal_strategy="linear", three_phase=True
+    ),
 }
 
 
@@ -41,13 +49,15 @@ def _clean(sd):
 
 def _run(t, name):
     p = t.zeros(2, requires_grad=True)
-    opt = t.optim.SGD([{"params": [p]}, {"params": [t.zeros(1)], "lr": 0.5}], lr=0.1)
+    opt = t.optim.SGD([{"params": [p]}, {"params": [t.zeros(1)], "lr": 0.5}], lr=0.1, momentum=0.9)
     sched = CASES[name](t, opt)
     out = [repr(_clean(sched.state_dict()))]
     for _ in range(7):
         opt.step()
         sched.step()
-        out.append(repr((sched.get_last_lr(), [g["lr"] for g in opt.param_groups])))
+        out.append(
+            repr((sched.get_last_lr(), [(g["lr"], g["momentum"]) for g in opt.param_groups]))
+        )
     out.append(repr(_clean(sched.state_dict())))
     if hasattr(sched, "_get_closed_form_lr"):
         with warnings.catch_warnings():
@@ -110,3 +120,23 @@ def _resume(t):
 def test_scheduler_resumes_from_state_dict_as_torch():
     torch = require_torch()
     assert _resume(ja) == _resume(torch)
+
+
+def _adam_betas(t):
+    opt = t.optim.Adam([t.zeros(1, requires_grad=True)], lr=0.1)
+    s = t.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.5, total_steps=5)
+    out = []
+    for _ in range(5):
+        opt.step()
+        s.step()
+        out.append(repr((s.get_last_lr(), opt.param_groups[0]["betas"])))
+    try:
+        s.step()
+    except ValueError as e:
+        out.append(str(e))
+    return out
+
+
+def test_one_cycle_drives_adam_betas_as_torch():
+    torch = require_torch()
+    assert _adam_betas(ja) == _adam_betas(torch)

@@ -1,6 +1,7 @@
 """Learning-rate schedulers as ``torch.optim.lr_scheduler``: the chainable forms, step for
 step as torch's (values, ``state_dict`` contents and order); ``ReduceLROnPlateau`` and
-``CosineAnnealingWarmRestarts`` are in :mod:`._lr_plateau`."""
+``CosineAnnealingWarmRestarts`` are in :mod:`._lr_plateau`, ``CyclicLR`` and ``OneCycleLR`` in
+:mod:`._lr_cyclic`."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ._lr_base import (  # noqa: F401  (torch's names, public in this module)
     _LRScheduler,
     _warn_get_lr_called_within_step,
 )
+from ._lr_cyclic import CyclicLR, OneCycleLR
 from ._lr_plateau import (
     ChainedScheduler,
     CosineAnnealingWarmRestarts,
@@ -314,12 +316,14 @@ __all__ = [
     "ConstantLR",
     "CosineAnnealingLR",
     "CosineAnnealingWarmRestarts",
+    "CyclicLR",
     "ExponentialLR",
     "LRScheduler",
     "LambdaLR",
     "LinearLR",
     "MultiStepLR",
     "MultiplicativeLR",
+    "OneCycleLR",
     "PolynomialLR",
     "ReduceLROnPlateau",
     "SequentialLR",
