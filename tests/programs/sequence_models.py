@@ -1,7 +1,8 @@
 """A character-level sequence model as the RNN tutorials build one: RNN, LSTM and GRU layers
 (batch_first, two layers, bidirectional), backpropagation through time over a sequence,
 truncated BPTT with detached hidden state, an LSTMCell unrolled by hand, Embedding, and
-learning-rate schedules."""
+learning-rate schedules, and a classifier over variable-length sequences (pad_sequence,
+Embedding with padding_idx, pack_padded_sequence into an LSTM, pad_packed_sequence)."""
 
 from _prelude import import_torch
 
@@ -90,3 +91,43 @@ manual.sum().backward()
 print("x.grad[0]", x.grad[0])
 rnn_cell = nn.RNNCell(3, 2, nonlinearity="relu")
 print(rnn_cell, rnn_cell(x[0].detach()))
+
+# variable-length sequences: pad, pack (sorted by the layer), run, unpack
+torch.manual_seed(9)
+R = nn.utils.rnn
+sentences = [torch.randint(1, 10, (n,)) for n in (4, 7, 2, 5)]
+lengths = torch.tensor([len(t) for t in sentences])
+padded = R.pad_sequence(sentences, batch_first=True, padding_value=0)
+print("padded", padded, lengths)
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 4, padding_idx=0)
+        self.lstm = nn.LSTM(4, 6, batch_first=True, bidirectional=True)
+        self.out = nn.Linear(12, 2)
+
+    def forward(self, tokens, lens):
+        packed = R.pack_padded_sequence(
+            self.embed(tokens), lens, batch_first=True, enforce_sorted=False
+        )
+        out, (h, _c) = self.lstm(packed)
+        unpacked, out_lens = R.pad_packed_sequence(out, batch_first=True)
+        return self.out(torch.cat([h[0], h[1]], dim=1)), unpacked, out_lens
+
+
+clf = Classifier()
+opt = torch.optim.RMSprop(clf.parameters(), lr=0.01)
+labels = torch.tensor([0, 1, 0, 1])
+for step in range(4):
+    logits, unpacked, out_lens = clf(padded, lengths)
+    loss = nn.functional.cross_entropy(logits, labels)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    print(f"step {step} loss {loss.item():.5f}")
+print("unpacked", tuple(unpacked.shape), out_lens, unpacked[2, 2:].abs().sum().item())
+print("padding row grad", clf.embed.weight.grad[0], logits.grad_fn.name())
+packed = R.pack_sequence(sentences, enforce_sorted=False)
+print(packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices)

@@ -1,6 +1,6 @@
-"""``torch.nn.utils``: gradient clipping and parameter/vector conversion."""
+"""``torch.nn.utils``: gradient clipping, parameter/vector conversion, packed sequences."""
 
-from . import clip_grad, convert_parameters  # noqa: F401
+from . import clip_grad, convert_parameters, rnn  # noqa: F401
 from .clip_grad import (  # noqa: F401
     clip_grad_norm,
     clip_grad_norm_,
