@@ -167,3 +167,59 @@ def _custom_function_identity(t):
 
 def test_custom_function_non_differentiable_input_and_hook_gradients_as_torch():
     _both(_custom_function_identity)
+
+
+def _global_hooks(t):
+    mm = t.nn.modules.module
+    log = []
+    handles = [
+        mm.register_module_forward_pre_hook(lambda m, a: log.append(("gpre", type(m).__name__))),
+        mm.register_module_forward_hook(lambda m, a, o: log.append(("gfwd", tuple(o.shape)))),
+        mm.register_module_full_backward_pre_hook(
+            lambda m, go: log.append(("gbpre", type(m).__name__))
+        ),
+        mm.register_module_full_backward_hook(
+            lambda m, gi, go: log.append(("gbwd", type(m).__name__, gi[0] is None))
+        ),
+    ]
+    net = t.nn.Sequential(t.nn.Linear(2, 3), t.nn.Tanh())
+    net[0].register_forward_hook(lambda m, a, o: log.append(("own", tuple(o.shape))))
+    net(t.ones(1, 2, requires_grad=True)).sum().backward()
+    for h in handles:
+        h.remove()
+    net(t.ones(1, 2))
+    try:
+        mm.register_module_backward_hook(lambda *a: None)
+    except RuntimeError as e:
+        log.append(str(e))
+    mm._global_is_full_backward_hook = None
+    return log
+
+
+def test_global_module_hooks_as_torch():
+    torch = require_torch()
+    theirs = _global_hooks(torch)
+    ours = _global_hooks(ja)
+    ja.nn.modules._global_hooks._global_is_full_backward_hook[0] = None
+    assert ours == theirs
+
+
+def _skip_init(t):
+    t.manual_seed(0)
+    m = t.nn.utils.skip_init(t.nn.Linear, 3, 2)
+    out = [repr((type(m).__name__, m.weight.shape, m.bias.shape, m.weight.requires_grad))]
+    out.append(repr(t.rand(2)))
+    try:
+        t.nn.utils.skip_init(t.nn.ReLU)
+    except RuntimeError as e:
+        out.append(str(e))
+    try:
+        t.nn.utils.skip_init(int)
+    except RuntimeError as e:
+        out.append(str(e))
+    return out
+
+
+def test_skip_init_draws_nothing_as_torch():
+    torch = require_torch()
+    assert _skip_init(ja) == _skip_init(torch)

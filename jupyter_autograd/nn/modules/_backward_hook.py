@@ -10,6 +10,7 @@ import warnings
 from ...autograd.function import Function
 from ...grad_mode import is_grad_enabled
 from ...tensor import Tensor
+from . import _global_hooks as _gh
 
 
 class BackwardHookFunction(Function):
@@ -162,43 +163,65 @@ class WrappedHook:
         return self.hook(self.module, *args)
 
 
-def call_with_backward_hooks(self, args, kwargs):
-    """torch's _call_impl with backward hooks: the inputs go through a BackwardHook before the
-    forward pre-hooks' result reaches forward, the outputs after the forward hooks."""
-    full = self._is_full_backward_hook is True
-    for hid, hook in list(self._forward_pre_hooks.items()):
+def call_with_hooks(self, args, kwargs):
+    """torch's _call_impl with hooks: the global hooks before the module's own; with backward
+    hooks, the inputs go through a BackwardHook after the forward pre-hooks, the outputs after
+    the forward hooks."""
+    full_hooks, legacy_hooks, pre_hooks = [], [], []
+    if _gh._global_backward_pre_hooks or self._backward_pre_hooks:
+        pre_hooks = [*_gh._global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+    if _gh._global_backward_hooks or self._backward_hooks:
+        for is_full, hooks in (
+            (_gh._global_is_full_backward_hook[0], _gh._global_backward_hooks),
+            (self._is_full_backward_hook, self._backward_hooks),
+        ):
+            if is_full is True:
+                full_hooks += hooks.values()
+            elif is_full is False:
+                legacy_hooks += hooks.values()
+    for hid, hook in (*_gh._global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
         if hid in self._forward_pre_hooks_with_kwargs:
             r = hook(self, args, kwargs)
             if r is not None:
-                args, kwargs = r
+                if isinstance(r, tuple) and len(r) == 2:
+                    args, kwargs = r
+                else:
+                    raise RuntimeError(
+                        "forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                        f"but got {r}."
+                    )
         else:
             r = hook(self, args)
             if r is not None:
                 args = r if isinstance(r, tuple) else (r,)
     bw_hook = None
-    if (full and self._backward_hooks) or self._backward_pre_hooks:
-        hooks = list(self._backward_hooks.values()) if full else []
-        bw_hook = BackwardHook(self, hooks, list(self._backward_pre_hooks.values()))
+    if full_hooks or pre_hooks:
+        bw_hook = BackwardHook(self, full_hooks, pre_hooks)
         args = bw_hook.setup_input_hook(args)
     result = self.forward(*args, **kwargs)
-    for hid, hook in list(self._forward_hooks.items()):
-        if hid in self._forward_hooks_with_kwargs:
+    for hid, hook in (*_gh._global_forward_hooks.items(), *self._forward_hooks.items()):
+        if hid in self._forward_hooks_with_kwargs or hid in _gh._global_forward_hooks_with_kwargs:
             r = hook(self, args, kwargs, result)
         else:
             r = hook(self, args, result)
         if r is not None:
             result = r
     if bw_hook is not None:
+        if not isinstance(result, (Tensor, tuple)):
+            warnings.warn(
+                "For backward hooks to be called, module output should be a Tensor or a tuple of "
+                f"Tensors but received {type(result)}",
+                stacklevel=2,
+            )
         result = bw_hook.setup_output_hook(result)
-    if not full and self._backward_hooks:
+    if legacy_hooks:
         var = result
         while not isinstance(var, Tensor):
-            var = (
-                next(v for v in var.values() if isinstance(v, Tensor))
-                if isinstance(var, dict)
-                else var[0]
-            )
+            if isinstance(var, dict):
+                var = next(v for v in var.values() if isinstance(v, Tensor))
+            else:
+                var = var[0]
         if var.grad_fn is not None:
-            for hook in self._backward_hooks.values():
+            for hook in legacy_hooks:
                 var.grad_fn.register_hook(WrappedHook(hook, self))
     return result

@@ -3,39 +3,23 @@ state-dict, hook and printing behaviour."""
 
 from __future__ import annotations
 
-import itertools
 from collections import OrderedDict
 
 from ...grad_mode import no_grad
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter
-from ._state_dict import StateDictMixin
-
-_HOOK_IDS = itertools.count()
-
-
-class RemovableHandle:
-    """Handle returned by hook registration; ``remove()`` unregisters the hook."""
-
-    def __init__(self, *dicts) -> None:
-        self.id = next(_HOOK_IDS)
-        self._dicts = dicts
-
-    def remove(self) -> None:
-        for d in self._dicts:
-            d.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *args) -> None:
-        self.remove()
-
-
-_MIXED_HOOKS = (
-    "Cannot use both regular backward hooks and full backward hooks on a single Module. "
-    "Please use only one of them."
+from . import _global_hooks as _gh
+from ._backward_hook import call_with_hooks
+from ._global_hooks import (  # noqa: F401  (torch.nn.modules.module's names)
+    _MIXED_HOOKS,
+    RemovableHandle,
+    register_module_backward_hook,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+    register_module_full_backward_hook,
+    register_module_full_backward_pre_hook,
 )
+from ._state_dict import StateDictMixin
 
 
 def _addindent(s_: str, num_spaces: int) -> str:
@@ -103,31 +87,15 @@ class Module(StateDictMixin):
 
     def __call__(self, *args, **kwargs):
         d = self.__dict__
-        bw, bw_pre = d.get("_backward_hooks"), d.get("_backward_pre_hooks")
-        if bw or bw_pre:
-            from ._backward_hook import call_with_backward_hooks
-
-            return call_with_backward_hooks(self, args, kwargs)
-        if not (self._forward_hooks or self._forward_pre_hooks):
-            return self.forward(*args, **kwargs)
-        for hid, hook in list(self._forward_pre_hooks.items()):
-            if hid in self._forward_pre_hooks_with_kwargs:
-                r = hook(self, args, kwargs)
-                if r is not None:
-                    args, kwargs = r
-            else:
-                r = hook(self, args)
-                if r is not None:
-                    args = r if isinstance(r, tuple) else (r,)
-        result = self.forward(*args, **kwargs)
-        for hid, hook in list(self._forward_hooks.items()):
-            if hid in self._forward_hooks_with_kwargs:
-                r = hook(self, args, kwargs, result)
-            else:
-                r = hook(self, args, result)
-            if r is not None:
-                result = r
-        return result
+        if (
+            d.get("_forward_hooks")
+            or d.get("_forward_pre_hooks")
+            or d.get("_backward_hooks")
+            or d.get("_backward_pre_hooks")
+            or _gh.any_global_hooks()
+        ):
+            return call_with_hooks(self, args, kwargs)
+        return self.forward(*args, **kwargs)
 
     def register_forward_hook(
         self, hook, *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False

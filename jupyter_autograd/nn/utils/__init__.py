@@ -1,6 +1,6 @@
 """``torch.nn.utils``: gradient clipping, parameter/vector conversion, packed sequences."""
 
-from . import clip_grad, convert_parameters, rnn  # noqa: F401
+from . import clip_grad, convert_parameters, init, rnn  # noqa: F401
 from .clip_grad import (  # noqa: F401
     clip_grad_norm,
     clip_grad_norm_,
@@ -9,3 +9,4 @@ from .clip_grad import (  # noqa: F401
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
+from .init import skip_init  # noqa: F401
