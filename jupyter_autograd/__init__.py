@@ -163,6 +163,7 @@ from .nn._functional_layers import (  # noqa: F401 - torch has these at the top 
 )
 from .ops.einsum import einsum  # noqa: F401
 from .nn._margin_losses import pairwise_distance  # noqa: F401
+from .nn._weight_norm import _weight_norm, norm_except_dim  # noqa: F401
 from .nn._norm_functional import (  # noqa: F401
     native_batch_norm,
     native_layer_norm,

@@ -1,6 +1,13 @@
 """``torch.nn.utils``: gradient clipping, parameter/vector conversion, packed sequences."""
 
-from . import clip_grad, convert_parameters, init, rnn  # noqa: F401
+from . import (  # noqa: F401
+    clip_grad,
+    convert_parameters,
+    init,
+    parametrizations,
+    parametrize,
+    rnn,
+)
 from .clip_grad import (  # noqa: F401
     clip_grad_norm,
     clip_grad_norm_,
