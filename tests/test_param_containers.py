@@ -54,3 +54,22 @@ def _containers(torch):
 def test_parameter_list_and_dict_as_torch():
     torch = require_torch()
     assert _containers(ja) == _containers(torch)
+
+
+def _module_api(torch):
+    nn = torch.nn
+    m = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2), nn.Embedding(3, 2))
+    out = [repr(m.get_buffer("1.running_mean")), repr(m.get_buffer("1.num_batches_tracked"))]
+    for target in ("0.weight", "1.nope"):
+        try:
+            m.get_buffer(target)
+        except AttributeError as e:
+            out.append(str(e))
+    m.half()
+    out.append(repr([(n, t.dtype) for n, t in m.state_dict().items()]))
+    return out
+
+
+def test_get_buffer_and_half_as_torch():
+    torch = require_torch()
+    assert _module_api(ja) == _module_api(torch)

@@ -322,6 +322,15 @@ class Module(StateDictMixin):
             raise AttributeError("`" + name + "` is not an nn.Parameter")  # noqa: TRY004 - as torch
         return p
 
+    def get_buffer(self, target: str):
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        if name not in mod._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return getattr(mod, name)
+
     # ------------------------------------------------------------ traversal
     def _named_members(self, get, prefix="", recurse=True, remove_duplicate=True):
         memo = set()
@@ -502,6 +511,11 @@ class Module(StateDictMixin):
         from ... import _dtype
 
         return self._apply(lambda t: t.to(_dtype.float64) if t.is_floating_point() else t)
+
+    def half(self) -> Module:
+        from ... import _dtype
+
+        return self._apply(lambda t: t.to(_dtype.float16) if t.is_floating_point() else t)
 
     def cpu(self) -> Module:
         return self.to("cpu")
