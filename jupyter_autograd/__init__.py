@@ -19,6 +19,8 @@ import sys as _sys
 from . import _dtype
 from ._dtype import (  # noqa: F401
     bool,
+    finfo,
+    iinfo,
     cdouble,
     cfloat,
     complex64,
