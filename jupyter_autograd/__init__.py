@@ -180,7 +180,7 @@ from .func import vmap  # noqa: F401 - torch.vmap
 from . import profiler  # noqa: F401 - torch.profiler
 from . import cuda  # noqa: F401 - torch.cuda (CuPy is imported lazily, on first use)
 from .factories import get_default_device, set_default_device  # noqa: F401
-from . import datasets, optim, utils  # noqa: F401
+from . import datasets, distributions, optim, utils  # noqa: F401
 
 # what `torch` names in a timed statement: this package (utils.benchmark, below it, cannot import it)
 utils.benchmark.PACKAGE = _sys.modules[__name__]
