@@ -63,10 +63,11 @@ def affine_grid(theta, size, align_corners=None):
 
 
 def _unnormalize(coord, size, align_corners):
-    # torch's vectorized CPU kernel: coord * scale + offset
+    # torch's vectorized CPU kernel: (coord + 1) * scale (- 0.5): where the grid hits a pixel
+    # centre, its rounding picks the side the derivative is taken from
     if align_corners:
-        return coord * ((size - 1) / 2) + (size - 1) / 2
-    return coord * (size / 2) + (size - 1) / 2
+        return (coord + 1) * ((size - 1) / 2)
+    return (coord + 1) * (size / 2) - 0.5
 
 
 def _reflect(coord, twice_low, twice_high):

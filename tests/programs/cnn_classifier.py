@@ -1,6 +1,7 @@
 """A small CNN on random images as the CIFAR tutorial trains one: Conv2d, BatchNorm2d,
 MaxPool2d, Dropout in train and eval mode, nn.init, forward and full backward hooks on
-modules, gradient clipping and a StepLR schedule."""
+modules, gradient clipping and a StepLR schedule; then a spatial transformer in front of it, as
+the STN tutorial builds one (affine_grid/grid_sample, identity-initialized localization)."""
 
 from _prelude import import_torch
 
@@ -98,3 +99,35 @@ print("dropout", d)
 print("maxpool indices", F.max_pool2d(images[:1, :1, :4, :4], 2, return_indices=True))
 nn.utils.clip_grad_value_(net.parameters(), clip_value=0.01)
 print("clipped", net.fc2.bias.grad)
+
+
+class STN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.loc = nn.Sequential(nn.Conv2d(3, 4, 5), nn.MaxPool2d(2), nn.ReLU(), nn.Flatten())
+        self.fc_loc = nn.Sequential(nn.Linear(4 * 4 * 4, 8), nn.ReLU(), nn.Linear(8, 6))
+        self.fc_loc[2].weight.data.zero_()
+        self.fc_loc[2].bias.data.copy_(torch.tensor([1, 0, 0, 0, 1, 0], dtype=torch.float))
+
+    def forward(self, x):
+        theta = self.fc_loc(self.loc(x)).view(-1, 2, 3)
+        grid = F.affine_grid(theta, x.size(), align_corners=False)
+        return F.grid_sample(x, grid, align_corners=False), theta
+
+
+torch.manual_seed(5)
+stn = STN()
+warped, theta = stn(images[:2])
+print("identity warp", torch.allclose(warped, images[:2], atol=1e-5), warped.grad_fn.name())
+opt = torch.optim.Adam(list(stn.parameters()) + list(net.parameters()), lr=1e-3)
+net.train()
+for step in range(3):
+    warped, theta = stn(images[:10])
+    loss = criterion(net(warped), labels[:10])
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    print(
+        f"stn step {step} loss {loss.item():.4f} theta", [round(v, 5) for v in theta[0, 0].tolist()]
+    )
+print("fc_loc bias grad", stn.fc_loc[2].bias.grad)
