@@ -19,6 +19,8 @@ import sys as _sys
 from . import _dtype
 from ._dtype import (  # noqa: F401
     bool,
+    finfo,
+    iinfo,
     cdouble,
     cfloat,
     complex64,
@@ -163,6 +165,7 @@ from .nn._functional_layers import (  # noqa: F401 - torch has these at the top 
 )
 from .ops.einsum import einsum  # noqa: F401
 from .nn._margin_losses import pairwise_distance  # noqa: F401
+from .nn._weight_norm import _weight_norm, norm_except_dim  # noqa: F401
 from .nn._norm_functional import (  # noqa: F401
     native_batch_norm,
     native_layer_norm,
@@ -177,7 +180,7 @@ from .func import vmap  # noqa: F401 - torch.vmap
 from . import profiler  # noqa: F401 - torch.profiler
 from . import cuda  # noqa: F401 - torch.cuda (CuPy is imported lazily, on first use)
 from .factories import get_default_device, set_default_device  # noqa: F401
-from . import datasets, optim, utils  # noqa: F401
+from . import datasets, distributions, optim, utils  # noqa: F401
 
 # what `torch` names in a timed statement: this package (utils.benchmark, below it, cannot import it)
 utils.benchmark.PACKAGE = _sys.modules[__name__]

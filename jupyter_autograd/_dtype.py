@@ -233,3 +233,68 @@ def cpp_name(np_dtype) -> str:
     """The C++ type torch's messages name for a dtype (``float``, ``long int``...)."""
     d = np.dtype(np_dtype)
     return _CPP_NAMES.get(d.name, d.name)
+
+
+class finfo:
+    """The limits of a floating dtype (of its real part for a complex one), as ``torch.finfo``:
+    ``bits``, ``eps``, ``max``, ``min``, ``tiny`` (= ``smallest_normal``), ``resolution`` and
+    ``dtype`` (its name)."""
+
+    def __init__(self, type=None) -> None:
+        d = get_default_dtype() if type is None else type
+        npd = np.dtype(to_numpy_dtype(d))
+        if npd.kind == "c":
+            npd = np.dtype(np.float32 if npd == np.complex64 else np.float64)
+        if npd.kind != "f":
+            raise TypeError(
+                "torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                "'torch.finfo'"
+            )
+        info = np.finfo(npd)
+        self.bits = builtins.int(info.bits)
+        self.eps = builtins.float(info.eps)
+        self.max = builtins.float(info.max)
+        self.min = builtins.float(info.min)
+        self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
+        self.resolution = 10.0 ** -builtins.int(info.precision)
+        self.dtype = npd.name
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, finfo) and vars(self) == vars(other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return (
+            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+            f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, "
+            f"dtype={self.dtype})"
+        )
+
+
+class iinfo:
+    """The limits of an integer dtype, as ``torch.iinfo``: ``bits``, ``min``, ``max``,
+    ``dtype`` (its name)."""
+
+    def __init__(self, type) -> None:
+        npd = np.dtype(to_numpy_dtype(type))
+        if npd.kind == "b":
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if npd.kind not in "iu":
+            raise TypeError(
+                "torch.iinfo() requires an integer input type. Use torch.finfo to handle "
+                "'torch.iinfo'"
+            )
+        info = np.iinfo(npd)
+        self.bits = builtins.int(info.bits)
+        self.min = builtins.int(info.min)
+        self.max = builtins.int(info.max)
+        self.dtype = npd.name
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, iinfo) and vars(self) == vars(other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

@@ -517,8 +517,8 @@ class Tensor:
         return bool(self._data.reshape(()).item())
 
     def __float__(self) -> float:
-        if self._requires_grad and self._data.size == 1:
-            _warn_scalar_once()
+        if self._requires_grad and self._data.size == 1 and STATE.grad_enabled:  # torch: not
+            _warn_scalar_once()  # under no_grad
         return float(_real_item(self, "double"))
 
     def __int__(self) -> int:
@@ -532,7 +532,7 @@ class Tensor:
     def __complex__(self) -> complex:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        if self._requires_grad:
+        if self._requires_grad and STATE.grad_enabled:
             _warn_scalar_once()
         return complex(self.item())
 

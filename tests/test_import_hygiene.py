@@ -258,6 +258,7 @@ LAYERS = (
                 "serialization",
                 "profiler",
                 "datasets",
+                "distributions",
                 "masked",
                 "signal",
                 "special",

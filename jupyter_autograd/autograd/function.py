@@ -196,8 +196,13 @@ class BackwardCFunction(FunctionCtx, Node):
             edge = self.next_functions[k]
             meta = self._shapes[k]
             k += 1
-            if edge[0] is None or g is None:
+            if g is None:
                 out.append(None)
+                continue
+            if edge[0] is None:
+                # torch's validate_outputs skips an input without an edge: its gradient is
+                # neither checked nor sent anywhere, but the node's hooks see it as returned
+                out.append((g if create_graph else g._data) if isinstance(g, Tensor) else None)
                 continue
             if not isinstance(g, Tensor):
                 raise TypeError(
@@ -391,10 +396,17 @@ def _apply_function(cls, args, kwargs):
     new_outs = []
     for o in outs:
         if isinstance(o, Tensor) and id(o) in inputs_by_id and id(o) not in dirty:
-            # an input returned unchanged becomes a view of it, made without recording
-            v = Tensor._wrap(o._data[...])
-            with no_grad():
-                _views.make_view(v, o)
+            # an input returned unchanged becomes a view of it, made without recording; marked
+            # non-differentiable, the view is too, or (the input requiring grad) torch's
+            # detached alias
+            if id(o) in nondiff and o._requires_grad:
+                v = o.detach()
+            else:
+                v = Tensor._wrap(o._data[...])
+                with no_grad():
+                    _views.make_view(v, o)
+            if id(o) in nondiff:
+                nondiff.add(id(v))
             o = v
         new_outs.append(o)
     for o in new_outs:

@@ -3,6 +3,7 @@
 from . import (
     functional,  # noqa: F401
     init,  # noqa: F401
+    utils,  # noqa: F401
 )
 from .modules import *
 from .modules import Module  # noqa: F401

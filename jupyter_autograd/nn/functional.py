@@ -430,3 +430,4 @@ def native_dropout(input, p: float, train):
 
 from ._activations import *
 from ._functional_layers import *
+from ._grid_sample import affine_grid, grid_sample  # noqa: F401

@@ -1,7 +1,9 @@
 """``jupyter_autograd.optim``: optimizers and learning-rate schedulers, as ``torch.optim``."""
 
 from . import lr_scheduler  # noqa: F401
+from ._more_optims import ASGD, Adadelta, Adamax, NAdam, RAdam, Rprop  # noqa: F401
 from .adam import Adam, AdamW  # noqa: F401
+from .lbfgs import LBFGS  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401
 from .rmsprop import Adagrad, RMSprop  # noqa: F401
 from .sgd import SGD  # noqa: F401

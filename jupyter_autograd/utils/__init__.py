@@ -1,3 +1,3 @@
 """``jupyter_autograd.utils``: ``data`` (datasets and loaders), as ``torch.utils``."""
 
-from . import benchmark, data  # noqa: F401
+from . import benchmark, checkpoint, data  # noqa: F401

@@ -1,4 +1,5 @@
-"""``Dataset``, ``TensorDataset``, ``Subset``, ``random_split`` and ``DataLoader``, as
+"""``Dataset``, ``IterableDataset``, ``TensorDataset``, ``Subset``, ``random_split`` and
+``DataLoader``, as
 ``torch.utils.data`` (single process: ``num_workers`` is accepted and ignored)."""
 
 from __future__ import annotations
@@ -39,6 +40,39 @@ class Dataset:
 
     def __add__(self, other: Dataset) -> ConcatDataset:
         return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """A dataset that is an iterable of samples (a stream): subclasses define ``__iter__``; a
+    DataLoader batches what it yields, in order."""
+
+    def __iter__(self):
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other):
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """Iterable datasets one after the other."""
+
+    def __init__(self, datasets) -> None:
+        super().__init__()
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")  # noqa: TRY004
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")  # noqa: TRY004
+            total += len(d)
+        return total
 
 
 class TensorDataset(Dataset):
@@ -142,6 +176,48 @@ def random_split(dataset: Dataset, lengths, generator=None) -> list:
     return out
 
 
+def default_convert(data):
+    """One sample as a DataLoader without batching returns it: NumPy arrays and numbers become
+    tensors, tuples become lists (as torch's, for backward compatibility), containers
+    converted element by element."""
+    import copy
+    from collections import abc
+
+    from ..factories import as_tensor
+
+    if isinstance(data, Tensor):
+        return data
+    cls = type(data)
+    if cls.__module__ == "numpy" and cls.__name__ not in ("str_", "string_"):
+        if cls.__name__ == "ndarray" and data.dtype.kind in "SaUO":
+            return data
+        return as_tensor(data)
+    if isinstance(data, abc.Mapping):
+        try:
+            if isinstance(data, abc.MutableMapping):
+                clone = copy.copy(data)
+                clone.update({k: default_convert(data[k]) for k in data})
+                return clone
+            return cls({k: default_convert(data[k]) for k in data})
+        except TypeError:
+            return {k: default_convert(data[k]) for k in data}
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return cls(*(default_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]
+    if isinstance(data, abc.Sequence) and not isinstance(data, (str, bytes)):
+        try:
+            if isinstance(data, abc.MutableSequence):
+                clone = copy.copy(data)
+                for i, d in enumerate(data):
+                    clone[i] = default_convert(d)
+                return clone
+            return cls([default_convert(d) for d in data])
+        except TypeError:
+            return [default_convert(d) for d in data]
+    return data
+
+
 def default_collate(batch):
     """Stack a list of samples into a batch: tensors stack, numbers become a tensor, tuples and
     dicts are collated field by field."""
@@ -206,6 +282,23 @@ class DataLoader:
         generator=None,
         **kwargs,
     ) -> None:
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:  # torch's checks, in its order
+            if shuffle not in {False, None}:
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified shuffle option, but "
+                    f"got shuffle={shuffle}"
+                )
+            if sampler is not None:
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified sampler option, but "
+                    f"got sampler={sampler}"
+                )
+            if batch_sampler is not None:
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified batch_sampler option, "
+                    f"but got batch_sampler={batch_sampler}"
+                )
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None and (
@@ -219,7 +312,9 @@ class DataLoader:
             raise ValueError(
                 f"batch_size should be a positive integer value, but got batch_size={batch_size}"
             )
-        if sampler is None:  # torch's default samplers (their draws give torch's order)
+        if self._iterable:
+            sampler = None
+        elif sampler is None:  # torch's default samplers (their draws give torch's order)
             sampler = (
                 RandomSampler(dataset, generator=generator)
                 if shuffle
@@ -244,13 +339,23 @@ class DataLoader:
         return list(iter(self.sampler))
 
     def _batches(self):
+        if self._iterable:  # lists of samples, taken from the stream
+            it = iter(self.dataset)
+            if self.batch_size is None:
+                yield from it
+                return
+            while True:
+                batch = [x for _, x in zip(range(self.batch_size), it)]
+                if not batch or (self.drop_last and len(batch) < self.batch_size):
+                    return
+                yield batch
         if self.batch_sampler is not None:
             yield from self.batch_sampler
             return
         idx = self._indices()
         bs = self.batch_size
-        if bs is None:
-            yield from idx
+        if bs is None:  # the dataset gets Python ints, as from torch's samplers
+            yield from (int(i) for i in idx)
             return
         n = len(idx)
         stop = n - n % bs if self.drop_last else n
@@ -267,6 +372,10 @@ class DataLoader:
     def _fetch(self, b):
         """One batch (or one sample, without batching) for the indices ``b``."""
         ds = self.dataset
+        if self._iterable:
+            if self.batch_size is None:
+                return (self.collate_fn or default_convert)(b)
+            return (self.collate_fn or default_collate)(b)
         if (
             self.collate_fn is None
             and isinstance(ds, TensorDataset)
@@ -275,11 +384,16 @@ class DataLoader:
             key = Tensor._wrap(np.asarray(b, dtype=np.int64))
             return [t[key] for t in ds.tensors]
         if self.batch_size is None and self.batch_sampler is None:
-            return ds[b] if self.collate_fn is None else self.collate_fn(ds[b])
+            return (self.collate_fn or default_convert)(ds[b])
         samples = [ds[int(i)] for i in b]
         return (self.collate_fn or default_collate)(samples)
 
     def __len__(self) -> int:
+        if self._iterable:
+            n = len(self.dataset)
+            if self.batch_size is None:
+                return n
+            return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
         if self.batch_sampler is not None:
             return len(self.batch_sampler)
         n = len(self.sampler) if self.sampler is not None else len(self.dataset)

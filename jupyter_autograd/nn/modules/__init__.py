@@ -1,5 +1,6 @@
 """Layers, containers, activations and losses."""
 
+from ._param_containers import ParameterDict, ParameterList  # noqa: F401
 from .activation import (  # noqa: F401
     GELU,
     Identity,

@@ -3,33 +3,23 @@ state-dict, hook and printing behaviour."""
 
 from __future__ import annotations
 
-import itertools
 from collections import OrderedDict
 
 from ...grad_mode import no_grad
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter
+from . import _global_hooks as _gh
+from ._backward_hook import call_with_hooks
+from ._global_hooks import (  # noqa: F401  (torch.nn.modules.module's names)
+    _MIXED_HOOKS,
+    RemovableHandle,
+    register_module_backward_hook,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+    register_module_full_backward_hook,
+    register_module_full_backward_pre_hook,
+)
 from ._state_dict import StateDictMixin
-
-_HOOK_IDS = itertools.count()
-
-
-class RemovableHandle:
-    """Handle returned by hook registration; ``remove()`` unregisters the hook."""
-
-    def __init__(self, *dicts) -> None:
-        self.id = next(_HOOK_IDS)
-        self._dicts = dicts
-
-    def remove(self) -> None:
-        for d in self._dicts:
-            d.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *args) -> None:
-        self.remove()
 
 
 def _addindent(s_: str, num_spaces: int) -> str:
@@ -85,6 +75,9 @@ class Module(StateDictMixin):
         d["_forward_hooks_with_kwargs"] = {}
         d["_forward_pre_hooks"] = OrderedDict()
         d["_forward_pre_hooks_with_kwargs"] = {}
+        d["_backward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_is_full_backward_hook"] = None
 
     # ------------------------------------------------------------ calling
     def forward(self, *input):
@@ -93,26 +86,16 @@ class Module(StateDictMixin):
         )
 
     def __call__(self, *args, **kwargs):
-        if not (self._forward_hooks or self._forward_pre_hooks):
-            return self.forward(*args, **kwargs)
-        for hid, hook in list(self._forward_pre_hooks.items()):
-            if hid in self._forward_pre_hooks_with_kwargs:
-                r = hook(self, args, kwargs)
-                if r is not None:
-                    args, kwargs = r
-            else:
-                r = hook(self, args)
-                if r is not None:
-                    args = r if isinstance(r, tuple) else (r,)
-        result = self.forward(*args, **kwargs)
-        for hid, hook in list(self._forward_hooks.items()):
-            if hid in self._forward_hooks_with_kwargs:
-                r = hook(self, args, kwargs, result)
-            else:
-                r = hook(self, args, result)
-            if r is not None:
-                result = r
-        return result
+        d = self.__dict__
+        if (
+            d.get("_forward_hooks")
+            or d.get("_forward_pre_hooks")
+            or d.get("_backward_hooks")
+            or d.get("_backward_pre_hooks")
+            or _gh.any_global_hooks()
+        ):
+            return call_with_hooks(self, args, kwargs)
+        return self.forward(*args, **kwargs)
 
     def register_forward_hook(
         self, hook, *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False
@@ -144,6 +127,36 @@ class Module(StateDictMixin):
             self._forward_pre_hooks_with_kwargs[handle.id] = True
         if prepend:
             self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Run ``hook(module, grad_input, grad_output)`` once the gradients with respect to the
+        module's inputs are computed; a non-None return replaces ``grad_input``."""
+        if self._is_full_backward_hook is False:
+            raise RuntimeError(_MIXED_HOOKS)
+        self.__dict__["_is_full_backward_hook"] = True
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Run ``hook(module, grad_output)`` once the gradients with respect to the module's
+        outputs are computed; a non-None return replaces ``grad_output``."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook) -> RemovableHandle:
+        """The deprecated form: ``hook(module, grad_input, grad_output)`` on the output's node."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError(_MIXED_HOOKS)
+        self.__dict__["_is_full_backward_hook"] = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
         return handle
 
     # ------------------------------------------------------------ registration
@@ -308,6 +321,15 @@ class Module(StateDictMixin):
         if not isinstance(p, Parameter):
             raise AttributeError("`" + name + "` is not an nn.Parameter")  # noqa: TRY004 - as torch
         return p
+
+    def get_buffer(self, target: str):
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        if name not in mod._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return getattr(mod, name)
 
     # ------------------------------------------------------------ traversal
     def _named_members(self, get, prefix="", recurse=True, remove_duplicate=True):
@@ -489,6 +511,11 @@ class Module(StateDictMixin):
         from ... import _dtype
 
         return self._apply(lambda t: t.to(_dtype.float64) if t.is_floating_point() else t)
+
+    def half(self) -> Module:
+        from ... import _dtype
+
+        return self._apply(lambda t: t.to(_dtype.float16) if t.is_floating_point() else t)
 
     def cpu(self) -> Module:
         return self.to("cpu")

@@ -16,6 +16,8 @@ from ...ops import shape as SH
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
+from ._rnn_packed import forward_packed
 from .module import Module
 
 __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase"]
@@ -340,6 +342,8 @@ class RNNBase(Module):
 
     def _forward(self, input, hx, name):
         lstm = self.mode == "LSTM"
+        if isinstance(input, PackedSequence):
+            return forward_packed(self, input, hx, lstm, (_lstm_cell, _gru_cell, _rnn_cell))
         input, hx, batched = self._prepare(input, hx, name, lstm)
         out, h = _run(
             self.mode,
