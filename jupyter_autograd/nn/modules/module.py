@@ -92,7 +92,11 @@ class Module(StateDictMixin):
             or d.get("_forward_pre_hooks")
             or d.get("_backward_hooks")
             or d.get("_backward_pre_hooks")
-            or _gh.any_global_hooks()
+            # _gh.any_global_hooks() inline: a call per module call costs more than the test
+            or _gh._global_forward_hooks
+            or _gh._global_forward_pre_hooks
+            or _gh._global_backward_hooks
+            or _gh._global_backward_pre_hooks
         ):
             return call_with_hooks(self, args, kwargs)
         return self.forward(*args, **kwargs)
