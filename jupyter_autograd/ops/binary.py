@@ -152,6 +152,11 @@ FMAX = _b(
     lambda xp, a, b, out, p: ~_fmax_a(xp, a, b, out, p),
     smooth=False,
     complex=Refuse(RuntimeError, "fmax not implemented for complex tensors.", first=True),
+    # torch's grad.masked_fill(not taken, 0): zeros there even for an inf or nan gradient
+    vjp=(
+        lambda xp, g, a, b, out, p: xp.masked_fill(g, ~_fmax_a(xp, a, b, out, p), 0.0),
+        lambda xp, g, a, b, out, p: xp.masked_fill(g, _fmax_a(xp, a, b, out, p), 0.0),
+    ),
 )
 FMIN = _b(
     "fmin",
@@ -161,6 +166,11 @@ FMIN = _b(
     lambda xp, a, b, out, p: ~_fmin_a(xp, a, b, out, p),
     smooth=False,
     complex=Refuse(RuntimeError, "fmin not implemented for complex tensors.", first=True),
+    # torch's grad.masked_fill(not taken, 0): zeros there even for an inf or nan gradient
+    vjp=(
+        lambda xp, g, a, b, out, p: xp.masked_fill(g, ~_fmin_a(xp, a, b, out, p), 0.0),
+        lambda xp, g, a, b, out, p: xp.masked_fill(g, _fmin_a(xp, a, b, out, p), 0.0),
+    ),
 )
 
 

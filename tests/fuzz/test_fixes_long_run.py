@@ -410,3 +410,21 @@ def test_post_accumulate_hooks_run_without_a_gradient_too():
             "show = ['out']",
         ]
     )
+
+
+def test_fmax_fmin_gradients_are_masked_not_multiplied_as_torch():
+    """Fuzz seeds 805162, 817170: fmax/fmin's gradient to the argument not taken is torch's
+    ``grad.masked_fill(..., 0)``: zeros where the incoming gradient is inf or nan (our
+    ``g * mask`` gave nan there: rsqrt(0) and asin'(1) downstream)."""
+    torch = require_torch()
+    got = []
+    for lib in (torch, ja):
+        a = lib.tensor([1.0, 1.0, 0.0, float("nan")], dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([0.0, 2.0, 0.0, 1.0], dtype=lib.float64, requires_grad=True)
+        grads = []
+        for f in (lib.fmax, lib.fmin):
+            a.grad = b.grad = None
+            f(a, b).backward(lib.tensor([float("inf"), float("nan"), -float("inf"), 2.0]))
+            grads.append((a.grad.tolist(), b.grad.tolist()))
+        got.append(grads)
+    np.testing.assert_equal(got[1], got[0])
