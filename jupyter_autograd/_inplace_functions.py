@@ -109,7 +109,6 @@ def install(namespace: dict) -> None:
 def install_functional(F) -> None:
     """``F.relu_``, ``F.leaky_relu_`` and, where their base function takes ``inplace``, the other
     in-place activations torch has in ``nn.functional``."""
-    from ._tensor_inplace import _inplace
 
     if not hasattr(F, "relu_"):
         F.relu_ = _method_form("relu_")
@@ -117,7 +116,7 @@ def install_functional(F) -> None:
 
         def leaky_relu_(input, negative_slope=0.01):
             """``F.leaky_relu(input, negative_slope)`` written into ``input``."""
-            return _inplace(F.leaky_relu)(input, negative_slope)
+            return F.leaky_relu(input, negative_slope, inplace=True)
 
         F.leaky_relu_ = leaky_relu_
     for name in ("elu_", "hardtanh_", "celu_", "selu_", "threshold_", "rrelu_"):

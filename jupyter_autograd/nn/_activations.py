@@ -54,15 +54,16 @@ def _float(x):
     return x if x._data.dtype.kind in "fc" else x.to(_dtype.get_default_dtype())
 
 
-def _maybe_inplace(fn):
+def _maybe_inplace(fn, into=None):
     """``fn(input, ..., inplace=False)``: with ``inplace=True`` the result is written into
-    ``input`` (recorded as torch records the in-place op) and ``input`` is returned."""
+    ``input`` (recorded as torch records the in-place op: ``into``, the in-place row's
+    function, where torch's in-place op has its own node) and ``input`` is returned."""
 
     def wrapped(input, *args, inplace=False, **kwargs):
         if inplace:
             from .._tensor_inplace import _inplace
 
-            return _inplace(fn)(input, *args, **kwargs)
+            return _inplace(into or fn)(input, *args, **kwargs)
         return fn(input, *args, **kwargs)
 
     wrapped.__name__ = wrapped.__qualname__ = fn.__name__
@@ -70,24 +71,52 @@ def _maybe_inplace(fn):
     return wrapped
 
 
-@_maybe_inplace
-def elu(input, alpha=1.0):
+def _elu_params(alpha, scale=1.0, input_scale=1.0):
+    return {"alpha": alpha, "scale": scale, "input_scale": input_scale}
+
+
+def _celu_params(alpha):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return {"alpha": alpha, "scale": 1.0, "input_scale": 1.0 / alpha}
+
+
+_SELU_PARAMS = _elu_params(_SELU_ALPHA, _SELU_SCALE)
+
+
+def _elu(input, alpha=1.0):
     """``x`` for x > 0, else ``alpha (exp(x) - 1)`` (EluBackward0)."""
-    return apply1(AC.ELU, _float(input), {"alpha": alpha, "scale": 1.0, "input_scale": 1.0})
+    return apply1(AC.ELU, _float(input), _elu_params(alpha))
 
 
-@_maybe_inplace
-def celu(input, alpha=1.0):
-    """``max(0, x) + min(0, alpha (exp(x / alpha) - 1))``: elu with input_scale 1/alpha."""
-    return apply1(AC.ELU, _float(input), {"alpha": alpha, "scale": 1.0, "input_scale": 1.0 / alpha})
+def _celu(input, alpha=1.0):
+    """``max(0, x) + min(0, alpha (exp(x / alpha) - 1))`` (CeluBackward0)."""
+    return apply1(AC.CELU, _float(input), _celu_params(alpha))
 
 
-@_maybe_inplace
-def selu(input):
-    """Scaled elu with the self-normalizing constants."""
-    return apply1(
-        AC.ELU, _float(input), {"alpha": _SELU_ALPHA, "scale": _SELU_SCALE, "input_scale": 1.0}
-    )
+def _selu(input):
+    """Scaled elu with the self-normalizing constants (EluBackward0, as torch)."""
+    return apply1(AC.ELU, _float(input), _SELU_PARAMS)
+
+
+def _threshold(input, threshold, value):
+    """``x`` where ``x > threshold``, else ``value`` (ThresholdBackward0)."""
+    return apply1(AC.THRESHOLD, input, {"threshold": threshold, "value": value})
+
+
+elu = _maybe_inplace(
+    _elu, lambda input, alpha=1.0: apply1(AC.ELU_, _float(input), _elu_params(alpha))
+)
+celu = _maybe_inplace(
+    _celu, lambda input, alpha=1.0: apply1(AC.CELU_, _float(input), _celu_params(alpha))
+)
+selu = _maybe_inplace(_selu, lambda input: apply1(AC.ELU_, _float(input), _SELU_PARAMS))
+threshold = _maybe_inplace(
+    _threshold,
+    lambda input, threshold, value: apply1(
+        AC.THRESHOLD_, input, {"threshold": threshold, "value": value}
+    ),
+)
 
 
 def elu_(input, alpha=1.0):
@@ -131,12 +160,6 @@ def softsign(input):
 
 def tanhshrink(input):
     return A.sub(input, A.tanh(input))
-
-
-@_maybe_inplace
-def threshold(input, threshold, value):
-    """``x`` where ``x > threshold``, else ``value`` (ThresholdBackward0)."""
-    return apply1(AC.THRESHOLD, input, {"threshold": threshold, "value": value})
 
 
 def threshold_(input, threshold, value):
@@ -304,6 +327,13 @@ def linear_cross_entropy(
     )
 
 
+def _leaky_relu_into(input, negative_slope=0.01):
+    """leaky_relu's in-place row (LeakyReluBackward1, which saves the result)."""
+    from ..ops import nn_ops as NN
+
+    return apply1(NN.LEAKY_RELU_, input, {"negative_slope": float(negative_slope)})
+
+
 def _load_leaky_relu():
     from . import functional
 
@@ -311,11 +341,11 @@ def _load_leaky_relu():
 
     def leaky_relu(input, negative_slope=0.01, inplace=False):
         """``max(0, x) + negative_slope * min(0, x)`` (LeakyReluBackward0); ``inplace=True``
-        writes into ``input`` and returns it."""
+        writes into ``input`` and returns it (LeakyReluBackward1)."""
         if inplace:
             from .._tensor_inplace import _inplace
 
-            return _inplace(base)(input, negative_slope)
+            return _inplace(_leaky_relu_into)(input, negative_slope)
         return base(input, negative_slope)
 
     leaky_relu.__doc__ = base.__doc__

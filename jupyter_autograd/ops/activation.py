@@ -65,6 +65,75 @@ ELU = act(
     saved=("alpha", "input_scale", "scale", "self"),
     call=lambda F, x: F.elu(x, 0.7),
 )
+_NEGATIVE_SLOPE_ELU = (
+    "In-place elu backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, "
+    "please call out-of-place version instead."
+)
+
+
+def _elu_d_result(xp, x, out, p):
+    """elu's derivative from its result, torch's elu_backward with is_result: the in-place
+    forms keep only the result (the input is overwritten); it inverts only for alpha >= 0."""
+    a, s, i = _p(p, "alpha", 1.0), _p(p, "scale", 1.0), _p(p, "input_scale", 1.0)
+    if a < 0:
+        raise RuntimeError(_NEGATIVE_SLOPE_ELU)
+    return xp.where(out <= 0, (out + a * s) * i, s)
+
+
+def _inplace_case(call):
+    """Samples of an in-place row: written into a non-leaf copy (a leaf that requires grad
+    refuses in-place ops)."""
+
+    def cases(rng):
+        x = rng.uniform(-4, 4, (3, 4))
+        x = np.where(np.abs(np.round(x) - x) < 0.02, x + 0.05, x)
+        return [(None, [x], lambda tt, t: call(tt.nn.functional, t * 1))]
+
+    return cases
+
+
+def _act_inplace(name, node, fwd, d, saved, call):
+    """An in-place activation's row: torch records its own node, which saves the result."""
+    return defop(
+        name,
+        node=node,
+        inputs=("self",),
+        saved=saved,
+        fwd=fwd,
+        vjp=lambda xp, g, x, out, p: g * d(xp, x, out, p),
+        jvp=AUTO_ELEMENT_WISE,
+        smooth=False,
+        sample={"cases": _inplace_case(call)},
+        complex=kernel_refuses(f"{name[:-1]}_cpu"),
+    )
+
+
+ELU_ = _act_inplace(
+    "elu_",
+    "EluBackward1",
+    _elu_fwd,
+    _elu_d_result,
+    ("alpha", "input_scale", "result", "scale"),
+    lambda F, x: F.elu(x, 0.7, inplace=True),
+)
+# celu is its own row in torch (CeluBackward0/1), elu's formulas with input_scale 1 / alpha
+CELU = act(
+    "celu",
+    "CeluBackward0",
+    _elu_fwd,
+    _elu_d,
+    saved=("alpha", "self"),
+    call=lambda F, x: F.celu(x, 0.7),
+)
+CELU_ = _act_inplace(
+    "celu_",
+    "CeluBackward1",
+    _elu_fwd,
+    _elu_d_result,
+    ("alpha", "result"),
+    lambda F, x: F.celu(x, 0.7, inplace=True),
+)
 # silu = x sigmoid(x): d = s (1 + x (1 - s))
 SILU = act(
     "silu",
@@ -116,6 +185,15 @@ THRESHOLD = act(
     saved=("self", "threshold"),
     smooth=False,
     call=lambda F, x: F.threshold(x, 0.5, -2.0),
+)
+# threshold_ saves the input before it is overwritten (torch clones it), not its result
+THRESHOLD_ = _act_inplace(
+    "threshold_",
+    "ThresholdBackward1",
+    THRESHOLD.fwd,
+    lambda xp, x, out, p: x > p["threshold"],
+    ("self", "threshold"),
+    lambda F, x: F.threshold(x, 0.5, -2.0, inplace=True),
 )
 SOFTSHRINK = act(
     "softshrink",
