@@ -90,6 +90,10 @@ def install(namespace: dict) -> None:
     from .tensor import Tensor
 
     install_functional(F)
+    # torch's top-level forms of these activations and of pdist (torch.selu_, torch.rrelu...)
+    for name in ("celu", "celu_", "pdist", "rrelu", "rrelu_", "selu", "selu_", "threshold"):
+        namespace.setdefault(name, getattr(F, name))
+    namespace.setdefault("threshold_", F.threshold_)
     for name in _METHOD_FORMS:
         if name not in namespace and hasattr(Tensor, name):
             namespace[name] = _method_form(name)

@@ -36,6 +36,8 @@ __all__ = [
     "pdist",
     "prelu",
     "relu6",
+    "rrelu",
+    "rrelu_",
     "selu",
     "selu_",
     "silu",
@@ -245,18 +247,16 @@ def one_hot(tensor, num_classes=-1):
 
 
 def pdist(input, p=2.0):
-    """The ``p``-distances between every pair of rows (i < j), flattened."""
-    from .. import linalg
+    """The ``p``-distances between every pair of rows (i < j), flattened (PdistBackward0)."""
+    from ..ops import distance as DI
 
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
-    n = input.shape[0]
-    i, j = np.triu_indices(n, 1)
-    if i.size == 0:
-        return A.reshape(A.sum(input, 1)[:0], (0,))
-    a = A.index_select(input, 0, Tensor._wrap(i.astype(np.int64)))
-    b = A.index_select(input, 0, Tensor._wrap(j.astype(np.int64)))
-    return linalg.vector_norm(A.sub(a, b), p, 1)
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return apply1(DI.PDIST, input.contiguous(), {"p": float(p)})
 
 
 def channel_shuffle(input, groups):
@@ -325,6 +325,54 @@ def linear_cross_entropy(
         ignore_index=-100 if ignore_index is None else ignore_index,
         label_smoothing=label_smoothing,
     )
+
+
+def _rrelu_params(input, lower, upper, training, generator):
+    """The row's parameters: in training the noise torch's kernel draws, one double from
+    [lower, upper) per element <= 0 in order (uniform_real_distribution of random64's low 53
+    bits), 1 elsewhere; out of training an unused buffer."""
+    from .. import random as R
+
+    x = input._data
+    if x.dtype.kind not in "fc":
+        kernel = "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_name(input)}'")
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    noise = np.zeros_like(x)
+    if training:
+        neg = x <= 0
+        words = R._get(generator)._words64(int(np.count_nonzero(neg)))
+        u = (words & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
+        noise = np.ones_like(x)
+        noise[neg] = (u * (upper - lower) + lower).astype(x.dtype)
+    return {
+        "lower": float(lower),
+        "upper": float(upper),
+        "training": bool(training),
+        "noise": Tensor._wrap(noise),
+    }
+
+
+def _dtype_name(t):
+    from .._tensor_inplace import _scalar_type
+
+    return _scalar_type(t)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, generator=None):
+    """Randomized leaky relu: the negative part scaled by a slope drawn from [lower, upper] in
+    training, by their mean otherwise (RreluWithNoiseBackward0, 1 in place)."""
+    p = _rrelu_params(input, lower, upper, training, generator)
+    if inplace:
+        from .._tensor_inplace import _inplace
+
+        return _inplace(lambda x: apply1(AC.RRELU_, x, p))(input)
+    return apply1(AC.RRELU, input, p)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return rrelu(input, lower, upper, training, True, generator)
 
 
 def _leaky_relu_into(input, negative_slope=0.01):

@@ -5,6 +5,7 @@ from . import (  # noqa: F401 - registration  # noqa: F401,E402 - the layers' ro
     attention,
     binary,
     conv,
+    distance,
     elementwise,
     embedding_bag,
     fold,

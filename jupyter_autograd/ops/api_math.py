@@ -159,7 +159,17 @@ def _binary_fn(op, name, floating=True, doc=""):
 atan2 = _binary_fn(BI.ATAN2, "atan2")
 arctan2 = _binary_fn(BI.ATAN2, "arctan2")
 hypot = _binary_fn(BI.HYPOT, "hypot", floating=False)  # no integral loop: the row refuses
-copysign = _binary_fn(BI.COPYSIGN, "copysign")
+_copysign_tensor = _binary_fn(BI.COPYSIGN, "copysign")
+
+
+def copysign(input, other, *, out=None) -> Tensor:
+    """``|input|`` with ``other``'s sign (CopysignBackward0; a number ``other`` is torch's
+    Scalar overload, CopysignBackward1)."""
+    if isinstance(input, Tensor) and isinstance(other, (bool, int, float)):
+        return apply_promoted(BI.COPYSIGN_SCALAR, (input,), {"other": float(other)}, floating=True)
+    return _copysign_tensor(input, other, out=out)
+
+
 fmax = _binary_fn(BI.FMAX, "fmax", floating=False)
 fmin = _binary_fn(BI.FMIN, "fmin", floating=False)
 logaddexp = _binary_fn(BI.LOGADDEXP, "logaddexp", floating=False)

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import math
 
-from .registry import ELEMENTWISE, HOLOMORPHIC, NO_GRAD, Refuse, defop, kernel_refuses
+from .registry import (
+    AUTO_ELEMENT_WISE,
+    ELEMENTWISE,
+    HOLOMORPHIC,
+    NO_GRAD,
+    Refuse,
+    defop,
+    kernel_refuses,
+)
 from .xp import isnan
 
 _LN2 = math.log(2.0)
@@ -132,6 +140,26 @@ COPYSIGN = _b(
     avoid=(0.0,),
     smooth=False,
     complex=kernel_refuses("copysign_cpu"),
+)
+
+
+# copysign.Scalar: a number's sign, torch's other overload (CopysignBackward1, same formula)
+COPYSIGN_SCALAR = defop(
+    "copysign.Scalar",
+    node="CopysignBackward1",
+    inputs=("self",),
+    saved=("self", "result"),
+    fwd=lambda xp, a, p: xp.copysign(a, p["other"]),
+    vjp=lambda xp, g, a, out, p: g * _copysign_da(xp, a, None, out, p),
+    jvp=AUTO_ELEMENT_WISE,
+    smooth=False,
+    complex=kernel_refuses("copysign_cpu"),
+    sample={
+        "cases": lambda rng: [
+            (None, [rng.uniform(0.1, 3, (3, 4)) * rng.choice([-1, 1], (3, 4))], f)
+            for f in (lambda tt, t: tt.copysign(t, -2.0), lambda tt, t: tt.copysign(t, 1))
+        ]
+    },
 )
 
 

@@ -1,0 +1,105 @@
+"""Distance rows: pdist (torch's ``_pdist_forward``, PdistBackward0), whose backward kernel
+has no derivative in torch (a gradient taken with ``create_graph=True`` carries a
+PdistBackwardBackward0 node that refuses to run)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import defop, kernel_refuses
+
+
+def _host(a):
+    from ..autograd.engine import xp_of
+
+    return xp_of(a).to_host(a)
+
+
+def _pairs(x):
+    i, j = np.triu_indices(x.shape[0], 1)
+    return i, j, x[i] - x[j]
+
+
+def _pdist_np(x, p):
+    d = _pairs(x)[2]
+    if p == 0:
+        return (d != 0).sum(1).astype(x.dtype)
+    a = np.abs(d)
+    if p == np.inf:
+        return a.max(1, initial=0).astype(x.dtype)
+    if p == 1:
+        return a.sum(1)
+    if p == 2:
+        return np.sqrt((d * d).sum(1))
+    return ((a**p).sum(1) ** (1 / p)).astype(x.dtype)
+
+
+def _pdist_grad_np(g, x, dist, p):
+    """torch's _pdist_backward: each pair's term added to its first row, taken from its
+    second; a pair at distance 0 contributes nothing (where the formula divides by it)."""
+    i, j, d = _pairs(x)
+    g, dist = g[:, None], dist[:, None]
+    a = np.abs(d)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p == 0:
+            t = np.zeros_like(d)
+        elif p == 1:
+            t = g * np.sign(d)
+        elif p < 2:
+            t = np.where(
+                (dist == 0) | ((d == 0) & (p < 1)),
+                0,
+                np.sign(d) * a ** (p - 1) * g / dist ** (p - 1),
+            )
+        elif p == 2:
+            t = np.where(dist == 0, 0, g * d / dist)
+        elif p == np.inf:
+            t = g * np.sign(d) * (a == dist)
+        else:
+            t = np.where(dist == 0, 0, d * a ** (p - 2) * g / dist ** (p - 1))
+    out = np.zeros_like(x)
+    np.add.at(out, i, t.astype(x.dtype))
+    np.add.at(out, j, -t.astype(x.dtype))
+    return out
+
+
+def _pdist_vjp(xp, g, x, out, p):
+    if xp.is_txp:  # create_graph: the value under a node that refuses backward
+        from ..autograd.engine import xp_of
+        from .dispatch import apply
+
+        res = _pdist_grad_np(_host(g._data), _host(x._data), _host(out._data), p["p"])
+        return apply(PDIST_BACKWARD, (g, x, out), {"_res": xp_of(g._data).asarray(res)})
+    return xp.asarray(_pdist_grad_np(_host(g), _host(x), _host(out), p["p"]))
+
+
+def _refuse(*_):
+    raise NotImplementedError("the derivative for '_pdist_backward' is not implemented.")
+
+
+PDIST = defop(
+    "_pdist_forward",
+    node="PdistBackward0",
+    inputs=("self",),
+    saved=("p", "result", "self"),
+    fwd=lambda xp, x, p: xp.asarray(_pdist_np(_host(x), p["p"])),
+    vjp=_pdist_vjp,
+    smooth=False,
+    complex=kernel_refuses("pdist"),
+    sample={
+        "kind": "cases",
+        "cases": lambda rng: [
+            (None, [rng.standard_normal((4, 3))], lambda tt, t, q=q: tt.pdist(t, q))
+            for q in (1.0, 1.5, 2.0, 3.0)
+        ],
+    },
+)
+PDIST_BACKWARD = defop(
+    "_pdist_backward",
+    node="PdistBackwardBackward0",
+    inputs=("grad", "self", "pdist"),
+    fwd=lambda xp, g, x, d, p: p["_res"],
+    vjp=(_refuse,) * 3,
+    complex=kernel_refuses("pdist_backward"),
+    sample={"kind": "not_differentiable"},
+)

@@ -1,0 +1,155 @@
+"""Issue #13, torch's nodes: the in-place activations record torch's own nodes (which save
+the result), celu is its own row, rrelu and pdist exist, copysign by a number is its own
+overload; compared statement by statement with torch."""
+
+from __future__ import annotations
+
+from .test_fixes_check_order import _check
+
+_X = "x = torch.tensor([-1.5, -0.2, 0.0, 0.3, 2.0], requires_grad=True)"
+
+
+def _node(call, **more):
+    """``call`` on a non-leaf copy of x: its node, what it saves, its edges and x's gradient
+    (rounded: the formulas from the result differ from the input's in the last bits);
+    ``more``: further values shown, each by its expression."""
+    return [
+        _X,
+        "y = x * 1",
+        f"r = {call}",
+        f"show = {['name', 'saved', 'edges', 'same', 'value', 'grad', *more]!r}",
+        "name = r.grad_fn.name()",
+        "saved = sorted(k for k in dir(r.grad_fn) if k.startswith('_saved_') and k != '_saved_names')",
+        "edges = [type(f).__name__ for f, _ in r.grad_fn.next_functions]",
+        "same = r is y",
+        "value = [round(v, 5) for v in r.tolist()]",
+        *(f"{k} = {v}" for k, v in more.items()),
+        "r.sum().backward()",
+        "grad = [round(v, 5) for v in x.grad.tolist()]",
+    ]
+
+
+def test_in_place_activations_record_their_own_nodes_from_the_result():
+    """F.elu/celu/selu/leaky_relu/threshold with inplace=True (and torch.selu_, celu_,
+    threshold_, F.leaky_relu_) record torch's in-place nodes: EluBackward1, CeluBackward1,
+    LeakyReluBackward1 saving the result, ThresholdBackward1 saving the input as it was; ours
+    recorded the out-of-place nodes (fuzz)."""
+    _check(
+        _node("torch.nn.functional.elu(y, 0.7, inplace=True)", alpha="r.grad_fn._saved_alpha"),
+        _node("torch.nn.functional.elu_(y)"),
+        _node("torch.nn.functional.selu(y, inplace=True)"),
+        _node("torch.selu_(y)"),
+        _node("torch.nn.functional.celu(y, 0.5, inplace=True)"),
+        _node("torch.celu_(y, 0.5)"),
+        _node("torch.nn.functional.celu(y, 0.5)"),
+        _node("torch.nn.functional.leaky_relu(y, 0.2, inplace=True)"),
+        _node("torch.nn.functional.leaky_relu_(y, 0.2)"),
+        _node(
+            "torch.nn.functional.threshold(y, 0.1, 2.0, inplace=True)",
+            kept="r.grad_fn._saved_self.tolist()",
+        ),
+        _node("torch.threshold_(y, 0.1, 2.0)"),
+        [  # the result's formula cannot invert a negative slope: backward refuses it
+            _X,
+            "r = torch.nn.functional.elu(x * 1, -0.5, inplace=True)",
+            "r.sum().backward()",
+            "r = torch.nn.functional.celu(x * 1, -0.5, inplace=True)",
+            "r.sum().backward()",
+            "r = torch.nn.functional.leaky_relu(x * 1, -0.5, inplace=True)",
+            "r.sum().backward()",
+            "r = torch.nn.functional.celu(x * 1, 0.0)",
+            "r = torch.nn.functional.leaky_relu(x * 1, -0.5)",
+            "r.sum().backward()",
+            "show = ['g']",
+            "g = x.grad.tolist()",
+        ],
+        [  # the gradient reads the result: a later write into it is caught
+            _X,
+            "y = x * 1",
+            "r = torch.nn.functional.elu(y, inplace=True)",
+            "y.add_(1)",
+            "r.sum().backward()",
+            "y = x * 1",
+            "r = torch.nn.functional.threshold(y, 0.1, 2.0, inplace=True)",
+            "y.add_(1)",
+            "r.sum().backward()",
+            "show = ['g']",
+            "g = x.grad.tolist()",
+        ],
+    )
+
+
+def test_rrelu_and_pdist_exist_with_torchs_nodes():
+    """F.rrelu / torch.rrelu (RreluWithNoiseBackward0, 1 in place): the mean slope out of
+    training, torch's draws in training (the same random stream for the same seed); torch.pdist
+    (PdistBackward0, whose double backward refuses to run). Ours had neither."""
+    _check(
+        _node("torch.nn.functional.rrelu(y)", training="r.grad_fn._saved_training"),
+        _node("torch.rrelu(y, 0.1, 0.3)"),
+        _node("torch.nn.functional.rrelu(y, inplace=True)"),
+        ["torch.manual_seed(3)", *_node("torch.nn.functional.rrelu(y, training=True)")],
+        [
+            "torch.manual_seed(5)",
+            *_node(
+                "torch.rrelu_(y, 0.2, 0.6, True)",
+                noise="[round(v, 5) for v in r.grad_fn._saved_noise.tolist()]",
+                up="r.grad_fn._saved_upper",
+            ),
+        ],
+        [
+            "torch.manual_seed(5)",
+            "show = ['a']",
+            "a = torch.nn.functional.rrelu(-torch.ones(3, 4, dtype=torch.float64), training=True).tolist()",
+            "torch.nn.functional.rrelu(torch.ones(2, dtype=torch.int64))",
+            "torch.nn.functional.rrelu(torch.ones(2, dtype=torch.int64), training=True)",
+            "torch.nn.functional.rrelu(torch.ones(2), 0.5, 0.2)",
+        ],
+        *(
+            [
+                "x = torch.tensor([[0.5, 1.0], [2.0, -1.0], [0.5, 1.0], [0.1, 0.2]], requires_grad=True)",
+                f"r = torch.pdist(x, {q})",
+                "show = ['name', 'saved', 'value', 'grad', 'node']",
+                "name = r.grad_fn.name()",
+                "saved = sorted(k for k in dir(r.grad_fn) if k.startswith('_saved_') and k != '_saved_names')",
+                "value = [round(v, 5) for v in r.tolist()]",
+                "g, = torch.autograd.grad(r.sum(), x, create_graph=True)",
+                "grad = [round(v, 5) for v in g.flatten().tolist()]",
+                "node = g.grad_fn.name()",
+                "g.sum().backward()",
+            ]
+            for q in (0, 0.5, 1, 1.5, 2, 3, "float('inf')")
+        ),
+        [
+            "show = ['a', 'b']",
+            "a = torch.pdist(torch.ones(1, 3, requires_grad=True)).grad_fn.name()",
+            "b = torch.nn.functional.pdist(torch.ones(0, 3)).shape",
+            "torch.pdist(torch.ones(2, 3, dtype=torch.int64))",
+            "torch.pdist(torch.ones(2, 3), -1)",
+            "torch.pdist(torch.ones(3))",
+        ],
+    )
+
+
+def test_copysign_by_a_number_is_torchs_scalar_overload():
+    """torch.copysign(x, 2.0) records CopysignBackward1 (one edge, no other); ours recorded
+    CopysignBackward0 with an edge for the number made a tensor (fuzz)."""
+    _check(
+        *(
+            _node(call)
+            for call in (
+                "torch.copysign(y, 2.0)",
+                "torch.copysign(y, -0.0)",
+                "y.copysign(-3)",
+                "y.copysign(True)",
+                "y.copysign_(-1.0)",
+                "torch.copysign(y, torch.tensor(-2.0))",
+            )
+        ),
+        [
+            "show = ['a', 'b', 'c']",
+            "a = str(torch.copysign(torch.tensor([1, -2]), -2).dtype)",
+            "b = str(torch.copysign(torch.tensor([1.0], dtype=torch.float64), 2.0).dtype)",
+            "c = torch.copysign(torch.tensor([1.0, -2.0]), float('nan')).tolist()",
+            "torch.copysign(torch.tensor([1j]), 2.0)",
+        ],
+    )
