@@ -4,6 +4,7 @@ from . import (  # noqa: F401 - registration  # noqa: F401,E402 - the layers' ro
     activation,
     attention,
     binary,
+    compare_inplace,
     conv,
     distance,
     elementwise,

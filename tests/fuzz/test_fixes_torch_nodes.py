@@ -153,3 +153,45 @@ def test_copysign_by_a_number_is_torchs_scalar_overload():
             "torch.copysign(torch.tensor([1j]), 2.0)",
         ],
     )
+
+
+def test_in_place_comparisons_keep_a_history_with_zero_gradients():
+    """x.eq_(y), lt_, ... (and greater_, less_equal_, not_equal_) on a tensor that requires grad,
+    or with an other that does: torch records EqBackward0 (a number) or EqBackward1 (a tensor),
+    whose gradients are zeros; ours left the result without history (fuzz)."""
+    programs = []
+    for name in ("eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_", "less_equal_"):
+        programs.append(_node(f"y.{name}(0.3)"))
+        programs.append(
+            [
+                "w = torch.tensor([0.0, -0.2, 1.0, 0.3, 2.0], requires_grad=True)",
+                *_node(
+                    f"y.{name}(w)",
+                    wg="torch.autograd.grad(r.sum(), w, retain_graph=True)[0].tolist()",
+                ),
+            ]
+        )
+    _check(
+        *programs,
+        [
+            "w = torch.tensor([2.0, 2.0, 2.0], requires_grad=True)",
+            "r = torch.ones(3).gt_(w[0])",
+            "show = ['edges', 'g', 'h']",
+            "edges = [type(f).__name__ if f else None for f, _ in r.grad_fn.next_functions]",
+            "g = torch.autograd.grad(r.sum(), w, create_graph=True)[0]",
+            "h = [g.requires_grad, g.grad_fn]",
+        ],
+        [
+            _X,
+            "y = x * 1",
+            "y[:2].eq_(-1.5)",
+            "show = ['name', 'v', 'g']",
+            "name = y.grad_fn.name()",
+            "v = y.tolist()",
+            "y.sum().backward()",
+            "g = x.grad.tolist()",
+            "x.eq_(1.0)",
+            "(x * 1).lt_(torch.ones(2))",
+            "(x * 1).lt_(1j)",
+        ],
+    )
