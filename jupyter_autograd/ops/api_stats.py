@@ -9,9 +9,10 @@ import warnings
 import numpy as np
 
 from .._size import _wrap_dim
+from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import api as A
-from .api_math import promote
+from .api_math import apply_promoted, promote
 
 __all__ = [
     "cdist",
@@ -183,11 +184,21 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor:
 
 
 def dist(input, other, p=2) -> Tensor:
-    """The ``p``-norm of ``input - other``."""
+    """The ``p``-norm of ``input - other`` (DistBackward0)."""
     from .api import _vector_norm
+    from .distance import DIST, DIST0
 
     a, b = promote(input, other)
-    return _vector_norm(A.sub(a, b), p, None, False)
+    if a._data.dtype.kind not in "fc":
+        from .._tensor_inplace import _scalar_type
+
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. "
+            f"Got {_scalar_type(a)} instead."
+        )
+    with no_grad():  # torch's checks and its refusals, made by the norm of the difference
+        _vector_norm(A.sub(a, b), p, None, False)
+    return apply_promoted(DIST0 if p == 0 else DIST, (input, other), {"p": p})
 
 
 def renorm(input, p, dim, maxnorm) -> Tensor:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import defop, kernel_refuses
+from .registry import AS_WRITTEN, UNDEFINED_GRAD, defop, kernel_refuses
 
 
 def _host(a):
@@ -103,3 +103,69 @@ PDIST_BACKWARD = defop(
     complex=kernel_refuses("pdist_backward"),
     sample={"kind": "not_differentiable"},
 )
+
+
+# dist(self, other, p): the p-norm of self - other (DistBackward0); torch's norm_backward on the
+# difference, negated for other (each summed to its input's shape); p = 0 leaves both
+# gradients undefined, as torch
+def _dist_p(p):
+    return {"ord": p["p"], "dim": None, "keepdim": False}
+
+
+def _dist_vjp(sign):
+    def vjp(xp, g, a, b, out, p):
+        from .reduction import _norm_vjp
+
+        d = _norm_vjp(xp, g, a - b, out, _dist_p(p))
+        return d if sign > 0 else -d
+
+    return vjp
+
+
+def _dist_cases(orders):
+    def cases(rng):
+        a = rng.uniform(-3, 3, (3, 4))
+        a = a + np.sign(a) * 0.1 + np.arange(12).reshape(3, 4) * 0.1
+        b = rng.uniform(-0.05, 0.05, (4,))
+        if orders == (0.0,):  # other without gradient: its rule refuses
+            return [(None, [a], lambda tt, x, y=b: tt.dist(x, tt.tensor(y), 0.0))]
+        return [(None, [a, b], lambda tt, x, y, q=q: tt.dist(x, y, q)) for q in orders]
+
+    return cases
+
+
+def _dist_jvp(xp, t, x, out, p):
+    from .reduction import _norm_jvp
+
+    return _norm_jvp(xp, [t[0] - t[1]], [x[0] - x[1]], out, _dist_p(p))
+
+
+def _dist_row(name, vjp, orders):
+    from .reduction import _norm_fwd
+
+    return defop(
+        name,
+        node="DistBackward0",
+        inputs=("self", "other"),
+        saved=("other", "p", "result", "self"),
+        fwd=lambda xp, a, b, p: _norm_fwd(xp, a - b, _dist_p(p)),
+        vjp=vjp,
+        jvp=_dist_jvp,
+        smooth=False,
+        complex=AS_WRITTEN,
+        sample={"kind": "cases", "cases": _dist_cases(orders)},
+    )
+
+
+DIST = _dist_row("dist", (_dist_vjp(1), _dist_vjp(-1)), (2.0, 1.0, 3.0, 1.5, 0.5, float("inf")))
+
+
+def _dist0_other(*_):
+    # torch negates norm_backward's undefined gradient for other: its neg refuses it
+    raise RuntimeError(
+        "Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument "
+        "#0 'self'"
+    )
+
+
+DIST0 = _dist_row("dist.p0", (UNDEFINED_GRAD, _dist0_other), (0.0,))

@@ -195,3 +195,36 @@ def test_in_place_comparisons_keep_a_history_with_zero_gradients():
             "(x * 1).lt_(1j)",
         ],
     )
+
+
+def test_dist_records_dist_backward():
+    """torch.dist records DistBackward0 (self, other, p, result) with edges to both inputs;
+    p = 0 leaves self's gradient undefined and refuses other's; ours recorded the norm of a
+    difference (LinalgVectorNormBackward0 below SubBackward0)."""
+    programs = []
+    for q in (2, 1, 0, 0.5, 1.5, 3, "float('inf')", "-float('inf')", -1):
+        programs.append(
+            [
+                "x = torch.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], requires_grad=True)",
+                "w = torch.tensor([1.0, 0.0, 3.0], requires_grad=True)",
+                f"r = torch.dist(x, w, {q})",
+                "show = ['name', 'saved', 'p', 'edges', 'value', 'g', 'g0']",
+                "name = r.grad_fn.name()",
+                "saved = sorted(k for k in dir(r.grad_fn) if k.startswith('_saved_') and k != '_saved_names')",
+                "p = r.grad_fn._saved_p",
+                "edges = [type(f).__name__ for f, _ in r.grad_fn.next_functions]",
+                "value = round(r.item(), 5)",
+                "g = g0 = 'refused'",
+                "g = [None if t is None else [round(v, 5) for v in t.flatten().tolist()] for t in torch.autograd.grad(r, [x, w], retain_graph=True, allow_unused=True)]",
+                "g0 = [t is None for t in torch.autograd.grad(r, [x], allow_unused=True)]",
+            ]
+        )
+    _check(
+        *programs,
+        [
+            "show = ['d']",
+            "d = str(torch.dist(torch.ones(2, 3), torch.ones(2, 1, dtype=torch.float64)).dtype)",
+            "torch.dist(torch.tensor([1, 2]), torch.tensor([1, 2]))",
+            "torch.dist(torch.ones(3), torch.ones(4))",
+        ],
+    )
