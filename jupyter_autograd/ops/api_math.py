@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import binary as BI
 from . import trig as TR
@@ -312,11 +313,14 @@ lcm = _nograd2(np.lcm, "lcm", int_only=True)
 
 
 def ldexp(input, other, *, out=None) -> Tensor:
-    """``input * 2 ** other``, composed as torch composes it (MulBackward0 over PowBackward2)."""
+    """``input * 2 ** other`` (LdexpBackward0)."""
     from .api import mul, pow
 
     (a,) = promote(input, floating=True)
-    return mul(a, pow(2.0, _t(other, a)))
+    b = _t(other, a)
+    with no_grad():  # the value (and its dtype) as torch's kernel makes it
+        res = mul(a, pow(2.0, b))
+    return apply(BI.LDEXP, (a, b), {"_res": res._data})
 
 
 def frexp(input, *, out=None):

@@ -428,3 +428,36 @@ ADDCDIV = defop(
         ]
     },
 )
+
+
+# ldexp: self * 2 ** other, torch's own node (LdexpBackward0 saves other and the result); the
+# value is made by the caller (pow then mul, as torch's kernel) and handed in as _res
+def _ldexp_self(xp, g, a, b, out, p):
+    if xp.is_txp:  # torch's formula, grad * pow(2, other): its double backward records them
+        from .api import mul, pow
+
+        return mul(g, pow(2.0, b))
+    return g * (2.0**b).astype(g.dtype)
+
+
+LDEXP = defop(
+    "ldexp.Tensor",
+    node="LdexpBackward0",
+    inputs=("self", "other"),
+    saved=("other", "result"),
+    fwd=lambda xp, a, b, p: p["_res"],
+    vjp=(_ldexp_self, lambda xp, g, a, b, out, p: g * out * math.log(2.0)),
+    reads=((1,), (-1,)),
+    jvp=lambda xp, t, x, out, p: t[0] * 2.0 ** x[1] + t[1] * out * math.log(2.0),
+    complex=HOLOMORPHIC,
+    sample={
+        "kind": "cases",
+        "cases": lambda rng: [
+            (
+                None,
+                [rng.uniform(-2, 2, (3, 4)), rng.uniform(-2, 2, (3, 4))],
+                lambda tt, a, b: tt.ldexp(a, b),
+            )
+        ],
+    },
+)

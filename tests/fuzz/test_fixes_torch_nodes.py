@@ -228,3 +228,25 @@ def test_dist_records_dist_backward():
             "torch.dist(torch.ones(3), torch.ones(4))",
         ],
     )
+
+
+def test_ldexp_records_its_own_node():
+    """torch.ldexp records LdexpBackward0 (other and the result saved, edges to both inputs;
+    its double backward is grad * pow(2, other)); ours recorded the mul and pow it composes."""
+    _check(
+        [
+            "x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)",
+            "o = torch.tensor([1.0, 0.5, -2.0], requires_grad=True)",
+            "r = torch.ldexp(x, o)",
+            "show = ['name', 'saved', 'edges', 'v', 'g', 'gg', 'i']",
+            "name = r.grad_fn.name()",
+            "saved = sorted(k for k in dir(r.grad_fn) if k.startswith('_saved_') and k != '_saved_names')",
+            "edges = [type(f).__name__ for f, _ in r.grad_fn.next_functions]",
+            "v = r.tolist()",
+            "g = [t.tolist() for t in torch.autograd.grad(r.sum(), [x, o], retain_graph=True)]",
+            "h = torch.autograd.grad(r.sum(), x, create_graph=True)[0]",
+            "gg = [h.grad_fn.name(), [type(f).__name__ if f else None for f, _ in h.grad_fn.next_functions]]",
+            "r = torch.ldexp(x, torch.tensor([1, 2, 3]))",
+            "i = [str(r.dtype), str(r.grad_fn._saved_other.dtype), r.grad_fn._saved_result.tolist()]",
+        ],
+    )
