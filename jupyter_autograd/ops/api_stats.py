@@ -202,14 +202,31 @@ def dist(input, other, p=2) -> Tensor:
 
 
 def renorm(input, p, dim, maxnorm) -> Tensor:
-    """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm``."""
+    """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm``
+    (RenormBackward0)."""
     from .api import _vector_norm
+    from .dispatch import apply1
+    from .distance import RENORM
 
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
+    if input.ndim < 2:
+        raise RuntimeError(
+            f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions"
+        )
     d = _wrap_dim(dim, input.ndim)
     others = [i for i in range(input.ndim) if i != d]
-    norm = _vector_norm(input, p, others, keepdim=True)
-    factor = A.where(A.gt(norm, maxnorm), A.div(maxnorm, A.add(norm, 1e-7)), A.mul(norm, 0) + 1.0)
-    return A.mul(input, factor)
+    with no_grad():  # the value as torch's kernel makes it: the slices' scale, then the product
+        norm = _vector_norm(input, p, others, keepdim=True)
+        factor = A.where(
+            A.gt(norm, maxnorm), A.div(maxnorm, A.add(norm, 1e-7)), A.mul(norm, 0) + 1.0
+        )
+        res = A.mul(input, factor)
+    # torch saves dim as given: a negative one shows as its unsigned 64-bit wrap
+    params = {"p": p, "dim": dim % 2**64, "maxnorm": maxnorm, "_d": d, "_res": res._data}
+    return apply1(RENORM, input, params)
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None) -> Tensor:

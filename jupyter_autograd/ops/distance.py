@@ -169,3 +169,59 @@ def _dist0_other(*_):
 
 
 DIST0 = _dist_row("dist.p0", (UNDEFINED_GRAD, _dist0_other), (0.0,))
+
+
+# renorm(self, p, dim, maxnorm): each slice along dim scaled to a p-norm of at most maxnorm;
+# the value is made by the caller and handed in as _res (``_d``: dim wrapped). torch's
+# renorm_backward: the norm's own gradient taken through the scale where it applies
+def _renorm_vjp(xp, g, x, out, p):
+    from .reduction import _norm_fwd, _norm_vjp
+
+    others = tuple(i for i in range(x.ndim) if i != p["_d"])
+    norm_p = {"ord": p["p"], "dim": others, "keepdim": True}
+    norm = _norm_fwd(xp, x, norm_p)
+    if x.dtype.kind == "c":  # torch's real(self.conj() * grad), summed in the real dtype
+        go = xp.real(xp.sum(xp.conj(x) * g, axis=others, keepdims=True))
+    else:
+        go = xp.sum(x * g, axis=others, keepdims=True)
+    nb = _norm_vjp(xp, go, x, norm, norm_p)
+    invnorm = 1.0 / (norm + 1e-7)
+    factor = invnorm * p["maxnorm"]
+    return xp.where(norm > p["maxnorm"], factor * g - (factor * invnorm) * nb, g)
+
+
+def _renorm_jvp(xp, t, x, out, p):
+    # x * factor, factor = maxnorm / (norm + 1e-7) where the norm exceeds maxnorm: the
+    # tangent is factor * t less x * factor / (norm + 1e-7) * the norm's tangent
+    from .reduction import _norm_fwd, _norm_jvp
+
+    t, x = t[0], x[0]
+    others = tuple(i for i in range(x.ndim) if i != p["_d"])
+    norm_p = {"ord": p["p"], "dim": others, "keepdim": True}
+    norm = _norm_fwd(xp, x, norm_p)
+    invnorm = 1.0 / (norm + 1e-7)
+    factor = invnorm * p["maxnorm"]
+    dn = _norm_jvp(xp, [t], [x], norm, norm_p)
+    return xp.where(norm > p["maxnorm"], factor * t - x * (factor * invnorm * dn), t)
+
+
+def _renorm_cases(rng):
+    x = rng.uniform(-3, 3, (3, 4))
+    return [
+        (None, [x], lambda tt, t, q=q, d=d, m=m: tt.renorm(t, q, d, m))
+        for q, d, m in ((2, 0, 1.0), (1, 1, 2.0), (3, -1, 100.0), (1.5, 0, 0.5))
+    ]
+
+
+RENORM = defop(
+    "renorm",
+    node="RenormBackward0",
+    inputs=("self",),
+    saved=("dim", "maxnorm", "p", "self"),
+    fwd=lambda xp, x, p: p["_res"],
+    vjp=_renorm_vjp,
+    jvp=_renorm_jvp,
+    smooth=False,
+    complex=AS_WRITTEN,
+    sample={"kind": "cases", "cases": _renorm_cases},
+)

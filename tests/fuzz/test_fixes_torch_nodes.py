@@ -250,3 +250,42 @@ def test_ldexp_records_its_own_node():
             "i = [str(r.dtype), str(r.grad_fn._saved_other.dtype), r.grad_fn._saved_result.tolist()]",
         ],
     )
+
+
+def test_renorm_records_its_node_and_refuses_as_torch():
+    """torch.renorm records RenormBackward0 (dim as given, a negative one as its unsigned wrap)
+    and refuses a non-positive p, a negative maxnorm and an input under 2 dims; ours composed
+    a mul and a where, and renormed a 1-d input."""
+    programs = []
+    for q, d, m in (
+        (2, 0, 1.0),
+        (1, 1, 0.5),
+        ("float('inf')", 0, 1.0),
+        (3, 1, 2.0),
+        (1.5, -1, 0.7),
+    ):
+        programs.append(
+            [
+                "y = torch.tensor([[1.0, 2.0, -3.0], [0.1, 0.2, 0.3], [2.0, 0.0, 1.0]], requires_grad=True)",
+                f"r = torch.renorm(y, {q}, {d}, {m})",
+                "show = ['name', 'saved', 'edges', 'v', 'g']",
+                "name = r.grad_fn.name()",
+                "saved = [r.grad_fn._saved_dim, r.grad_fn._saved_p, r.grad_fn._saved_maxnorm]",
+                "edges = [type(f).__name__ for f, _ in r.grad_fn.next_functions]",
+                "v = [round(t, 5) for t in r.flatten().tolist()]",
+                "(r * torch.arange(9.0).view(3, 3)).sum().backward()",
+                "g = [round(t, 5) for t in y.grad.flatten().tolist()]",
+            ]
+        )
+    _check(
+        *programs,
+        [
+            "torch.renorm(torch.ones(3), 2, 0, 1.0)",
+            "torch.ones(3).renorm_(2, 0, 1.0)",
+            "torch.renorm(torch.ones(()), 2, 0, 1.0)",
+            "torch.renorm(torch.ones(3, 2), -1, 0, 1.0)",
+            "torch.renorm(torch.ones(3, 2), 0, 0, 1.0)",
+            "torch.renorm(torch.ones(3, 2), 2, 0, -1.5)",
+            "torch.renorm(torch.ones(3, 2), 2, 2, 1.0)",
+        ],
+    )
