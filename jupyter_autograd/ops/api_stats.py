@@ -303,6 +303,34 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") -> 
         raise RuntimeError(
             f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}"
         )
-    a, b = promote(x1, x2)
-    diffs = A.sub(A.unsqueeze(a, -2), A.unsqueeze(b, -3))
-    return _vector_norm(diffs, p, -1, False)
+    mm = p == 2 and (
+        compute_mode == "use_mm_for_euclid_dist"
+        or (
+            compute_mode == "use_mm_for_euclid_dist_if_necessary"
+            and (x1.shape[-2] > 25 or x2.shape[-2] > 25)
+        )
+    )
+    if mm:  # torch's matrix-product path (EuclideanDistBackward0): composed here for now
+        a, b = promote(x1, x2)
+        diffs = A.sub(A.unsqueeze(a, -2), A.unsqueeze(b, -3))
+        return _vector_norm(diffs, p, -1, False)
+    from .._tensor_inplace import _scalar_type
+    from .dispatch import apply
+    from .distance import CDIST
+
+    for name, t in (("X1", x1), ("X2", x2)):
+        if t._data.dtype.kind != "f":
+            raise RuntimeError(
+                f"cdist only supports floating-point dtypes, {name} got: {_scalar_type(t)}"
+            )
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if x1._data.dtype != x2._data.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_type(x1)} but found {_scalar_type(x2)}")
+    try:  # the batch dims broadcast
+        np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
+    except ValueError:
+        from .._errors import broadcast_error
+
+        broadcast_error(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
+    return apply(CDIST, (x1, x2), {"p": float(p)})

@@ -34,32 +34,38 @@ def _pdist_np(x, p):
     return ((a**p).sum(1) ** (1 / p)).astype(x.dtype)
 
 
-def _pdist_grad_np(g, x, dist, p):
-    """torch's _pdist_backward: each pair's term added to its first row, taken from its
-    second; a pair at distance 0 contributes nothing (where the formula divides by it)."""
-    i, j, d = _pairs(x)
-    g, dist = g[:, None], dist[:, None]
+def _pair_terms(g, d, dist, p):
+    """torch's per-pair gradient terms (pdist's and cdist's backward kernels) for the
+    differences ``d`` (pairs by the last axis), their distances and incoming gradients;
+    a pair at distance 0 contributes nothing where the formula divides by it."""
+    g, dist = g[..., None], dist[..., None]
     a = np.abs(d)
     with np.errstate(divide="ignore", invalid="ignore"):
         if p == 0:
-            t = np.zeros_like(d)
-        elif p == 1:
-            t = g * np.sign(d)
-        elif p < 2:
-            t = np.where(
+            return np.zeros_like(d)
+        if p == 1:
+            return g * np.sign(d)
+        if p < 2:
+            return np.where(
                 (dist == 0) | ((d == 0) & (p < 1)),
                 0,
                 np.sign(d) * a ** (p - 1) * g / dist ** (p - 1),
             )
-        elif p == 2:
-            t = np.where(dist == 0, 0, g * d / dist)
-        elif p == np.inf:
-            t = g * np.sign(d) * (a == dist)
-        else:
-            t = np.where(dist == 0, 0, d * a ** (p - 2) * g / dist ** (p - 1))
+        if p == 2:
+            return np.where(dist == 0, 0, g * d / dist)
+        if p == np.inf:
+            return g * np.sign(d) * (a == dist)
+        return np.where(dist == 0, 0, d * a ** (p - 2) * g / dist ** (p - 1))
+
+
+def _pdist_grad_np(g, x, dist, p):
+    """torch's _pdist_backward: each pair's term added to its first row, taken from its
+    second."""
+    i, j, d = _pairs(x)
+    t = _pair_terms(g, d, dist, p).astype(x.dtype)
     out = np.zeros_like(x)
-    np.add.at(out, i, t.astype(x.dtype))
-    np.add.at(out, j, -t.astype(x.dtype))
+    np.add.at(out, i, t)
+    np.add.at(out, j, -t)
     return out
 
 
@@ -224,4 +230,90 @@ RENORM = defop(
     smooth=False,
     complex=AS_WRITTEN,
     sample={"kind": "cases", "cases": _renorm_cases},
+)
+
+
+# cdist (torch's _cdist_forward, CdistBackward0): the p-distances between the rows of x1 and
+# x2 (batch dims broadcast); each side's gradient is torch's _cdist_backward with the operands
+# swapped, summed to its input's shape; its own derivative is not implemented in torch
+def _cdist_np(x1, x2, p):
+    d = x1[..., :, None, :] - x2[..., None, :, :]
+    a = np.abs(d)
+    if p == 0:
+        return (d != 0).sum(-1).astype(d.dtype)
+    if p == np.inf:
+        return a.max(-1, initial=0).astype(d.dtype)
+    if p == 1:
+        return a.sum(-1)
+    if p == 2:
+        return np.sqrt((d * d).sum(-1))
+    return ((a**p).sum(-1) ** (1 / p)).astype(d.dtype)
+
+
+def _sum_to(a, shape):
+    lead = a.ndim - len(shape)
+    a = a.sum(tuple(range(lead))) if lead else a
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and a.shape[i] != 1)
+    return a.sum(axes, keepdims=True) if axes else a
+
+
+def _cdist_grad_np(g, x1, x2, dist, p):
+    d = x1[..., :, None, :] - x2[..., None, :, :]
+    t = _pair_terms(g, d, dist, p)
+    return _sum_to(t.sum(-2), x1.shape).astype(x1.dtype)
+
+
+def _cdist_vjp(first):
+    def vjp(xp, g, x1, x2, out, p):
+        def grad(g_, a, b, o):
+            if first:
+                return _cdist_grad_np(g_, a, b, o, p["p"])
+            sw = np.swapaxes
+            return _cdist_grad_np(sw(g_, -1, -2), b, a, sw(o, -1, -2), p["p"])
+
+        if xp.is_txp:  # create_graph: the value under a node that refuses backward
+            from ..autograd.engine import xp_of
+            from .dispatch import apply
+
+            res = grad(_host(g._data), _host(x1._data), _host(x2._data), _host(out._data))
+            ins = (g, x1, x2, out) if first else (g, x2, x1, out)
+            return apply(CDIST_BACKWARD, ins, {"_res": xp_of(g._data).asarray(res)})
+        return xp.asarray(grad(_host(g), _host(x1), _host(x2), _host(out)))
+
+    return vjp
+
+
+def _refuse_cdist(*_):
+    raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")
+
+
+CDIST = defop(
+    "_cdist_forward",
+    node="CdistBackward0",
+    inputs=("x1", "x2"),
+    saved=("p", "result", "x1", "x2"),
+    fwd=lambda xp, a, b, p: xp.asarray(_cdist_np(_host(a), _host(b), p["p"])),
+    vjp=(_cdist_vjp(True), _cdist_vjp(False)),
+    smooth=False,
+    complex=kernel_refuses("cdist"),
+    sample={
+        "kind": "cases",
+        "cases": lambda rng: [
+            (
+                None,
+                [rng.standard_normal((2, 4, 3)), rng.standard_normal((3, 3))],
+                lambda tt, a, b, q=q: tt.cdist(a, b, q),
+            )
+            for q in (1.0, 1.5, 2.0, 3.0)
+        ],
+    },
+)
+CDIST_BACKWARD = defop(
+    "_cdist_backward",
+    node="CdistBackwardBackward0",
+    inputs=("grad", "x1", "x2", "cdist"),
+    fwd=lambda xp, g, a, b, d, p: p["_res"],
+    vjp=(_refuse_cdist,) * 4,
+    complex=kernel_refuses("cdist_backward"),
+    sample={"kind": "not_differentiable"},
 )

@@ -289,3 +289,44 @@ def test_renorm_records_its_node_and_refuses_as_torch():
             "torch.renorm(torch.ones(3, 2), 2, 2, 1.0)",
         ],
     )
+
+
+def test_cdist_records_cdist_backward():
+    """torch.cdist off the matrix-product path records CdistBackward0 (p, result, x1, x2)
+    whose double backward refuses to run; ours recorded the norm of broadcast differences."""
+    programs = []
+    for q in (0, 0.5, 1, 1.5, 2, 3, "float('inf')"):
+        programs.append(
+            [
+                "x = torch.tensor([[0.5, 1.0], [2.0, -1.0], [0.5, 1.0]], requires_grad=True)",
+                "y = torch.tensor([[0.5, 1.0], [1.0, 3.0]], requires_grad=True)",
+                f"r = torch.cdist(x, y, {q})",
+                "show = ['name', 'saved', 'p', 'edges', 'v', 'g', 'node']",
+                "name = r.grad_fn.name()",
+                "saved = sorted(k for k in dir(r.grad_fn) if k.startswith('_saved_') and k != '_saved_names')",
+                "p = r.grad_fn._saved_p",
+                "edges = [type(f).__name__ for f, _ in r.grad_fn.next_functions]",
+                "v = [round(t, 5) for t in r.flatten().tolist()]",
+                "w = torch.arange(6.0).view(3, 2)",
+                "gs = torch.autograd.grad((r * w).sum(), [x, y], create_graph=True)",
+                "g = [[round(t, 5) for t in a.flatten().tolist()] for a in gs]",
+                "node = gs[0].grad_fn.name()",
+                "gs[0].sum().backward()",
+            ]
+        )
+    _check(
+        *programs,
+        [
+            "x = torch.tensor([[0.5, 1.0], [2.0, -1.0], [0.5, 1.0]], requires_grad=True)",
+            "y = torch.tensor([[0.5, 1.0], [1.0, 3.0]], requires_grad=True)",
+            "r = torch.cdist(x.unsqueeze(0), y.unsqueeze(0).expand(2, 2, 2))",
+            "show = ['s', 'g']",
+            "s = [list(r.shape), list(r.grad_fn._saved_x1.shape)]",
+            "r.sum().backward()",
+            "g = [x.grad.tolist(), y.grad.tolist()]",
+            "torch.cdist(torch.ones(2, 3), torch.ones(2, 3), -1)",
+            "torch.cdist(torch.ones(2, 3, dtype=torch.int64), torch.ones(2, 3, dtype=torch.int64))",
+            "torch.cdist(torch.ones(2, 3), torch.ones(2, 3, dtype=torch.float64))",
+            "torch.cdist(torch.ones(2, 2, 3), torch.ones(3, 2, 3))",
+        ],
+    )
