@@ -146,7 +146,7 @@ def _dist_jvp(xp, t, x, out, p):
     return _norm_jvp(xp, [t[0] - t[1]], [x[0] - x[1]], out, _dist_p(p))
 
 
-def _dist_row(name, vjp, orders):
+def _dist_row(name, vjp, orders, reads=None):
     from .reduction import _norm_fwd
 
     return defop(
@@ -157,6 +157,7 @@ def _dist_row(name, vjp, orders):
         fwd=lambda xp, a, b, p: _norm_fwd(xp, a - b, _dist_p(p)),
         vjp=vjp,
         jvp=_dist_jvp,
+        reads=reads,
         smooth=False,
         complex=AS_WRITTEN,
         sample={"kind": "cases", "cases": _dist_cases(orders)},
@@ -174,7 +175,8 @@ def _dist0_other(*_):
     )
 
 
-DIST0 = _dist_row("dist.p0", (UNDEFINED_GRAD, _dist0_other), (0.0,))
+# torch saves (and checks) both inputs and the result for every order
+DIST0 = _dist_row("dist.p0", (UNDEFINED_GRAD, _dist0_other), (0.0,), ((0, 1, -1), (0, 1, -1)))
 
 
 # renorm(self, p, dim, maxnorm): each slice along dim scaled to a p-norm of at most maxnorm;
