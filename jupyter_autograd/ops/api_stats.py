@@ -310,13 +310,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") -> 
             and (x1.shape[-2] > 25 or x2.shape[-2] > 25)
         )
     )
-    if mm:  # torch's matrix-product path (EuclideanDistBackward0): composed here for now
-        a, b = promote(x1, x2)
-        diffs = A.sub(A.unsqueeze(a, -2), A.unsqueeze(b, -3))
-        return _vector_norm(diffs, p, -1, False)
     from .._tensor_inplace import _scalar_type
     from .dispatch import apply
-    from .distance import CDIST
+    from .distance import CDIST, EUCLIDEAN_DIST
 
     for name, t in (("X1", x1), ("X2", x2)):
         if t._data.dtype.kind != "f":
@@ -333,4 +329,13 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") -> 
         from .._errors import broadcast_error
 
         broadcast_error(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
+    if mm and x1.ndim == 2 and x2.ndim == 2 and x1.dtype == x2.dtype:
+        # torch's matrix-product path: _euclidean_dist, its result viewed to the output shape
+        out = apply(EUCLIDEAN_DIST, (x1, x2))
+        return A.view(out, (x1.shape[0], x2.shape[0]))
+    if mm:  # batched: composed here for now
+        a, b = promote(x1, x2)
+        diffs = A.sub(A.unsqueeze(a, -2), A.unsqueeze(b, -3))
+        return _vector_norm(diffs, p, -1, False)
+
     return apply(CDIST, (x1, x2), {"p": float(p)})

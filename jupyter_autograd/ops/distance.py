@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import AS_WRITTEN, UNDEFINED_GRAD, defop, kernel_refuses
+from .registry import AS_WRITTEN, UNDEFINED_GRAD, Refuse, defop, kernel_refuses
+
+# torch's cdist checks the dtype before either path runs
+_CDIST_COMPLEX = Refuse(RuntimeError, "cdist only supports floating-point dtypes, X1 got: {dtype}")
 
 
 def _host(a):
@@ -297,7 +300,7 @@ CDIST = defop(
     fwd=lambda xp, a, b, p: xp.asarray(_cdist_np(_host(a), _host(b), p["p"])),
     vjp=(_cdist_vjp(True), _cdist_vjp(False)),
     smooth=False,
-    complex=kernel_refuses("cdist"),
+    complex=_CDIST_COMPLEX,
     sample={
         "kind": "cases",
         "cases": lambda rng: [
@@ -318,4 +321,52 @@ CDIST_BACKWARD = defop(
     vjp=(_refuse_cdist,) * 4,
     complex=kernel_refuses("cdist_backward"),
     sample={"kind": "not_differentiable"},
+)
+
+
+# cdist's matrix-product path for p = 2 (torch's _euclidean_dist, EuclideanDistBackward0):
+# the squared distances as one product of padded operands, clamped at 1e-30, square-rooted;
+# torch's backward is composed of differentiable ops (its double backward records them)
+def _euclid_fwd(xp, a, b, p):
+    a, b = _host(a), _host(b)
+    one_a, one_b = np.ones(a.shape[:-1] + (1,), a.dtype), np.ones(b.shape[:-1] + (1,), b.dtype)
+    na, nb = (a * a).sum(-1, keepdims=True), (b * b).sum(-1, keepdims=True)
+    a_ = np.concatenate([a * -2, na, one_a], -1)
+    b_ = np.concatenate([b, one_b, nb], -1)
+    return xp.asarray(np.sqrt(np.maximum(a_ @ np.swapaxes(b_, -1, -2), 1e-30)))
+
+
+def _euclid_ratio(xp, g, out):
+    return xp.masked_fill(g / out, out == 0, 0.0)
+
+
+EUCLIDEAN_DIST = defop(
+    "_euclidean_dist",
+    node="EuclideanDistBackward0",
+    inputs=("x1", "x2"),
+    saved=("result", "x1", "x2"),
+    fwd=_euclid_fwd,
+    vjp=(
+        lambda xp, g, a, b, out, p: (
+            a * xp.sum(_euclid_ratio(xp, g, out), axis=-1, keepdims=True)
+            - xp.matmul(_euclid_ratio(xp, g, out), b)
+        ),
+        lambda xp, g, a, b, out, p: (
+            b * xp.expand_dims(xp.sum(_euclid_ratio(xp, g, out), axis=-2), -1)
+            - xp.matmul(xp.swapaxes(_euclid_ratio(xp, g, out), -1, -2), a)
+        ),
+    ),
+    reads=((0, 1, -1), (0, 1, -1)),  # torch's one formula for both reads all three
+    smooth=False,
+    complex=_CDIST_COMPLEX,
+    sample={
+        "kind": "cases",
+        "cases": lambda rng: [
+            (
+                None,
+                [rng.standard_normal((4, 3)), rng.standard_normal((3, 3))],
+                lambda tt, a, b: tt.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
+            )
+        ],
+    },
 )

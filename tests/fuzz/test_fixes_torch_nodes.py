@@ -330,3 +330,33 @@ def test_cdist_records_cdist_backward():
             "torch.cdist(torch.ones(2, 2, 3), torch.ones(3, 2, 3))",
         ],
     )
+
+
+def test_cdist_matrix_product_path_records_euclidean_dist():
+    """cdist with p = 2 on more than 25 rows (or compute_mode='use_mm_for_euclid_dist') is
+    torch's _euclidean_dist viewed to the output (ViewBackward0 over EuclideanDistBackward0),
+    its double backward composed of differentiable ops; ours recorded the norm of differences.
+    (No coincident points: there the clamp at 1e-30 meets the product's rounding.)"""
+    walk = (
+        "def walk(f, d=0, out=None):\n"
+        "    out = [] if out is None else out\n"
+        "    if f is not None and d < 7:\n"
+        "        out.append('  ' * d + f.name())\n"
+        "        for g, _ in f.next_functions: walk(g, d + 1, out)\n"
+        "    return out"
+    )
+    _check(
+        [
+            walk,
+            "a = torch.tensor([[0.5, 1.0], [2.0, -1.0], [0.3, 1.0], [0.0, 0.1]], requires_grad=True)",
+            "b = torch.tensor([[0.5, 1.5], [1.0, 3.0], [-1.0, 0.0]], requires_grad=True)",
+            "r = torch.cdist(a, b, compute_mode='use_mm_for_euclid_dist')",
+            "show = ['v', 'nodes', 'g', 'n0', 'n1', 'big']",
+            "v = [round(t, 4) for t in r.flatten().tolist()]",
+            "nodes = [walk(r.grad_fn), list(r.grad_fn._saved_self_sym_sizes)]",
+            "gs = torch.autograd.grad((r * torch.arange(12.0).view(4, 3)).sum(), [a, b], create_graph=True)",
+            "g = [[round(t, 4) for t in x.flatten().tolist()] for x in gs]",
+            "n0, n1 = walk(gs[0].grad_fn), walk(gs[1].grad_fn)",
+            "big = walk(torch.cdist(torch.arange(60.0).view(30, 2).requires_grad_(), b).grad_fn)",
+        ]
+    )
