@@ -90,6 +90,10 @@ def install(namespace: dict) -> None:
     from .tensor import Tensor
 
     install_functional(F)
+    # torch's top-level forms of these activations and of pdist (torch.selu_, torch.rrelu...)
+    for name in ("celu", "celu_", "pdist", "rrelu", "rrelu_", "selu", "selu_", "threshold"):
+        namespace.setdefault(name, getattr(F, name))
+    namespace.setdefault("threshold_", F.threshold_)
     for name in _METHOD_FORMS:
         if name not in namespace and hasattr(Tensor, name):
             namespace[name] = _method_form(name)
@@ -109,7 +113,6 @@ def install(namespace: dict) -> None:
 def install_functional(F) -> None:
     """``F.relu_``, ``F.leaky_relu_`` and, where their base function takes ``inplace``, the other
     in-place activations torch has in ``nn.functional``."""
-    from ._tensor_inplace import _inplace
 
     if not hasattr(F, "relu_"):
         F.relu_ = _method_form("relu_")
@@ -117,7 +120,7 @@ def install_functional(F) -> None:
 
         def leaky_relu_(input, negative_slope=0.01):
             """``F.leaky_relu(input, negative_slope)`` written into ``input``."""
-            return _inplace(F.leaky_relu)(input, negative_slope)
+            return F.leaky_relu(input, negative_slope, inplace=True)
 
         F.leaky_relu_ = leaky_relu_
     for name in ("elu_", "hardtanh_", "celu_", "selu_", "threshold_", "rrelu_"):

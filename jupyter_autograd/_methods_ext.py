@@ -23,6 +23,7 @@ from .ops import api_stats as ST
 from .ops import as_strided as AS
 from .ops import cplx as _cplx
 from .ops import trig as TR
+from .ops.compare_inplace import inplace_compare as _inplace_compare
 from .ops.dispatch import unary_method
 from .tensor import Tensor
 
@@ -114,15 +115,15 @@ Tensor.absolute_ = _inplace(F.absolute)
 Tensor.negative = _method(F.neg, "negative")
 Tensor.negative_ = _inplace(F.negative)
 Tensor.greater_equal = _method(F.ge, "greater_equal")
-Tensor.greater_equal_ = _inplace(F.greater_equal)
+Tensor.greater_equal_ = _inplace_compare("ge", F.greater_equal)
 Tensor.greater = _method(F.gt, "greater")
-Tensor.greater_ = _inplace(F.greater)
+Tensor.greater_ = _inplace_compare("gt", F.greater)
 Tensor.less = _method(F.lt, "less")
-Tensor.less_ = _inplace(F.less)
+Tensor.less_ = _inplace_compare("lt", F.less)
 Tensor.less_equal = _method(F.le, "less_equal")
-Tensor.less_equal_ = _inplace(F.less_equal)
+Tensor.less_equal_ = _inplace_compare("le", F.less_equal)
 Tensor.not_equal = _method(F.ne, "not_equal")
-Tensor.not_equal_ = _inplace(F.not_equal)
+Tensor.not_equal_ = _inplace_compare("ne", F.not_equal)
 # ---------------------------------------------------------------- ops/api_shape
 Tensor.roll = _method(S.roll, "roll")
 Tensor.rot90 = _method(S.rot90, "rot90")

@@ -12,6 +12,7 @@ from .ops import api as F
 from .ops import elementwise as EW
 from .ops import shape as SH
 from .ops.arithmetic import ADD, MUL, SUB
+from .ops.compare_inplace import inplace_compare as _inplace_compare
 from .ops.dispatch import apply1, binary_method, unary_method
 from .tensor import Tensor
 
@@ -177,17 +178,17 @@ Tensor.minimum = _method(F.minimum, "minimum")
 Tensor.square = _method(F.square, "square")
 Tensor.square_ = _inplace(F.square)
 Tensor.eq = _method(F.eq, "eq")
-Tensor.eq_ = _inplace(F.eq)
+Tensor.eq_ = _inplace_compare("eq", F.eq)
 Tensor.ne = _method(F.ne, "ne")
-Tensor.ne_ = _inplace(F.ne)
+Tensor.ne_ = _inplace_compare("ne", F.ne)
 Tensor.lt = _method(F.lt, "lt")
-Tensor.lt_ = _inplace(F.lt)
+Tensor.lt_ = _inplace_compare("lt", F.lt)
 Tensor.le = _method(F.le, "le")
-Tensor.le_ = _inplace(F.le)
+Tensor.le_ = _inplace_compare("le", F.le)
 Tensor.gt = _method(F.gt, "gt")
-Tensor.gt_ = _inplace(F.gt)
+Tensor.gt_ = _inplace_compare("gt", F.gt)
 Tensor.ge = _method(F.ge, "ge")
-Tensor.ge_ = _inplace(F.ge)
+Tensor.ge_ = _inplace_compare("ge", F.ge)
 Tensor.logical_and = _method(F.logical_and, "logical_and")
 Tensor.logical_and_ = _inplace(F.logical_and, differentiable=False)
 Tensor.logical_or = _method(F.logical_or, "logical_or")

@@ -16,20 +16,20 @@ arcsin_:input arcsinh:input arcsinh_:input arctan:input arctan2:input,other arct
 arctanh:input arctanh_:input argsort:input argwhere:input asin:input asin_:input asinh:input
 asinh_:input atan:input atan2:input,other atan_:input atanh:input atanh_:input
 baddbmm:input,batch1,batch2 bernoulli:input bitwise_not:input bmm:input,mat2 =cdist:x1,x2
-ceil:input ceil_:input cholesky:input cholesky_inverse:input cholesky_solve:input,input2
-chunk:input clone:input combinations:input complex:real,imag conj:input conj_physical:input
-corrcoef:input cos:input cos_:input cosh:input cosh_:input cov:input cummax:input cummin:input
-cumprod:input cumsum:input deg2rad:input deg2rad_:input det:input detach_:input diag:input
-diag_embed:input diagflat:input diagonal:input diagonal_copy:input diagonal_scatter:input,src
-diff:input digamma:input dist:input,other div:input# dot:input,tensor dropout:input
-dropout_:input empty_like:input equal:input,other erf:input erf_:input erfc:input erfc_:input
-erfinv:input exp:input exp2:input exp2_:input exp_:input expm1:input expm1_:input
-feature_alpha_dropout:input feature_alpha_dropout_:input feature_dropout:input
-feature_dropout_:input fix:input fix_:input flatten:input fliplr:input flipud:input floor:input
-floor_:input fmax:input,other fmin:input,other frac:input frac_:input frexp:input
-gather:input,,index gcd:input,other gcd_:input,other geqrf:input ger:input,vec2 gradient:input
-hash_tensor:input heaviside:input,values histc:input hypot:input,other i0:input i0_:input
-igamma:input,other igammac:input,other imag:input index_add:input,,index,source
+ceil:input ceil_:input celu:input celu_:input cholesky:input cholesky_inverse:input
+cholesky_solve:input,input2 chunk:input clone:input combinations:input complex:real,imag
+conj:input conj_physical:input corrcoef:input cos:input cos_:input cosh:input cosh_:input
+cov:input cummax:input cummin:input cumprod:input cumsum:input deg2rad:input deg2rad_:input
+det:input detach_:input diag:input diag_embed:input diagflat:input diagonal:input
+diagonal_copy:input diagonal_scatter:input,src diff:input digamma:input dist:input,other
+div:input# dot:input,tensor dropout:input dropout_:input empty_like:input equal:input,other
+erf:input erf_:input erfc:input erfc_:input erfinv:input exp:input exp2:input exp2_:input
+exp_:input expm1:input expm1_:input feature_alpha_dropout:input feature_alpha_dropout_:input
+feature_dropout:input feature_dropout_:input fix:input fix_:input flatten:input fliplr:input
+flipud:input floor:input floor_:input fmax:input,other fmin:input,other frac:input frac_:input
+frexp:input gather:input,,index gcd:input,other gcd_:input,other geqrf:input ger:input,vec2
+gradient:input hash_tensor:input heaviside:input,values histc:input hypot:input,other i0:input
+i0_:input igamma:input,other igammac:input,other imag:input index_add:input,,index,source
 index_copy:input,,index,source index_reduce:input,,index,source index_select:input,,index
 inner:input,other inverse:input is_complex:input is_conj:input is_floating_point:input
 isclose:input,other isfinite:input isinf:input isnan:input isneginf:input isposinf:input
@@ -43,16 +43,16 @@ matrix_power:input maximum:input,other mean:input median:input minimum:input,oth
 mode:input msort:input mul:input# multinomial:input mv:input,vec mvlgamma:input nanmedian:input
 narrow_copy:input neg:input neg_:input negative:input negative_:input nextafter:input,other
 nonzero:input nonzero_static:input numel:input ones_like:input orgqr:input,input2
-ormqr:input,input2,input3 outer:input,vec2 pairwise_distance:x1,x2 pinverse:input
+ormqr:input,input2,input3 outer:input,vec2 pairwise_distance:x1,x2 pdist:input pinverse:input
 polar:abs,angle polygamma:,input positive:input prod:input put:input,index,source qr:input
 rad2deg:input rad2deg_:input rand_like:input randn_like:input ravel:input real:input
 reciprocal:input reciprocal_:input relu:input relu_:input repeat_interleave:repeats
 resize_as_:input,the_template resolve_conj:input resolve_neg:input rot90:input round:input
-round_:input rsqrt:input rsqrt_:input scatter_add:input,,index,src
-scatter_reduce:input,,index,src select:input select_scatter:input,src sgn:input sigmoid:input
-sigmoid_:input sign:input signbit:input sin:input sin_:input sinc:input sinc_:input sinh:input
-sinh_:input slice_scatter:input,src slogdet:input sqrt:input sqrt_:input square:input
-square_:input squeeze:input squeeze_copy:input sub:input# svd:input swapaxes:input
+round_:input rrelu:input rrelu_:input rsqrt:input rsqrt_:input scatter_add:input,,index,src
+scatter_reduce:input,,index,src select:input select_scatter:input,src selu:input selu_:input
+sgn:input sigmoid:input sigmoid_:input sign:input signbit:input sin:input sin_:input sinc:input
+sinc_:input sinh:input sinh_:input slice_scatter:input,src slogdet:input sqrt:input sqrt_:input
+square:input square_:input squeeze:input squeeze_copy:input sub:input# svd:input swapaxes:input
 swapdims:input t:input t_copy:input take:input,index tan:input tan_:input tanh:input tanh_:input
 topk:input trace:input transpose:input transpose_copy:input triangular_solve:input,A tril:input
 triu:input trunc:input trunc_:input unbind:input unbind_copy:input unfold_copy:input
@@ -95,53 +95,55 @@ arctanh_:1:input argmax:3:input argmin:3:input argwhere:1:input as_strided:4:inp
 as_strided_scatter:5:input,src,size,stride as_tensor:1:data asarray:1:obj asin:1:input asin_:1:input asinh:1:input
 asinh_:1:input atan:1:input atan2:2:input,other atan_:1:input atanh:1:input atanh_:1:input
 avg_pool1d:6:input,kernel_size batch_norm:9:input,weight,bias,running_mean,running_var,training,momentum,eps,cudnn_enabled bincount:3:input bitwise_not:1:input broadcast_to:2:input,size cat:2:tensors
-ceil:1:input ceil_:1:input cholesky:2:input cholesky_inverse:2:input cholesky_solve:3:input,input2 chunk:3:input,chunks
-clone:1:input column_stack:1:tensors combinations:3:input complex:2:real,imag concat:2:tensors concatenate:2:tensors
-conj:1:input conj_physical:1:input conv_transpose1d:8:input,weight conv_transpose2d:8:input,weight conv_transpose3d:8:input,weight corrcoef:1:input
-cos:1:input cos_:1:input cosh:1:input cosh_:1:input cov:1:input cross:3:input,other
-cummax:2:input,dim cummin:2:input,dim cumprod:2:input,dim cumsum:2:input,dim deg2rad:1:input deg2rad_:1:input
-det:1:input detach_:1:input diag:2:input diag_embed:4:input diagflat:2:input diagonal:4:input
-diagonal_copy:4:input diagonal_scatter:5:input,src diff:5:input digamma:1:input dist:3:input,other dot:2:input,tensor
-dropout:3:input,p,train dropout_:3:input,p,train dstack:1:tensors empty:*1:size empty_like:1:input empty_permuted:2:size,physical_layout
-empty_strided:2:size,stride equal:2:input,other erf:1:input erf_:1:input erfc:1:input erfc_:1:input
-erfinv:1:input exp:1:input exp2:1:input exp2_:1:input exp_:1:input expand_copy:2:input,size
-expm1:1:input expm1_:1:input feature_alpha_dropout:3:input,p,train feature_alpha_dropout_:3:input,p,train feature_dropout:3:input,p,train feature_dropout_:3:input,p,train
-fix:1:input fix_:1:input flatten:3:input flip:2:input,dims fliplr:1:input flipud:1:input
-floor:1:input floor_:1:input fmax:2:input,other fmin:2:input,other frac:1:input frac_:1:input
-frexp:1:input full:2:size,fill_value full_like:2:input,fill_value gather:3:input,dim,index gcd:2:input,other gcd_:2:input,other
-geqrf:1:input ger:2:input,vec2 group_norm:6:input,num_groups hash_tensor:2:input heaviside:2:input,values histc:4:input
-hstack:1:tensors hypot:2:input,other i0:1:input i0_:1:input igamma:2:input,other igammac:2:input,other
-imag:1:input index_add:4:input,dim,index,source index_copy:4:input,dim,index,source index_put:4:input,indices,values index_put_:4:input,indices,values index_reduce:5:input,dim,index,source,reduce
-index_select:3:input,dim,index inner:2:input,other instance_norm:9:input,weight,bias,running_mean,running_var,use_input_stats,momentum,eps,cudnn_enabled inverse:1:input is_complex:1:input is_conj:1:input
-is_floating_point:1:input isclose:5:input,other isfinite:1:input isinf:1:input isnan:1:input isneginf:1:input
-isposinf:1:input isreal:1:input kron:2:input,other kthvalue:4:input,k layer_norm:6:input,normalized_shape lcm:2:input,other
-lcm_:2:input,other ldexp:2:input,other ldexp_:2:input,other lgamma:1:input log:1:input log10:1:input
-log10_:1:input log1p:1:input log1p_:1:input log2:1:input log2_:1:input log_:1:input
-log_softmax:3:input,dim logaddexp:2:input,other logaddexp2:2:input,other logcumsumexp:2:input,dim logdet:1:input logical_and:2:input,other
-logical_not:1:input logical_or:2:input,other logical_xor:2:input,other logit:2:input logit_:2:input logsumexp:3:input,dim
-lu_solve:3:input,LU_data,LU_pivots lu_unpack:4:LU_data,LU_pivots masked_scatter:3:input,mask,source masked_select:2:input,mask matmul:2:input,other matrix_exp:1:input
-matrix_power:2:input,n max_pool1d:6:input,kernel_size max_pool1d_with_indices:6:input,kernel_size max_pool2d:6:input,kernel_size maximum:2:input,other minimum:2:input,other
-mode:3:input msort:1:input mul:2:input,other multinomial:3:input,num_samples mv:2:input,vec mvlgamma:2:input,p
-nan_to_num:4:input nan_to_num_:4:input nanmean:3:input nansum:3:input narrow_copy:4:input,dim,start,length native_batch_norm:8:input,weight,bias,running_mean,running_var,training,momentum,eps
-native_dropout:3:input,p,train native_layer_norm:5:input,normalized_shape,weight,bias,eps neg:1:input neg_:1:input negative:1:input negative_:1:input
-nextafter:2:input,other nonzero:1:input nonzero_static:1:input,size numel:1:input ones:*1:size ones_like:1:input
-orgqr:2:input,input2 ormqr:5:input,input2,input3 outer:2:input,vec2 pairwise_distance:5:x1,x2 permute:2:input,dims permute_copy:2:input,dims
-pinverse:2:input polar:2:abs,angle polygamma:2:n,input positive:1:input promote_types:2:type1,type2 put:4:input,index,source
-qr:2:input rad2deg:1:input rad2deg_:1:input range:3:start,end ravel:1:input real:1:input
-reciprocal:1:input reciprocal_:1:input relu:1:input relu_:1:input renorm:4:input,p,dim,maxnorm reshape:2:input,shape
-resize_as_:2:input,the_template resolve_conj:1:input resolve_neg:1:input rms_norm:4:input,normalized_shape roll:3:input,shifts rot90:3:input
-row_stack:1:tensors rsqrt:1:input rsqrt_:1:input scalar_tensor:1:s scatter_add:4:input,dim,index,src scatter_reduce:5:input,dim,index,src,reduce
-select:3:input,dim,index select_scatter:4:input,src,dim,index sgn:1:input sigmoid:1:input sigmoid_:1:input sign:1:input
-signbit:1:input sin:1:input sin_:1:input sinc:1:input sinc_:1:input sinh:1:input
-sinh_:1:input slice_scatter:6:input,src slogdet:1:input softmax:3:input,dim split_with_sizes:3:input,split_sizes split_with_sizes_copy:3:input,split_sizes
-sqrt:1:input sqrt_:1:input square:1:input square_:1:input stack:2:tensors svd:3:input
-swapaxes:3:input,axis0,axis1 swapdims:3:input,dim0,dim1 t:1:input t_copy:1:input take:2:input,index take_along_dim:3:input,indices
-tan:1:input tan_:1:input tanh:1:input tanh_:1:input tensor:1:data tile:2:input,dims
-topk:5:input,k trace:1:input transpose:3:input,dim0,dim1 transpose_copy:3:input,dim0,dim1 triangular_solve:5:input,A tril:2:input
-tril_indices:3:row,col triu:2:input triu_indices:3:row,col trunc:1:input trunc_:1:input unbind:2:input
-unbind_copy:2:input unflatten:3:input,dim,sizes unfold_copy:4:input,dimension,size,step unsafe_chunk:3:input,chunks unsafe_split:3:input,split_size unsqueeze:2:input,dim
-unsqueeze_copy:2:input,dim vdot:2:input,other view_as_complex:1:input view_as_real:1:input vstack:1:tensors zero_:1:input
-zeros:*1:size zeros_like:1:input ~cdist:4:x1,x2 ~norm:6:input ~split:3:tensor,split_size_or_sections ~tensordot:4:a,b
+ceil:1:input ceil_:1:input celu:2:input celu_:2:input cholesky:2:input cholesky_inverse:2:input
+cholesky_solve:3:input,input2 chunk:3:input,chunks clone:1:input column_stack:1:tensors combinations:3:input complex:2:real,imag
+concat:2:tensors concatenate:2:tensors conj:1:input conj_physical:1:input conv_transpose1d:8:input,weight conv_transpose2d:8:input,weight
+conv_transpose3d:8:input,weight corrcoef:1:input cos:1:input cos_:1:input cosh:1:input cosh_:1:input
+cov:1:input cross:3:input,other cummax:2:input,dim cummin:2:input,dim cumprod:2:input,dim cumsum:2:input,dim
+deg2rad:1:input deg2rad_:1:input det:1:input detach_:1:input diag:2:input diag_embed:4:input
+diagflat:2:input diagonal:4:input diagonal_copy:4:input diagonal_scatter:5:input,src diff:5:input digamma:1:input
+dist:3:input,other dot:2:input,tensor dropout:3:input,p,train dropout_:3:input,p,train dstack:1:tensors empty:*1:size
+empty_like:1:input empty_permuted:2:size,physical_layout empty_strided:2:size,stride equal:2:input,other erf:1:input erf_:1:input
+erfc:1:input erfc_:1:input erfinv:1:input exp:1:input exp2:1:input exp2_:1:input
+exp_:1:input expand_copy:2:input,size expm1:1:input expm1_:1:input feature_alpha_dropout:3:input,p,train feature_alpha_dropout_:3:input,p,train
+feature_dropout:3:input,p,train feature_dropout_:3:input,p,train fix:1:input fix_:1:input flatten:3:input flip:2:input,dims
+fliplr:1:input flipud:1:input floor:1:input floor_:1:input fmax:2:input,other fmin:2:input,other
+frac:1:input frac_:1:input frexp:1:input full:2:size,fill_value full_like:2:input,fill_value gather:3:input,dim,index
+gcd:2:input,other gcd_:2:input,other geqrf:1:input ger:2:input,vec2 group_norm:6:input,num_groups hash_tensor:2:input
+heaviside:2:input,values histc:4:input hstack:1:tensors hypot:2:input,other i0:1:input i0_:1:input
+igamma:2:input,other igammac:2:input,other imag:1:input index_add:4:input,dim,index,source index_copy:4:input,dim,index,source index_put:4:input,indices,values
+index_put_:4:input,indices,values index_reduce:5:input,dim,index,source,reduce index_select:3:input,dim,index inner:2:input,other instance_norm:9:input,weight,bias,running_mean,running_var,use_input_stats,momentum,eps,cudnn_enabled inverse:1:input
+is_complex:1:input is_conj:1:input is_floating_point:1:input isclose:5:input,other isfinite:1:input isinf:1:input
+isnan:1:input isneginf:1:input isposinf:1:input isreal:1:input kron:2:input,other kthvalue:4:input,k
+layer_norm:6:input,normalized_shape lcm:2:input,other lcm_:2:input,other ldexp:2:input,other ldexp_:2:input,other lgamma:1:input
+log:1:input log10:1:input log10_:1:input log1p:1:input log1p_:1:input log2:1:input
+log2_:1:input log_:1:input log_softmax:3:input,dim logaddexp:2:input,other logaddexp2:2:input,other logcumsumexp:2:input,dim
+logdet:1:input logical_and:2:input,other logical_not:1:input logical_or:2:input,other logical_xor:2:input,other logit:2:input
+logit_:2:input logsumexp:3:input,dim lu_solve:3:input,LU_data,LU_pivots lu_unpack:4:LU_data,LU_pivots masked_scatter:3:input,mask,source masked_select:2:input,mask
+matmul:2:input,other matrix_exp:1:input matrix_power:2:input,n max_pool1d:6:input,kernel_size max_pool1d_with_indices:6:input,kernel_size max_pool2d:6:input,kernel_size
+maximum:2:input,other minimum:2:input,other mode:3:input msort:1:input mul:2:input,other multinomial:3:input,num_samples
+mv:2:input,vec mvlgamma:2:input,p nan_to_num:4:input nan_to_num_:4:input nanmean:3:input nansum:3:input
+narrow_copy:4:input,dim,start,length native_batch_norm:8:input,weight,bias,running_mean,running_var,training,momentum,eps native_dropout:3:input,p,train native_layer_norm:5:input,normalized_shape,weight,bias,eps neg:1:input neg_:1:input
+negative:1:input negative_:1:input nextafter:2:input,other nonzero:1:input nonzero_static:1:input,size numel:1:input
+ones:*1:size ones_like:1:input orgqr:2:input,input2 ormqr:5:input,input2,input3 outer:2:input,vec2 pairwise_distance:5:x1,x2
+pdist:2:input permute:2:input,dims permute_copy:2:input,dims pinverse:2:input polar:2:abs,angle polygamma:2:n,input
+positive:1:input promote_types:2:type1,type2 put:4:input,index,source qr:2:input rad2deg:1:input rad2deg_:1:input
+range:3:start,end ravel:1:input real:1:input reciprocal:1:input reciprocal_:1:input relu:1:input
+relu_:1:input renorm:4:input,p,dim,maxnorm reshape:2:input,shape resize_as_:2:input,the_template resolve_conj:1:input resolve_neg:1:input
+rms_norm:4:input,normalized_shape roll:3:input,shifts rot90:3:input row_stack:1:tensors rrelu:5:input rrelu_:5:input
+rsqrt:1:input rsqrt_:1:input scalar_tensor:1:s scatter_add:4:input,dim,index,src scatter_reduce:5:input,dim,index,src,reduce select:3:input,dim,index
+select_scatter:4:input,src,dim,index selu:1:input selu_:1:input sgn:1:input sigmoid:1:input sigmoid_:1:input
+sign:1:input signbit:1:input sin:1:input sin_:1:input sinc:1:input sinc_:1:input
+sinh:1:input sinh_:1:input slice_scatter:6:input,src slogdet:1:input softmax:3:input,dim split_with_sizes:3:input,split_sizes
+split_with_sizes_copy:3:input,split_sizes sqrt:1:input sqrt_:1:input square:1:input square_:1:input stack:2:tensors
+svd:3:input swapaxes:3:input,axis0,axis1 swapdims:3:input,dim0,dim1 t:1:input t_copy:1:input take:2:input,index
+take_along_dim:3:input,indices tan:1:input tan_:1:input tanh:1:input tanh_:1:input tensor:1:data
+threshold:3:input,threshold,value threshold_:3:input,threshold,value tile:2:input,dims topk:5:input,k trace:1:input transpose:3:input,dim0,dim1
+transpose_copy:3:input,dim0,dim1 triangular_solve:5:input,A tril:2:input tril_indices:3:row,col triu:2:input triu_indices:3:row,col
+trunc:1:input trunc_:1:input unbind:2:input unbind_copy:2:input unflatten:3:input,dim,sizes unfold_copy:4:input,dimension,size,step
+unsafe_chunk:3:input,chunks unsafe_split:3:input,split_size unsqueeze:2:input,dim unsqueeze_copy:2:input,dim vdot:2:input,other view_as_complex:1:input
+view_as_real:1:input vstack:1:tensors zero_:1:input zeros:*1:size zeros_like:1:input ~cdist:4:x1,x2
+~norm:6:input ~split:3:tensor,split_size_or_sections ~tensordot:4:a,b
 """
 
 ARITY_METHODS = """

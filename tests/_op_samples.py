@@ -63,7 +63,9 @@ def cases(op, rng, shapes=None):
     """Return a list of Cases for registry row ``op``; ``shapes`` (for elementwise ops) are the
     (mutually broadcastable) input shapes."""
     meta = op.sample or {}
-    if op.node_name == "NotImplemented":
+    # torch's NotImplemented nodes, and backward kernels whose own node refuses to run
+    # (PdistBackwardBackward0)
+    if op.node_name == "NotImplemented" or meta.get("kind") == "not_differentiable":
         raise NotDifferentiable(op.name)
     if "cases" in meta:  # a row may carry its own case builder: rng -> [(ours, arrays, theirs)]
         # ours None: the row's samples call torch's API, ``theirs(torch, *tensors)``; ours is

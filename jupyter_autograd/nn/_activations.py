@@ -36,6 +36,8 @@ __all__ = [
     "pdist",
     "prelu",
     "relu6",
+    "rrelu",
+    "rrelu_",
     "selu",
     "selu_",
     "silu",
@@ -54,15 +56,16 @@ def _float(x):
     return x if x._data.dtype.kind in "fc" else x.to(_dtype.get_default_dtype())
 
 
-def _maybe_inplace(fn):
+def _maybe_inplace(fn, into=None):
     """``fn(input, ..., inplace=False)``: with ``inplace=True`` the result is written into
-    ``input`` (recorded as torch records the in-place op) and ``input`` is returned."""
+    ``input`` (recorded as torch records the in-place op: ``into``, the in-place row's
+    function, where torch's in-place op has its own node) and ``input`` is returned."""
 
     def wrapped(input, *args, inplace=False, **kwargs):
         if inplace:
             from .._tensor_inplace import _inplace
 
-            return _inplace(fn)(input, *args, **kwargs)
+            return _inplace(into or fn)(input, *args, **kwargs)
         return fn(input, *args, **kwargs)
 
     wrapped.__name__ = wrapped.__qualname__ = fn.__name__
@@ -70,24 +73,52 @@ def _maybe_inplace(fn):
     return wrapped
 
 
-@_maybe_inplace
-def elu(input, alpha=1.0):
+def _elu_params(alpha, scale=1.0, input_scale=1.0):
+    return {"alpha": alpha, "scale": scale, "input_scale": input_scale}
+
+
+def _celu_params(alpha):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return {"alpha": alpha, "scale": 1.0, "input_scale": 1.0 / alpha}
+
+
+_SELU_PARAMS = _elu_params(_SELU_ALPHA, _SELU_SCALE)
+
+
+def _elu(input, alpha=1.0):
     """``x`` for x > 0, else ``alpha (exp(x) - 1)`` (EluBackward0)."""
-    return apply1(AC.ELU, _float(input), {"alpha": alpha, "scale": 1.0, "input_scale": 1.0})
+    return apply1(AC.ELU, _float(input), _elu_params(alpha))
 
 
-@_maybe_inplace
-def celu(input, alpha=1.0):
-    """``max(0, x) + min(0, alpha (exp(x / alpha) - 1))``: elu with input_scale 1/alpha."""
-    return apply1(AC.ELU, _float(input), {"alpha": alpha, "scale": 1.0, "input_scale": 1.0 / alpha})
+def _celu(input, alpha=1.0):
+    """``max(0, x) + min(0, alpha (exp(x / alpha) - 1))`` (CeluBackward0)."""
+    return apply1(AC.CELU, _float(input), _celu_params(alpha))
 
 
-@_maybe_inplace
-def selu(input):
-    """Scaled elu with the self-normalizing constants."""
-    return apply1(
-        AC.ELU, _float(input), {"alpha": _SELU_ALPHA, "scale": _SELU_SCALE, "input_scale": 1.0}
-    )
+def _selu(input):
+    """Scaled elu with the self-normalizing constants (EluBackward0, as torch)."""
+    return apply1(AC.ELU, _float(input), _SELU_PARAMS)
+
+
+def _threshold(input, threshold, value):
+    """``x`` where ``x > threshold``, else ``value`` (ThresholdBackward0)."""
+    return apply1(AC.THRESHOLD, input, {"threshold": threshold, "value": value})
+
+
+elu = _maybe_inplace(
+    _elu, lambda input, alpha=1.0: apply1(AC.ELU_, _float(input), _elu_params(alpha))
+)
+celu = _maybe_inplace(
+    _celu, lambda input, alpha=1.0: apply1(AC.CELU_, _float(input), _celu_params(alpha))
+)
+selu = _maybe_inplace(_selu, lambda input: apply1(AC.ELU_, _float(input), _SELU_PARAMS))
+threshold = _maybe_inplace(
+    _threshold,
+    lambda input, threshold, value: apply1(
+        AC.THRESHOLD_, input, {"threshold": threshold, "value": value}
+    ),
+)
 
 
 def elu_(input, alpha=1.0):
@@ -131,12 +162,6 @@ def softsign(input):
 
 def tanhshrink(input):
     return A.sub(input, A.tanh(input))
-
-
-@_maybe_inplace
-def threshold(input, threshold, value):
-    """``x`` where ``x > threshold``, else ``value`` (ThresholdBackward0)."""
-    return apply1(AC.THRESHOLD, input, {"threshold": threshold, "value": value})
 
 
 def threshold_(input, threshold, value):
@@ -222,18 +247,16 @@ def one_hot(tensor, num_classes=-1):
 
 
 def pdist(input, p=2.0):
-    """The ``p``-distances between every pair of rows (i < j), flattened."""
-    from .. import linalg
+    """The ``p``-distances between every pair of rows (i < j), flattened (PdistBackward0)."""
+    from ..ops import distance as DI
 
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
-    n = input.shape[0]
-    i, j = np.triu_indices(n, 1)
-    if i.size == 0:
-        return A.reshape(A.sum(input, 1)[:0], (0,))
-    a = A.index_select(input, 0, Tensor._wrap(i.astype(np.int64)))
-    b = A.index_select(input, 0, Tensor._wrap(j.astype(np.int64)))
-    return linalg.vector_norm(A.sub(a, b), p, 1)
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return apply1(DI.PDIST, input.contiguous(), {"p": float(p)})
 
 
 def channel_shuffle(input, groups):
@@ -304,6 +327,61 @@ def linear_cross_entropy(
     )
 
 
+def _rrelu_params(input, lower, upper, training, generator):
+    """The row's parameters: in training the noise torch's kernel draws, one double from
+    [lower, upper) per element <= 0 in order (uniform_real_distribution of random64's low 53
+    bits), 1 elsewhere; out of training an unused buffer."""
+    from .. import random as R
+
+    x = input._data
+    if x.dtype.kind not in "fc":
+        kernel = "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_name(input)}'")
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    noise = np.zeros_like(x)
+    if training:
+        neg = x <= 0
+        words = R._get(generator)._words64(int(np.count_nonzero(neg)))
+        u = (words & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
+        noise = np.ones_like(x)
+        noise[neg] = (u * (upper - lower) + lower).astype(x.dtype)
+    return {
+        "lower": float(lower),
+        "upper": float(upper),
+        "training": bool(training),
+        "noise": Tensor._wrap(noise),
+    }
+
+
+def _dtype_name(t):
+    from .._tensor_inplace import _scalar_type
+
+    return _scalar_type(t)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, generator=None):
+    """Randomized leaky relu: the negative part scaled by a slope drawn from [lower, upper] in
+    training, by their mean otherwise (RreluWithNoiseBackward0, 1 in place)."""
+    p = _rrelu_params(input, lower, upper, training, generator)
+    if inplace:
+        from .._tensor_inplace import _inplace
+
+        return _inplace(lambda x: apply1(AC.RRELU_, x, p))(input)
+    return apply1(AC.RRELU, input, p)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return rrelu(input, lower, upper, training, True, generator)
+
+
+def _leaky_relu_into(input, negative_slope=0.01):
+    """leaky_relu's in-place row (LeakyReluBackward1, which saves the result)."""
+    from ..ops import nn_ops as NN
+
+    return apply1(NN.LEAKY_RELU_, input, {"negative_slope": float(negative_slope)})
+
+
 def _load_leaky_relu():
     from . import functional
 
@@ -311,11 +389,11 @@ def _load_leaky_relu():
 
     def leaky_relu(input, negative_slope=0.01, inplace=False):
         """``max(0, x) + negative_slope * min(0, x)`` (LeakyReluBackward0); ``inplace=True``
-        writes into ``input`` and returns it."""
+        writes into ``input`` and returns it (LeakyReluBackward1)."""
         if inplace:
             from .._tensor_inplace import _inplace
 
-            return _inplace(base)(input, negative_slope)
+            return _inplace(_leaky_relu_into)(input, negative_slope)
         return base(input, negative_slope)
 
     leaky_relu.__doc__ = base.__doc__

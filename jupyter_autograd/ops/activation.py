@@ -65,6 +65,84 @@ ELU = act(
     saved=("alpha", "input_scale", "scale", "self"),
     call=lambda F, x: F.elu(x, 0.7),
 )
+_NEGATIVE_SLOPE_ELU = (
+    "In-place elu backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, "
+    "please call out-of-place version instead."
+)
+
+
+def _elu_d_result(xp, x, out, p):
+    """elu's derivative from its result, torch's elu_backward with is_result: the in-place
+    forms keep only the result (the input is overwritten); it inverts only for alpha >= 0."""
+    a, s, i = _p(p, "alpha", 1.0), _p(p, "scale", 1.0), _p(p, "input_scale", 1.0)
+    if a < 0:
+        raise RuntimeError(_NEGATIVE_SLOPE_ELU)
+    return xp.where(out <= 0, (out + a * s) * i, s)
+
+
+def _inplace_case(call):
+    """Samples of an in-place row: written into a non-leaf copy (a leaf that requires grad
+    refuses in-place ops)."""
+
+    def cases(rng):
+        x = rng.uniform(-4, 4, (3, 4))
+        x = np.where(np.abs(np.round(x) - x) < 0.02, x + 0.05, x)
+        return [(None, [x], lambda tt, t: call(tt.nn.functional, t * 1))]
+
+    return cases
+
+
+def _act_inplace(name, node, fwd, d, saved, call, kernel=None):
+    """An in-place activation's row: torch records its own node, which saves the result."""
+    return defop(
+        name,
+        node=node,
+        inputs=("self",),
+        saved=saved,
+        fwd=fwd,
+        vjp=lambda xp, g, x, out, p: g * d(xp, x, out, p),
+        jvp=AUTO_ELEMENT_WISE,
+        smooth=False,
+        sample={"cases": _inplace_case(call)},
+        complex=kernel_refuses(f"{kernel or name[:-1]}_cpu"),
+    )
+
+
+ELU_ = _act_inplace(
+    "elu_",
+    "EluBackward1",
+    _elu_fwd,
+    _elu_d_result,
+    ("alpha", "input_scale", "result", "scale"),
+    lambda F, x: F.elu(x, 0.7, inplace=True),
+)
+
+
+# celu is its own row in torch (CeluBackward0/1), elu's formulas with input_scale 1 / alpha;
+# its backward divides by alpha rounded to float (derivatives.yaml: 1.0 / alpha.toFloat())
+def _celu_backward_params(p):
+    return {**p, "input_scale": 1.0 / float(np.float32(p["alpha"]))}
+
+
+CELU = act(
+    "celu",
+    "CeluBackward0",
+    _elu_fwd,
+    lambda xp, x, out, p: _elu_d(xp, x, out, _celu_backward_params(p)),
+    saved=("alpha", "self"),
+    call=lambda F, x: F.celu(x, 0.7),
+    complex=kernel_refuses("elu_cpu"),
+)
+CELU_ = _act_inplace(
+    "celu_",
+    "CeluBackward1",
+    _elu_fwd,
+    lambda xp, x, out, p: _elu_d_result(xp, x, out, _celu_backward_params(p)),
+    ("alpha", "result"),
+    lambda F, x: F.celu(x, 0.7, inplace=True),
+    kernel="elu",
+)
 # silu = x sigmoid(x): d = s (1 + x (1 - s))
 SILU = act(
     "silu",
@@ -116,6 +194,15 @@ THRESHOLD = act(
     saved=("self", "threshold"),
     smooth=False,
     call=lambda F, x: F.threshold(x, 0.5, -2.0),
+)
+# threshold_ saves the input before it is overwritten (torch clones it), not its result
+THRESHOLD_ = _act_inplace(
+    "threshold_",
+    "ThresholdBackward1",
+    THRESHOLD.fwd,
+    lambda xp, x, out, p: x > p["threshold"],
+    ("self", "threshold"),
+    lambda F, x: F.threshold(x, 0.5, -2.0, inplace=True),
 )
 SOFTSHRINK = act(
     "softshrink",
@@ -234,4 +321,63 @@ GLU = defop(
             (None, [rng.uniform(-3, 3, (3, 4))], lambda tt, x: tt.nn.functional.glu(x, 1))
         ]
     },
+)
+
+
+# rrelu_with_noise: the negative part scaled by the noise drawn for it in training, by the mean
+# slope (lower + upper) / 2 otherwise; torch's backward uses the noise only where the bounds
+# differ by more than 1e-6
+def _rrelu_noisy(p):
+    return p["training"] and p["upper"] - p["lower"] > 1e-6
+
+
+def _rrelu_fwd(xp, x, p):
+    if p["training"]:
+        return x * p["noise"]._data
+    return xp.where(x > 0, x, x * ((p["lower"] + p["upper"]) / 2))
+
+
+def _rrelu_d(xp, x, out, p):
+    if _rrelu_noisy(p):
+        return p["noise"]._data
+    return xp.where(x > 0, 1.0, (p["lower"] + p["upper"]) / 2)
+
+
+def _rrelu_case(inplace):
+    def cases(rng):
+        x = rng.uniform(-3, 3, (3, 4)) + 0.01
+        return [
+            (
+                None,
+                [x],
+                lambda tt, t: tt.nn.functional.rrelu(t * 1, 0.1, 0.3, False, inplace=inplace),
+            )
+        ]
+
+    return cases
+
+
+RRELU = defop(
+    "rrelu_with_noise",
+    node="RreluWithNoiseBackward0",
+    inputs=("self",),
+    saved=("lower", "noise", "self", "training", "upper"),
+    fwd=_rrelu_fwd,
+    vjp=lambda xp, g, x, out, p: g * _rrelu_d(xp, x, out, p),
+    jvp=AUTO_ELEMENT_WISE,
+    smooth=False,
+    sample={"cases": _rrelu_case(False)},
+    complex=kernel_refuses("leaky_relu_cpu"),
+)
+RRELU_ = defop(
+    "rrelu_with_noise_",
+    node="RreluWithNoiseBackward1",
+    inputs=("self",),
+    saved=("lower", "noise", "result", "training", "upper"),
+    fwd=_rrelu_fwd,
+    # the result's sign is the input's (the slopes are positive)
+    vjp=lambda xp, g, x, out, p: g * _rrelu_d(xp, out, out, p),  # no forward AD in torch
+    smooth=False,
+    sample={"kind": "cases", "cases": _rrelu_case(True)},
+    complex=kernel_refuses("leaky_relu_cpu"),
 )

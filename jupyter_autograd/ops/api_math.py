@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import binary as BI
 from . import trig as TR
@@ -159,7 +160,17 @@ def _binary_fn(op, name, floating=True, doc=""):
 atan2 = _binary_fn(BI.ATAN2, "atan2")
 arctan2 = _binary_fn(BI.ATAN2, "arctan2")
 hypot = _binary_fn(BI.HYPOT, "hypot", floating=False)  # no integral loop: the row refuses
-copysign = _binary_fn(BI.COPYSIGN, "copysign")
+_copysign_tensor = _binary_fn(BI.COPYSIGN, "copysign")
+
+
+def copysign(input, other, *, out=None) -> Tensor:
+    """``|input|`` with ``other``'s sign (CopysignBackward0; a number ``other`` is torch's
+    Scalar overload, CopysignBackward1)."""
+    if isinstance(input, Tensor) and isinstance(other, (bool, int, float)):
+        return apply_promoted(BI.COPYSIGN_SCALAR, (input,), {"other": float(other)}, floating=True)
+    return _copysign_tensor(input, other, out=out)
+
+
 fmax = _binary_fn(BI.FMAX, "fmax", floating=False)
 fmin = _binary_fn(BI.FMIN, "fmin", floating=False)
 logaddexp = _binary_fn(BI.LOGADDEXP, "logaddexp", floating=False)
@@ -302,11 +313,14 @@ lcm = _nograd2(np.lcm, "lcm", int_only=True)
 
 
 def ldexp(input, other, *, out=None) -> Tensor:
-    """``input * 2 ** other``, composed as torch composes it (MulBackward0 over PowBackward2)."""
+    """``input * 2 ** other`` (LdexpBackward0)."""
     from .api import mul, pow
 
     (a,) = promote(input, floating=True)
-    return mul(a, pow(2.0, _t(other, a)))
+    b = _t(other, a)
+    with no_grad():  # the value (and its dtype) as torch's kernel makes it
+        res = mul(a, pow(2.0, b))
+    return apply(BI.LDEXP, (a, b), {"_res": res._data})
 
 
 def frexp(input, *, out=None):

@@ -9,9 +9,10 @@ import warnings
 import numpy as np
 
 from .._size import _wrap_dim
+from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import api as A
-from .api_math import promote
+from .api_math import apply_promoted, promote
 
 __all__ = [
     "cdist",
@@ -183,22 +184,49 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor:
 
 
 def dist(input, other, p=2) -> Tensor:
-    """The ``p``-norm of ``input - other``."""
+    """The ``p``-norm of ``input - other`` (DistBackward0)."""
     from .api import _vector_norm
+    from .distance import DIST, DIST0
 
     a, b = promote(input, other)
-    return _vector_norm(A.sub(a, b), p, None, False)
+    if a._data.dtype.kind not in "fc":
+        from .._tensor_inplace import _scalar_type
+
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. "
+            f"Got {_scalar_type(a)} instead."
+        )
+    with no_grad():  # torch's checks and its refusals, made by the norm of the difference
+        _vector_norm(A.sub(a, b), p, None, False)
+    return apply_promoted(DIST0 if p == 0 else DIST, (input, other), {"p": p})
 
 
 def renorm(input, p, dim, maxnorm) -> Tensor:
-    """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm``."""
+    """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm``
+    (RenormBackward0)."""
     from .api import _vector_norm
+    from .dispatch import apply1
+    from .distance import RENORM
 
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
+    if input.ndim < 2:
+        raise RuntimeError(
+            f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions"
+        )
     d = _wrap_dim(dim, input.ndim)
     others = [i for i in range(input.ndim) if i != d]
-    norm = _vector_norm(input, p, others, keepdim=True)
-    factor = A.where(A.gt(norm, maxnorm), A.div(maxnorm, A.add(norm, 1e-7)), A.mul(norm, 0) + 1.0)
-    return A.mul(input, factor)
+    with no_grad():  # the value as torch's kernel makes it: the slices' scale, then the product
+        norm = _vector_norm(input, p, others, keepdim=True)
+        factor = A.where(
+            A.gt(norm, maxnorm), A.div(maxnorm, A.add(norm, 1e-7)), A.mul(norm, 0) + 1.0
+        )
+        res = A.mul(input, factor)
+    # torch saves dim as given: a negative one shows as its unsigned 64-bit wrap
+    params = {"p": p, "dim": dim % 2**64, "maxnorm": maxnorm, "_d": d, "_res": res._data}
+    return apply1(RENORM, input, params)
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None) -> Tensor:
@@ -275,6 +303,39 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") -> 
         raise RuntimeError(
             f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}"
         )
-    a, b = promote(x1, x2)
-    diffs = A.sub(A.unsqueeze(a, -2), A.unsqueeze(b, -3))
-    return _vector_norm(diffs, p, -1, False)
+    mm = p == 2 and (
+        compute_mode == "use_mm_for_euclid_dist"
+        or (
+            compute_mode == "use_mm_for_euclid_dist_if_necessary"
+            and (x1.shape[-2] > 25 or x2.shape[-2] > 25)
+        )
+    )
+    from .._tensor_inplace import _scalar_type
+    from .dispatch import apply
+    from .distance import CDIST, EUCLIDEAN_DIST
+
+    for name, t in (("X1", x1), ("X2", x2)):
+        if t._data.dtype.kind != "f":
+            raise RuntimeError(
+                f"cdist only supports floating-point dtypes, {name} got: {_scalar_type(t)}"
+            )
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if x1._data.dtype != x2._data.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_type(x1)} but found {_scalar_type(x2)}")
+    try:  # the batch dims broadcast
+        np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
+    except ValueError:
+        from .._errors import broadcast_error
+
+        broadcast_error(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
+    if mm and x1.ndim == 2 and x2.ndim == 2 and x1.dtype == x2.dtype:
+        # torch's matrix-product path: _euclidean_dist, its result viewed to the output shape
+        out = apply(EUCLIDEAN_DIST, (x1, x2))
+        return A.view(out, (x1.shape[0], x2.shape[0]))
+    if mm:  # batched: composed here for now
+        a, b = promote(x1, x2)
+        diffs = A.sub(A.unsqueeze(a, -2), A.unsqueeze(b, -3))
+        return _vector_norm(diffs, p, -1, False)
+
+    return apply(CDIST, (x1, x2), {"p": float(p)})

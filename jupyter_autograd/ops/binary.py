@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import math
 
-from .registry import ELEMENTWISE, HOLOMORPHIC, NO_GRAD, Refuse, defop, kernel_refuses
+from .registry import (
+    AUTO_ELEMENT_WISE,
+    ELEMENTWISE,
+    HOLOMORPHIC,
+    NO_GRAD,
+    Refuse,
+    defop,
+    kernel_refuses,
+)
 from .xp import isnan
 
 _LN2 = math.log(2.0)
@@ -132,6 +140,26 @@ COPYSIGN = _b(
     avoid=(0.0,),
     smooth=False,
     complex=kernel_refuses("copysign_cpu"),
+)
+
+
+# copysign.Scalar: a number's sign, torch's other overload (CopysignBackward1, same formula)
+COPYSIGN_SCALAR = defop(
+    "copysign.Scalar",
+    node="CopysignBackward1",
+    inputs=("self",),
+    saved=("self", "result"),
+    fwd=lambda xp, a, p: xp.copysign(a, p["other"]),
+    vjp=lambda xp, g, a, out, p: g * _copysign_da(xp, a, None, out, p),
+    jvp=AUTO_ELEMENT_WISE,
+    smooth=False,
+    complex=kernel_refuses("copysign_cpu"),
+    sample={
+        "cases": lambda rng: [
+            (None, [rng.uniform(0.1, 3, (3, 4)) * rng.choice([-1, 1], (3, 4))], f)
+            for f in (lambda tt, t: tt.copysign(t, -2.0), lambda tt, t: tt.copysign(t, 1))
+        ]
+    },
 )
 
 
@@ -408,5 +436,38 @@ ADDCDIV = defop(
                 lambda tt, s, a, b: s.addcdiv(a, b, value=0.5),
             )
         ]
+    },
+)
+
+
+# ldexp: self * 2 ** other, torch's own node (LdexpBackward0 saves other and the result); the
+# value is made by the caller (pow then mul, as torch's kernel) and handed in as _res
+def _ldexp_self(xp, g, a, b, out, p):
+    if xp.is_txp:  # torch's formula, grad * pow(2, other): its double backward records them
+        from .api import mul, pow
+
+        return mul(g, pow(2.0, b))
+    return g * (2.0**b).astype(g.dtype)
+
+
+LDEXP = defop(
+    "ldexp.Tensor",
+    node="LdexpBackward0",
+    inputs=("self", "other"),
+    saved=("other", "result"),
+    fwd=lambda xp, a, b, p: p["_res"],
+    vjp=(_ldexp_self, lambda xp, g, a, b, out, p: g * out * math.log(2.0)),
+    reads=((1,), (-1,)),
+    jvp=lambda xp, t, x, out, p: t[0] * 2.0 ** x[1] + t[1] * out * math.log(2.0),
+    complex=HOLOMORPHIC,
+    sample={
+        "kind": "cases",
+        "cases": lambda rng: [
+            (
+                None,
+                [rng.uniform(-2, 2, (3, 4)), rng.uniform(-2, 2, (3, 4))],
+                lambda tt, a, b: tt.ldexp(a, b),
+            )
+        ],
     },
 )

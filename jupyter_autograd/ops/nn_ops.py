@@ -182,6 +182,47 @@ LEAKY_RELU = defop(
 )
 
 
+_NEGATIVE_SLOPE_LEAKY = (
+    "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, "
+    "please call out-of-place version instead. File an issue at "
+    "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+    "backward calculation with negative slope"
+)
+
+
+def _leaky_result_vjp(xp, g, x, out, p):
+    # torch's leaky_relu_backward(grad, result, slope, self_is_result=true): the sign of the
+    # result is the input's only for a positive slope
+    if p["negative_slope"] < 0:
+        raise RuntimeError(_NEGATIVE_SLOPE_LEAKY)
+    return xp.call(LEAKY_RELU_BACKWARD, g, out, p=p)
+
+
+LEAKY_RELU_ = defop(
+    "leaky_relu_",
+    node="LeakyReluBackward1",
+    inputs=("self",),
+    batch=ELEMENTWISE,
+    complex=kernel_refuses("leaky_relu_cpu"),
+    integral=kernel_refuses("leaky_relu_cpu"),
+    saved=("negative_slope", "result"),
+    fwd=LEAKY_RELU.fwd,
+    vjp=_leaky_result_vjp,
+    jvp=AUTO_ELEMENT_WISE,
+    smooth=False,
+    sample={
+        "cases": lambda rng: [
+            (
+                None,
+                [rng.uniform(-3, 3, (3, 4)) + 0.01],
+                lambda tt, t: tt.nn.functional.leaky_relu(t * 1, 0.2, inplace=True),
+            )
+        ]
+    },
+)
+
+
 # ---------------------------------------------------------------- softplus, logsigmoid
 # softplus = log1p(exp(beta x)) / beta, and x itself where beta x > threshold; the gradient
 # is exp(beta x) / (exp(beta x) + 1) there (torch's kernel: exact far into the negative tail)
