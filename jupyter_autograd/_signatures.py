@@ -308,20 +308,20 @@ masked_select matmul matrix_exp matrix_power max maximum mean median
 min minimum mm mode moveaxis movedim msort mul
 mul_ multiply multiply_ mv mvlgamma mvlgamma_ nanmedian narrow
 narrow_copy ne_ neg neg_ negative negative_ nextafter nextafter_
-norm normal normal_ not_equal_ orgqr ormqr pairwise_distance pdist
-pinverse polar polygamma_ pow pow_ prod put put_
-qr rad2deg rad2deg_ random_ ravel reciprocal reciprocal_ relu
-relu_ remainder remainder_ repeat_interleave reshape_as rot90 round round_
-rrelu rrelu_ rsqrt rsqrt_ rsub scatter scatter_ scatter_add
-scatter_add_ scatter_reduce scatter_reduce_ select select_scatter selu selu_ sgn
-sgn_ sigmoid sigmoid_ sign sign_ sin sin_ sinc
-sinc_ sinh sinh_ slice_scatter slogdet sort split sqrt
-sqrt_ square square_ squeeze squeeze_ squeeze_copy std std_mean
-sub sub_ subtract subtract_ sum svd swapaxes swapaxes_
-swapdims swapdims_ t t_ t_copy take tan tan_
-tanh tanh_ topk trace transpose transpose_ transpose_copy trapezoid
-trapz triangular_solve tril tril_ triu triu_ true_divide true_divide_
-trunc trunc_ unbind unbind_copy unfold unfold_copy uniform_ unique_consecutive
-unsafe_split unsqueeze unsqueeze_ unsqueeze_copy var var_mean vdot view
-view_as view_as_complex view_as_real where xlogy xlogy_ zero_
+norm norm_except_dim normal normal_ not_equal_ orgqr ormqr pairwise_distance
+pdist pinverse polar polygamma_ pow pow_ prod put
+put_ qr rad2deg rad2deg_ random_ ravel reciprocal reciprocal_
+relu relu_ remainder remainder_ repeat_interleave reshape_as rot90 round
+round_ rrelu rrelu_ rsqrt rsqrt_ rsub scatter scatter_
+scatter_add scatter_add_ scatter_reduce scatter_reduce_ select select_scatter selu selu_
+sgn sgn_ sigmoid sigmoid_ sign sign_ sin sin_
+sinc sinc_ sinh sinh_ slice_scatter slogdet sort split
+sqrt sqrt_ square square_ squeeze squeeze_ squeeze_copy std
+std_mean sub sub_ subtract subtract_ sum svd swapaxes
+swapaxes_ swapdims swapdims_ t t_ t_copy take tan
+tan_ tanh tanh_ topk trace transpose transpose_ transpose_copy
+trapezoid trapz triangular_solve tril tril_ triu triu_ true_divide
+true_divide_ trunc trunc_ unbind unbind_copy unfold unfold_copy uniform_
+unique_consecutive unsafe_split unsqueeze unsqueeze_ unsqueeze_copy var var_mean vdot
+view view_as view_as_complex view_as_real where xlogy xlogy_ zero_
 """

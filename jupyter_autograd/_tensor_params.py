@@ -42,23 +42,23 @@ masked_scatter:input,mask,source masked_select:input,mask matmul:input,other mat
 matrix_power:input maximum:input,other mean:input median:input minimum:input,other mm:input,mat2
 mode:input msort:input mul:input# multinomial:input mv:input,vec mvlgamma:input nanmedian:input
 narrow_copy:input neg:input neg_:input negative:input negative_:input nextafter:input,other
-nonzero:input nonzero_static:input numel:input ones_like:input orgqr:input,input2
-ormqr:input,input2,input3 outer:input,vec2 pairwise_distance:x1,x2 pdist:input pinverse:input
-polar:abs,angle polygamma:,input positive:input prod:input put:input,index,source qr:input
-rad2deg:input rad2deg_:input rand_like:input randn_like:input ravel:input real:input
-reciprocal:input reciprocal_:input relu:input relu_:input repeat_interleave:repeats
-resize_as_:input,the_template resolve_conj:input resolve_neg:input rot90:input round:input
-round_:input rrelu:input rrelu_:input rsqrt:input rsqrt_:input scatter_add:input,,index,src
-scatter_reduce:input,,index,src select:input select_scatter:input,src selu:input selu_:input
-sgn:input sigmoid:input sigmoid_:input sign:input signbit:input sin:input sin_:input sinc:input
-sinc_:input sinh:input sinh_:input slice_scatter:input,src slogdet:input sqrt:input sqrt_:input
-square:input square_:input squeeze:input squeeze_copy:input sub:input# svd:input swapaxes:input
-swapdims:input t:input t_copy:input take:input,index tan:input tan_:input tanh:input tanh_:input
-topk:input trace:input transpose:input transpose_copy:input triangular_solve:input,A tril:input
-triu:input trunc:input trunc_:input unbind:input unbind_copy:input unfold_copy:input
-=unique_consecutive:input unsafe_chunk:input unsafe_split:input unsqueeze:input
-unsqueeze_copy:input vdot:input,other view_as_complex:input view_as_real:input zero_:input
-zeros_like:input
+nonzero:input nonzero_static:input norm_except_dim:v numel:input ones_like:input
+orgqr:input,input2 ormqr:input,input2,input3 outer:input,vec2 pairwise_distance:x1,x2
+pdist:input pinverse:input polar:abs,angle polygamma:,input positive:input prod:input
+put:input,index,source qr:input rad2deg:input rad2deg_:input rand_like:input randn_like:input
+ravel:input real:input reciprocal:input reciprocal_:input relu:input relu_:input
+repeat_interleave:repeats resize_as_:input,the_template resolve_conj:input resolve_neg:input
+rot90:input round:input round_:input rrelu:input rrelu_:input rsqrt:input rsqrt_:input
+scatter_add:input,,index,src scatter_reduce:input,,index,src select:input
+select_scatter:input,src selu:input selu_:input sgn:input sigmoid:input sigmoid_:input
+sign:input signbit:input sin:input sin_:input sinc:input sinc_:input sinh:input sinh_:input
+slice_scatter:input,src slogdet:input sqrt:input sqrt_:input square:input square_:input
+squeeze:input squeeze_copy:input sub:input# svd:input swapaxes:input swapdims:input t:input
+t_copy:input take:input,index tan:input tan_:input tanh:input tanh_:input topk:input trace:input
+transpose:input transpose_copy:input triangular_solve:input,A tril:input triu:input trunc:input
+trunc_:input unbind:input unbind_copy:input unfold_copy:input =unique_consecutive:input
+unsafe_chunk:input unsafe_split:input unsqueeze:input unsqueeze_copy:input vdot:input,other
+view_as_complex:input view_as_real:input zero_:input zeros_like:input
 """
 
 METHODS = """
@@ -124,26 +124,26 @@ matmul:2:input,other matrix_exp:1:input matrix_power:2:input,n max_pool1d:6:inpu
 maximum:2:input,other minimum:2:input,other mode:3:input msort:1:input mul:2:input,other multinomial:3:input,num_samples
 mv:2:input,vec mvlgamma:2:input,p nan_to_num:4:input nan_to_num_:4:input nanmean:3:input nansum:3:input
 narrow_copy:4:input,dim,start,length native_batch_norm:8:input,weight,bias,running_mean,running_var,training,momentum,eps native_dropout:3:input,p,train native_layer_norm:5:input,normalized_shape,weight,bias,eps neg:1:input neg_:1:input
-negative:1:input negative_:1:input nextafter:2:input,other nonzero:1:input nonzero_static:1:input,size numel:1:input
-ones:*1:size ones_like:1:input orgqr:2:input,input2 ormqr:5:input,input2,input3 outer:2:input,vec2 pairwise_distance:5:x1,x2
-pdist:2:input permute:2:input,dims permute_copy:2:input,dims pinverse:2:input polar:2:abs,angle polygamma:2:n,input
-positive:1:input promote_types:2:type1,type2 put:4:input,index,source qr:2:input rad2deg:1:input rad2deg_:1:input
-range:3:start,end ravel:1:input real:1:input reciprocal:1:input reciprocal_:1:input relu:1:input
-relu_:1:input renorm:4:input,p,dim,maxnorm reshape:2:input,shape resize_as_:2:input,the_template resolve_conj:1:input resolve_neg:1:input
-rms_norm:4:input,normalized_shape roll:3:input,shifts rot90:3:input row_stack:1:tensors rrelu:5:input rrelu_:5:input
-rsqrt:1:input rsqrt_:1:input scalar_tensor:1:s scatter_add:4:input,dim,index,src scatter_reduce:5:input,dim,index,src,reduce select:3:input,dim,index
-select_scatter:4:input,src,dim,index selu:1:input selu_:1:input sgn:1:input sigmoid:1:input sigmoid_:1:input
-sign:1:input signbit:1:input sin:1:input sin_:1:input sinc:1:input sinc_:1:input
-sinh:1:input sinh_:1:input slice_scatter:6:input,src slogdet:1:input softmax:3:input,dim split_with_sizes:3:input,split_sizes
-split_with_sizes_copy:3:input,split_sizes sqrt:1:input sqrt_:1:input square:1:input square_:1:input stack:2:tensors
-svd:3:input swapaxes:3:input,axis0,axis1 swapdims:3:input,dim0,dim1 t:1:input t_copy:1:input take:2:input,index
-take_along_dim:3:input,indices tan:1:input tan_:1:input tanh:1:input tanh_:1:input tensor:1:data
-threshold:3:input,threshold,value threshold_:3:input,threshold,value tile:2:input,dims topk:5:input,k trace:1:input transpose:3:input,dim0,dim1
-transpose_copy:3:input,dim0,dim1 triangular_solve:5:input,A tril:2:input tril_indices:3:row,col triu:2:input triu_indices:3:row,col
-trunc:1:input trunc_:1:input unbind:2:input unbind_copy:2:input unflatten:3:input,dim,sizes unfold_copy:4:input,dimension,size,step
-unsafe_chunk:3:input,chunks unsafe_split:3:input,split_size unsqueeze:2:input,dim unsqueeze_copy:2:input,dim vdot:2:input,other view_as_complex:1:input
-view_as_real:1:input vstack:1:tensors zero_:1:input zeros:*1:size zeros_like:1:input ~cdist:4:x1,x2
-~norm:6:input ~split:3:tensor,split_size_or_sections ~tensordot:4:a,b
+negative:1:input negative_:1:input nextafter:2:input,other nonzero:1:input nonzero_static:1:input,size norm_except_dim:3:v
+numel:1:input ones:*1:size ones_like:1:input orgqr:2:input,input2 ormqr:5:input,input2,input3 outer:2:input,vec2
+pairwise_distance:5:x1,x2 pdist:2:input permute:2:input,dims permute_copy:2:input,dims pinverse:2:input polar:2:abs,angle
+polygamma:2:n,input positive:1:input promote_types:2:type1,type2 put:4:input,index,source qr:2:input rad2deg:1:input
+rad2deg_:1:input range:3:start,end ravel:1:input real:1:input reciprocal:1:input reciprocal_:1:input
+relu:1:input relu_:1:input renorm:4:input,p,dim,maxnorm reshape:2:input,shape resize_as_:2:input,the_template resolve_conj:1:input
+resolve_neg:1:input rms_norm:4:input,normalized_shape roll:3:input,shifts rot90:3:input row_stack:1:tensors rrelu:5:input
+rrelu_:5:input rsqrt:1:input rsqrt_:1:input scalar_tensor:1:s scatter_add:4:input,dim,index,src scatter_reduce:5:input,dim,index,src,reduce
+select:3:input,dim,index select_scatter:4:input,src,dim,index selu:1:input selu_:1:input sgn:1:input sigmoid:1:input
+sigmoid_:1:input sign:1:input signbit:1:input sin:1:input sin_:1:input sinc:1:input
+sinc_:1:input sinh:1:input sinh_:1:input slice_scatter:6:input,src slogdet:1:input softmax:3:input,dim
+split_with_sizes:3:input,split_sizes split_with_sizes_copy:3:input,split_sizes sqrt:1:input sqrt_:1:input square:1:input square_:1:input
+stack:2:tensors svd:3:input swapaxes:3:input,axis0,axis1 swapdims:3:input,dim0,dim1 t:1:input t_copy:1:input
+take:2:input,index take_along_dim:3:input,indices tan:1:input tan_:1:input tanh:1:input tanh_:1:input
+tensor:1:data threshold:3:input,threshold,value threshold_:3:input,threshold,value tile:2:input,dims topk:5:input,k trace:1:input
+transpose:3:input,dim0,dim1 transpose_copy:3:input,dim0,dim1 triangular_solve:5:input,A tril:2:input tril_indices:3:row,col triu:2:input
+triu_indices:3:row,col trunc:1:input trunc_:1:input unbind:2:input unbind_copy:2:input unflatten:3:input,dim,sizes
+unfold_copy:4:input,dimension,size,step unsafe_chunk:3:input,chunks unsafe_split:3:input,split_size unsqueeze:2:input,dim unsqueeze_copy:2:input,dim vdot:2:input,other
+view_as_complex:1:input view_as_real:1:input vstack:1:tensors zero_:1:input zeros:*1:size zeros_like:1:input
+~cdist:4:x1,x2 ~norm:6:input ~split:3:tensor,split_size_or_sections ~tensordot:4:a,b
 """
 
 ARITY_METHODS = """

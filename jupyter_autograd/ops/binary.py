@@ -232,6 +232,23 @@ def _logaddexp(xp, a, b, p):
     return m + xp.log1p(xp.exp(n - m))
 
 
+def _logaddexp2(xp, a, b, p):
+    """torch's CPU kernel: ``m + log1p(exp2(-|a - b|)) / ln 2`` with a fused multiply-add (the
+    float32 product and sum rounded once: computed in float64 here; logaddexp2(-1, -1) is
+    -1.06e-8 in torch, 0 in NumPy's), and ``a`` where both are the same infinity."""
+    m = xp.maximum(a, b)
+    y = xp.log1p(xp.exp2(-xp.abs(a - b)))
+    k = a.dtype.type(_INV_LN2)  # 1 / ln 2 in the operands' dtype, as the kernel holds it
+    if a.dtype.itemsize == 4:  # float32: one rounding of the exact product and sum
+        r = (y.astype("float64") * float(k) + m).astype(a.dtype)
+    else:
+        r = m + y * k
+    return xp.where(xp.isinf(a) & (a == b), a, r)
+
+
+_INV_LN2 = 1.0 / math.log(2.0)
+
+
 # torch: grad / (1 + exp(other - self)), grad / (1 + pow(2, other - self))
 LOGADDEXP = _b(
     "logaddexp",
@@ -248,7 +265,7 @@ LOGADDEXP = _b(
 LOGADDEXP2 = _b(
     "logaddexp2",
     "Logaddexp2Backward0",
-    lambda xp, a, b, p: xp.logaddexp2(a, b),
+    _logaddexp2,
     lambda xp, a, b, out, p: 1 / (1 + xp.exp2(b - a)),
     lambda xp, a, b, out, p: 1 / (1 + xp.exp2(a - b)),
     vjp=(

@@ -154,7 +154,7 @@ def same(o, t) -> bool:
         if type(a) is not type(b):
             return False
         if isinstance(b, (float, complex)):
-            return values_close(np.array(a), np.array(b), "torch.float64")
+            return values_close(np.array(a), np.array(b), "torch.float64", t.prec)
         return a == b
     return o == t
 

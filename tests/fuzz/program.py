@@ -324,17 +324,19 @@ def _flatten(path: str, v, ns: dict, lib, ids=None, low: int = 0) -> list:
             out.extend(_flatten(f"{path}[{k}]", x, ns, lib, ids, low))
         return out
     if v is None or isinstance(v, (bool, int, float, complex, str)):
-        return [(path, Scalar(v))]
+        return [(path, Scalar(v, PREC_DTYPE.get(low)))]
     return [(path, type(v).__name__)]
 
 
 class Scalar:
-    """A Python number or string, compared with the tolerance of its type."""
+    """A Python number or string, compared with the tolerance of its type, or of the lowest
+    precision that flowed into it (``prec``: a float32 tensor's ``tolist()`` or ``item()``)."""
 
-    __slots__ = ("v",)
+    __slots__ = ("prec", "v")
 
-    def __init__(self, v) -> None:
+    def __init__(self, v, prec=None) -> None:
         self.v = v
+        self.prec = prec
 
     def __repr__(self) -> str:
         return repr(self.v)

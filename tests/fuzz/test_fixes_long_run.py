@@ -428,3 +428,12 @@ def test_fmax_fmin_gradients_are_masked_not_multiplied_as_torch():
             grads.append((a.grad.tolist(), b.grad.tolist()))
         got.append(grads)
     np.testing.assert_equal(got[1], got[0])
+
+
+def test_logaddexp2_rounds_as_torchs_fused_kernel():
+    """CI fuzz seed 156: torch's logaddexp2 is ``m + log1p(exp2(-|a - b|)) / ln 2`` with a fused
+    multiply-add, so logaddexp2(-1, -1) is -1.06e-8 in float32 (NumPy's gives 0)."""
+    torch = require_torch()
+    v = np.array([-3, -2, -1, -0.5, 0, 0.5, 1, 2, 3, 10, -10, np.inf, -np.inf], dtype=np.float32)
+    got = [lib.logaddexp2(lib.tensor(v), lib.tensor(v)).numpy() for lib in (torch, ja)]
+    np.testing.assert_array_equal(got[1], got[0])

@@ -21,7 +21,7 @@ from .program import Program, run
 from .runner import check, shrink
 
 CI_SEED = 0
-CI_PROGRAMS = 2000
+CI_PROGRAMS = 2800
 
 
 def test_ci_programs_match_torch():
