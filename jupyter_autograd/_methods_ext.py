@@ -376,8 +376,3 @@ def _fill_(self, value):
 Tensor.zero_ = _zero_
 Tensor.fill_ = _fill_
 Tensor.sgn_ = _inplace(_cplx.sgn)
-
-# every tensor here is dense and strided: torch's layout flags are all False (code such as
-# LBFGS's _gather_flat_grad branches on them)
-for _flag in ("is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn"):
-    setattr(Tensor, _flag, property(lambda self: False))

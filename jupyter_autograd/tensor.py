@@ -178,6 +178,9 @@ class Tensor:
     def is_cpu(self) -> bool:
         return self.device.type == "cpu"
 
+    # dense and strided: torch's layout flags are all False (LBFGS branches on them)
+    is_sparse = is_sparse_csr = is_quantized = is_mkldnn = property(lambda self: False)
+
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
 
