@@ -8,7 +8,7 @@ import numpy as np
 
 from ..ops.api import maximum
 from ..tensor import Tensor
-from .optimizer import Optimizer, _step_tensor, _use_grad, _zeros_state
+from .optimizer import Optimizer, _check_lr, _step_tensor, _use_grad, _zeros_state
 
 
 def _scalar(v: float) -> Tensor:
@@ -16,10 +16,7 @@ def _scalar(v: float) -> Tensor:
 
 
 def _check(lr, eps=0.0, betas=(0.0, 0.0), weight_decay=0.0) -> None:
-    if isinstance(lr, Tensor) and lr.numel() != 1:
-        raise ValueError("Tensor lr must be 1-element")
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
+    _check_lr(lr)
     if not 0.0 <= eps:
         raise ValueError(f"Invalid epsilon value: {eps}")
     if not 0.0 <= betas[0] < 1.0:
@@ -261,10 +258,7 @@ class Adadelta(_Single):
         maximize=False,
         differentiable=False,
     ) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         if not 0.0 <= eps:
@@ -323,10 +317,7 @@ class Rprop(_Single):
         maximize=False,
         differentiable=False,
     ) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         defaults = {
@@ -381,10 +372,7 @@ class ASGD(_Single):
         differentiable=False,
         capturable=False,
     ) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         defaults = {

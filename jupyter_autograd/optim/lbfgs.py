@@ -8,7 +8,7 @@ from ..grad_mode import enable_grad
 from ..ops.api_layout import cat
 from ..ops.cplx import view_as_real
 from ..tensor import Tensor
-from .optimizer import Optimizer, _use_grad
+from .optimizer import Optimizer, _check_lr, _use_grad
 
 __all__ = ["LBFGS"]
 
@@ -141,10 +141,7 @@ class LBFGS(Optimizer):
         history_size=100,
         line_search_fn=None,
     ) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         defaults = {
